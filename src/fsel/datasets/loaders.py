@@ -1,0 +1,100 @@
+"""Loader for the ``.npz`` data sets of ``../shared/datasets`` (see its MANIFEST.md).
+
+The files are never copied into the project: :func:`load` reads them from a folder the
+user gives, from ``$FSEL_DATA``, or from ``../shared/datasets`` relative to the current
+directory or to this checkout.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["Dataset", "data_dir", "list_datasets", "load"]
+
+
+@dataclass
+class Dataset:
+    """A loaded data set: ``X``, ``y``, optional names and the categorical mask."""
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    feature_names: np.ndarray | None = None
+    categorical: np.ndarray | None = None
+    class_names: np.ndarray | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def _candidates() -> list[Path]:
+    here = Path(__file__).resolve()
+    out = []
+    if os.environ.get("FSEL_DATA"):
+        out.append(Path(os.environ["FSEL_DATA"]))
+    out.append(Path.cwd() / ".." / "shared" / "datasets")
+    out.append(Path.cwd() / "shared" / "datasets")
+    for parent in here.parents:
+        out.append(parent / ".." / "shared" / "datasets")
+    return out
+
+
+def data_dir(path: str | os.PathLike | None = None) -> Path | None:
+    """The folder holding the ``.npz`` files, or None when none is found."""
+    if path is not None:
+        p = Path(path)
+        if not p.is_dir():
+            raise FileNotFoundError(f"data folder {str(p)!r} does not exist")
+        return p
+    for p in _candidates():
+        if p.is_dir() and any(p.glob("*.npz")):
+            return p.resolve()
+    return None
+
+
+def list_datasets(path: str | os.PathLike | None = None) -> dict[str, tuple[int, int]]:
+    """Names of the available data sets with their ``(n_samples, n_features)``."""
+    d = data_dir(path)
+    if d is None:
+        return {}
+    out = {}
+    for f in sorted(d.glob("*.npz")):
+        with np.load(f, allow_pickle=False) as z:
+            if "X" in z.files:
+                out[f.stem] = tuple(int(s) for s in z["X"].shape)
+    return out
+
+
+def load(name: str, path: str | os.PathLike | None = None) -> Dataset:
+    """Load one data set by name (file stem), e.g. ``load("sonar")``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the data folder or the file is missing; the message lists what exists.
+    """
+    d = data_dir(path)
+    if d is None:
+        raise FileNotFoundError(
+            "no data folder found: pass path=..., set FSEL_DATA, or run from a checkout "
+            "with ../shared/datasets beside it"
+        )
+    f = d / f"{name}.npz"
+    if not f.exists():
+        avail = ", ".join(sorted(p.stem for p in d.glob("*.npz")))
+        raise FileNotFoundError(f"no data set {name!r} in {d}; available: {avail}")
+    with np.load(f, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    X = arrays.pop("X")
+    y = arrays.pop("y")
+    return Dataset(
+        name=name,
+        X=X,
+        y=y,
+        feature_names=arrays.pop("feature_names", None),
+        categorical=arrays.pop("categorical", None),
+        class_names=arrays.pop("class_names", None),
+        extra=arrays,
+    )

@@ -1,0 +1,323 @@
+"""Input validation shared by every selector.
+
+Every public estimator validates its input once, in ``fit``, through the helpers of
+this module, so that bad input gets the same clear message everywhere:
+
+* NaN or inf in ``X`` or ``y``;
+* mismatched lengths, an empty table, a single class;
+* ``k`` smaller than 1 or larger than the number of features;
+* a non-numeric column that was not declared categorical.
+
+The caller's arrays are never modified: every function here returns new arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "Table",
+    "check_n_features_to_select",
+    "check_table",
+    "check_target",
+    "is_dataframe",
+]
+
+
+@dataclass
+class Table:
+    """A validated feature table.
+
+    Attributes
+    ----------
+    values : ndarray of shape (n_samples, n_features), float64
+        Numeric values; categorical columns hold their integer codes.
+    discrete : ndarray of shape (n_features,), bool
+        True for columns that are codes (integer, boolean or categorical dtype, or
+        declared categorical by the user) and must never be re-binned.
+    feature_names : ndarray of str or None
+        Column names when the input was a DataFrame.
+    """
+
+    values: np.ndarray
+    discrete: np.ndarray
+    feature_names: np.ndarray | None
+
+
+def is_dataframe(X: Any) -> bool:
+    """True for pandas and polars DataFrames (checked without importing either)."""
+    mod = type(X).__module__
+    return hasattr(X, "columns") and (mod.startswith("pandas") or mod.startswith("polars"))
+
+
+def _column_kind(values: np.ndarray) -> str:
+    kind = values.dtype.kind
+    if kind == "b":
+        return "bool"
+    if kind in "iu":
+        return "int"
+    if kind == "f":
+        return "float"
+    return "other"
+
+
+def _categorical_mask(categorical: Any, n_features: int, names: list[str] | None) -> np.ndarray:
+    mask = np.zeros(n_features, dtype=bool)
+    if categorical is None or (isinstance(categorical, str) and categorical == "auto"):
+        return mask
+    arr = np.asarray(categorical)
+    if arr.dtype == bool:
+        if arr.shape != (n_features,):
+            raise ValueError(
+                f"categorical mask has {arr.size} entries but X has {n_features} features"
+            )
+        return arr.copy()
+    for c in np.atleast_1d(arr).tolist():
+        if isinstance(c, str):
+            if names is None or c not in names:
+                raise ValueError(f"categorical column {c!r} is not a column of X")
+            mask[names.index(c)] = True
+        elif isinstance(c, Integral):
+            if not -n_features <= c < n_features:
+                raise ValueError(
+                    f"categorical index {c} is out of range for {n_features} features"
+                )
+            mask[c] = True
+        else:
+            raise TypeError(f"categorical entries must be column names or indices, got {c!r}")
+    return mask
+
+
+def _codes(values: np.ndarray) -> np.ndarray:
+    """Map arbitrary labels to integer codes 0..a-1 (sorted order of the labels)."""
+    try:
+        _, inv = np.unique(values, return_inverse=True)
+    except TypeError:  # mixed types such as str and None
+        _, inv = np.unique(values.astype(str), return_inverse=True)
+    return inv.reshape(-1).astype(np.float64)
+
+
+def _dataframe_columns(X: Any) -> tuple[list[str], list[np.ndarray], list[bool]]:
+    """Column names, column arrays and 'declared categorical by dtype' flags."""
+    names = [str(c) for c in X.columns]
+    cols: list[np.ndarray] = []
+    declared: list[bool] = []
+    if type(X).__module__.startswith("polars"):
+        for c in X.columns:
+            s = X[c]
+            dt = str(s.dtype)
+            is_cat = dt.startswith("Categorical") or dt.startswith("Enum")
+            if is_cat:
+                s = s.cast(str)
+            cols.append(s.to_numpy())
+            declared.append(is_cat)
+    else:
+        for c in X.columns:
+            s = X[c]
+            is_cat = str(s.dtype) == "category"
+            if is_cat:
+                codes = s.cat.codes.to_numpy()
+                if (codes < 0).any():
+                    raise ValueError(f"column {str(c)!r} has missing values (NaN)")
+                cols.append(codes)
+            else:
+                cols.append(s.to_numpy())
+            declared.append(is_cat)
+    return names, cols, declared
+
+
+def check_table(
+    X: Any,
+    *,
+    categorical: Any = None,
+    min_samples: int = 1,
+    estimator_name: str = "estimator",
+) -> Table:
+    """Validate a feature table and return it as numbers plus a 'discrete' mask.
+
+    Parameters
+    ----------
+    X : array-like, pandas or polars DataFrame of shape (n_samples, n_features)
+    categorical : None, "auto", bool mask, or list of column names/indices
+        Columns to treat as categorical codes. Pandas ``category`` and polars
+        ``Categorical``/``Enum`` columns are categorical without being listed.
+    min_samples : int
+        Fewest rows accepted.
+    estimator_name : str
+        Used in error messages.
+
+    Returns
+    -------
+    Table
+    """
+    if X is None:
+        raise ValueError(f"{estimator_name}: X is None; expected a 2-D table of features")
+    if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
+        raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")
+    names: list[str] | None
+    if is_dataframe(X):
+        names, cols, declared = _dataframe_columns(X)
+        n_features = len(cols)
+        n_samples = len(cols[0]) if cols else 0
+    else:
+        arr = np.asarray(X)
+        if arr.dtype.kind == "c":
+            raise ValueError(f"{estimator_name}: complex data is not supported")
+        if arr.ndim == 1:
+            raise ValueError(
+                f"{estimator_name}: expected a 2-D array, got a 1-D array of shape "
+                f"{arr.shape}; reshape with X.reshape(-1, 1) for a single feature"
+            )
+        if arr.ndim != 2:
+            raise ValueError(f"{estimator_name}: expected a 2-D array, got {arr.ndim} dimensions")
+        n_samples, n_features = arr.shape
+        names = None
+        cols = [arr[:, j] for j in range(n_features)]
+        declared = [False] * n_features
+    if n_samples == 0 or n_features == 0:
+        raise ValueError(
+            f"{estimator_name}: X is empty ({n_samples} samples, {n_features} features); "
+            "a minimum of 1 sample and 1 feature is required"
+        )
+    if n_samples < min_samples:
+        raise ValueError(
+            f"{estimator_name}: X has {n_samples} sample(s), but a minimum of "
+            f"{min_samples} is required"
+        )
+    cat_mask = _categorical_mask(categorical, n_features, names) | np.asarray(declared, bool)
+    values = np.empty((n_samples, n_features), dtype=np.float64)
+    discrete = np.zeros(n_features, dtype=bool)
+    for j, col in enumerate(cols):
+        col = np.asarray(col)
+        label = names[j] if names is not None else str(j)
+        kind = _column_kind(col)
+        if cat_mask[j]:
+            if kind == "float" and not np.isfinite(col).all():
+                raise ValueError(f"{estimator_name}: column {label!r} contains NaN or inf")
+            if kind == "other" and any(v is None for v in col.tolist()):
+                raise ValueError(f"{estimator_name}: column {label!r} contains missing values")
+            values[:, j] = _codes(col)
+            discrete[j] = True
+        elif kind in ("int", "bool"):
+            values[:, j] = col
+            discrete[j] = True
+        elif kind == "float":
+            if not np.isfinite(col).all():
+                what = "NaN" if np.isnan(col).any() else "inf"
+                raise ValueError(
+                    f"{estimator_name}: X contains {what} in column {label!r}; remove or "
+                    "impute missing values first"
+                )
+            values[:, j] = col
+        else:
+            # object columns that hold only numbers (e.g. pandas nullable ints) are fine
+            try:
+                num = col.astype(np.float64)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"{estimator_name}: column {label!r} is not numeric (dtype "
+                    f"{col.dtype}); declare it with categorical=[{label!r}] or encode it"
+                ) from None
+            if not np.isfinite(num).all():
+                raise ValueError(f"{estimator_name}: X contains NaN or inf in column {label!r}")
+            values[:, j] = num
+    fn = np.asarray(names, dtype=object) if names is not None else None
+    return Table(values=values, discrete=discrete, feature_names=fn)
+
+
+def check_target(
+    y: Any,
+    n_samples: int,
+    *,
+    kind: str = "classification",
+    estimator_name: str = "estimator",
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Validate a target vector.
+
+    Parameters
+    ----------
+    y : array-like or Series of shape (n_samples,)
+    n_samples : int
+        Number of rows of X; ``y`` must match it.
+    kind : {"classification", "regression", "any"}
+        ``"classification"`` returns class codes 0..c-1 and the class labels, and
+        requires at least two classes. ``"regression"`` returns float values and
+        requires a non-constant target. ``"any"`` returns floats for float targets
+        and codes otherwise.
+
+    Returns
+    -------
+    y_out : ndarray of shape (n_samples,)
+    classes : ndarray or None
+    """
+    if y is None:
+        raise ValueError(f"{estimator_name} requires y to be passed, but the target y is None")
+    if hasattr(y, "to_numpy"):
+        y = y.to_numpy()
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim != 1:
+        raise ValueError(f"{estimator_name}: y must be 1-D, got shape {arr.shape}")
+    if arr.shape[0] != n_samples:
+        raise ValueError(
+            f"{estimator_name}: X and y have inconsistent lengths: X has {n_samples} "
+            f"samples, y has {arr.shape[0]}"
+        )
+    if arr.dtype.kind in "fc":
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{estimator_name}: y contains NaN or inf")
+    elif arr.dtype.kind == "O" and any(v is None for v in arr.tolist()):
+        raise ValueError(f"{estimator_name}: y contains missing values (None)")
+    if kind == "regression" or (kind == "any" and arr.dtype.kind == "f"):
+        try:
+            out = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{estimator_name}: y must be numeric for a regression target") from None
+        if np.ptp(out) == 0:
+            raise ValueError(f"{estimator_name}: y is constant; nothing can be ranked against it")
+        return out, None
+    try:
+        classes, codes = np.unique(arr, return_inverse=True)
+    except TypeError:
+        classes, codes = np.unique(arr.astype(str), return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(
+            f"{estimator_name}: y has a single class ({classes[0]!r}); at least two classes "
+            "are needed to select features"
+        )
+    return codes.reshape(-1).astype(np.intp), classes
+
+
+def check_n_features_to_select(k: Any, n_features: int, *, allow_none: bool = True) -> int:
+    """Return the number of features to select, checking ``1 <= k <= n_features``.
+
+    ``None`` means all features (a complete ranking); a float in (0, 1] is a fraction.
+    """
+    if k is None:
+        if allow_none:
+            return n_features
+        raise ValueError("n_features_to_select must be given")
+    if isinstance(k, (bool, np.bool_)):
+        raise TypeError(f"n_features_to_select must be an int or a float, got {k!r}")
+    if isinstance(k, Integral):
+        k = int(k)
+        if k < 1:
+            raise ValueError(f"n_features_to_select must be at least 1, got {k}")
+        if k > n_features:
+            raise ValueError(
+                f"n_features_to_select={k} is larger than the number of features "
+                f"({n_features})"
+            )
+        return k
+    if isinstance(k, float):
+        if not 0 < k <= 1:
+            raise ValueError(
+                f"n_features_to_select as a float must be a fraction in (0, 1], got {k}"
+            )
+        return max(1, int(round(k * n_features)))
+    raise TypeError(f"n_features_to_select must be an int, a float or None, got {k!r}")
