@@ -1,0 +1,95 @@
+"""Every selection method by its short name: used by :func:`fsel.select` and the CLI.
+
+A method's class is imported only when it is used, so listing methods stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["METHODS", "Method", "get_method"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A selection method: CLI name, estimator class path, family and one-line summary.
+
+    ``target`` is ``"classification"`` (class labels), ``"regression"`` or ``"any"``.
+    ``fixed`` holds constructor parameters the short name implies (e.g. an index name).
+    """
+
+    name: str
+    path: str
+    family: str
+    summary: str
+    target: str = "classification"
+    fixed: tuple[tuple[str, Any], ...] = ()
+
+    def load(self) -> type:
+        module, _, attr = self.path.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
+    def make(self, **params: Any) -> Any:
+        cls = self.load()
+        return cls(**dict(self.fixed), **params)
+
+
+_INFO = "fsel.selectors.information"
+_RELIEF = "fsel.selectors.relief"
+
+_ALL = [
+    Method("mim", f"{_INFO}:MIM", "information", "Mutual information maximisation: rank by I(Xk;Y)."),
+    Method("mifs", f"{_INFO}:MIFS", "information", "MIFS (Battiti): I(Xk;Y) - beta * sum I(Xk;Xj)."),
+    Method("mrmr", f"{_INFO}:MRMR", "information", "mRMR (Peng): I(Xk;Y) - mean I(Xk;Xj)."),
+    Method("jmi", f"{_INFO}:JMI", "information", "Joint mutual information (Yang & Moody): sum I(XkXj;Y)."),
+    Method("cmim", f"{_INFO}:CMIM", "information", "CMIM (Fleuret): min(I(Xk;Y), min I(Xk;Y|Xj))."),
+    Method("disr", f"{_INFO}:DISR", "information", "DISR (Meyer): sum I(XkXj;Y) / H(Xk,Xj,Y)."),
+    Method("icap", f"{_INFO}:ICAP", "information", "ICAP (Jakulin): I(Xk;Y) - sum max(0, I(Xk;Xj) - I(Xk;Xj|Y))."),
+    Method("cife", f"{_INFO}:CIFE", "information", "CIFE (Lin & Tang): I(Xk;Y) - sum I(Xk;Xj) + sum I(Xk;Xj|Y)."),
+    Method("condred", f"{_INFO}:CondRed", "information", "CondRed: I(Xk;Y) + sum I(Xk;Xj|Y)."),
+    Method("cmi", f"{_INFO}:CMI", "information", "Conditional MI I(Xk;Y|S) with S the joint of the selected; stops early."),
+    Method("betagamma", f"{_INFO}:BetaGamma", "information", "Brown et al.'s beta/gamma family: I - beta sum I(Xk;Xj) + gamma sum I(Xk;Xj|Y)."),
+    Method("jmim", f"{_INFO}:JMIM", "information", "JMIM (Bennasar): max-min of I(XkXj;Y)."),
+    Method("relief", f"{_RELIEF}:Relief", "relief", "Relief (Kira & Rendell): nearest hit/miss margins."),
+    Method("relieff", f"{_RELIEF}:ReliefF", "relief", "ReliefF (Kononenko): k nearest hits and misses per class."),
+    Method("irelief", f"{_RELIEF}:IRelief", "relief", "I-Relief (Sun 2007): iterative probabilistic hits/misses."),
+    Method("prelief", f"{_RELIEF}:PRelief", "relief", "P-Relief (Yang & Hu): per-feature Parzen margins."),
+    Method("mrelief", f"{_RELIEF}:MRelief", "relief", "M-Relief (Yang & Hu): MAP-weighted Relief margins."),
+    Method("surf", f"{_RELIEF}:SURF", "relief", "SURF (Greene et al.): neighbours within the mean distance."),
+    Method("multisurf", f"{_RELIEF}:MultiSURF", "relief", "MultiSURF (Urbanowicz et al.): per-sample adaptive radius."),
+    Method("classifiability", "fsel.selectors.classifiability:Classifiability", "classifiability",
+           "Dong & Kothari forward selection maximising neighbourhood classifiability."),
+]
+_INDEX_SUMMARY = {
+    "In": "first-order difference variance of y sorted by x (lower is better)",
+    "In3": "Hall-Kay-Titterington 3rd-order difference variance (lower is better)",
+    "In5": "Hall-Kay-Titterington 5th-order difference variance (lower is better)",
+    "K1": "slice Kolmogorov-Smirnov, mean over slices of the max deviation",
+    "K2": "slice Kolmogorov-Smirnov, max over slices of the max deviation",
+    "K3": "slice Kolmogorov-Smirnov, mean over slices of the mean deviation",
+    "chi2": "chi-square of the equal-count S x T contingency table",
+    "mi": "mutual information of the equal-count S x T contingency table",
+}
+for _idx, _text in _INDEX_SUMMARY.items():
+    _ALL.append(
+        Method(
+            _idx.lower() if _idx != "mi" else "mi-index",
+            "fsel.selectors.ranking:RankingIndex",
+            "ranking-index",
+            f"Yuan ranking index {_idx}: {_text}.",
+            target="any",
+            fixed=(("index", _idx),),
+        )
+    )
+
+METHODS: dict[str, Method] = {m.name: m for m in _ALL}
+
+
+def get_method(name: str) -> Method:
+    """Look a method up by its short name (case-insensitive)."""
+    key = name.lower()
+    if key not in METHODS:
+        raise ValueError(f"unknown method {name!r}; known methods: {', '.join(METHODS)}")
+    return METHODS[key]
