@@ -61,22 +61,32 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     values = np.asarray(values)
     n, d = values.shape
     out = np.empty((d, n), dtype=np.int64)
-    n_levels = np.empty(d, dtype=np.int64)
-    vmin = values.min(axis=0)
-    span = values.max(axis=0) - vmin
-    integral = np.all(values == np.round(values), axis=0)
-    small = integral & np.isfinite(span) & (span <= max(2 * n, 1024))
-    idx_small = np.flatnonzero(small)
-    if idx_small.size:
-        shifted = (values[:, idx_small] - vmin[idx_small]).astype(np.int64).T  # (ds, n)
-        width = int(span[idx_small].max()) + 1
-        present = np.zeros((idx_small.size, width), dtype=bool)
-        rows = np.repeat(np.arange(idx_small.size), n)
-        present[rows, shifted.ravel()] = True
-        rank = np.cumsum(present, axis=1) - 1
-        out[idx_small] = np.take_along_axis(rank, shifted, axis=1)
-        n_levels[idx_small] = present.sum(axis=1)
-    for j in np.flatnonzero(~small):
+    n_levels = np.zeros(d, dtype=np.int64)
+    done = np.zeros(d, dtype=bool)
+    block = 256
+    for c0 in range(0, d, block):
+        c1 = min(c0 + block, d)
+        vt = np.ascontiguousarray(values[:, c0:c1].T)  # (b, n), one transpose per block
+        vmin = vt.min(axis=1)
+        shifted = vt - vmin[:, None]
+        as_int = shifted.astype(np.int64)
+        span = as_int.max(axis=1)
+        ok = (as_int == shifted).all(axis=1) & (span <= max(2 * n, 1024))
+        if not ok.any():
+            continue
+        rows = np.flatnonzero(ok)
+        sub = as_int[rows]
+        width = int(span[rows].max()) + 1
+        keys = sub + (np.arange(rows.size, dtype=np.int64) * width)[:, None]
+        present = np.bincount(keys.ravel(), minlength=rows.size * width).reshape(-1, width) > 0
+        cols = c0 + rows
+        n_levels[cols] = present.sum(axis=1)
+        done[cols] = True
+        if (n_levels[cols] == span[rows] + 1).all():
+            out[cols] = sub  # already 0..a-1 with no gaps
+        else:
+            out[cols] = (np.cumsum(present, axis=1) - 1).ravel()[keys]
+    for j in np.flatnonzero(~done):
         uniq, inv = np.unique(values[:, j], return_inverse=True)
         out[j] = inv.reshape(-1)
         n_levels[j] = uniq.size
@@ -159,7 +169,7 @@ def discretize(
     >>> X = np.array([[0.0, 3], [0.5, 3], [1.0, 7], [0.9, 9], [0.1, 9], [0.2, 3]])
     >>> codes, levels, _ = discretize(X, np.array([False, True]), n_bins=2)
     >>> codes.tolist()
-    [[0, 0, 1, 1, 0, 0], [0, 0, 1, 2, 2, 0]]
+    [[0, 1, 1, 1, 0, 0], [0, 0, 1, 2, 2, 0]]
     >>> levels.tolist()
     [2, 3]
     """
@@ -167,7 +177,8 @@ def discretize(
     if discrete is None:
         discrete = np.zeros(values.shape[1], dtype=bool)
     if strategy is None:
-        bad = np.flatnonzero(np.any(values != np.round(values), axis=0))
+        bad = np.flatnonzero(discrete == 0)
+        bad = bad[np.any(values[:, bad] != np.round(values[:, bad]), axis=0)] if bad.size else bad
         if bad.size:
             raise ValueError(
                 f"discretize=None takes every column as codes, but column {int(bad[0])} "

@@ -1,0 +1,133 @@
+"""The one greedy forward-selection engine of the information-theoretic criteria.
+
+Rules, the same for every criterion:
+
+* step 1 picks ``argmax_k I(Xk;Y)``;
+* at every later step each unselected candidate gets its criterion score and the
+  maximum is added; **ties go to the lowest index**;
+* a selected feature is never a candidate again (its score is ``-inf``);
+* **"no candidate adds anything"**: every criterion except CMI still returns exactly
+  ``k`` features — when all remaining scores are equal (for instance all zero) the
+  tie rule picks the lowest indices, which is deterministic and never repeats a
+  feature. CMI stops early instead, as soon as the best ``I(Xk;Y|S)`` is not above
+  ``cmi_tol`` bits (once the joint of ``S`` has about one state per sample every score
+  is zero up to rounding, and picking among rounding noise would be arbitrary).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from fsel.kernels.information import InformationTable
+from fsel.selectors.information._criteria import CRITERIA
+
+__all__ = ["DEFAULT_CMI_TOL", "GreedyResult", "greedy_select"]
+
+DEFAULT_CMI_TOL = 1e-10
+
+
+@dataclass
+class GreedyResult:
+    """Selection order, the criterion value of each pick at its step, and the last
+    scores of the candidates left unselected."""
+
+    order: np.ndarray
+    step_scores: np.ndarray
+    last_scores: np.ndarray
+
+
+def _argmax_unselected(scores: np.ndarray, selected: np.ndarray) -> int:
+    masked = np.where(selected, -np.inf, scores)
+    return int(np.argmax(masked))  # first maximum: lowest index wins ties
+
+
+def greedy_select(
+    table: InformationTable,
+    criterion: str,
+    k: int,
+    *,
+    params: dict[str, float] | None = None,
+    cmi_tol: float = DEFAULT_CMI_TOL,
+    progress: Callable[[], None] | None = None,
+) -> GreedyResult:
+    """Run greedy forward selection of ``k`` features with a named criterion.
+
+    Parameters
+    ----------
+    table : InformationTable
+    criterion : str
+        One of ``"mim", "mifs", "mrmr", "jmi", "cmim", "icap", "cife", "disr",
+        "condred", "betagamma", "jmim", "cmi"``.
+    k : int
+        Number of features (CMI may return fewer).
+    params : dict
+        ``beta``/``gamma`` for the beta-gamma family.
+    cmi_tol : float
+        CMI stops when the best score is not above this (bits).
+    progress : callable
+        Called once per selected feature.
+    """
+    K = table.n_features
+    rel = table.relevance
+    selected = np.zeros(K, dtype=bool)
+    first = _argmax_unselected(rel, selected)
+    order = [first]
+    step_scores = [float(rel[first])]
+    selected[first] = True
+    last = rel
+    if progress is not None:
+        progress()
+    if criterion == "cmi":
+        return _greedy_cmi(table, k, order, step_scores, selected, cmi_tol, progress)
+    if criterion == "mim":
+        # no pair terms needed: the ranking by relevance
+        ranked = np.argsort(-rel, kind="stable")[:k]
+        if progress is not None:
+            for _ in range(k - 1):
+                progress()
+        return GreedyResult(ranked.astype(np.intp), rel[ranked].astype(float), rel)
+    rule = CRITERIA[criterion](**(params or {}))
+    rule.start(rel)
+    newest = first
+    while len(order) < k:
+        rule.update(table.pair_terms(newest))
+        last = rule.score()
+        newest = _argmax_unselected(last, selected)
+        order.append(newest)
+        step_scores.append(float(last[newest]))
+        selected[newest] = True
+        if progress is not None:
+            progress()
+    return GreedyResult(np.asarray(order, np.intp), np.asarray(step_scores), np.asarray(last))
+
+
+def _greedy_cmi(
+    table: InformationTable,
+    k: int,
+    order: list[int],
+    step_scores: list[float],
+    selected: np.ndarray,
+    tol: float,
+    progress: Callable[[], None] | None,
+) -> GreedyResult:
+    s = table.codes[order[0]].astype(np.int64)
+    last = table.relevance
+    if step_scores[0] <= tol:  # not even the first feature tells anything about Y
+        return GreedyResult(np.asarray(order, np.intp), np.asarray(step_scores), last)
+    while len(order) < k:
+        last = table.conditional_relevance(s)
+        best = _argmax_unselected(last, selected)
+        if not last[best] > tol:
+            break
+        order.append(best)
+        step_scores.append(float(last[best]))
+        selected[best] = True
+        merged = s * int(table.n_levels[best]) + table.codes[best].astype(np.int64)
+        _, s = np.unique(merged, return_inverse=True)
+        s = s.reshape(-1)
+        if progress is not None:
+            progress()
+    return GreedyResult(np.asarray(order, np.intp), np.asarray(step_scores), np.asarray(last))
