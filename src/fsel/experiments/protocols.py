@@ -1,0 +1,778 @@
+"""Evaluation protocols of the papers, reusable with any fsel selector.
+
+Everything here takes a *selector* (any estimator with ``fit`` and ``get_support``;
+fsel selectors also give ``selection_order_``) and arrays, and returns plain numbers
+or small result objects. Resampling goes through :mod:`fsel.meta.resampling` (the one
+resampling engine), stability through :mod:`fsel.meta.stability`.
+
+Protocols
+---------
+* :func:`knn_predict`, :func:`loo_knn_mistakes` -- the k-nearest-neighbour classifier
+  the Brown et al. (2012) experiments use (k = 3, Euclidean), written out so that ties
+  are broken the same way everywhere: among equally distant neighbours the one with
+  the lower training index wins, and a tied vote goes to the smallest class code.
+* :func:`bootstrap_oob_error` -- fit a selector on each of ``B`` bootstrap samples and
+  score the selected features by the out-of-bag error of a 3-NN; also returns the
+  ``B`` selected subsets (the input of every stability measure).
+* :func:`kuncheva_stability`, :func:`information_stability`,
+  :func:`subset_similarity`, :func:`similarity_matrix`, :func:`classical_mds`.
+* :func:`pareto_ranks`, :func:`average_ranks`, :func:`friedman_test`,
+  :func:`nemenyi_critical_difference`, :func:`nemenyi_significance` and the two
+  diagrams :func:`plot_dominance_diagram`, :func:`plot_critical_difference`.
+* :func:`probe_roc` (feature-selection ROC against probe features),
+  :func:`balanced_error_rate`, :func:`cv_error` (k-fold error of naive Bayes / CART).
+
+References
+----------
+Brown, Pocock, Zhao & Lujan (2012), "Conditional likelihood maximisation: a unifying
+framework for information theoretic feature selection", JMLR 13:27-66.
+Demsar (2006), "Statistical comparisons of classifiers over multiple data sets",
+JMLR 7:1-30.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats
+from sklearn.base import clone
+
+from fsel.kernels.distances import distance_blocks
+from fsel.meta.resampling import resample_indices, run_replicates
+
+__all__ = [
+    "BootstrapRun",
+    "FriedmanResult",
+    "average_ranks",
+    "balanced_error_rate",
+    "bootstrap_oob_error",
+    "classical_mds",
+    "cv_error",
+    "fit_subset",
+    "friedman_test",
+    "holdout_knn_error",
+    "information_stability",
+    "knn_predict",
+    "kuncheva_stability",
+    "loo_knn_mistakes",
+    "nemenyi_critical_difference",
+    "nemenyi_q",
+    "nemenyi_significance",
+    "pareto_ranks",
+    "plot_critical_difference",
+    "plot_dominance_diagram",
+    "probe_roc",
+    "similarity_matrix",
+    "subset_similarity",
+]
+
+
+# --------------------------------------------------------------------------- helpers
+def fit_subset(selector: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Fit a clone of ``selector`` on ``(X, y)`` and return the selected features.
+
+    The features come in selection order when the selector records one
+    (``selection_order_``), otherwise in index order.
+    """
+    est = clone(selector).fit(X, y)
+    support = np.asarray(est.get_support(), dtype=bool)
+    order = getattr(est, "selection_order_", None)
+    if order is not None:
+        order = np.asarray(order, dtype=np.intp)
+        return order[support[order]]
+    return np.flatnonzero(support)
+
+
+def _class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    classes, codes = np.unique(np.asarray(y), return_inverse=True)
+    return classes, codes.reshape(-1)
+
+
+def _vote(neighbour_codes: np.ndarray, n_classes: int) -> np.ndarray:
+    """Majority vote per row; a tie goes to the smallest class code."""
+    counts = np.zeros((neighbour_codes.shape[0], n_classes), dtype=np.int64)
+    rows = np.repeat(np.arange(neighbour_codes.shape[0]), neighbour_codes.shape[1])
+    np.add.at(counts, (rows, neighbour_codes.ravel()), 1)
+    return counts.argmax(axis=1)
+
+
+def knn_predict(
+    X_train: np.ndarray, y_train: np.ndarray, X_test: np.ndarray, n_neighbors: int = 3
+) -> np.ndarray:
+    """Predict with a ``k``-nearest-neighbour majority vote (Euclidean distance).
+
+    Ties among equally distant neighbours go to the lower training index; a tied vote
+    goes to the smallest class label. With no feature, every test row gets the most
+    frequent training class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.1], [0.2], [1.0], [1.1]])
+    >>> y = np.array([0, 0, 0, 1, 1])
+    >>> knn_predict(X, y, np.array([[0.05], [1.05]]), n_neighbors=3).tolist()
+    [0, 1]
+    """
+    if n_neighbors < 1:
+        raise ValueError(f"n_neighbors must be at least 1, got {n_neighbors}")
+    X_train = np.asarray(X_train, dtype=np.float64)
+    X_test = np.asarray(X_test, dtype=np.float64)
+    classes, codes = _class_codes(y_train)
+    if X_train.ndim != 2 or X_test.ndim != 2 or X_train.shape[1] != X_test.shape[1]:
+        raise ValueError("X_train and X_test must be 2-D with the same number of columns")
+    if X_train.shape[0] != codes.shape[0]:
+        raise ValueError("X_train and y_train have inconsistent lengths")
+    if X_train.shape[1] == 0:
+        return np.full(X_test.shape[0], classes[np.bincount(codes).argmax()])
+    k = min(int(n_neighbors), X_train.shape[0])
+    out = np.empty(X_test.shape[0], dtype=np.intp)
+    for start, stop, D in distance_blocks(X_test, X_train, metric="sqeuclidean"):
+        nn = np.argsort(D, axis=1, kind="stable")[:, :k]
+        out[start:stop] = _vote(codes[nn], classes.size)
+    return classes[out]
+
+
+def holdout_knn_error(
+    X_train: np.ndarray,
+    y_train: np.ndarray,
+    X_test: np.ndarray,
+    y_test: np.ndarray,
+    n_neighbors: int = 3,
+    *,
+    balanced: bool = False,
+) -> float:
+    """Test error (or balanced error rate) of :func:`knn_predict`."""
+    pred = knn_predict(X_train, y_train, X_test, n_neighbors)
+    if balanced:
+        return balanced_error_rate(y_test, pred)
+    return float(np.mean(pred != np.asarray(y_test)))
+
+
+def loo_knn_mistakes(
+    X: np.ndarray,
+    y: np.ndarray,
+    order: Sequence[int],
+    n_neighbors: int = 3,
+) -> np.ndarray:
+    """Leave-one-out mistakes of a k-NN on the first ``m`` features of ``order``,
+    for ``m = 1 .. len(order)``.
+
+    Squared distances are accumulated one feature at a time, so the whole curve costs
+    ``O(len(order) N^2)``. Tie rules as in :func:`knn_predict`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0, 5], [0, 1], [0, 9], [1, 2], [1, 7], [1, 3]], dtype=float)
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> loo_knn_mistakes(X, y, [0, 1], n_neighbors=3).tolist()
+    [0, 6]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    classes, codes = _class_codes(y)
+    n = X.shape[0]
+    if n < 2:
+        raise ValueError("leave-one-out needs at least 2 samples")
+    k = min(int(n_neighbors), n - 1)
+    D2 = np.zeros((n, n))
+    diag = np.arange(n)
+    mistakes = np.empty(len(order), dtype=np.int64)
+    for m, f in enumerate(order):
+        col = X[:, int(f)]
+        D2 += (col[:, None] - col[None, :]) ** 2
+        D = D2.copy()
+        D[diag, diag] = np.inf
+        nn = np.argsort(D, axis=1, kind="stable")[:, :k]
+        pred = _vote(codes[nn], classes.size)
+        mistakes[m] = int(np.sum(pred != codes))
+    return mistakes
+
+
+def balanced_error_rate(y_true: Any, y_pred: Any) -> float:
+    """Balanced error rate: the mean over classes of the per-class error rate.
+
+    .. math:: \\mathrm{BER} = \\frac{1}{C} \\sum_c \\frac{\\#\\{i: y_i = c,
+              \\hat y_i \\ne c\\}}{\\#\\{i: y_i = c\\}}
+
+    Classes absent from ``y_true`` do not count.
+
+    Examples
+    --------
+    >>> balanced_error_rate([0, 0, 0, 1], [0, 0, 1, 0])
+    0.6666666666666666
+    """
+    y_true = np.asarray(y_true)
+    y_pred = np.asarray(y_pred)
+    if y_true.shape != y_pred.shape:
+        raise ValueError("y_true and y_pred must have the same shape")
+    if y_true.size == 0:
+        raise ValueError("balanced_error_rate needs at least one sample")
+    rates = [float(np.mean(y_pred[y_true == c] != c)) for c in np.unique(y_true)]
+    return float(np.mean(rates))
+
+
+# --------------------------------------------------------------------------- bootstrap
+@dataclass
+class BootstrapRun:
+    """Subsets selected on ``B`` bootstrap samples and their out-of-bag errors."""
+
+    subsets: list[np.ndarray]
+    oob_error: np.ndarray
+    n_features: int
+
+    @property
+    def accuracy(self) -> float:
+        """Mean out-of-bag accuracy over the bootstraps."""
+        return float(1.0 - np.nanmean(self.oob_error))
+
+
+def _bootstrap_task(
+    X: np.ndarray,
+    y: np.ndarray,
+    idx: np.ndarray,
+    *,
+    selector: Any,
+    X_eval: np.ndarray | None,
+    n_neighbors: int,
+) -> tuple[np.ndarray, float]:
+    subset = fit_subset(selector, X[idx], y[idx])
+    oob = np.ones(X.shape[0], dtype=bool)
+    oob[idx] = False
+    if not oob.any():
+        return subset, float("nan")
+    Z = X if X_eval is None else X_eval
+    Ztr = Z[idx][:, subset]
+    Zte = Z[oob][:, subset]
+    err = float(np.mean(knn_predict(Ztr, y[idx], Zte, n_neighbors) != y[oob]))
+    return subset, err
+
+
+def bootstrap_oob_error(
+    selector: Any,
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    n_bootstraps: int = 50,
+    X_eval: np.ndarray | None = None,
+    n_neighbors: int = 3,
+    random_state: Any = None,
+    n_jobs: int | None = None,
+    progress: Callable[[], None] | None = None,
+) -> BootstrapRun:
+    """Bootstrap out-of-bag error of a k-NN on the features a selector picks.
+
+    For ``b = 1..B``: draw a bootstrap sample (through
+    :func:`fsel.meta.resampling.resample_indices`), fit a clone of ``selector`` on it,
+    train a ``n_neighbors``-NN on the selected columns of the bootstrap rows and count
+    its errors on the out-of-bag rows (Brown et al. 2012, section 5.5). The same
+    ``random_state`` gives the same bootstrap samples to every selector, so the
+    subsets of two selectors can be compared bootstrap by bootstrap.
+
+    Parameters
+    ----------
+    selector : estimator
+    X, y : arrays
+        The data the selector sees.
+    X_eval : array or None
+        The features the classifier sees (e.g. scaled); None uses ``X``.
+    n_neighbors : int
+    random_state, n_jobs : seed and number of joblib workers; the result does not
+        depend on ``n_jobs``.
+    progress : callable or None
+        Called once per finished bootstrap.
+
+    Returns
+    -------
+    BootstrapRun
+    """
+    X = np.asarray(X)
+    y = np.asarray(y)
+    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+        raise ValueError("X must be 2-D with as many rows as y")
+    if X_eval is not None:
+        X_eval = np.asarray(X_eval, dtype=np.float64)
+        if X_eval.shape != X.shape:
+            raise ValueError(f"X_eval must have the shape of X {X.shape}, got {X_eval.shape}")
+    indices = resample_indices(
+        X.shape[0], n_bootstraps, scheme="bootstrap", random_state=random_state
+    )
+    results = run_replicates(
+        _bootstrap_task,
+        X,
+        y,
+        indices,
+        n_jobs=n_jobs,
+        progress=progress,
+        selector=selector,
+        X_eval=X_eval,
+        n_neighbors=n_neighbors,
+    )
+    return BootstrapRun(
+        subsets=[np.asarray(s, dtype=np.intp) for s, _ in results],
+        oob_error=np.array([e for _, e in results], dtype=np.float64),
+        n_features=int(X.shape[1]),
+    )
+
+
+# --------------------------------------------------------------------------- stability
+def kuncheva_stability(subsets: Sequence[np.ndarray], n_features: int) -> float:
+    """Mean pairwise Kuncheva consistency of equal-size subsets (SPEC section 7),
+    computed by :func:`fsel.meta.stability.mean_pairwise_kuncheva`."""
+    from fsel.meta.stability import mean_pairwise_kuncheva
+
+    return float(mean_pairwise_kuncheva([np.asarray(s) for s in subsets], n_features))
+
+
+def _kuncheva_pair(a: np.ndarray, b: np.ndarray, n_features: int) -> float:
+    from fsel.meta.stability import kuncheva_index
+
+    return float(kuncheva_index(np.asarray(a), np.asarray(b), n_features))
+
+
+def _information_pair(a: np.ndarray, b: np.ndarray, codes: np.ndarray) -> float:
+    from fsel.meta.stability import information_consistency
+
+    return float(information_consistency(np.asarray(a), np.asarray(b), codes))
+
+
+def information_stability(subsets: Sequence[np.ndarray], codes: np.ndarray) -> float:
+    """Mean pairwise Yu-Ding-Loscalzo information consistency of the subsets.
+
+    ``codes`` is the discretised data (samples x features) the weights
+    ``I(Xa;Xb) / (H(Xa)+H(Xb))`` are estimated from.
+    """
+    pairs = list(itertools.combinations(range(len(subsets)), 2))
+    if not pairs:
+        raise ValueError("information stability needs at least two subsets")
+    return float(np.mean([_information_pair(subsets[i], subsets[j], codes) for i, j in pairs]))
+
+
+def subset_similarity(
+    subsets_a: Sequence[np.ndarray],
+    subsets_b: Sequence[np.ndarray],
+    n_features: int,
+    *,
+    measure: str = "kuncheva",
+    codes: np.ndarray | None = None,
+) -> float:
+    """Similarity of two selectors: the mean over bootstraps ``b`` of the consistency
+    of their subsets on the same bootstrap sample ``b`` (Brown et al. 2012, 5.2)."""
+    if len(subsets_a) != len(subsets_b) or not subsets_a:
+        raise ValueError("both selectors need the same, non-zero number of subsets")
+    if measure == "kuncheva":
+        vals = [
+            _kuncheva_pair(a, b, n_features) for a, b in zip(subsets_a, subsets_b, strict=False)
+        ]
+    elif measure == "information":
+        if codes is None:
+            raise ValueError("measure='information' needs the discretised data in codes=")
+        vals = [_information_pair(a, b, codes) for a, b in zip(subsets_a, subsets_b, strict=False)]
+    else:
+        raise ValueError(f"measure must be 'kuncheva' or 'information', got {measure!r}")
+    return float(np.mean(vals))
+
+
+def similarity_matrix(
+    subsets: Mapping[str, Sequence[np.ndarray]],
+    n_features: int,
+    *,
+    measure: str = "kuncheva",
+    codes: np.ndarray | None = None,
+) -> tuple[list[str], np.ndarray]:
+    """Pairwise :func:`subset_similarity` of several selectors (diagonal: stability)."""
+    names = list(subsets)
+    m = len(names)
+    S = np.zeros((m, m))
+    for i in range(m):
+        for j in range(i, m):
+            if i == j:
+                if measure == "kuncheva":
+                    S[i, i] = kuncheva_stability(subsets[names[i]], n_features)
+                else:
+                    S[i, i] = information_stability(subsets[names[i]], codes)  # type: ignore[arg-type]
+            else:
+                S[i, j] = S[j, i] = subset_similarity(
+                    subsets[names[i]], subsets[names[j]], n_features, measure=measure, codes=codes
+                )
+    return names, S
+
+
+def classical_mds(D: np.ndarray, n_components: int = 2) -> np.ndarray:
+    """Classical (Torgerson) multi-dimensional scaling of a distance matrix.
+
+    ``B = -1/2 J D^2 J`` with ``J = I - 11'/n``; the coordinates are the top
+    eigenvectors of ``B`` scaled by the square roots of their (non-negative)
+    eigenvalues. Signs are fixed so that the largest-magnitude entry of each axis is
+    positive.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, 4.0]])
+    >>> D = np.sqrt(((P[:, None] - P[None]) ** 2).sum(-1))
+    >>> Y = classical_mds(D)
+    >>> bool(np.allclose(np.sqrt(((Y[:, None] - Y[None]) ** 2).sum(-1)), D))
+    True
+    """
+    D = np.asarray(D, dtype=np.float64)
+    if D.ndim != 2 or D.shape[0] != D.shape[1]:
+        raise ValueError("D must be a square matrix")
+    if not np.allclose(D, D.T):
+        raise ValueError("D must be symmetric")
+    n = D.shape[0]
+    J = np.eye(n) - np.full((n, n), 1.0 / n)
+    B = -0.5 * J @ (D**2) @ J
+    vals, vecs = np.linalg.eigh(B)
+    top = np.argsort(vals)[::-1][:n_components]
+    Y = vecs[:, top] * np.sqrt(np.clip(vals[top], 0.0, None))
+    for c in range(Y.shape[1]):
+        if Y[np.argmax(np.abs(Y[:, c])), c] < 0:
+            Y[:, c] = -Y[:, c]
+    return Y
+
+
+# --------------------------------------------------------------------------- ranks
+def pareto_ranks(*objectives: Sequence[float]) -> np.ndarray:
+    """Non-dominated rank of each method: 1 + the number of other methods that are
+    strictly better on every objective (higher is better for all).
+
+    This is Brown et al.'s (2012, Table 4) rank on (accuracy, stability): "the
+    Pareto-optimal set is the set of criteria for which no other criterion has both a
+    higher accuracy and a higher stability"; non-dominated methods get rank 1.
+
+    Examples
+    --------
+    >>> pareto_ranks([0.9, 0.8, 0.7, 0.95], [0.5, 0.6, 0.4, 0.3]).tolist()
+    [1, 1, 3, 1]
+    """
+    if not objectives:
+        raise ValueError("give at least one objective")
+    F = np.column_stack([np.asarray(o, dtype=np.float64) for o in objectives])
+    better = np.all(F[:, None, :] > F[None, :, :], axis=2)  # better[i, j]: i dominates j
+    return 1 + better.sum(axis=0)
+
+
+def average_ranks(
+    scores: np.ndarray, *, higher_is_better: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rank methods within each data set (row), ties averaged; rank 1 is best.
+
+    Returns the rank matrix and the mean rank of each method (column).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R, avg = average_ranks(np.array([[0.9, 0.8, 0.8], [0.7, 0.9, 0.6]]))
+    >>> R.tolist(), avg.tolist()
+    ([[1.0, 2.5, 2.5], [2.0, 1.0, 3.0]], [1.5, 1.75, 2.75])
+    """
+    S = np.asarray(scores, dtype=np.float64)
+    if S.ndim != 2:
+        raise ValueError("scores must be a 2-D (data sets x methods) array")
+    R = stats.rankdata(-S if higher_is_better else S, axis=1)
+    return R, R.mean(axis=0)
+
+
+@dataclass
+class FriedmanResult:
+    """Friedman test over ``n_datasets`` rows and ``n_methods`` columns."""
+
+    statistic: float
+    pvalue: float
+    iman_davenport: float
+    iman_davenport_pvalue: float
+    average_ranks: np.ndarray
+    n_datasets: int
+    n_methods: int
+    ranks: np.ndarray = field(repr=False, default_factory=lambda: np.empty((0, 0)))
+
+
+def friedman_test(scores: np.ndarray, *, higher_is_better: bool = True) -> FriedmanResult:
+    """Friedman's rank test that all methods perform alike (Demsar 2006).
+
+    .. math:: \\chi^2_F = \\frac{12 N}{k(k+1)} \\Big[\\sum_j R_j^2 - \\frac{k(k+1)^2}{4}
+              \\Big] / C, \\qquad
+              F_F = \\frac{(N-1)\\chi^2_F}{N(k-1) - \\chi^2_F}
+
+    with ``R_j`` the average rank of method ``j`` over ``N`` data sets and ``C`` the
+    tie correction ``1 - sum(t^3 - t) / (N k (k^2 - 1))`` (as
+    :func:`scipy.stats.friedmanchisquare`). ``chi2_F`` has ``k - 1`` degrees of
+    freedom; the Iman-Davenport ``F_F`` has ``(k-1, (k-1)(N-1))``.
+    """
+    S = np.asarray(scores, dtype=np.float64)
+    if S.ndim != 2 or S.shape[0] < 2 or S.shape[1] < 2:
+        raise ValueError("the Friedman test needs at least 2 data sets (rows) and 2 methods")
+    n, k = S.shape
+    R, avg = average_ranks(S, higher_is_better=higher_is_better)
+    ties = 0.0
+    for row in R:
+        _, counts = np.unique(row, return_counts=True)
+        ties += float(np.sum(counts**3 - counts))
+    c = 1.0 - ties / (n * k * (k * k - 1))
+    chi2 = 12.0 * n / (k * (k + 1)) * (np.sum(avg**2) - k * (k + 1) ** 2 / 4.0)
+    chi2 = chi2 / c if c > 0 else 0.0
+    p = float(stats.chi2.sf(chi2, k - 1))
+    denom = n * (k - 1) - chi2
+    if denom <= 0:
+        ff, pf = float("inf"), 0.0
+    else:
+        ff = (n - 1) * chi2 / denom
+        pf = float(stats.f.sf(ff, k - 1, (k - 1) * (n - 1)))
+    return FriedmanResult(float(chi2), p, float(ff), pf, avg, n, k, R)
+
+
+def nemenyi_q(n_methods: int, alpha: float = 0.05) -> float:
+    """Critical value ``q_alpha`` of the Nemenyi test: the studentized range quantile
+    at ``1 - alpha`` for ``k`` groups and infinite degrees of freedom, over sqrt(2)
+    (Demsar 2006, Table 5a: 2.343 for k=3, 3.164 for k=10 at alpha=0.05)."""
+    if n_methods < 2:
+        raise ValueError("the Nemenyi test needs at least 2 methods")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    return float(stats.studentized_range.ppf(1.0 - alpha, n_methods, np.inf) / np.sqrt(2.0))
+
+
+def nemenyi_critical_difference(n_methods: int, n_datasets: int, alpha: float = 0.05) -> float:
+    """Nemenyi critical difference of average ranks,
+    ``CD = q_alpha sqrt(k (k + 1) / (6 N))``.
+
+    Examples
+    --------
+    >>> round(nemenyi_critical_difference(4, 14, 0.05), 3)
+    1.254
+    """
+    if n_datasets < 1:
+        raise ValueError("n_datasets must be at least 1")
+    k = n_methods
+    return nemenyi_q(k, alpha) * float(np.sqrt(k * (k + 1) / (6.0 * n_datasets)))
+
+
+def nemenyi_significance(
+    avg_ranks: Sequence[float],
+    n_datasets: int,
+    alphas: Sequence[float] = (0.10, 0.05, 0.01),
+) -> np.ndarray:
+    """The highest confidence at which method ``i`` is significantly better (lower
+    average rank) than method ``j``: ``L[i, j]`` is ``1 - alpha`` for the smallest
+    ``alpha`` in ``alphas`` whose critical difference ``R_j - R_i`` exceeds, 0 when none.
+    """
+    r = np.asarray(avg_ranks, dtype=np.float64)
+    k = r.size
+    L = np.zeros((k, k))
+    diff = r[None, :] - r[:, None]  # R_j - R_i > 0 means i better
+    for alpha in sorted(alphas, reverse=True):
+        cd = nemenyi_critical_difference(k, n_datasets, alpha)
+        L[diff > cd] = 1.0 - alpha
+    return L
+
+
+# --------------------------------------------------------------------------- ROC, CV
+def probe_roc(
+    scores_or_order: Sequence[float], is_probe: Sequence[bool], *, order_given: bool = False
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Feature-selection ROC against probe features (Yang & Hu 2012, Figs. 2 and 4).
+
+    Walk down the ranking (by decreasing score, or the given order); after each
+    feature, the x value is the fraction of probes selected so far and the y value
+    the fraction of original (non-probe) features selected so far. Returns
+    ``(fpr, tpr, auc)`` with the curve starting at (0, 0) and the area by the
+    trapezoid rule (1 = every original feature ranked above every probe). Tied
+    scores keep the lower index first.
+
+    Examples
+    --------
+    >>> fpr, tpr, auc = probe_roc([0.9, 0.1, 0.8, 0.2], [False, True, False, True])
+    >>> auc
+    1.0
+    """
+    is_probe = np.asarray(is_probe, dtype=bool)
+    if order_given:
+        order = np.asarray(scores_or_order, dtype=np.intp)
+        if order.size != is_probe.size or np.unique(order).size != order.size:
+            raise ValueError("an order must be a permutation of all features")
+    else:
+        s = np.asarray(scores_or_order, dtype=np.float64)
+        if s.shape != is_probe.shape:
+            raise ValueError("scores and is_probe must have the same length")
+        order = np.argsort(-s, kind="stable")
+    n_probe = int(is_probe.sum())
+    n_real = is_probe.size - n_probe
+    if n_probe == 0 or n_real == 0:
+        raise ValueError("probe_roc needs at least one probe and one original feature")
+    p = is_probe[order]
+    fpr = np.concatenate([[0.0], np.cumsum(p) / n_probe])
+    tpr = np.concatenate([[0.0], np.cumsum(~p) / n_real])
+    auc = float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0))
+    return fpr, tpr, auc
+
+
+def cv_error(
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    classifier: str | Any = "naive_bayes",
+    features: Sequence[int] | None = None,
+    n_splits: int = 10,
+    random_state: Any = None,
+) -> tuple[float, np.ndarray]:
+    """k-fold cross-validated error of naive Bayes or CART on some features.
+
+    Folds come from :func:`fsel.meta.resampling.resample_indices` (``scheme="kfold"``).
+    ``classifier`` is ``"naive_bayes"`` (Gaussian naive Bayes), ``"cart"`` (a
+    scikit-learn decision tree, ``random_state=0``) or any classifier estimator.
+    Returns the mean error and the per-fold errors.
+    """
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.tree import DecisionTreeClassifier
+
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    if features is not None:
+        X = X[:, np.asarray(features, dtype=np.intp)]
+    if isinstance(classifier, str):
+        if classifier == "naive_bayes":
+            model: Any = GaussianNB()
+        elif classifier == "cart":
+            model = DecisionTreeClassifier(random_state=0)
+        else:
+            raise ValueError(
+                f"classifier must be 'naive_bayes', 'cart' or an estimator, got {classifier!r}"
+            )
+    else:
+        model = classifier
+    n = X.shape[0]
+    errs = []
+    for train in resample_indices(n, n_splits, scheme="kfold", random_state=random_state):
+        test = np.ones(n, dtype=bool)
+        test[train] = False
+        m = clone(model).fit(X[train], y[train])
+        errs.append(float(np.mean(m.predict(X[test]) != y[test])))
+    arr = np.asarray(errs)
+    return float(arr.mean()), arr
+
+
+# --------------------------------------------------------------------------- diagrams
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "figures need matplotlib: pip install 'fsel[plot]' (or matplotlib)"
+        ) from exc
+    return plt
+
+
+def plot_critical_difference(
+    names: Sequence[str],
+    avg_ranks: Sequence[float],
+    cd: float,
+    path: str | Path,
+    *,
+    title: str = "",
+) -> Path:
+    """Demsar's critical-difference diagram: methods on an axis of average rank,
+    with bars joining groups whose ranks differ by less than ``cd``."""
+    plt = _pyplot()
+    r = np.asarray(avg_ranks, dtype=float)
+    order = np.argsort(r, kind="stable")
+    k = r.size
+    fig, ax = plt.subplots(figsize=(7, 0.45 * k + 1.5))
+    ax.set_xlim(0.5, k + 0.5)
+    ax.set_ylim(-k - 1, 2)
+    ax.axhline(0, color="black", lw=1)
+    for t in range(1, k + 1):
+        ax.plot([t, t], [0, 0.2], color="black", lw=1)
+        ax.text(t, 0.4, str(t), ha="center", fontsize=8)
+    for pos, i in enumerate(order):
+        yy = -(pos + 1)
+        ax.plot([r[i], r[i]], [0, yy], color="grey", lw=0.8)
+        ax.text(r[i] + 0.05, yy, f"{names[i]} ({r[i]:.2f})", va="center", fontsize=8)
+    # cliques of methods not significantly different
+    level = 0
+    for a in range(k):
+        b = a
+        while b + 1 < k and r[order[b + 1]] - r[order[a]] < cd:
+            b += 1
+        if b > a and (a == 0 or r[order[b]] - r[order[a - 1]] >= cd):
+            ax.plot([r[order[a]], r[order[b]]], [1.0 + 0.25 * level] * 2, color="red", lw=3)
+            level += 1
+    ax.plot([1, 1 + cd], [1.7, 1.7], color="black", lw=2)
+    ax.text(1 + cd / 2, 1.8, f"CD = {cd:.2f}", ha="center", fontsize=8)
+    ax.axis("off")
+    if title:
+        ax.set_title(title, fontsize=9)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def plot_dominance_diagram(
+    names: Sequence[str],
+    avg_ranks: Sequence[float],
+    significance: np.ndarray,
+    path: str | Path,
+    *,
+    title: str = "",
+) -> Path:
+    """Brown et al.'s significant-dominance partial-order diagram (their Fig. 9).
+
+    Methods are placed top to bottom by average rank; a line from ``i`` down to ``j``
+    means ``i`` is significantly better at the level in ``significance[i, j]``:
+    solid for 99%, dashed for 95%, dotted for 90%.
+    """
+    plt = _pyplot()
+    r = np.asarray(avg_ranks, dtype=float)
+    order = np.argsort(r, kind="stable")
+    k = r.size
+    # two columns so lines between neighbours stay visible
+    pos = {}
+    for p, i in enumerate(order):
+        pos[i] = (0.0 if p % 2 == 0 else 1.0, -float(p))
+    fig, ax = plt.subplots(figsize=(5, 0.6 * k + 1))
+    styles = {0.99: "-", 0.95: "--", 0.9: ":"}
+    for i in range(k):
+        for j in range(k):
+            lvl = round(float(significance[i, j]), 2)
+            if lvl > 0:
+                (x0, y0), (x1, y1) = pos[i], pos[j]
+                ax.annotate(
+                    "",
+                    xy=(x1, y1 + 0.15),
+                    xytext=(x0, y0 - 0.15),
+                    arrowprops={
+                        "arrowstyle": "->",
+                        "ls": styles.get(lvl, "-"),
+                        "color": "black",
+                        "lw": 1.2,
+                    },
+                )
+    for i in range(k):
+        x, yy = pos[i]
+        ax.text(
+            x,
+            yy,
+            f"{names[i]}\n({r[i]:.2f})",
+            ha="center",
+            va="center",
+            fontsize=8,
+            bbox={"boxstyle": "round", "fc": "white", "ec": "black"},
+        )
+    ax.set_xlim(-0.6, 1.6)
+    ax.set_ylim(-k, 1)
+    ax.axis("off")
+    ax.set_title(title or "solid: 99%, dashed: 95%, dotted: 90% (Nemenyi)", fontsize=9)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
