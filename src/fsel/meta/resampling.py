@@ -12,23 +12,37 @@ rules hold everywhere:
   them (``with joblib.parallel_config(backend="dask"): ...``);
 * the data goes to the workers once: large arrays are memory-mapped by joblib's
   process backend and scattered once by the Dask backend (see :func:`run_replicates`).
+
+Replicates can be described lazily by a :class:`Resample` (its scheme and child seed;
+:func:`resample_plan`), so that the rows of each replicate are drawn inside the
+worker and only a few bytes per task travel; :func:`selection_matrix` runs any
+selector on every replicate, and :func:`dask_backend` points all of this at a Dask
+cluster.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import numbers
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from joblib import Parallel, delayed
 
 __all__ = [
+    "Resample",
     "bootstrap_indices",
+    "dask_backend",
     "kfold_indices",
     "replicate_seeds",
     "resample_indices",
+    "resample_plan",
     "run_replicates",
+    "selection_matrix",
     "subsample_indices",
+    "support_indices",
 ]
 
 
@@ -69,13 +83,11 @@ def subsample_indices(
     if not 0 < fraction <= 1:
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
     rng = np.random.default_rng(seed)
-    m = max(1, int(round(fraction * n_samples)))
+    m = max(1, round(fraction * n_samples))
     return np.sort(rng.choice(n_samples, size=m, replace=False))
 
 
-def kfold_indices(
-    n_samples: int, n_splits: int, random_state: Any = None
-) -> list[np.ndarray]:
+def kfold_indices(n_samples: int, n_splits: int, random_state: Any = None) -> list[np.ndarray]:
     """Training-row indices of each of ``n_splits`` shuffled folds (complements of
     the held-out fold)."""
     if n_splits < 2 or n_splits > n_samples:
@@ -142,3 +154,300 @@ def run_replicates(
         if progress is not None:
             progress()
     return out
+
+
+# --------------------------------------------------------------------------- lazy plans
+@dataclass(frozen=True)
+class Resample:
+    """One replicate, described by its scheme and child seed (a few bytes to ship).
+
+    :meth:`indices` draws the rows; for the bootstrap and the subsample schemes it
+    gives exactly the rows :func:`resample_indices` gives for the same seed, so a plan
+    and the eager list agree.
+
+    Attributes
+    ----------
+    scheme : {"bootstrap", "subsample", "kfold"}
+    n_samples : int
+    seed : numpy.random.SeedSequence or None
+        The replicate's child seed (None for a k-fold training set).
+    fraction : float
+        Subsample fraction.
+    rows : ndarray or None
+        The explicit training rows of a k-fold replicate.
+    """
+
+    scheme: str
+    n_samples: int
+    seed: np.random.SeedSequence | None = None
+    fraction: float = 0.5
+    rows: np.ndarray | None = None
+
+    def indices(self) -> np.ndarray:
+        """The row indices of this replicate."""
+        if self.rows is not None:
+            return self.rows
+        if self.scheme == "bootstrap":
+            return bootstrap_indices(self.n_samples, self.seed)  # type: ignore[arg-type]
+        return subsample_indices(self.n_samples, self.seed, self.fraction)  # type: ignore[arg-type]
+
+    def estimator_seed(self) -> int:
+        """An integer seed for a randomised base estimator run on this replicate.
+
+        Drawn from a sibling of the replicate's seed (its spawn key extended by a
+        fixed word), so it is independent of the rows and never advances any state.
+        """
+        if self.seed is None:
+            return 0
+        sibling = np.random.SeedSequence(
+            self.seed.entropy, spawn_key=(*self.seed.spawn_key, 0x5EED)
+        )
+        return int(sibling.generate_state(1, dtype=np.uint32)[0] >> 1)
+
+
+def resample_plan(
+    n_samples: int,
+    n_replicates: int,
+    *,
+    scheme: str = "bootstrap",
+    random_state: Any = None,
+    fraction: float = 0.5,
+) -> list[Resample]:
+    """Lazy form of :func:`resample_indices`: one :class:`Resample` per replicate.
+
+    The same arguments give replicates whose :meth:`Resample.indices` equal the
+    arrays :func:`resample_indices` returns. For ``"kfold"`` the (few) training sets
+    are held explicitly and the ``k``-fold replicates carry distinct estimator seeds.
+
+    Examples
+    --------
+    >>> plan = resample_plan(5, 3, random_state=0)
+    >>> eager = resample_indices(5, 3, random_state=0)
+    >>> all((p.indices() == e).all() for p, e in zip(plan, eager))
+    True
+    """
+    if n_replicates < 1:
+        raise ValueError(f"the number of replicates must be at least 1, got {n_replicates}")
+    if n_samples < 1:
+        raise ValueError(f"n_samples must be at least 1, got {n_samples}")
+    if scheme == "kfold":
+        folds = kfold_indices(n_samples, n_replicates, random_state)
+        seeds = replicate_seeds(random_state, n_replicates)
+        return [
+            Resample("kfold", n_samples, seed=s, rows=f) for s, f in zip(seeds, folds, strict=True)
+        ]
+    if scheme not in ("bootstrap", "subsample"):
+        raise ValueError(f"scheme must be 'bootstrap', 'subsample' or 'kfold', got {scheme!r}")
+    if scheme == "subsample" and not 0 < fraction <= 1:
+        raise ValueError(f"fraction must be in (0, 1], got {fraction}")
+    return [
+        Resample(scheme, n_samples, seed=s, fraction=fraction)
+        for s in replicate_seeds(random_state, n_replicates)
+    ]
+
+
+# --------------------------------------------------------------------------- selections
+def _rows(data: Any, idx: np.ndarray) -> Any:
+    """Rows ``idx`` of an array, a pandas or polars object (columns and dtypes kept)."""
+    if hasattr(data, "iloc"):
+        return data.iloc[idx]
+    if type(data).__module__.startswith("polars"):
+        return data[idx]
+    return data[idx]
+
+
+def support_indices(selected: Any, n_features: int) -> np.ndarray:
+    """Turn what a selector returned (a boolean mask or indices) into sorted indices.
+
+    Raises ValueError for masks of the wrong length, out-of-range or repeated indices.
+    """
+    arr = np.asarray(selected)
+    if arr.dtype == bool:
+        if arr.shape != (n_features,):
+            raise ValueError(
+                f"the selector returned a boolean mask of shape {arr.shape}; expected "
+                f"({n_features},)"
+            )
+        return np.flatnonzero(arr)
+    arr = arr.reshape(-1)
+    if arr.size and arr.dtype.kind not in "iu":
+        if arr.dtype.kind == "f" and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.intp)
+        else:
+            raise ValueError(
+                f"the selector must return feature indices or a boolean mask, got dtype {arr.dtype}"
+            )
+    arr = arr.astype(np.intp)
+    if arr.size and (arr.min() < 0 or arr.max() >= n_features):
+        raise ValueError(
+            f"the selector returned feature index {int(arr.min() if arr.min() < 0 else arr.max())}"
+            f", outside [0, {n_features})"
+        )
+    if np.unique(arr).size != arr.size:
+        raise ValueError("the selector returned the same feature twice")
+    return np.sort(arr)
+
+
+def _seed_estimator(est: Any, seed: int) -> None:
+    """Fix every unset ``random_state`` of ``est`` (nested ones too) to ``seed``."""
+    params = est.get_params(deep=True)
+    fixed = {k: seed for k, v in params.items() if k.endswith("random_state") and v is None}
+    if fixed:
+        est.set_params(**fixed)
+
+
+def _select_on_replicate(
+    X: Any, y: Any, replicate: Any, selector: Any, n_features: int
+) -> np.ndarray:
+    """Fit ``selector`` on one replicate's rows; return the selected feature indices."""
+    idx = replicate.indices() if isinstance(replicate, Resample) else np.asarray(replicate)
+    Xb, yb = _rows(X, idx), _rows(y, idx)
+    if hasattr(selector, "fit"):
+        from sklearn.base import clone
+
+        est = clone(selector)
+        if isinstance(replicate, Resample):
+            _seed_estimator(est, replicate.estimator_seed())
+        est.fit(Xb, yb)
+        if not hasattr(est, "get_support"):
+            raise TypeError(
+                f"the selector {type(selector).__name__} has no get_support(); pass a "
+                "feature selector (fsel selector, SelectKBest, RFE, ...) or a callable "
+                "(X, y) -> indices"
+            )
+        out = est.get_support(indices=True)
+    else:
+        out = selector(Xb, yb)
+    return support_indices(out, n_features)
+
+
+def selection_matrix(
+    selector: Any,
+    X: Any,
+    y: Any,
+    n_replicates: int = 100,
+    *,
+    scheme: str = "bootstrap",
+    fraction: float = 0.5,
+    n_jobs: int | None = None,
+    random_state: Any = None,
+    progress: Callable[[], None] | None = None,
+    verbose: int = 0,
+) -> np.ndarray:
+    """Run a selector on ``n_replicates`` resamples of the rows: a ``K x n`` 0/1 matrix.
+
+    Entry ``[i, l]`` is True when feature ``i`` was selected on replicate ``l``
+    (Ditzler, Polikar & Rosen 2015, the matrix :math:`\\mathbf{X}` of NPFS).
+
+    Parameters
+    ----------
+    selector : estimator or callable
+        An fsel selector, any scikit-learn selector with ``get_support`` (cloned per
+        replicate; an unset ``random_state`` is fixed per replicate from the child
+        seed), or a callable ``(X, y) -> indices or boolean mask``.
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Passed to the selector row-subset, with its columns and dtypes unchanged.
+    y : array-like of shape (n_samples,)
+    n_replicates : int
+    scheme : {"bootstrap", "subsample", "kfold"}
+    fraction : float
+        Subsample fraction.
+    n_jobs : int or None
+        joblib workers; the active joblib backend (threads, processes, Dask) carries
+        the replicates and the result does not depend on it.
+    random_state : None, int, SeedSequence or Generator
+    progress : callable, optional
+        Called once per finished replicate.
+    verbose : int
+        joblib verbosity.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_features, n_replicates)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.feature_selection import SelectKBest, f_classif
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 4)); y = (X[:, 0] > 0).astype(int)
+    >>> M = selection_matrix(SelectKBest(f_classif, k=1), X, y, 10, random_state=0)
+    >>> M.shape, M.sum(axis=1).tolist()
+    ((4, 10), [10, 0, 0, 0])
+    """
+    if hasattr(X, "shape") and len(X.shape) == 2:
+        n_samples, n_features = int(X.shape[0]), int(X.shape[1])
+    else:
+        X = np.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got shape {X.shape}")
+        n_samples, n_features = X.shape
+    if not hasattr(y, "iloc") and not type(y).__module__.startswith("polars"):
+        y = np.asarray(y)
+    if not isinstance(n_replicates, numbers.Integral) or n_replicates < 1:
+        raise ValueError(f"the number of replicates must be a positive int, got {n_replicates!r}")
+    plan = resample_plan(
+        n_samples, int(n_replicates), scheme=scheme, random_state=random_state, fraction=fraction
+    )
+    chosen = run_replicates(
+        _select_on_replicate,
+        X,
+        y,
+        plan,
+        n_jobs=n_jobs,
+        verbose=verbose,
+        progress=progress,
+        selector=selector,
+        n_features=n_features,
+    )
+    out = np.zeros((n_features, len(plan)), dtype=bool)
+    for j, idx in enumerate(chosen):
+        out[idx, j] = True
+    return out
+
+
+# --------------------------------------------------------------------------- dask
+@contextlib.contextmanager
+def dask_backend(scheduler_address: Any = None, **client_kwargs: Any) -> Iterator[Any]:
+    """Run every fsel replicate loop on a Dask cluster inside a ``with`` block.
+
+    Connects a :class:`distributed.Client` to ``scheduler_address`` (e.g.
+    ``"tcp://10.0.0.5:8786"``; None starts a local cluster; an existing ``Client``
+    is used as it is and not closed) and activates
+    ``joblib.parallel_config(backend="dask", n_jobs=-1)``, so NPFS, bootstrap ranking
+    and the stability protocols spread their replicates over all the cluster's
+    workers. The data is scattered to the cluster once per call, not once per
+    replicate (joblib's Dask backend scatters large arguments once and reuses them).
+
+    Parameters
+    ----------
+    scheduler_address : str, distributed.Client or None
+    **client_kwargs
+        Passed to :class:`distributed.Client` when it is created here.
+
+    Yields
+    ------
+    distributed.Client
+
+    Examples
+    --------
+    >>> from fsel import NPFS, JMI                     # doctest: +SKIP
+    >>> with dask_backend("tcp://scheduler:8786"):     # doctest: +SKIP
+    ...     NPFS(JMI(10), n_bootstraps=1000, random_state=0).fit(X, y)
+    """
+    try:
+        from distributed import Client
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "running on a Dask cluster needs the 'distributed' package: pip install 'fsel[dask]'"
+        ) from exc
+    from joblib import parallel_config
+
+    own = not isinstance(scheduler_address, Client)
+    client = Client(scheduler_address, **client_kwargs) if own else scheduler_address
+    try:
+        with parallel_config(backend="dask", n_jobs=-1):
+            yield client
+    finally:
+        if own:
+            client.close()
