@@ -27,8 +27,18 @@ _LAZY = {
     **{
         name: "fsel.selectors.information"
         for name in (
-            "MIM", "MIFS", "MRMR", "JMI", "CMIM", "DISR", "ICAP", "CIFE", "CondRed",
-            "CMI", "BetaGamma", "JMIM",
+            "MIM",
+            "MIFS",
+            "MRMR",
+            "JMI",
+            "CMIM",
+            "DISR",
+            "ICAP",
+            "CIFE",
+            "CondRed",
+            "CMI",
+            "BetaGamma",
+            "JMIM",
         )
     },
     # Relief family (Yang & Hu 2012)

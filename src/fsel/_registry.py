@@ -40,27 +40,95 @@ _INFO = "fsel.selectors.information"
 _RELIEF = "fsel.selectors.relief"
 
 _ALL = [
-    Method("mim", f"{_INFO}:MIM", "information", "Mutual information maximisation: rank by I(Xk;Y)."),
-    Method("mifs", f"{_INFO}:MIFS", "information", "MIFS (Battiti): I(Xk;Y) - beta * sum I(Xk;Xj)."),
+    Method(
+        "mim", f"{_INFO}:MIM", "information", "Mutual information maximisation: rank by I(Xk;Y)."
+    ),
+    Method(
+        "mifs", f"{_INFO}:MIFS", "information", "MIFS (Battiti): I(Xk;Y) - beta * sum I(Xk;Xj)."
+    ),
     Method("mrmr", f"{_INFO}:MRMR", "information", "mRMR (Peng): I(Xk;Y) - mean I(Xk;Xj)."),
-    Method("jmi", f"{_INFO}:JMI", "information", "Joint mutual information (Yang & Moody): sum I(XkXj;Y)."),
+    Method(
+        "jmi",
+        f"{_INFO}:JMI",
+        "information",
+        "Joint mutual information (Yang & Moody): sum I(XkXj;Y).",
+    ),
     Method("cmim", f"{_INFO}:CMIM", "information", "CMIM (Fleuret): min(I(Xk;Y), min I(Xk;Y|Xj))."),
     Method("disr", f"{_INFO}:DISR", "information", "DISR (Meyer): sum I(XkXj;Y) / H(Xk,Xj,Y)."),
-    Method("icap", f"{_INFO}:ICAP", "information", "ICAP (Jakulin): I(Xk;Y) - sum max(0, I(Xk;Xj) - I(Xk;Xj|Y))."),
-    Method("cife", f"{_INFO}:CIFE", "information", "CIFE (Lin & Tang): I(Xk;Y) - sum I(Xk;Xj) + sum I(Xk;Xj|Y)."),
+    Method(
+        "icap",
+        f"{_INFO}:ICAP",
+        "information",
+        "ICAP (Jakulin): I(Xk;Y) - sum max(0, I(Xk;Xj) - I(Xk;Xj|Y)).",
+    ),
+    Method(
+        "cife",
+        f"{_INFO}:CIFE",
+        "information",
+        "CIFE (Lin & Tang): I(Xk;Y) - sum I(Xk;Xj) + sum I(Xk;Xj|Y).",
+    ),
     Method("condred", f"{_INFO}:CondRed", "information", "CondRed: I(Xk;Y) + sum I(Xk;Xj|Y)."),
-    Method("cmi", f"{_INFO}:CMI", "information", "Conditional MI I(Xk;Y|S) with S the joint of the selected; stops early."),
-    Method("betagamma", f"{_INFO}:BetaGamma", "information", "Brown et al.'s beta/gamma family: I - beta sum I(Xk;Xj) + gamma sum I(Xk;Xj|Y)."),
+    Method(
+        "cmi",
+        f"{_INFO}:CMI",
+        "information",
+        "Conditional MI I(Xk;Y|S) with S the joint of the selected; stops early.",
+    ),
+    Method(
+        "betagamma",
+        f"{_INFO}:BetaGamma",
+        "information",
+        "Brown et al.'s beta/gamma family: I - beta sum I(Xk;Xj) + gamma sum I(Xk;Xj|Y).",
+    ),
     Method("jmim", f"{_INFO}:JMIM", "information", "JMIM (Bennasar): max-min of I(XkXj;Y)."),
-    Method("relief", f"{_RELIEF}:Relief", "relief", "Relief (Kira & Rendell): nearest hit/miss margins."),
-    Method("relieff", f"{_RELIEF}:ReliefF", "relief", "ReliefF (Kononenko): k nearest hits and misses per class."),
-    Method("irelief", f"{_RELIEF}:IRelief", "relief", "I-Relief (Sun 2007): iterative probabilistic hits/misses."),
-    Method("prelief", f"{_RELIEF}:PRelief", "relief", "P-Relief (Yang & Hu): per-feature Parzen margins."),
-    Method("mrelief", f"{_RELIEF}:MRelief", "relief", "M-Relief (Yang & Hu): MAP-weighted Relief margins."),
-    Method("surf", f"{_RELIEF}:SURF", "relief", "SURF (Greene et al.): neighbours within the mean distance."),
-    Method("multisurf", f"{_RELIEF}:MultiSURF", "relief", "MultiSURF (Urbanowicz et al.): per-sample adaptive radius."),
-    Method("classifiability", "fsel.selectors.classifiability:Classifiability", "classifiability",
-           "Dong & Kothari forward selection maximising neighbourhood classifiability."),
+    Method(
+        "relief",
+        f"{_RELIEF}:Relief",
+        "relief",
+        "Relief (Kira & Rendell): nearest hit/miss margins.",
+    ),
+    Method(
+        "relieff",
+        f"{_RELIEF}:ReliefF",
+        "relief",
+        "ReliefF (Kononenko): k nearest hits and misses per class.",
+    ),
+    Method(
+        "irelief",
+        f"{_RELIEF}:IRelief",
+        "relief",
+        "I-Relief (Sun 2007): iterative probabilistic hits/misses.",
+    ),
+    Method(
+        "prelief",
+        f"{_RELIEF}:PRelief",
+        "relief",
+        "P-Relief (Yang & Hu): per-feature Parzen margins.",
+    ),
+    Method(
+        "mrelief",
+        f"{_RELIEF}:MRelief",
+        "relief",
+        "M-Relief (Yang & Hu): MAP-weighted Relief margins.",
+    ),
+    Method(
+        "surf",
+        f"{_RELIEF}:SURF",
+        "relief",
+        "SURF (Greene et al.): neighbours within the mean distance.",
+    ),
+    Method(
+        "multisurf",
+        f"{_RELIEF}:MultiSURF",
+        "relief",
+        "MultiSURF (Urbanowicz et al.): per-sample adaptive radius.",
+    ),
+    Method(
+        "classifiability",
+        "fsel.selectors.classifiability:Classifiability",
+        "classifiability",
+        "Dong & Kothari forward selection maximising neighbourhood classifiability.",
+    ),
 ]
 _INDEX_SUMMARY = {
     "In": "first-order difference variance of y sorted by x (lower is better)",

@@ -106,7 +106,11 @@ def make_dong_kothari(
     rng = _rng(random_state)
     y = np.repeat([0, 1], [n_samples - n_samples // 2, n_samples // 2])
     X = np.column_stack(
-        [rng.standard_normal(n_samples) + y, rng.uniform(size=n_samples), rng.uniform(size=n_samples)]
+        [
+            rng.standard_normal(n_samples) + y,
+            rng.uniform(size=n_samples),
+            rng.uniform(size=n_samples),
+        ]
     )
     return X, y, np.array([0])
 
@@ -155,7 +159,9 @@ def make_corral(
     return X, y, np.array([0, 1, 2, 3])
 
 
-def make_m_of_n(m: int = 3, n: int = 7, n_features: int = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def make_m_of_n(
+    m: int = 3, n: int = 7, n_features: int = 10
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """M-of-N-3-7-10: the full domain of ``n_features`` binary features (1024 rows);
     ``y = 1`` iff at least ``m`` of features 2..(n+1) (0-based 2..8) are 1."""
     if n + 2 > n_features:

@@ -15,6 +15,7 @@ cached on disk; set ``FSEL_DISABLE_NUMBA=1`` to turn it off) and a pure-numpy on
 
 from __future__ import annotations
 
+import itertools
 import os
 from functools import lru_cache
 from typing import Any
@@ -204,7 +205,7 @@ def _numba_grouped(
     with ThreadPoolExecutor(max_workers=n_jobs) as ex:
         futs = [
             ex.submit(kernel, C, z, nz, group, a, table, *outs, int(b0), int(b1))
-            for b0, b1 in zip(bounds[:-1], bounds[1:], strict=True)
+            for b0, b1 in itertools.pairwise(bounds)
         ]
         for f in futs:
             f.result()

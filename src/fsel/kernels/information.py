@@ -139,9 +139,7 @@ def conditional_mutual_information(
     0.0
     """
     kw = {"base": base, "estimator": estimator}
-    val = (
-        entropy(x, z, **kw) + entropy(y, z, **kw) - entropy(x, y, z, **kw) - entropy(z, **kw)
-    )
+    val = entropy(x, z, **kw) + entropy(y, z, **kw) - entropy(x, y, z, **kw) - entropy(z, **kw)
     return float(max(0.0, val))
 
 
@@ -209,7 +207,9 @@ class InformationTable:
         self.n_jobs = max(1, int(n_jobs))
         self._table = nlogn_table(self.n_samples)
         self._log2n = float(np.log2(self.n_samples))
-        self._mm = 1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
+        self._mm = (
+            1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
+        )
         ycounts = np.bincount(self.y)
         self._s_y = float(self._table[ycounts].sum())
         self._m_y = int(np.count_nonzero(ycounts))

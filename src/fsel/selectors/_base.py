@@ -46,7 +46,9 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     ) -> tuple[Table, np.ndarray, np.ndarray | None]:
         """Validate ``X`` and ``y`` once and record ``n_features_in_``/names."""
         name = type(self).__name__
-        table = check_table(X, categorical=categorical, min_samples=min_samples, estimator_name=name)
+        table = check_table(
+            X, categorical=categorical, min_samples=min_samples, estimator_name=name
+        )
         _check_feature_names(self, X, reset=True)
         self.n_features_in_ = table.values.shape[1]
         y_out, classes = check_target(

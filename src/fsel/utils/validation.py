@@ -83,9 +83,7 @@ def _categorical_mask(categorical: Any, n_features: int, names: list[str] | None
             mask[names.index(c)] = True
         elif isinstance(c, Integral):
             if not -n_features <= c < n_features:
-                raise ValueError(
-                    f"categorical index {c} is out of range for {n_features} features"
-                )
+                raise ValueError(f"categorical index {c} is out of range for {n_features} features")
             mask[c] = True
         else:
             raise TypeError(f"categorical entries must be column names or indices, got {c!r}")
@@ -166,7 +164,7 @@ def check_table(
     else:
         arr = np.asarray(X)
         if arr.dtype.kind == "c":
-            raise ValueError(f"{estimator_name}: complex data is not supported")
+            raise ValueError(f"{estimator_name}: Complex data not supported")
         if arr.ndim == 1:
             raise ValueError(
                 f"{estimator_name}: expected a 2-D array, got a 1-D array of shape "
@@ -180,8 +178,8 @@ def check_table(
         declared = [False] * n_features
     if n_samples == 0 or n_features == 0:
         raise ValueError(
-            f"{estimator_name}: X is empty ({n_samples} samples, {n_features} features); "
-            "a minimum of 1 sample and 1 feature is required"
+            f"{estimator_name}: X is empty: {n_features} feature(s) (shape=({n_samples}, "
+            f"{n_features})) while a minimum of 1 is required (and at least 1 sample)."
         )
     if n_samples < min_samples:
         raise ValueError(
@@ -218,9 +216,10 @@ def check_table(
             try:
                 num = col.astype(np.float64)
             except (TypeError, ValueError):
-                raise ValueError(
-                    f"{estimator_name}: column {label!r} is not numeric (dtype "
-                    f"{col.dtype}); declare it with categorical=[{label!r}] or encode it"
+                raise TypeError(
+                    f"{estimator_name}: column {label!r} is not numeric (dtype {col.dtype}): "
+                    "each argument must be a string or a number convertible to float; "
+                    f"declare it with categorical=[{label!r}] or encode it"
                 ) from None
             if not np.isfinite(num).all():
                 raise ValueError(f"{estimator_name}: X contains NaN or inf in column {label!r}")
@@ -277,7 +276,9 @@ def check_target(
         try:
             out = arr.astype(np.float64)
         except (TypeError, ValueError):
-            raise ValueError(f"{estimator_name}: y must be numeric for a regression target") from None
+            raise ValueError(
+                f"{estimator_name}: y must be numeric for a regression target"
+            ) from None
         if np.ptp(out) == 0:
             raise ValueError(f"{estimator_name}: y is constant; nothing can be ranked against it")
         return out, None
@@ -287,8 +288,8 @@ def check_target(
         classes, codes = np.unique(arr.astype(str), return_inverse=True)
     if classes.size < 2:
         raise ValueError(
-            f"{estimator_name}: y has a single class ({classes[0]!r}); at least two classes "
-            "are needed to select features"
+            f"{estimator_name}: y has a single class, only one class ({classes[0]!r}); at "
+            "least two classes are needed to select features"
         )
     return codes.reshape(-1).astype(np.intp), classes
 
@@ -310,8 +311,7 @@ def check_n_features_to_select(k: Any, n_features: int, *, allow_none: bool = Tr
             raise ValueError(f"n_features_to_select must be at least 1, got {k}")
         if k > n_features:
             raise ValueError(
-                f"n_features_to_select={k} is larger than the number of features "
-                f"({n_features})"
+                f"n_features_to_select={k} is larger than the number of features ({n_features})"
             )
         return k
     if isinstance(k, float):
@@ -319,5 +319,5 @@ def check_n_features_to_select(k: Any, n_features: int, *, allow_none: bool = Tr
             raise ValueError(
                 f"n_features_to_select as a float must be a fraction in (0, 1], got {k}"
             )
-        return max(1, int(round(k * n_features)))
+        return max(1, round(k * n_features))
     raise TypeError(f"n_features_to_select must be an int, a float or None, got {k!r}")

@@ -4,7 +4,9 @@ Rules, the same for every criterion:
 
 * step 1 picks ``argmax_k I(Xk;Y)``;
 * at every later step each unselected candidate gets its criterion score and the
-  maximum is added; **ties go to the lowest index**;
+  maximum is added; **ties go to the lowest index** (scores within ``TIE_TOL`` =
+  1e-10 bits of the maximum count as tied, so that rounding noise between equal
+  quantities computed along different paths cannot break a tie);
 * a selected feature is never a candidate again (its score is ``-inf``);
 * **"no candidate adds anything"**: every criterion except CMI still returns exactly
   ``k`` features — when all remaining scores are equal (for instance all zero) the
@@ -39,9 +41,17 @@ class GreedyResult:
     last_scores: np.ndarray
 
 
+TIE_TOL = 1e-10  # bits: scores this close to the best are ties (rounding noise)
+
+
 def _argmax_unselected(scores: np.ndarray, selected: np.ndarray) -> int:
     masked = np.where(selected, -np.inf, scores)
-    return int(np.argmax(masked))  # first maximum: lowest index wins ties
+    best = masked.max()
+    if not np.isfinite(best):
+        return int(np.argmax(masked))
+    # lowest index among the scores within TIE_TOL of the best: mathematically equal
+    # scores computed along different paths differ by rounding, and must still tie
+    return int(np.argmax(masked >= best - TIE_TOL))
 
 
 def greedy_select(
@@ -84,7 +94,7 @@ def greedy_select(
         return _greedy_cmi(table, k, order, step_scores, selected, cmi_tol, progress)
     if criterion == "mim":
         # no pair terms needed: the ranking by relevance
-        ranked = np.argsort(-rel, kind="stable")[:k]
+        ranked = np.lexsort((np.arange(K), -np.round(rel / TIE_TOL)))[:k]
         if progress is not None:
             for _ in range(k - 1):
                 progress()

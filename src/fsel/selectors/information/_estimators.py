@@ -175,9 +175,6 @@ class InformationSelector(BaseSelector):
         self._set_selection(result.order, scores)
         return self
 
-    def _more_tags(self) -> dict:  # pragma: no cover - legacy scikit-learn
-        return {"requires_y": True}
-
 
 def _doc(summary: str, formula: str, extra_params: str = "", example: str = "JMI") -> str:
     return f"""{summary}
@@ -211,21 +208,29 @@ def _doc(summary: str, formula: str, extra_params: str = "", example: str = "JMI
 
 class MIM(InformationSelector):
     _criterion = "mim"
-    __doc__ = _doc("Mutual information maximisation (univariate ranking by relevance).",
-                   r"J(X_k) = I(X_k;Y)", example="MIM")
+    __doc__ = _doc(
+        "Mutual information maximisation (univariate ranking by relevance).",
+        r"J(X_k) = I(X_k;Y)",
+        example="MIM",
+    )
 
 
 class JMI(InformationSelector):
     _criterion = "jmi"
-    __doc__ = _doc("Joint mutual information (Yang & Moody 1999).",
-                   r"J(X_k) = \sum_{j \in S} I(X_k X_j; Y)", example="JMI")
+    __doc__ = _doc(
+        "Joint mutual information (Yang & Moody 1999).",
+        r"J(X_k) = \sum_{j \in S} I(X_k X_j; Y)",
+        example="JMI",
+    )
 
 
 class MRMR(InformationSelector):
     _criterion = "mrmr"
-    __doc__ = _doc("Minimum redundancy maximum relevance (Peng, Long & Ding 2005).",
-                   r"J(X_k) = I(X_k;Y) - \frac{1}{|S|}\sum_{j \in S} I(X_k;X_j)",
-                   example="MRMR")
+    __doc__ = _doc(
+        "Minimum redundancy maximum relevance (Peng, Long & Ding 2005).",
+        r"J(X_k) = I(X_k;Y) - \frac{1}{|S|}\sum_{j \in S} I(X_k;X_j)",
+        example="MRMR",
+    )
 
 
 class CMIM(InformationSelector):
@@ -240,16 +245,20 @@ class CMIM(InformationSelector):
 
 class ICAP(InformationSelector):
     _criterion = "icap"
-    __doc__ = _doc("Interaction capping (Jakulin 2005).",
-                   r"J(X_k) = I(X_k;Y) - \sum_{j \in S} \max(0, I(X_k;X_j) - I(X_k;X_j|Y))",
-                   example="ICAP")
+    __doc__ = _doc(
+        "Interaction capping (Jakulin 2005).",
+        r"J(X_k) = I(X_k;Y) - \sum_{j \in S} \max(0, I(X_k;X_j) - I(X_k;X_j|Y))",
+        example="ICAP",
+    )
 
 
 class CIFE(InformationSelector):
     _criterion = "cife"
-    __doc__ = _doc("Conditional infomax feature extraction (Lin & Tang 2006).",
-                   r"J(X_k) = I(X_k;Y) - \sum_{j} I(X_k;X_j) + \sum_{j} I(X_k;X_j|Y)",
-                   example="CIFE")
+    __doc__ = _doc(
+        "Conditional infomax feature extraction (Lin & Tang 2006).",
+        r"J(X_k) = I(X_k;Y) - \sum_{j} I(X_k;X_j) + \sum_{j} I(X_k;X_j|Y)",
+        example="CIFE",
+    )
 
     def _criterion_params(self) -> dict[str, float]:
         return {"beta": 1.0, "gamma": 1.0}
@@ -257,15 +266,20 @@ class CIFE(InformationSelector):
 
 class DISR(InformationSelector):
     _criterion = "disr"
-    __doc__ = _doc("Double input symmetrical relevance (Meyer & Bontempi 2006).",
-                   r"J(X_k) = \sum_{j \in S} \frac{I(X_k X_j;Y)}{H(X_k,X_j,Y)}",
-                   example="DISR")
+    __doc__ = _doc(
+        "Double input symmetrical relevance (Meyer & Bontempi 2006).",
+        r"J(X_k) = \sum_{j \in S} \frac{I(X_k X_j;Y)}{H(X_k,X_j,Y)}",
+        example="DISR",
+    )
 
 
 class CondRed(InformationSelector):
     _criterion = "condred"
-    __doc__ = _doc("Conditional redundancy (Brown et al. 2012, beta=0, gamma=1).",
-                   r"J(X_k) = I(X_k;Y) + \sum_{j \in S} I(X_k;X_j|Y)", example="CondRed")
+    __doc__ = _doc(
+        "Conditional redundancy (Brown et al. 2012, beta=0, gamma=1).",
+        r"J(X_k) = I(X_k;Y) + \sum_{j \in S} I(X_k;X_j|Y)",
+        example="CondRed",
+    )
 
     def _criterion_params(self) -> dict[str, float]:
         return {"beta": 0.0, "gamma": 1.0}
@@ -273,8 +287,11 @@ class CondRed(InformationSelector):
 
 class JMIM(InformationSelector):
     _criterion = "jmim"
-    __doc__ = _doc("Joint mutual information maximisation (Bennasar, Hicks & Setchi 2015).",
-                   r"J(X_k) = \min_{j \in S} I(X_k X_j; Y)", example="JMIM")
+    __doc__ = _doc(
+        "Joint mutual information maximisation (Bennasar, Hicks & Setchi 2015).",
+        r"J(X_k) = \min_{j \in S} I(X_k X_j; Y)",
+        example="JMIM",
+    )
 
 
 _BETA_DOC = """
@@ -289,9 +306,12 @@ _GAMMA_DOC = """
 
 class MIFS(InformationSelector):
     _criterion = "mifs"
-    __doc__ = _doc("Mutual information feature selection (Battiti 1994).",
-                   r"J(X_k) = I(X_k;Y) - \beta \sum_{j \in S} I(X_k;X_j)", _BETA_DOC,
-                   example="MIFS")
+    __doc__ = _doc(
+        "Mutual information feature selection (Battiti 1994).",
+        r"J(X_k) = I(X_k;Y) - \beta \sum_{j \in S} I(X_k;X_j)",
+        _BETA_DOC,
+        example="MIFS",
+    )
 
     def __init__(
         self,
@@ -305,9 +325,15 @@ class MIFS(InformationSelector):
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
-        super().__init__(n_features_to_select, discretize=discretize, n_bins=n_bins,
-                         categorical=categorical, estimator=estimator, n_jobs=n_jobs,
-                         verbose=verbose)
+        super().__init__(
+            n_features_to_select,
+            discretize=discretize,
+            n_bins=n_bins,
+            categorical=categorical,
+            estimator=estimator,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
         self.beta = beta
 
     def _criterion_params(self) -> dict[str, float]:
@@ -337,9 +363,15 @@ class BetaGamma(InformationSelector):
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
-        super().__init__(n_features_to_select, discretize=discretize, n_bins=n_bins,
-                         categorical=categorical, estimator=estimator, n_jobs=n_jobs,
-                         verbose=verbose)
+        super().__init__(
+            n_features_to_select,
+            discretize=discretize,
+            n_bins=n_bins,
+            categorical=categorical,
+            estimator=estimator,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
         self.beta = beta
         self.gamma = gamma
 
@@ -373,7 +405,13 @@ class CMI(InformationSelector):
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
-        super().__init__(n_features_to_select, discretize=discretize, n_bins=n_bins,
-                         categorical=categorical, estimator=estimator, n_jobs=n_jobs,
-                         verbose=verbose)
+        super().__init__(
+            n_features_to_select,
+            discretize=discretize,
+            n_bins=n_bins,
+            categorical=categorical,
+            estimator=estimator,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
         self.tol = tol

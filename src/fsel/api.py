@@ -1,0 +1,101 @@
+"""The functional form: ``fsel.select(X, y, method="jmi", k=10, **params)``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fsel._registry import get_method
+
+__all__ = ["SelectionResult", "select"]
+
+
+@dataclass
+class SelectionResult:
+    """What :func:`select` returns.
+
+    Attributes
+    ----------
+    method : str
+        The method's short name.
+    features : ndarray of int
+        Selected feature indices (0-based) in selection/rank order.
+    names : list of str
+        Their names (column names of a DataFrame, else ``"x<i>"``).
+    scores : ndarray of float
+        The score of each selected feature (per-step criterion value for greedy
+        methods, weight or index value for rankers).
+    estimator : object
+        The fitted estimator, for everything else it exposes.
+    """
+
+    method: str
+    features: np.ndarray
+    names: list[str]
+    scores: np.ndarray
+    estimator: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary."""
+        return {
+            "method": self.method,
+            "features": [
+                {"rank": r + 1, "index": int(i), "name": n, "score": float(s)}
+                for r, (i, n, s) in enumerate(
+                    zip(self.features, self.names, self.scores, strict=True)
+                )
+            ],
+        }
+
+
+def result_from_estimator(method: str, est: Any, feature_names: Any = None) -> SelectionResult:
+    """Build a :class:`SelectionResult` from any fitted fsel selector."""
+    order = np.asarray(est.selection_order_, dtype=np.intp)
+    if hasattr(est, "selection_scores_"):
+        scores = np.asarray(est.selection_scores_, dtype=float)
+    else:
+        scores = np.asarray(est.scores_, dtype=float)[order]
+    if feature_names is None:
+        feature_names = getattr(est, "feature_names_in_", None)
+    if feature_names is None:
+        names = [f"x{i}" for i in order]
+    else:
+        names = [str(feature_names[i]) for i in order]
+    return SelectionResult(method, order, names, scores, est)
+
+
+def select(
+    X: Any, y: Any, method: str = "jmi", k: int | None = 10, **params: Any
+) -> SelectionResult:
+    """Select ``k`` features of ``X`` for ``y`` with a named method.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    method : str
+        A short name from ``fsel methods`` (e.g. ``"jmi"``, ``"mrmr"``, ``"relieff"``).
+    k : int or None
+        Number of features; None ranks all.
+    **params
+        Passed to the estimator's constructor.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fsel
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.integers(0, 4, size=(300, 8))
+    >>> y = (X[:, 1] > 1).astype(int) ^ (X[:, 6] > 2).astype(int)
+    >>> res = fsel.select(X, y, method="jmi", k=2)
+    >>> sorted(res.features.tolist())
+    [1, 6]
+    >>> res.names[0] in ("x1", "x6")
+    True
+    """
+    m = get_method(method)
+    est = m.make(n_features_to_select=k, **params)
+    est.fit(X, y)
+    return result_from_estimator(m.name, est)

@@ -1,0 +1,184 @@
+"""Reading tables for the CLI: CSV, Parquet and the ``.npz`` files of shared/datasets."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CliError", "LoadedData", "read_data"]
+
+
+class CliError(Exception):
+    """An error the CLI reports as one line on stderr (exit status 2)."""
+
+
+@dataclass
+class LoadedData:
+    X: Any  # ndarray or pandas DataFrame
+    y: np.ndarray
+    feature_names: list[str]
+    categorical: list[int]
+    target: str
+
+
+def _read_csv_plain(path: Path) -> tuple[list[str], dict[str, np.ndarray]]:
+    with path.open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    if not rows:
+        raise CliError(f"{path}: the file is empty")
+    header, body = rows[0], rows[1:]
+    if not body:
+        raise CliError(f"{path}: the file has a header but no rows")
+    cols: dict[str, np.ndarray] = {}
+    for j, name in enumerate(header):
+        raw = [r[j] if j < len(r) else "" for r in body]
+        try:
+            cols[name] = np.array([float(v) if v.strip() != "" else np.nan for v in raw])
+        except ValueError:
+            cols[name] = np.array(raw, dtype=object)
+    return header, cols
+
+
+def _frame_to_columns(df: Any) -> tuple[list[str], dict[str, np.ndarray]]:
+    names = [str(c) for c in df.columns]
+    return names, {str(c): df[c].to_numpy() for c in df.columns}
+
+
+def read_data(path: str, target: str | None, categorical: list[str] | None = None) -> LoadedData:
+    """Read a data file and split it into features and target.
+
+    CSV is read with pandas when installed (else with the csv module), Parquet with
+    pandas/pyarrow or polars, ``.npz`` with numpy (arrays ``X``, ``y`` and optional
+    ``feature_names``/``categorical``; ``--target`` is not needed there).
+    """
+    if path.startswith("generated:"):
+        return _generated(path.partition(":")[2])
+    p = Path(path)
+    if not p.exists():
+        raise CliError(f"{path}: no such file")
+    if p.is_dir():
+        raise CliError(f"{path}: is a folder, not a data file")
+    suffix = p.suffix.lower()
+    categorical = list(categorical or [])
+    if suffix == ".npz":
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                arrays = {k: z[k] for k in z.files}
+        except Exception as exc:
+            raise CliError(f"{path}: cannot read as .npz ({exc})") from None
+        if "X" not in arrays or "y" not in arrays:
+            raise CliError(f"{path}: a .npz data file needs arrays 'X' and 'y'")
+        X = arrays["X"]
+        names = (
+            [str(n) for n in arrays["feature_names"]]
+            if "feature_names" in arrays
+            else [f"x{i}" for i in range(X.shape[1])]
+        )
+        cat = []
+        if "categorical" in arrays:
+            # the file says which columns are categorical: the others are numeric
+            # measurements (even when stored as integers) and get binned like floats
+            cat = [int(i) for i in np.flatnonzero(arrays["categorical"])]
+            if X.dtype.kind in "iub" and len(cat) < X.shape[1]:
+                X = X.astype(np.float64)
+        for c in categorical:
+            if c not in names:
+                raise CliError(f"--categorical: no column {c!r} in {path}")
+            cat.append(names.index(c))
+        return LoadedData(X, arrays["y"], names, sorted(set(cat)), target or "y")
+    try:
+        if suffix in (".parquet", ".pq"):
+            names, cols = _read_parquet(p)
+        elif suffix in (".csv", ".txt", ".tsv"):
+            names, cols = _read_csv(p, "\t" if suffix == ".tsv" else ",")
+        else:
+            raise CliError(f"{path}: unknown file type {suffix!r}; use .csv, .parquet or .npz")
+    except CliError:
+        raise
+    except Exception as exc:
+        raise CliError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
+    if target is None:
+        raise CliError("--target COLUMN is required for CSV and Parquet files")
+    if target not in names:
+        raise CliError(f"label column {target!r} is not in {path}; columns are: {', '.join(names)}")
+    feat = [n for n in names if n != target]
+    if not feat:
+        raise CliError(f"{path}: no feature columns besides the target {target!r}")
+    for c in categorical:
+        if c not in feat:
+            raise CliError(f"--categorical: no feature column {c!r} in {path}")
+    cat_idx = [feat.index(c) for c in categorical]
+    non_numeric = [
+        n for i, n in enumerate(feat) if cols[n].dtype.kind not in "biuf" and i not in cat_idx
+    ]
+    if non_numeric:
+        raise CliError(
+            f"non-numeric column(s) {', '.join(map(repr, non_numeric))} not declared "
+            f"categorical; pass --categorical {','.join(non_numeric)} or drop them"
+        )
+    if any(i in cat_idx for i in range(len(feat))):
+        X = np.empty((len(cols[target]), len(feat)), dtype=np.float64)
+        for i, n in enumerate(feat):
+            col = cols[n]
+            if i in cat_idx:
+                _, inv = np.unique(col.astype(str), return_inverse=True)
+                X[:, i] = inv.reshape(-1)
+            else:
+                X[:, i] = col
+    else:
+        X = np.column_stack([cols[n] for n in feat])
+    return LoadedData(X, cols[target], feat, cat_idx, target)
+
+
+def _read_csv(p: Path, sep: str) -> tuple[list[str], dict[str, np.ndarray]]:
+    try:
+        import pandas as pd
+    except ImportError:
+        if sep != ",":
+            raise CliError("reading .tsv needs pandas (pip install 'fsel[pandas]')") from None
+        return _read_csv_plain(p)
+    try:
+        df = pd.read_csv(p, sep=sep)
+    except pd.errors.EmptyDataError:
+        raise CliError(f"{p}: the file is empty") from None
+    if len(df) == 0:
+        raise CliError(f"{p}: the file has a header but no rows")
+    return _frame_to_columns(df)
+
+
+def _read_parquet(p: Path) -> tuple[list[str], dict[str, np.ndarray]]:
+    try:
+        import pandas as pd
+
+        return _frame_to_columns(pd.read_parquet(p))
+    except ImportError:
+        pass
+    try:
+        import polars as pl
+    except ImportError:
+        raise CliError(
+            "reading Parquet needs pandas with pyarrow, or polars: pip install 'fsel[parquet]'"
+        ) from None
+    df = pl.read_parquet(p)
+    return [str(c) for c in df.columns], {str(c): df[c].to_numpy() for c in df.columns}
+
+
+def _generated(name: str) -> LoadedData:
+    """Synthetic data by name: ``generated:npfs`` (Ditzler et al.'s uniform data,
+    1000 x 25, the first 5 features relevant), ``generated:monk1``, ``generated:yuan1``."""
+    from fsel.datasets import make_monk, make_npfs_uniform, make_yuan_regression
+
+    if name == "npfs":
+        X, y, _ = make_npfs_uniform(1000, 25, 5, random_state=0)
+    elif name.startswith("monk") and name[4:] in ("1", "2", "3"):
+        X, y, _ = make_monk(int(name[4:]))
+    elif name.startswith("yuan") and name[4:] in "123456" and name[4:]:
+        X, y, _ = make_yuan_regression(int(name[4:]), random_state=0)
+    else:
+        raise CliError(f"unknown generated data {name!r}; use npfs, monk1..3 or yuan1..6")
+    names = [f"x{i}" for i in range(X.shape[1])]
+    return LoadedData(X, y, names, [], "y")

@@ -1,0 +1,361 @@
+"""The ``fsel`` command: a thin layer over the public API.
+
+``fsel select DATA --target COLUMN --method jmi -k 10`` selects features of a CSV,
+Parquet or ``.npz`` table and prints them with their scores; ``--output`` writes JSON or
+CSV; ``--npfs`` wraps the method in the Neyman-Pearson bootstrap test. ``fsel methods``
+lists every method; ``fsel reproduce`` re-runs the papers' experiments; ``fsel datasets``
+lists the shared data sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from fsel._version import __version__
+from fsel.cli.io import CliError, read_data
+
+__all__ = ["build_parser", "main"]
+
+# CLI flag -> estimator constructor parameter (passed only when given)
+_FLAG_PARAMS = {
+    "bins": "n_bins",
+    "discretize": "discretize",
+    "estimator": "estimator",
+    "beta": "beta",
+    "gamma": "gamma",
+    "metric": "metric",
+    "n_neighbors": "n_neighbors",
+    "sigma": "sigma",
+    "theta": "theta",
+    "max_iter": "max_iter",
+    "epsilon": "epsilon",
+    "radius_factor": "radius_factor",
+    "max_features": "max_features",
+    "n_slices": "n_slices",
+    "n_bins_x": "n_bins_x",
+    "n_bins_y": "n_bins_y",
+}
+
+
+def _literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fsel",
+        description="Feature selection you can trust: which features matter, how sure, how stable.",
+    )
+    parser.add_argument("--version", action="version", version=f"fsel {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p_methods = sub.add_parser("methods", help="list every selection method")
+    p_methods.set_defaults(func=_cmd_methods)
+
+    p_data = sub.add_parser("datasets", help="list the data sets of ../shared/datasets")
+    p_data.add_argument("--path", help="folder holding the .npz files")
+    p_data.set_defaults(func=_cmd_datasets)
+
+    p = sub.add_parser("select", help="select features of a CSV/Parquet/.npz table")
+    p.add_argument("data", help="a .csv, .parquet or .npz file (or a shared data set name)")
+    p.add_argument("--target", "-t", help="name of the label column (CSV/Parquet)")
+    p.add_argument("--method", "-m", default="jmi", help="method name (see 'fsel methods')")
+    p.add_argument(
+        "-k",
+        "--n-features",
+        dest="k",
+        type=int,
+        default=None,
+        help="number of features to select (default: 10, or all if fewer)",
+    )
+    p.add_argument("--categorical", help="comma-separated columns to treat as categorical")
+    p.add_argument("--output", "-o", help="write the result to FILE.json or FILE.csv")
+    p.add_argument("--jobs", "-j", type=int, default=None, help="parallel jobs (n_jobs)")
+    p.add_argument("--random-state", type=int, default=None, help="seed for randomised methods")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    g = p.add_argument_group("method parameters (passed when the method has them)")
+    g.add_argument("--bins", type=int, help="bins per float column (information criteria)")
+    g.add_argument(
+        "--discretize", choices=["uniform", "quantile", "none"], help="binning of float columns"
+    )
+    g.add_argument("--estimator", choices=["plugin", "miller_madow"], help="entropy estimator")
+    g.add_argument("--beta", type=float)
+    g.add_argument("--gamma", type=float)
+    g.add_argument("--metric", choices=["manhattan", "euclidean"])
+    g.add_argument("--n-neighbors", type=int)
+    g.add_argument("--sigma", type=_literal)
+    g.add_argument("--theta", type=float)
+    g.add_argument("--max-iter", type=int)
+    g.add_argument("--epsilon", type=float)
+    g.add_argument("--radius-factor", type=float)
+    g.add_argument("--max-features", type=int)
+    g.add_argument("--n-slices", type=int)
+    g.add_argument("--n-bins-x", type=int)
+    g.add_argument("--n-bins-y", type=int)
+    g.add_argument(
+        "--bootstrap",
+        type=int,
+        metavar="B",
+        help="ranking indices: average the index over B bootstrap resamples",
+    )
+    g.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="any other constructor parameter (repeatable)",
+    )
+    n = p.add_argument_group("NPFS: the Neyman-Pearson bootstrap test around the method")
+    n.add_argument("--npfs", action="store_true", help="infer how many features are relevant")
+    n.add_argument("--bootstraps", type=int, default=100, help="bootstrap replicates (n)")
+    n.add_argument("--alpha", type=float, default=0.01, help="significance level")
+    n.add_argument("--correction", choices=["none", "bonferroni", "bh"], default="none")
+    n.add_argument("--scheduler", help="address of a running Dask scheduler to carry the work")
+    n.add_argument("--plot", help="write the selection-matrix image (PNG) to this file")
+    p.set_defaults(func=_cmd_select)
+
+    try:
+        from fsel.cli.reproduce import add_parser as add_reproduce
+    except ImportError:  # pragma: no cover - experiments layer not installed
+        add_reproduce = None
+    if add_reproduce is not None:
+        add_reproduce(sub)
+    return parser
+
+
+def _cmd_methods(args: argparse.Namespace) -> int:
+    from fsel._registry import METHODS
+
+    width = max(len(n) for n in METHODS)
+    family = None
+    for m in METHODS.values():
+        if m.family != family:
+            family = m.family
+            print(f"[{family}]")
+        print(f"  {m.name:<{width}}  {m.summary}")
+    return 0
+
+
+def _cmd_datasets(args: argparse.Namespace) -> int:
+    from fsel.datasets import data_dir, list_datasets
+
+    found = list_datasets(args.path)
+    if not found:
+        print("no data folder found (pass --path or set FSEL_DATA)", file=sys.stderr)
+        return 1
+    print(f"# {data_dir(args.path)}")
+    for name, (n, d) in found.items():
+        print(f"{name:<60} {n:>7} x {d}")
+    return 0
+
+
+def _resolve_data(path: str) -> str:
+    if Path(path).exists() or Path(path).suffix:
+        return path
+    from fsel.datasets import data_dir
+
+    d = data_dir()
+    if d is not None and (d / f"{path}.npz").exists():
+        return str(d / f"{path}.npz")
+    return path
+
+
+def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> dict[str, Any]:
+    accepted = (
+        set(est_cls().get_params(deep=False))
+        if not fixed
+        else set(est_cls(**fixed).get_params(deep=False))
+    )
+    params: dict[str, Any] = {}
+    for flag, name in _FLAG_PARAMS.items():
+        value = getattr(args, flag)
+        if value is None:
+            continue
+        if name not in accepted:
+            raise CliError(f"--{flag.replace('_', '-')} is not a parameter of {args.method}")
+        params[name] = None if (flag == "discretize" and value == "none") else value
+    for item in args.param:
+        if "=" not in item:
+            raise CliError(f"--param expects NAME=VALUE, got {item!r}")
+        key, _, value = item.partition("=")
+        if key not in accepted:
+            raise CliError(f"{key!r} is not a parameter of {args.method}")
+        params[key] = _literal(value)
+    if args.jobs is not None and "n_jobs" in accepted and not args.npfs:
+        params["n_jobs"] = args.jobs
+    if args.random_state is not None and "random_state" in accepted:
+        params["random_state"] = args.random_state
+    if "verbose" in accepted and not args.quiet and not args.npfs:
+        params["verbose"] = 1
+    return params
+
+
+def _cmd_select(args: argparse.Namespace) -> int:
+    from fsel._registry import get_method
+    from fsel.api import result_from_estimator
+
+    try:
+        method = get_method(args.method)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    cats = [c for c in (args.categorical or "").split(",") if c]
+    data = read_data(_resolve_data(args.data), args.target, cats)
+    n_features = data.X.shape[1]
+    k = args.k if args.k is not None else min(10, n_features)
+    if k < 1 or k > n_features:
+        raise CliError(f"-k {k} is out of range: the table has {n_features} features")
+
+    est_cls = method.load()
+    fixed = dict(method.fixed)
+    if args.bootstrap:
+        if method.family != "ranking-index":
+            raise CliError("--bootstrap applies to the ranking indices (in, k3, chi2, ...)")
+        from fsel.meta.bootstrap_ranking import BootstrapRanking
+
+        est_cls = BootstrapRanking
+        fixed["n_bootstraps"] = args.bootstrap
+    params = _estimator_params(args, est_cls, fixed)
+    if "categorical" in est_cls(**fixed).get_params(deep=False) and data.categorical:
+        params.setdefault("categorical", data.categorical)
+    base = est_cls(**fixed, **params, n_features_to_select=k)
+
+    if args.npfs:
+        return _run_npfs(args, base, data)
+    base.fit(data.X, data.y)
+    res = result_from_estimator(method.name, base, data.feature_names)
+    out = {
+        "method": method.name,
+        "data": args.data,
+        "target": data.target,
+        "n_samples": int(data.X.shape[0]),
+        "n_features": int(n_features),
+        "params": {k_: v for k_, v in base.get_params(deep=False).items() if _jsonable(v)},
+        **res.to_dict(),
+    }
+    print(f"{method.name}: {len(res.features)} of {n_features} features from {args.data}")
+    print(f"{'rank':>4}  {'index':>5}  {'score':>10}  name")
+    for row in out["features"]:
+        print(f"{row['rank']:>4}  {row['index']:>5}  {row['score']:>10.4f}  {row['name']}")
+    _write(args.output, out, ["rank", "index", "name", "score"])
+    return 0
+
+
+def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
+    from contextlib import nullcontext
+
+    from fsel.meta.npfs import NPFS
+
+    correction = None if args.correction == "none" else args.correction
+    npfs = NPFS(
+        base,
+        n_bootstraps=args.bootstraps,
+        alpha=args.alpha,
+        correction=correction,
+        n_jobs=args.jobs,
+        random_state=args.random_state,
+        verbose=0 if args.quiet else 1,
+    )
+    ctx = nullcontext()
+    if args.scheduler:
+        from fsel.meta.resampling import dask_backend
+
+        ctx = dask_backend(args.scheduler)
+    with ctx:
+        npfs.fit(data.X, data.y)
+    rows = [
+        {
+            "rank": r + 1,
+            "index": int(i),
+            "name": data.feature_names[i],
+            "count": int(npfs.counts_[i]),
+            "pvalue": float(npfs.pvalues_[i]),
+        }
+        for r, i in enumerate(npfs.relevant_features_)
+    ]
+    out = {
+        "method": f"npfs({args.method})",
+        "data": args.data,
+        "target": data.target,
+        "n_samples": int(data.X.shape[0]),
+        "n_features": int(data.X.shape[1]),
+        "n_bootstraps": args.bootstraps,
+        "alpha": args.alpha,
+        "correction": correction,
+        "threshold": int(npfs.threshold_),
+        "n_relevant": int(npfs.n_relevant_),
+        "features": rows,
+    }
+    print(
+        f"NPFS({args.method}): {npfs.n_relevant_} relevant of {data.X.shape[1]} features "
+        f"(count > {npfs.threshold_} of {args.bootstraps} bootstraps, alpha={args.alpha})"
+    )
+    print(f"{'rank':>4}  {'index':>5}  {'count':>5}  {'p-value':>9}  name")
+    for row in rows:
+        print(
+            f"{row['rank']:>4}  {row['index']:>5}  {row['count']:>5}  {row['pvalue']:>9.2e}  "
+            f"{row['name']}"
+        )
+    _write(args.output, out, ["rank", "index", "name", "count", "pvalue"])
+    if args.plot:
+        from fsel.meta.plots import plot_selection_matrix
+
+        plot_selection_matrix(npfs, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
+
+
+def _jsonable(v: Any) -> bool:
+    return v is None or isinstance(v, (str, int, float, bool, list, tuple))
+
+
+def _write(path: str | None, out: dict, columns: list[str]) -> None:
+    if not path:
+        return
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    if p.suffix.lower() == ".csv":
+        import csv
+
+        with p.open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=columns)
+            w.writeheader()
+            for row in out["features"]:
+                w.writerow({c: row[c] for c in columns})
+    else:
+        p.write_text(json.dumps(out, indent=2) + "\n")
+    print(f"wrote {p}", file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``fsel`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except CliError as exc:
+        print(f"fsel: error: {exc}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        print(f"fsel: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:  # pragma: no cover
+        print("fsel: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

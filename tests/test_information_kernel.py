@@ -1,0 +1,167 @@
+"""The information kernel: closed forms, identities, and agreement of the vectorised
+table with the scalar functions (both counting back-ends)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fsel.kernels import _counting
+from fsel.kernels.discretize import compact_codes, discretize
+from fsel.kernels.information import (
+    InformationTable,
+    conditional_mutual_information,
+    entropy,
+    joint,
+    mutual_information,
+)
+
+
+def ref_entropy(*cols) -> float:
+    """Independent plug-in entropy in bits from tuple counts."""
+    n = len(cols[0])
+    counts = Counter(zip(*cols, strict=True))
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+codes = st.lists(st.integers(0, 3), min_size=2, max_size=40)
+
+
+@pytest.fixture(params=["numpy", "numba"])
+def backend(request, monkeypatch):
+    if request.param == "numba":
+        pytest.importorskip("numba")
+        monkeypatch.delenv("FSEL_DISABLE_NUMBA", raising=False)
+    else:
+        monkeypatch.setenv("FSEL_DISABLE_NUMBA", "1")
+    return request.param
+
+
+def test_closed_forms():
+    assert entropy([0, 1, 2, 3]) == pytest.approx(2.0)
+    assert entropy([7, 7, 7]) == 0.0
+    assert entropy([0, 0, 0, 1]) == pytest.approx(
+        -(0.75 * math.log2(0.75) + 0.25 * math.log2(0.25))
+    )
+    assert mutual_information([0, 1, 0, 1], [5, 6, 5, 6]) == pytest.approx(1.0)
+    x, z = np.array([0, 0, 1, 1] * 3), np.array([0, 1, 0, 1] * 3)
+    y = x ^ z
+    assert mutual_information(x, y) == pytest.approx(0.0, abs=1e-12)
+    assert conditional_mutual_information(x, y, z) == pytest.approx(1.0)
+    assert entropy([0, 1], base=math.e) == pytest.approx(math.log(2))
+
+
+def test_miller_madow_adds_cells_over_2n():
+    x = [0, 0, 1, 2, 2, 2]
+    plug = entropy(x)
+    mm = entropy(x, estimator="miller_madow")
+    assert mm - plug == pytest.approx((3 - 1) / (2 * 6) / math.log(2))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_identities(data):
+    n = data.draw(st.integers(2, 40))
+    col = st.lists(st.integers(0, 3), min_size=n, max_size=n)
+    x, y, z = (np.array(data.draw(col)) for _ in range(3))
+    hx = entropy(x)
+    assert hx == pytest.approx(ref_entropy(x.tolist()), abs=1e-12)
+    assert mutual_information(x, x) == pytest.approx(hx, abs=1e-12)
+    assert mutual_information(x, y) == pytest.approx(mutual_information(y, x), abs=1e-12)
+    assert mutual_information(x, y) >= 0
+    assert conditional_mutual_information(x, y, z) >= 0
+    # chain rule: I(X;Y|Z) = I(X,Z;Y) - I(Z;Y)
+    lhs = conditional_mutual_information(x, y, z)
+    rhs = mutual_information(joint(x, z), y) - mutual_information(z, y)
+    assert lhs == pytest.approx(max(rhs, 0.0), abs=1e-9)
+    # relabelling codes changes nothing
+    perm = np.array([3, 0, 2, 1])
+    assert mutual_information(perm[x], y) == pytest.approx(mutual_information(x, y), abs=1e-12)
+
+
+def test_joint_is_compact_and_injective():
+    a = np.array([0, 0, 1, 1, 2])
+    b = np.array([0, 1, 0, 1, 0])
+    j = joint(a, b)
+    assert sorted(set(j.tolist())) == list(range(5))
+    assert entropy(j) == pytest.approx(ref_entropy(a.tolist(), b.tolist()))
+
+
+def _random_table(rng, n=80, k=9):
+    X = rng.integers(0, 4, size=(n, k))
+    X[:, 3] = X[:, 0]  # an exact copy
+    X[:, 5] = 0  # a constant feature
+    y = (X[:, 0] + rng.integers(0, 2, n) > 2).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize("estimator", ["plugin", "miller_madow"])
+def test_table_matches_scalar_functions(backend, estimator):
+    rng = np.random.default_rng(1)
+    X, y = _random_table(rng)
+    codes, levels = compact_codes(X)
+    t = InformationTable(codes, levels, y, estimator=estimator)
+    kw = {"estimator": estimator}
+    for k in range(X.shape[1]):
+        assert t.relevance[k] == pytest.approx(mutual_information(X[:, k], y, **kw), abs=1e-10)
+        assert t.feature_entropy[k] == pytest.approx(entropy(X[:, k], **kw), abs=1e-10)
+    for j in (0, 2, 5):
+        p = t.pair_terms(j)
+        for k in range(X.shape[1]):
+            xk, xj = X[:, k], X[:, j]
+            assert p.mi[k] == pytest.approx(mutual_information(xk, xj, **kw), abs=1e-10)
+            assert p.cmi_given_y[k] == pytest.approx(
+                conditional_mutual_information(xk, xj, y, **kw), abs=1e-10
+            )
+            assert p.joint_mi[k] == pytest.approx(
+                mutual_information(joint(xk, xj), y, **kw), abs=1e-10
+            )
+            assert p.joint_entropy[k] == pytest.approx(entropy(xk, xj, y, **kw), abs=1e-10)
+            assert p.cmi_given_j[k] == pytest.approx(
+                conditional_mutual_information(xk, y, xj, **kw), abs=1e-10
+            )
+    s = joint(X[:, 0], X[:, 1])
+    cr = t.conditional_relevance(s)
+    for k in range(X.shape[1]):
+        assert cr[k] == pytest.approx(
+            conditional_mutual_information(X[:, k], y, s, **kw), abs=1e-10
+        )
+
+
+def test_sparse_counting_path_agrees(backend, monkeypatch):
+    """Many conditioning states force the sparse counting path (both back-ends)."""
+    rng = np.random.default_rng(2)
+    n = 300
+    X = rng.integers(0, 6, size=(n, 5))
+    y = rng.integers(0, 3, n)
+    s = rng.integers(0, 250, n)  # nearly one state per sample
+    codes, levels = compact_codes(X)
+    monkeypatch.setattr(_counting, "_NUMPY_BLOCK_CELLS", 64)
+    t = InformationTable(codes, levels, y)
+    _, s_c = np.unique(s, return_inverse=True)
+    cr = t.conditional_relevance(s_c)
+    for k in range(5):
+        assert cr[k] == pytest.approx(conditional_mutual_information(X[:, k], y, s), abs=1e-10)
+
+
+def test_discretize_rules():
+    X = np.column_stack(
+        [
+            np.array([0, 0.05, 0.25, 0.3, 0.45, 0.5, 0.65, 0.7, 0.85, 0.9, 1.0]),  # 5 bins
+            np.array([0.5, 1.5] * 5 + [0.5]),  # few distinct floats -> kept as codes
+            np.arange(11) * 7,  # integer-valued but not declared discrete -> binned
+        ]
+    )
+    codes, levels, edges = discretize(X, np.array([False, False, True]), n_bins=5)
+    assert levels.tolist() == [5, 2, 11]
+    assert edges[1] is None and edges[2] is None
+    assert codes[0].tolist() == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 4]
+    q, _, _ = discretize(X[:, :1], None, n_bins=2, strategy="quantile")
+    assert np.bincount(q[0]).tolist() == [5, 6]
+    with pytest.raises(ValueError, match="non-integer"):
+        discretize(X, None, strategy=None)
