@@ -1,0 +1,157 @@
+"""A self-contained HTML report of reproductions (figures embedded as base64 PNG).
+
+The page needs no other file and no network: open it in any browser.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from fsel.experiments.report import Reproduction
+
+__all__ = ["markdown_to_html", "reproduction_html", "write_html"]
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1000px;margin:2em auto;
+padding:0 1em;color:#222;line-height:1.45}
+h1{font-size:1.5em}
+h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.85em}
+td,th{border:1px solid #bbb;padding:.2em .5em;text-align:right}th{background:#f0f0f0}
+td:first-child,th:first-child{text-align:left}
+code{background:#f4f4f4;padding:0 .2em}img{max-width:100%;border:1px solid #ddd;margin:.5em 0}
+.box{background:#fafafa;border-left:4px solid #888;padding:.3em .8em;margin:.6em 0}
+details{margin:.5em 0}
+"""
+
+
+def _inline(text: str) -> str:
+    out = html.escape(text)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    out = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
+    return out
+
+
+def markdown_to_html(text: str) -> str:
+    """Render the small Markdown subset reproductions use: paragraphs, ``*`` lists,
+    pipe tables, inline code and bold.
+
+    Examples
+    --------
+    >>> print(markdown_to_html("| a | b |\\n|---|---|\\n| 1 | 2 |"))
+    <table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>
+    """
+    blocks: list[str] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.strip().startswith("|"):
+            rows = []
+            while i < len(lines) and lines[i].strip().startswith("|"):
+                rows.append(lines[i].strip())
+                i += 1
+            cells = [[c.strip() for c in r.strip("|").split("|")] for r in rows]
+            body = [r for r in cells if not all(re.fullmatch(r":?-+:?", c) for c in r if c)]
+            if not body:
+                continue
+            head, rest = body[0], body[1:]
+            out = "<table><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr>"
+            for r in rest:
+                out += "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>"
+            blocks.append(out + "</table>")
+            continue
+        if line.strip().startswith(("* ", "- ")):
+            items = []
+            while i < len(lines) and lines[i].strip().startswith(("* ", "- ")):
+                items.append(lines[i].strip()[2:])
+                i += 1
+            blocks.append("<ul>" + "".join(f"<li>{_inline(t)}</li>" for t in items) + "</ul>")
+            continue
+        if not line.strip():
+            i += 1
+            continue
+        para = []
+        while (
+            i < len(lines)
+            and lines[i].strip()
+            and not lines[i].strip().startswith(("|", "* ", "- "))
+        ):
+            para.append(lines[i].strip())
+            i += 1
+        blocks.append("<p>" + _inline(" ".join(para)) + "</p>")
+    return "\n".join(blocks)
+
+
+def _img(path: Path) -> str:
+    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    return f'<img alt="{html.escape(Path(path).stem)}" src="data:image/png;base64,{data}">'
+
+
+def _csv_table(path: Path, max_rows: int = 60) -> str:
+    with Path(path).open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    if not rows:
+        return "<p>(empty)</p>"
+    head, body = rows[0], rows[1:]
+    more = len(body) - max_rows
+    out = "<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in head) + "</tr>"
+    for r in body[:max_rows]:
+        out += "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
+    out += "</table>"
+    if more > 0:
+        out += f"<p>... {more} more rows in <code>{html.escape(Path(path).name)}</code></p>"
+    return out
+
+
+def reproduction_html(rep: Reproduction) -> str:
+    """The HTML section of one reproduction."""
+    parts = [
+        f"<h2>{html.escape(rep.title)}</h2>",
+        f"<p>Command: <code>{html.escape(rep.command)}</code> &middot; seed {rep.seed}"
+        + (" &middot; reduced <code>--quick</code> run" if rep.quick else "")
+        + "</p>",
+        '<div class="box"><b>Paper.</b> ' + markdown_to_html(rep.paper) + "</div>",
+        "<h3>Ours</h3>",
+        markdown_to_html(rep.ours),
+        '<div class="box"><b>Agreement.</b> ' + markdown_to_html(rep.agreement) + "</div>",
+    ]
+    for f in rep.figures:
+        if Path(f).suffix.lower() == ".png" and Path(f).exists():
+            parts.append(_img(Path(f)))
+    for key, path in rep.tables.items():
+        if Path(path).exists() and Path(path).suffix.lower() == ".csv":
+            parts.append(
+                f"<details><summary>Table <code>{html.escape(key)}</code></summary>"
+                + _csv_table(Path(path))
+                + "</details>"
+            )
+    return "\n".join(parts)
+
+
+def write_html(
+    reps: Reproduction | Sequence[Reproduction],
+    path: str | Path,
+    *,
+    title: str = "fsel paper reproductions",
+) -> Path:
+    """Write one self-contained HTML page for one or several reproductions."""
+    if isinstance(reps, Reproduction):
+        reps = [reps]
+        if title == "fsel paper reproductions":
+            title = reps[0].title
+    body = "\n".join(reproduction_html(r) for r in reps)
+    page = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
+        f"<body><h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n"
+    )
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path
