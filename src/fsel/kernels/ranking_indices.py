@@ -1,0 +1,628 @@
+"""Nonparametric feature ranking indices of Yuan (SPEC section 5).
+
+Each index scores every column ``x`` of a matrix ``X`` against a numeric target ``y``
+(a regression target, or class labels coded as numbers) and is computed for all
+columns at once: one sort per column (``argsort`` along the samples), then
+vectorised differences, ranks, segment reductions and contingency-table counts —
+no Python loop over samples or features (the columns are processed in blocks only
+to bound memory).
+
+========  ==========================================================  ==========
+name      index                                                       better
+========  ==========================================================  ==========
+``In``    ``(1/(2n)) sum_i (y_(i+1) - y_(i))^2``                      lower
+``In3``   ``sum_i (.194 y_(i) + .281 y_(i+1) + .383 y_(i+2)           lower
+          - .858 y_(i+3))^2``
+``In5``   ``sum_i (.906 y_(i) - .26 y_(i+1) - .217 y_(i+2)            lower
+          - .177 y_(i+3) - .142 y_(i+4) - .11 y_(i+5))^2``
+``K1``    ``avg_h max_{i in h} |rnk_h(x'_i) - x'_i|``                 higher
+``K2``    ``max_h max_{i in h} |rnk_h(x'_i) - x'_i|``                 higher
+``K3``    ``avg_h avg_{i in h} |rnk_h(x'_i) - x'_i|``                 higher
+``chi2``  Pearson chi-square of the ``S x T`` equal-count table       higher
+``mi``    mutual information (bits) of the same table                 higher
+========  ==========================================================  ==========
+
+``y_(i)`` are the concomitants of ``y`` when the pairs are sorted by ``x``; ``x'`` is
+the rank of ``x`` scaled to [0, 1], ``h`` runs over equal-count slices of ``y`` and
+``rnk_h`` is the scaled rank of ``x'`` among the members of slice ``h``.
+
+Rules where the paper is silent (all deterministic)
+---------------------------------------------------
+* **Ties in x, difference indices** (``In``, ``In3``, ``In5``): the pairs are sorted by
+  ``x`` with a *stable* sort, so tied ``x`` keep their row order. The order of tied
+  concomitants then does not depend on ``y``, which keeps ``I_n`` a difference
+  estimate of the residual variance ``E[Var(y | x)]`` (sorting ties by ``y`` would
+  make any discrete feature look noiseless). The value depends on the row order only
+  through tied ``x`` values.
+* **Scaled ranks** (K-S indices): ties get their average (mid) rank ``r`` (1-based)
+  and a rank among ``m`` values is scaled to ``(r - 1/2) / m``, the midpoint plotting
+  position in (0, 1). It is symmetric (reversing ``x`` maps ``u`` to ``1 - u``), so the
+  K-S indices are invariant to every strictly monotone transform of ``x``.
+* **Equal-count slices** (``y`` slices of the K-S indices, ``x`` and ``y`` slices of
+  ``chi2``/``mi``): a variable with no more distinct values than slices gets one slice
+  per distinct value (a class target gives one slice per class, as discretisation
+  does in SPEC section 1); otherwise the value with 0-based mid position ``p`` in the
+  sorted sample goes to slice ``floor(p H / n)``. Ties are never split, slices are of
+  equal count when ``n`` is a multiple of ``H`` and there are no ties, and of near
+  equal count otherwise. Empty slices are skipped in the averages.
+* **Chi-square expectation**: the expected count of cell ``(s, t)`` is
+  ``N_s. N_.t / N``. With exactly equal-count slices this is SPEC's ``N / (S T)``;
+  with unequal slices (ties, bootstrap duplicates, discrete columns) it is the
+  Pearson statistic of independence, so a feature is never rewarded for an uneven
+  marginal. Cells of an empty row or column contribute nothing.
+* ``n_slices``, ``n_bins_x`` and ``n_bins_y`` may be ``"auto"``:
+  ``H = clip(n // 20, 2, 10)`` (about 20 samples per slice) and
+  ``S = T = clip(floor(sqrt(n / 5)), 2, 10)`` (Cochran's five expected counts per
+  cell); :func:`resolve_slices` gives the numbers.
+
+The target may be one vector shared by all columns, shape ``(n,)``, or one vector per
+column, shape ``(n, d)`` — the second form lets a bootstrap or a simulation score many
+resamples or data sets in one vectorised call (:func:`ranking_scores_batch`).
+
+References
+----------
+J.-L. Yuan, "Bootstrapping nonparametric feature selection algorithms for mining
+small data sets", (see ``papers/yuan_bootstrapping_nonparametric_ranking_indices``).
+
+P. Hall, J. W. Kay and D. M. Titterington, "Asymptotically optimal difference-based
+estimation of variance in nonparametric regression", Biometrika 77(3):521-528, 1990.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "INDEX_NAMES",
+    "INDICES",
+    "IndexSpec",
+    "chi2_index",
+    "difference_index",
+    "get_index",
+    "ks_indices",
+    "mi_index",
+    "ranking_scores",
+    "ranking_scores_batch",
+    "resolve_slices",
+]
+
+INDEX_NAMES = ("In", "In3", "In5", "K1", "K2", "K3", "chi2", "mi")
+
+#: Difference sequences ``d_0..d_m`` and the scale of the sum (SPEC section 5).
+DIFFERENCE_COEFFICIENTS: dict[str, tuple[np.ndarray, str]] = {
+    "In": (np.array([-1.0, 1.0]), "1/(2n)"),
+    "In3": (np.array([0.194, 0.281, 0.383, -0.858]), "1"),
+    "In5": (np.array([0.906, -0.26, -0.217, -0.177, -0.142, -0.11]), "1"),
+}
+
+# Elements per processed block of columns (bounds the temporaries to a few MB each).
+_BLOCK_ELEMENTS = 1 << 20
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def resolve_slices(value: Any, n_samples: int, *, kind: str) -> int:
+    """The number of slices: ``value`` itself, or the ``"auto"`` rule.
+
+    Parameters
+    ----------
+    value : int or "auto"
+    n_samples : int
+    kind : {"ks", "table"}
+        ``"ks"``: ``clip(n // 20, 2, 10)``; ``"table"``: ``clip(floor(sqrt(n/5)), 2, 10)``.
+
+    Examples
+    --------
+    >>> resolve_slices("auto", 200, kind="ks"), resolve_slices("auto", 200, kind="table")
+    (10, 6)
+    >>> resolve_slices(4, 200, kind="ks")
+    4
+    """
+    if isinstance(value, str):
+        if value != "auto":
+            raise ValueError(f"a slice count must be an int >= 1 or 'auto', got {value!r}")
+        if kind == "ks":
+            return int(np.clip(n_samples // 20, 2, 10))
+        return int(np.clip(int(np.sqrt(n_samples / 5.0)), 2, 10))
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"a slice count must be an int or 'auto', got {value!r}")
+    if value < 1:
+        raise ValueError(f"a slice count must be at least 1, got {value}")
+    return int(value)
+
+
+def _run_bounds(start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First and last position of the run each element belongs to (along axis 1).
+
+    ``start`` flags the first element of every run (column 0 must be True).
+    """
+    n = start.shape[1]
+    pos = np.arange(n)
+    first = np.maximum.accumulate(np.where(start, pos, 0), axis=1)
+    end = np.empty_like(start)
+    end[:, :-1] = start[:, 1:]
+    end[:, -1] = True
+    last = np.minimum.accumulate(np.where(end, pos, n)[:, ::-1], axis=1)[:, ::-1]
+    return first, last
+
+
+@dataclass
+class _Ranks:
+    """Sort information of the rows of a ``(m, n)`` matrix (one sort per row)."""
+
+    order: np.ndarray  # (m, n) argsort of each row
+    start: np.ndarray  # (m, n) bool, first element of a tie group, in sorted order
+    mid: np.ndarray  # (m, n) 0-based mid position of the tie group, in sorted order
+    dense: np.ndarray  # (m, n) tie-group number 0..a-1, in sorted order
+    n_distinct: np.ndarray  # (m,)
+
+    def to_rows(self, values_sorted: np.ndarray) -> np.ndarray:
+        """Scatter values given in sorted order back to the original positions."""
+        out = np.empty_like(values_sorted)
+        np.put_along_axis(out, self.order, values_sorted, axis=1)
+        return out
+
+
+def _ranks(M: np.ndarray, *, stable_ties: bool = False) -> _Ranks:
+    order = np.argsort(M, axis=1)
+    srt = np.take_along_axis(M, order, axis=1)
+    tie = srt[:, 1:] == srt[:, :-1]
+    if stable_ties:
+        tied_rows = np.flatnonzero(tie.any(axis=1))
+        if tied_rows.size:  # only rows with ties can differ from a stable sort
+            order[tied_rows] = np.argsort(M[tied_rows], axis=1, kind="stable")
+    start = np.empty(M.shape, dtype=bool)
+    start[:, 0] = True
+    np.logical_not(tie, out=start[:, 1:])
+    first, last = _run_bounds(start)
+    dense = np.cumsum(start, axis=1) - 1
+    return _Ranks(order, start, 0.5 * (first + last), dense, dense[:, -1] + 1)
+
+
+def _slice_codes(r: _Ranks, n_slices: int) -> np.ndarray:
+    """Equal-count slice codes in *sorted* order (see the module rules)."""
+    n = r.order.shape[1]
+    by_value = r.n_distinct[:, None] <= n_slices
+    by_count = np.floor(r.mid * (n_slices / n)).astype(np.int64)
+    np.minimum(by_count, n_slices - 1, out=by_count)
+    return np.where(by_value, r.dense, by_count)
+
+
+def _gather(YT: np.ndarray, groups: int, order: np.ndarray) -> np.ndarray:
+    """``YT`` (one row per target, each serving ``groups`` rows) taken in ``order``."""
+    if YT.shape[0] == 1:
+        return YT[0][order]
+    return np.take_along_axis(np.repeat(YT, groups, axis=0), order, axis=1)
+
+
+def _as_tables(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` as float64 ``(n, d)`` and ``y`` as float64 ``(n, 1)`` or ``(n, d)``."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim == 2 and y.shape[1] == 1 and X.shape[1] != 1:
+        y = y[:, 0]
+    if y.ndim == 1:
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}")
+    elif y.shape != X.shape:
+        raise ValueError(f"a 2-D y must have the shape of X {X.shape}, got {y.shape}")
+    if not (np.isfinite(X).all() and np.isfinite(y).all()):
+        raise ValueError("X and y must not contain NaN or inf")
+    if X.shape[0] < 2:
+        raise ValueError(f"at least 2 samples are needed, got {X.shape[0]}")
+    return X, (y[:, None] if y.ndim == 1 else y)
+
+
+def _blocks(X: np.ndarray, Y: np.ndarray):  # type: ignore[no-untyped-def]
+    """Yield ``(columns, XT, YT, groups)`` blocks in feature-major layout.
+
+    ``Y`` has shape ``(n, g)``: column ``j`` of ``X`` is scored against column
+    ``j // (d / g)`` of ``Y``. In a block, ``YT`` holds the distinct targets as rows and
+    each serves ``groups`` consecutive rows of ``XT``.
+    """
+    n, d = X.shape
+    g = Y.shape[1]
+    per = d // g
+    step = max(1, _BLOCK_ELEMENTS // n)
+    if g > 1:
+        step = max(per, step - step % per)
+    for lo in range(0, d, step):
+        hi = min(d, lo + step)
+        XT = np.ascontiguousarray(X[:, lo:hi].T)
+        if g == 1:
+            yield slice(lo, hi), XT, Y.T, hi - lo
+        else:
+            YT = np.ascontiguousarray(Y[:, lo // per : hi // per].T)
+            yield slice(lo, hi), XT, YT, per
+
+
+# ------------------------------------------------------------------- the indices
+
+
+def _difference_block(
+    XT: np.ndarray, YT: np.ndarray, groups: int, coefs: Sequence[np.ndarray], scales: list[float]
+) -> list[np.ndarray]:
+    r = _ranks(XT, stable_ties=True)
+    n = XT.shape[1]
+    conc = _gather(YT, groups, r.order)
+    out = []
+    for coef, scale in zip(coefs, scales, strict=True):
+        m = coef.size - 1
+        z = coef[0] * conc[:, : n - m]
+        for j in range(1, m + 1):
+            z += coef[j] * conc[:, j : n - m + j]
+        out.append(np.einsum("ij,ij->i", z, z) * scale)
+    return out
+
+
+def difference_index(X: Any, y: Any, index: str = "In") -> np.ndarray:
+    """Difference-based residual-variance indices ``In``, ``In3``, ``In5`` (lower is better).
+
+    .. math::
+
+        I_n = \\frac{1}{2n}\\sum_{i=1}^{n-1}(y_{(i+1)} - y_{(i)})^2, \\qquad
+        I_n^m = \\sum_{i=1}^{n-m}\\Big(\\sum_{j=0}^{m} d_j\\, y_{(i+j)}\\Big)^2
+
+    with the Hall, Kay & Titterington (1990) optimal sequences ``d`` for ``m = 3, 5``
+    (SPEC section 5), ``y_(i)`` the concomitants of ``y`` sorted by ``x`` (stable sort:
+    tied ``x`` keep their row order).
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+    y : array of shape (n_samples,) or (n_samples, n_features)
+    index : {"In", "In3", "In5"}
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 3.0], [1.0, 1.0], [2.0, 0.0], [3.0, 2.0]])
+    >>> y = np.array([0.0, 1.0, 2.0, 3.0])
+    >>> difference_index(X, y, "In").tolist()  # (1+1+1)/8 and (1+4+9)/8
+    [0.375, 1.75]
+    """
+    if index not in DIFFERENCE_COEFFICIENTS:
+        raise ValueError(f"index must be 'In', 'In3' or 'In5', got {index!r}")
+    X, y = _as_tables(X, y)
+    return _scores(X, y, (index,), n_slices=10, n_bins_x=5, n_bins_y=5)[index]
+
+
+def _ks_block(
+    XT: np.ndarray, YT: np.ndarray, groups: int, n_slices: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    m_rows, n = XT.shape
+    rx = _ranks(XT)
+    ry = _ranks(YT)
+    ycode = ry.to_rows(_slice_codes(ry, n_slices))  # slice of every row, (g, n)
+    # slices of the rows in x order; a stable sort on the small slice codes groups
+    # them by slice while keeping the x order inside each slice (a counting sort)
+    s_xord = _gather(ycode.astype(np.int16), groups, rx.order)
+    perm = np.argsort(s_xord, axis=1, kind="stable")
+    g_s = np.take_along_axis(s_xord, perm, axis=1)
+    g_x = np.take_along_axis(rx.dense, perm, axis=1)
+    xs = (np.take_along_axis(rx.mid, perm, axis=1) + 0.5) / n  # global scaled rank x'
+    new_slice = np.empty((m_rows, n), dtype=bool)
+    new_slice[:, 0] = True
+    np.not_equal(g_s[:, 1:], g_s[:, :-1], out=new_slice[:, 1:])
+    s_first, s_last = _run_bounds(new_slice)
+    new_tie = new_slice.copy()
+    new_tie[:, 1:] |= g_x[:, 1:] != g_x[:, :-1]
+    t_first, t_last = _run_bounds(new_tie)
+    size = s_last - s_first + 1
+    rnk = (0.5 * (t_first + t_last) - s_first + 0.5) / size
+    dev = np.abs(rnk - xs)
+    starts = np.flatnonzero(new_slice.ravel())
+    col = starts // n
+    counts = np.bincount(col, minlength=m_rows)
+    seg_max = np.maximum.reduceat(dev.ravel(), starts)
+    seg_mean = np.add.reduceat(dev.ravel(), starts) / size.ravel()[starts]
+    k1 = np.bincount(col, weights=seg_max, minlength=m_rows) / counts
+    k2 = dev.max(axis=1)
+    k3 = np.bincount(col, weights=seg_mean, minlength=m_rows) / counts
+    return k1, k2, k3
+
+
+def ks_indices(X: Any, y: Any, n_slices: int | str = 10) -> dict[str, np.ndarray]:
+    """Slice-based Kolmogorov-Smirnov indices ``K1``, ``K2``, ``K3`` (higher is better).
+
+    .. math::
+
+        K^1 = \\operatorname{avg}_h \\max_{i \\in h} |\\mathrm{rnk}_h(x'_i) - x'_i|,\\quad
+        K^2 = \\max_h \\max_{i \\in h} |\\cdot|,\\quad
+        K^3 = \\operatorname{avg}_h \\operatorname{avg}_{i \\in h} |\\cdot|
+
+    ``x'`` is the scaled mid rank ``(r - 1/2)/n`` of ``x``, ``h`` runs over the
+    non-empty equal-count slices of ``y`` (ties in ``y`` never split) and
+    ``rnk_h(x'_i)`` is the scaled mid rank ``(r_h - 1/2)/n_h`` of ``x_i`` among the
+    ``n_h`` members of its slice. Under independence every slice is a random sample of
+    the ranks and the deviations shrink like ``n_h^(-1/2)``.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+    y : array of shape (n_samples,) or (n_samples, n_features)
+    n_slices : int or "auto"
+        ``H``, the number of slices of ``y``.
+
+    Returns
+    -------
+    dict with keys "K1", "K2", "K3", each an ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.arange(4.0)
+    >>> X = np.column_stack([x, [1.0, 3.0, 0.0, 2.0]])
+    >>> k = ks_indices(X, x, n_slices=2)  # slices {0, 1} and {2, 3}
+    >>> k["K2"].tolist(), k["K3"].tolist()
+    ([0.375, 0.125], [0.25, 0.125])
+    """
+    X, y = _as_tables(X, y)
+    n_slices = resolve_slices(n_slices, X.shape[0], kind="ks")
+    return _scores(X, y, ("K1", "K2", "K3"), n_slices=n_slices, n_bins_x=5, n_bins_y=5)
+
+
+def _table_block(
+    XT: np.ndarray, YT: np.ndarray, groups: int, n_bins_x: int, n_bins_y: int
+) -> tuple[np.ndarray, np.ndarray]:
+    m_rows, n = XT.shape
+    rx = _ranks(XT)
+    ry = _ranks(YT)
+    xcode = rx.to_rows(_slice_codes(rx, n_bins_x))
+    ycode = ry.to_rows(_slice_codes(ry, n_bins_y))
+    if groups > 1:
+        ycode = np.repeat(ycode, groups, axis=0)
+    cells = n_bins_x * n_bins_y
+    cell = xcode * n_bins_y + ycode + (np.arange(m_rows) * cells)[:, None]
+    counts = np.bincount(cell.ravel(), minlength=m_rows * cells).astype(np.float64)
+    counts = counts.reshape(m_rows, n_bins_x, n_bins_y)
+    row = counts.sum(axis=2, keepdims=True)
+    colm = counts.sum(axis=1, keepdims=True)
+    expected = row * colm / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        chi = np.where(expected > 0, (counts - expected) ** 2 / expected, 0.0)
+        mi = np.where(counts > 0, counts * np.log2(counts * n / (row * colm)), 0.0)
+    return chi.sum(axis=(1, 2)), np.maximum(mi.sum(axis=(1, 2)) / n, 0.0)
+
+
+def chi2_index(X: Any, y: Any, n_bins_x: int | str = 5, n_bins_y: int | str = 5) -> np.ndarray:
+    """Pearson chi-square of the ``S x T`` equal-count contingency table (higher is better).
+
+    .. math::
+
+        I_{\\chi^2} = \\sum_{s,t} \\frac{(N_{st} - E_{st})^2}{E_{st}},\\qquad
+        E_{st} = N_{s\\cdot} N_{\\cdot t} / N
+
+    which is Yuan's ``N theta_st = N/(S T)`` whenever the slices have equal counts.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.arange(8.0)
+    >>> chi2_index(x[:, None], x, n_bins_x=2, n_bins_y=2).tolist()  # 4 cells of 4/2/2
+    [8.0]
+    """
+    X, y = _as_tables(X, y)
+    sx = resolve_slices(n_bins_x, X.shape[0], kind="table")
+    sy = resolve_slices(n_bins_y, X.shape[0], kind="table")
+    return _scores(X, y, ("chi2",), n_slices=10, n_bins_x=sx, n_bins_y=sy)["chi2"]
+
+
+def mi_index(X: Any, y: Any, n_bins_x: int | str = 5, n_bins_y: int | str = 5) -> np.ndarray:
+    """Mutual information (bits) of the ``S x T`` equal-count table (higher is better).
+
+    .. math::
+
+        I(x; y) = \\sum_{s,t} \\frac{N_{st}}{N}
+        \\log_2 \\frac{N_{st} N}{N_{s\\cdot} N_{\\cdot t}}
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.arange(8.0)
+    >>> mi_index(x[:, None], x, n_bins_x=2, n_bins_y=2).tolist()  # one bit
+    [1.0]
+    """
+    X, y = _as_tables(X, y)
+    sx = resolve_slices(n_bins_x, X.shape[0], kind="table")
+    sy = resolve_slices(n_bins_y, X.shape[0], kind="table")
+    return _scores(X, y, ("mi",), n_slices=10, n_bins_x=sx, n_bins_y=sy)["mi"]
+
+
+# ------------------------------------------------------------------ the registry
+
+
+@dataclass(frozen=True)
+class IndexSpec:
+    """One ranking index: its scoring function and direction.
+
+    ``func(X, y, n_slices=..., n_bins_x=..., n_bins_y=...)`` returns one score per
+    column; ``higher_is_better`` tells how to rank.
+    """
+
+    name: str
+    higher_is_better: bool
+    family: str
+    summary: str
+
+    def func(self, X: Any, y: Any, **params: Any) -> np.ndarray:
+        return ranking_scores(X, y, (self.name,), **params)[self.name]
+
+
+INDICES: dict[str, IndexSpec] = {
+    "In": IndexSpec("In", False, "difference", "first-order difference variance"),
+    "In3": IndexSpec("In3", False, "difference", "Hall-Kay-Titterington 3rd-order difference"),
+    "In5": IndexSpec("In5", False, "difference", "Hall-Kay-Titterington 5th-order difference"),
+    "K1": IndexSpec("K1", True, "ks", "mean over slices of the max K-S deviation"),
+    "K2": IndexSpec("K2", True, "ks", "max over slices of the max K-S deviation"),
+    "K3": IndexSpec("K3", True, "ks", "mean over slices of the mean K-S deviation"),
+    "chi2": IndexSpec("chi2", True, "table", "chi-square of the equal-count table"),
+    "mi": IndexSpec("mi", True, "table", "mutual information of the equal-count table"),
+}
+
+
+def get_index(name: Any) -> IndexSpec:
+    """Look an index up by its exact name (``In, In3, In5, K1, K2, K3, chi2, mi``)."""
+    if not isinstance(name, str) or name not in INDICES:
+        raise ValueError(f"index must be one of {', '.join(INDEX_NAMES)}; got {name!r}")
+    return INDICES[name]
+
+
+def _check_names(names: Any) -> tuple[str, ...]:
+    if isinstance(names, str):
+        names = (names,)
+    names = tuple(names)
+    for nm in names:
+        get_index(nm)
+    return names
+
+
+def _scores(
+    X: np.ndarray,
+    y: np.ndarray,
+    names: tuple[str, ...],
+    *,
+    n_slices: int,
+    n_bins_x: int,
+    n_bins_y: int,
+) -> dict[str, np.ndarray]:
+    n, d = X.shape
+    diff = [nm for nm in names if nm in DIFFERENCE_COEFFICIENTS]
+    for nm in diff:
+        need = DIFFERENCE_COEFFICIENTS[nm][0].size
+        if n < need:
+            raise ValueError(f"index {nm} needs at least {need} samples, got {n}")
+    coefs = [DIFFERENCE_COEFFICIENTS[nm][0] for nm in diff]
+    scales = [1.0 / (2 * n) if nm == "In" else 1.0 for nm in diff]
+    want_ks = any(INDICES[nm].family == "ks" for nm in names)
+    want_table = any(INDICES[nm].family == "table" for nm in names)
+    out = {nm: np.empty(d) for nm in names}
+    for cols, XT, YT, groups in _blocks(X, y):
+        found: dict[str, np.ndarray] = {}
+        if diff:
+            found.update(zip(diff, _difference_block(XT, YT, groups, coefs, scales), strict=True))
+        if want_ks:
+            found.update(zip(("K1", "K2", "K3"), _ks_block(XT, YT, groups, n_slices), strict=True))
+        if want_table:
+            table = _table_block(XT, YT, groups, n_bins_x, n_bins_y)
+            found.update(zip(("chi2", "mi"), table, strict=True))
+        for nm in names:
+            out[nm][cols] = found[nm]
+    return out
+
+
+def ranking_scores(
+    X: Any,
+    y: Any,
+    indices: str | Sequence[str] = INDEX_NAMES,
+    *,
+    n_slices: int | str = "auto",
+    n_bins_x: int | str = "auto",
+    n_bins_y: int | str = "auto",
+) -> dict[str, np.ndarray]:
+    """Several ranking indices of every column of ``X`` at once.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+    y : array of shape (n_samples,) or (n_samples, n_features)
+        A numeric target shared by every column, or one target per column.
+    indices : str or sequence of str
+        Names from :data:`INDEX_NAMES`.
+    n_slices : int or "auto"
+        Slices of ``y`` for the K-S indices (``"auto"``: ``clip(n // 20, 2, 10)``).
+    n_bins_x, n_bins_y : int or "auto"
+        ``S`` and ``T`` of the chi-square / MI table (``"auto"``:
+        ``clip(floor(sqrt(n / 5)), 2, 10)``).
+
+    Returns
+    -------
+    dict of name to ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 3))
+    >>> y = X[:, 0] ** 2 + 0.1 * rng.standard_normal(200)
+    >>> s = ranking_scores(X, y, ["In", "K3", "mi"])
+    >>> [int(np.argmin(s["In"])), int(np.argmax(s["K3"])), int(np.argmax(s["mi"]))]
+    [0, 0, 0]
+    """
+    names = _check_names(indices)
+    X, y = _as_tables(X, y)
+    params = _resolve_params(X.shape[0], n_slices=n_slices, n_bins_x=n_bins_x, n_bins_y=n_bins_y)
+    return _scores(X, y, names, **params)
+
+
+def _resolve_params(
+    n: int, *, n_slices: Any = "auto", n_bins_x: Any = "auto", n_bins_y: Any = "auto"
+) -> dict[str, int]:
+    return {
+        "n_slices": resolve_slices(n_slices, n, kind="ks"),
+        "n_bins_x": resolve_slices(n_bins_x, n, kind="table"),
+        "n_bins_y": resolve_slices(n_bins_y, n, kind="table"),
+    }
+
+
+def ranking_scores_batch(
+    X: Any,
+    y: Any,
+    indices: str | Sequence[str] = INDEX_NAMES,
+    **params: Any,
+) -> dict[str, np.ndarray]:
+    """Ranking indices of many data sets of the same shape in one vectorised call.
+
+    Parameters
+    ----------
+    X : array of shape (n_sets, n_samples, n_features)
+        E.g. the bootstrap resamples ``X[idx]`` of one table, or simulated data sets.
+    y : array of shape (n_sets, n_samples)
+    indices, **params
+        As in :func:`ranking_scores` (``"auto"`` resolves with ``n_samples``).
+
+    Returns
+    -------
+    dict of name to ndarray of shape (n_sets, n_features)
+        Equal to calling :func:`ranking_scores` on every set separately.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(1)
+    >>> X = rng.standard_normal((3, 50, 4))
+    >>> y = X[:, :, 1] + 0.1 * rng.standard_normal((3, 50))
+    >>> s = ranking_scores_batch(X, y, "K3", n_slices=5)
+    >>> s["K3"].shape, np.argmax(s["K3"], axis=1).tolist()
+    ((3, 4), [1, 1, 1])
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if X.ndim != 3 or y.ndim != 2 or y.shape != X.shape[:2]:
+        raise ValueError(
+            f"expected X of shape (n_sets, n_samples, n_features) and y of shape "
+            f"(n_sets, n_samples); got {X.shape} and {y.shape}"
+        )
+    b, n, d = X.shape
+    if not (np.isfinite(X).all() and np.isfinite(y).all()):
+        raise ValueError("X and y must not contain NaN or inf")
+    if n < 2:
+        raise ValueError(f"at least 2 samples are needed, got {n}")
+    names = _check_names(indices)
+    X2 = X.transpose(1, 0, 2).reshape(n, b * d)
+    out = _scores(X2, np.ascontiguousarray(y.T), names, **_resolve_params(n, **params))
+    return {nm: v.reshape(b, d) for nm, v in out.items()}
+
+
+INDEX_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {nm: INDICES[nm].func for nm in INDEX_NAMES}

@@ -1,0 +1,213 @@
+"""Bootstrapped nonparametric ranking indices (Yuan, Section III; SPEC section 5).
+
+A feature's score is the average of its ranking index over ``B`` bootstrap resamples
+of the rows. The resamples come from the one resampling engine
+(:func:`fsel.meta.resampling.resample_indices`, one child seed per replicate) and run
+through :func:`fsel.meta.resampling.run_replicates`; several replicates are scored in
+one vectorised kernel call (:func:`fsel.kernels.ranking_indices.ranking_scores_batch`),
+in blocks whose size depends only on the data shape, so the scores are bit-identical
+for every ``n_jobs`` and joblib backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from fsel.kernels.ranking_indices import INDEX_NAMES, ranking_scores_batch
+from fsel.meta.resampling import resample_indices, run_replicates
+from fsel.selectors._base import BaseSelector
+from fsel.selectors.ranking import _fit_setup, order_by_score
+
+__all__ = ["BootstrapRanking", "bootstrap_scores"]
+
+# Resampled values scored per kernel call (n_samples * n_features * replicates).
+_BATCH_ELEMENTS = 1 << 21
+_MIN_TASKS = 8
+
+
+def _score_replicates(
+    X: np.ndarray, y: np.ndarray, idx: np.ndarray, *, names: tuple[str, ...], params: dict
+) -> dict[str, np.ndarray]:
+    """Index scores of the resamples ``idx`` (shape ``(b, n)``): ``(b, d)`` per name."""
+    return ranking_scores_batch(X[idx], y[idx], names, **params)
+
+
+def bootstrap_scores(
+    X: np.ndarray,
+    y: np.ndarray,
+    indices: str | Sequence[str] = INDEX_NAMES,
+    *,
+    n_bootstraps: int = 100,
+    random_state: Any = None,
+    n_jobs: int | None = None,
+    n_slices: int | str = "auto",
+    n_bins_x: int | str = "auto",
+    n_bins_y: int | str = "auto",
+) -> dict[str, np.ndarray]:
+    """Ranking indices of every feature on ``n_bootstraps`` bootstrap resamples.
+
+    Replicate ``b`` uses the rows
+    ``resample_indices(n, n_bootstraps, random_state=random_state)[b]``, so a direct
+    loop with the same seeds gives the same numbers. ``"auto"`` slice counts resolve
+    with the number of rows (a bootstrap resample has as many rows as the data).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float
+    y : ndarray of shape (n_samples,), numeric
+    indices : str or sequence of str
+        Index names (``In, In3, In5, K1, K2, K3, chi2, mi``); all are computed from the
+        same resamples.
+    n_bootstraps : int
+    random_state : None, int, SeedSequence or Generator
+    n_jobs : int or None
+        Parallel workers (joblib); results do not depend on it.
+    n_slices, n_bins_x, n_bins_y : int or "auto"
+        See :func:`fsel.kernels.ranking_indices.ranking_scores`.
+
+    Returns
+    -------
+    dict of name to ndarray of shape (n_bootstraps, n_features)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((100, 3))
+    >>> y = np.sin(2 * X[:, 2]) + 0.2 * rng.standard_normal(100)
+    >>> s = bootstrap_scores(X, y, ["In", "K3"], n_bootstraps=20, random_state=0)
+    >>> s["In"].shape, int(s["In"].mean(axis=0).argmin()), int(s["K3"].mean(axis=0).argmax())
+    ((20, 3), 2, 2)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    names = (indices,) if isinstance(indices, str) else tuple(indices)
+    if isinstance(n_bootstraps, (bool, np.bool_)) or not isinstance(
+        n_bootstraps, (int, np.integer)
+    ):
+        raise TypeError(f"n_bootstraps must be an int, got {n_bootstraps!r}")
+    if n_bootstraps < 1:
+        raise ValueError(f"n_bootstraps must be at least 1, got {n_bootstraps}")
+    n, d = X.shape
+    rows = np.stack(resample_indices(n, int(n_bootstraps), random_state=random_state))
+    # batch size depends on the data shape only (never on n_jobs): identical results
+    per_batch = max(1, min(_BATCH_ELEMENTS // (n * d), -(-n_bootstraps // _MIN_TASKS)))
+    batches = [rows[i : i + per_batch] for i in range(0, n_bootstraps, per_batch)]
+    params = {"n_slices": n_slices, "n_bins_x": n_bins_x, "n_bins_y": n_bins_y}
+    parts = run_replicates(
+        _score_replicates, X, y, batches, n_jobs=n_jobs, names=names, params=params
+    )
+    return {nm: np.concatenate([p[nm] for p in parts], axis=0) for nm in names}
+
+
+class BootstrapRanking(BaseSelector):
+    """Rank features by a ranking index averaged over bootstrap resamples (Yuan).
+
+    For every feature ``k``, ``s(k) = (1/B) sum_b S(X*_b(k), y*_b)``, where
+    ``(X*_b, y*_b)`` is the ``b``-th bootstrap resample of the rows and ``S`` one of the
+    indices of :class:`fsel.RankingIndex` (``In, In3, In5`` lower is better;
+    ``K1, K2, K3, chi2, mi`` higher is better). Yuan reports that averaging over
+    ``B = 100`` resamples raises the rate of detecting the genuine features of small
+    data sets compared with the plain index at the same computation.
+
+    Parameters
+    ----------
+    index : {"In", "In3", "In5", "K1", "K2", "K3", "chi2", "mi"}, default="K3"
+    n_bootstraps : int, default=100
+        ``B``, the number of resamples (Yuan: 50-200, 100 in his simulation).
+    n_features_to_select : int, float or None, default=None
+        None ranks all features; an int is a count, a float in (0, 1] a fraction.
+    n_slices, n_bins_x, n_bins_y : int or "auto", default="auto"
+        As in :class:`fsel.RankingIndex` (resolved with the number of rows).
+    n_jobs : int or None, default=None
+        joblib workers for the replicates; results do not depend on it.
+    random_state : None, int, SeedSequence or Generator, default=None
+        Seeds the resamples (one child seed per replicate).
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        Bootstrap mean of the index.
+    score_std_ : ndarray of shape (n_features,)
+        Bootstrap standard deviation of the index (``ddof=1``; 0 when ``B = 1``).
+    bootstrap_scores_ : ndarray of shape (n_bootstraps, n_features)
+        The index on every resample.
+    higher_is_better_ : bool
+    selection_order_, support_, ranking_, n_features_in_, feature_names_in_
+        As in :class:`fsel.RankingIndex`.
+
+    References
+    ----------
+    J.-L. Yuan, "Bootstrapping nonparametric feature selection algorithms for mining
+    small data sets", Section III.
+
+    P. Hall, J. W. Kay and D. M. Titterington, Biometrika 77(3):521-528, 1990 (the
+    difference sequences of ``In3`` and ``In5``).
+
+    Examples
+    --------
+    >>> from fsel import BootstrapRanking
+    >>> from fsel.datasets import make_yuan_regression
+    >>> X, y, genuine = make_yuan_regression(1, n_samples=200, random_state=0)
+    >>> sel = BootstrapRanking("K3", n_bootstraps=30, n_features_to_select=4,
+    ...                        random_state=0).fit(X, y)
+    >>> sorted(sel.selection_order_.tolist()) == genuine.tolist()
+    True
+    >>> sel.bootstrap_scores_.shape, sel.higher_is_better_
+    ((30, 10), True)
+    """
+
+    _target_kind = "any"
+
+    def __init__(
+        self,
+        index: str = "K3",
+        n_bootstraps: int = 100,
+        n_features_to_select: int | float | None = None,
+        *,
+        n_slices: int | str = "auto",
+        n_bins_x: int | str = "auto",
+        n_bins_y: int | str = "auto",
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
+        self.index = index
+        self.n_bootstraps = n_bootstraps
+        self.n_features_to_select = n_features_to_select
+        self.n_slices = n_slices
+        self.n_bins_x = n_bins_x
+        self.n_bins_y = n_bins_y
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> BootstrapRanking:
+        """Score every feature on the bootstrap resamples and select the best.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        values, target, spec, params, k = _fit_setup(self, X, y)
+        boot = bootstrap_scores(
+            values,
+            target,
+            spec.name,
+            n_bootstraps=self.n_bootstraps,
+            random_state=self.random_state,
+            n_jobs=self.n_jobs,
+            **params,
+        )[spec.name]
+        self.bootstrap_scores_ = boot
+        mean = boot.mean(axis=0)
+        self.score_std_ = boot.std(axis=0, ddof=1) if boot.shape[0] > 1 else np.zeros_like(mean)
+        self.higher_is_better_ = spec.higher_is_better
+        self._set_selection(order_by_score(mean, spec.higher_is_better)[:k], mean)
+        return self
