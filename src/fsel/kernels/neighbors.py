@@ -1,0 +1,611 @@
+"""Blocked neighbour search and margin accumulation for the Relief family.
+
+Pure functions on validated float64 arrays (the estimators in
+:mod:`fsel.selectors.relief` validate and scale first). Distances come from the one
+distance kernel, :mod:`fsel.kernels.distances`; nothing here materialises an ``N x N``
+matrix larger than ``memory_budget`` bytes:
+
+* when ``factor * N * N * 8`` bytes fit the budget, the whole distance matrix is
+  computed once (Manhattan: only the upper triangle, mirrored; Euclidean: one BLAS
+  product) and then processed in row chunks;
+* otherwise rows are processed in blocks of ``rows x N`` distances that fit the budget
+  (``n_jobs`` blocks in flight share it).
+
+Every per-row result (neighbour lists, per-row margins) depends only on the row, never
+on the block partition, so results are identical for every ``n_jobs`` and budget (up
+to the last bit for Manhattan; Euclidean distances come from BLAS, whose rounding may
+depend on the block shape, see :func:`fsel.kernels.distances.distance_blocks`).
+
+Ties between equal distances are broken by the smaller sample index.
+
+numba is optional: each compiled kernel (``cache=True, nogil=True``, imported lazily)
+has a pure-numpy twin computing the same quantity; tests check that both agree.
+
+Functions
+---------
+map_distance_rows
+    Compute distances row block by row block and apply a function to each block.
+knn_by_class
+    The ``k`` nearest neighbours of every sample within each class.
+absdiff_rows
+    ``out[i] = sum_j A[i, j] * |x_i - x_j|`` for a dense coefficient block ``A``.
+absdiff_sparse
+    ``out[i] = sum_m c[i, m] * |x_i - x_{idx[i, m]}|`` for neighbour lists.
+gaussian_class_sums
+    Per-feature class-by-class sums of the 1-D Gaussian kernel (P-Relief), exact to a
+    stated tolerance in ``O(N p)`` per feature rather than ``O(N^2)``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from fsel.kernels.distances import (
+    DEFAULT_MEMORY_BUDGET,
+    distance_block,
+    numba_available,
+)
+
+__all__ = [
+    "GAUSS_L",
+    "GAUSS_P",
+    "GAUSS_TOL",
+    "absdiff_rows",
+    "absdiff_sparse",
+    "effective_n_jobs",
+    "gaussian_class_sums",
+    "knn_by_class",
+    "map_distance_rows",
+    "rows_per_block",
+]
+
+#: Work arrays per distance row held at once (distances + coefficients + scratch).
+_FACTOR = 3
+_COMPILED: dict[str, Any] = {}
+
+
+def effective_n_jobs(n_jobs: int | None) -> int:
+    """joblib's convention: None -> 1, -1 -> all cores, -2 -> all but one, ..."""
+    from joblib import effective_n_jobs as _ej
+
+    if n_jobs is None:
+        return 1
+    if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero int or None, got {n_jobs!r}")
+    return max(1, int(_ej(int(n_jobs))))
+
+
+def rows_per_block(n_cols: int, memory_budget: int, n_workers: int = 1) -> int:
+    """Rows of an ``rows x n_cols`` distance block so that ``n_workers`` blocks (and
+    their work arrays) fit ``memory_budget`` bytes."""
+    if not isinstance(memory_budget, (int, np.integer)) or memory_budget <= 0:
+        raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
+    per_row = _FACTOR * 8 * max(n_cols, 1) * max(n_workers, 1)
+    return max(1, int(memory_budget // per_row))
+
+
+def _use_numba(use_numba: bool | None) -> bool:
+    return numba_available() if use_numba is None else bool(use_numba)
+
+
+# ----------------------------------------------------------------------------- numba
+
+
+def _numba_kernels() -> dict[str, Any]:
+    """Compile (once; cached on disk) the numba kernels of this module."""
+    if _COMPILED:
+        return _COMPILED
+    import numba
+
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def manhattan_upper(X, r0, r1, out):  # pragma: no cover - compiled
+        # out[i, j] = out[j, i] = |x_i - x_j|_1 for r0 <= i < r1, j > i
+        n, d = X.shape
+        tile = 64
+        for j0 in range(r0, n, tile):
+            j1 = min(j0 + tile, n)
+            for i in range(r0, min(r1, j1)):
+                a = X[i]
+                for j in range(max(j0, i + 1), j1):
+                    b = X[j]
+                    s = 0.0
+                    for k in range(d):
+                        s += abs(a[k] - b[k])
+                    out[i, j] = s
+                    out[j, i] = s
+        for i in range(r0, r1):
+            out[i, i] = 0.0
+
+    @numba.njit(cache=True, nogil=True)
+    def knn_block(D, start, y, n_classes, k, idx, dist):  # pragma: no cover - compiled
+        # idx/dist: (rows, n_classes, k), prefilled with -1 / inf
+        rows, n = D.shape
+        for r in range(rows):
+            self_j = start + r
+            for j in range(n):
+                if j == self_j:
+                    continue
+                c = y[j]
+                dj = D[r, j]
+                if dj < dist[r, c, k - 1]:
+                    pos = k - 1
+                    while pos > 0 and dj < dist[r, c, pos - 1]:
+                        dist[r, c, pos] = dist[r, c, pos - 1]
+                        idx[r, c, pos] = idx[r, c, pos - 1]
+                        pos -= 1
+                    dist[r, c, pos] = dj
+                    idx[r, c, pos] = j
+
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def absdiff_rows(X, start, A, out):  # pragma: no cover - compiled
+        rows, n = A.shape
+        d = X.shape[1]
+        for r in range(rows):
+            a = X[start + r]
+            o = out[r]
+            for j in range(n):
+                w = A[r, j]
+                if w != 0.0:
+                    b = X[j]
+                    for k in range(d):
+                        o[k] += w * abs(a[k] - b[k])
+
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def absdiff_sparse(X, rows_idx, idx, coef, out):  # pragma: no cover - compiled
+        m = idx.shape[1]
+        d = X.shape[1]
+        for r in range(idx.shape[0]):
+            a = X[rows_idx[r]]
+            o = out[r]
+            for t in range(m):
+                j = idx[r, t]
+                w = coef[r, t]
+                if j >= 0 and w != 0.0:
+                    b = X[j]
+                    for k in range(d):
+                        o[k] += w * abs(a[k] - b[k])
+
+    @numba.njit(cache=True, nogil=True)
+    def gauss_sums(t, cnt, p, L, sqrt_fact, G):  # pragma: no cover - compiled
+        # t sorted ascending (units of sigma); cnt (U, C); G (U, C) output
+        U, C = cnt.shape
+        lo = t[0]
+        nb = math.floor(t[U - 1] - lo) + 1
+        M = np.zeros((nb, p, C))
+        for s in range(U):
+            b = math.floor(t[s] - lo)
+            if b >= nb:
+                b = nb - 1
+            u = t[s] - (lo + b + 0.5)
+            e = math.exp(-0.5 * u * u)
+            pw = e
+            for q in range(p):
+                for c in range(C):
+                    M[b, q, c] += pw * cnt[s, c] / sqrt_fact[q]
+                pw *= u
+        for s in range(U):
+            bt = math.floor(t[s] - lo)
+            if bt >= nb:
+                bt = nb - 1
+            for bb in range(max(0, bt - L), min(nb, bt + L + 1)):
+                v = t[s] - (lo + bb + 0.5)
+                pw = math.exp(-0.5 * v * v)
+                for q in range(p):
+                    f = pw / sqrt_fact[q]
+                    for c in range(C):
+                        G[s, c] += f * M[bb, q, c]
+                    pw *= v
+
+    _COMPILED.update(
+        manhattan_upper=manhattan_upper,
+        knn_block=knn_block,
+        absdiff_rows=absdiff_rows,
+        absdiff_sparse=absdiff_sparse,
+        gauss_sums=gauss_sums,
+    )
+    return _COMPILED
+
+
+# ------------------------------------------------------------------ distance traversal
+
+
+def _balanced_upper_chunks(n: int, parts: int) -> list[tuple[int, int]]:
+    """Split rows 0..n so that each chunk holds about the same share of the upper
+    triangle (row i owns n - i - 1 pairs)."""
+    if parts <= 1 or n < 2 * parts:
+        return [(0, n)]
+    total = n * (n - 1) / 2
+    bounds = [0]
+    for q in range(1, parts):
+        # rows [0, r) own total - (n - r)(n - r - 1)/2 pairs
+        target = total * q / parts
+        r = n - 0.5 - math.sqrt(max((n - 0.5) ** 2 - 2 * target, 0.0))
+        bounds.append(min(n, max(bounds[-1] + 1, round(r))))
+    bounds.append(n)
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def _full_matrix(X: np.ndarray, metric: str, n_workers: int, use_numba: bool) -> np.ndarray:
+    n = X.shape[0]
+    if metric == "manhattan" and use_numba:
+        kern = _numba_kernels()["manhattan_upper"]
+        out = np.empty((n, n))
+        chunks = _balanced_upper_chunks(n, 4 * n_workers if n_workers > 1 else 1)
+        if len(chunks) == 1:
+            kern(X, 0, n, out)
+        else:
+            Parallel(n_jobs=n_workers, backend="threading")(
+                delayed(kern)(X, a, b, out) for a, b in chunks
+            )
+        return out
+    D = distance_block(X, X, metric=metric, use_numba=use_numba)
+    np.fill_diagonal(D, 0.0)
+    return D
+
+
+def map_distance_rows(
+    X: np.ndarray,
+    fn: Callable[[int, int, np.ndarray], Any],
+    *,
+    metric: str = "manhattan",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    n_jobs: int | None = None,
+    use_numba: bool | None = None,
+    D_full: np.ndarray | None = None,
+) -> list[Any]:
+    """Apply ``fn(start, stop, D)`` to every row block of the distance matrix of ``X``.
+
+    ``D[i, j] = dist(X[start + i], X[j])`` with ``D[i, start + i] = 0``. Blocks are
+    visited in row order and their results returned in that order; with ``n_jobs > 1``
+    they run in threads (the compiled kernels and BLAS release the GIL).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), float64
+    fn : callable
+        Called once per block; must not keep a reference to ``D`` (it may be reused).
+    metric : {"manhattan", "euclidean"}
+    memory_budget : int
+        Bytes allowed for the distance blocks in flight (all workers together).
+    n_jobs : int or None
+        Worker threads (joblib convention).
+    use_numba : bool or None
+        Force or forbid the compiled kernels; None uses them when numba is installed.
+    D_full : ndarray of shape (n, n) or None
+        A full distance matrix computed before (see :func:`full_distance_matrix`).
+
+    Returns
+    -------
+    list
+        ``fn``'s results, one per block, in row order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> map_distance_rows(X, lambda a, b, D: D.sum(axis=1).tolist())
+    [[4.0, 3.0, 5.0]]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = X.shape[0]
+    workers = effective_n_jobs(n_jobs)
+    numba_on = _use_numba(use_numba)
+    if D_full is None and fits_full(n, memory_budget):
+        D_full = _full_matrix(X, metric, workers, numba_on)
+    if D_full is not None:
+        step = max(1, -(-n // (4 * workers))) if workers > 1 else n
+        spans = [(a, min(a + step, n)) for a in range(0, n, step)]
+        if len(spans) == 1:
+            return [fn(0, n, D_full)]
+        return list(
+            Parallel(n_jobs=workers, backend="threading")(
+                delayed(fn)(a, b, D_full[a:b]) for a, b in spans
+            )
+        )
+    rows = rows_per_block(n, memory_budget, workers)
+    spans = [(a, min(a + rows, n)) for a in range(0, n, rows)]
+    b_sq = None if metric == "manhattan" else np.einsum("ij,ij->i", X, X)
+
+    def run(a: int, b: int) -> Any:
+        D = distance_block(X[a:b], X, metric=metric, b_sq=b_sq, use_numba=numba_on)
+        D[np.arange(b - a), np.arange(a, b)] = 0.0
+        return fn(a, b, D)
+
+    if workers == 1 or len(spans) == 1:
+        return [run(a, b) for a, b in spans]
+    return list(Parallel(n_jobs=workers, backend="threading")(delayed(run)(a, b) for a, b in spans))
+
+
+def fits_full(n: int, memory_budget: int) -> bool:
+    """Whether the full ``n x n`` distance matrix (with work arrays) fits the budget."""
+    if not isinstance(memory_budget, (int, np.integer)) or memory_budget <= 0:
+        raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
+    return _FACTOR * 8 * n * n <= memory_budget
+
+
+def full_distance_matrix(
+    X: np.ndarray,
+    *,
+    metric: str = "manhattan",
+    n_jobs: int | None = None,
+    use_numba: bool | None = None,
+) -> np.ndarray:
+    """The full symmetric distance matrix with an exact zero diagonal (callers check
+    :func:`fits_full` first)."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return _full_matrix(X, metric, effective_n_jobs(n_jobs), _use_numba(use_numba))
+
+
+# --------------------------------------------------------------------- neighbour lists
+
+
+def _knn_block_numpy(D: np.ndarray, start: int, y: np.ndarray, n_classes: int, k: int):
+    rows = D.shape[0]
+    idx = np.full((rows, n_classes, k), -1, dtype=np.intp)
+    dist = np.full((rows, n_classes, k), np.inf)
+    Dm = D.copy()
+    Dm[np.arange(rows), np.arange(start, start + rows)] = np.inf
+    for c in range(n_classes):
+        cols = np.flatnonzero(y == c)
+        if cols.size == 0:
+            continue
+        sub = Dm[:, cols]
+        order = np.argsort(sub, axis=1, kind="stable")[:, :k]
+        take = order.shape[1]
+        idx[:, c, :take] = cols[order]
+        dist[:, c, :take] = np.take_along_axis(sub, order, axis=1)
+    bad = ~np.isfinite(dist)  # the sample itself (only member of its class)
+    idx[bad] = -1
+    return idx, dist
+
+
+def knn_by_class(
+    X: np.ndarray,
+    y: np.ndarray,
+    n_neighbors: int,
+    *,
+    n_classes: int | None = None,
+    metric: str = "manhattan",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    n_jobs: int | None = None,
+    use_numba: bool | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``n_neighbors`` nearest samples of each class, for every sample.
+
+    The sample itself is never its own neighbour. Ties are broken by the smaller
+    index, so the result is deterministic.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+        Class codes ``0..n_classes-1``.
+    n_neighbors : int
+        Neighbours per class, ``k >= 1``.
+
+    Returns
+    -------
+    indices : ndarray of shape (n, n_classes, n_neighbors), int
+        ``indices[i, c]`` are the nearest samples of class ``c`` to sample ``i``,
+        nearest first; ``-1`` where the class has fewer members.
+    distances : ndarray of shape (n, n_classes, n_neighbors)
+        Their distances (``inf`` where the index is ``-1``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> idx, dist = knn_by_class(X, np.array([0, 0, 1, 1]), 1)
+    >>> idx[:, :, 0].tolist()
+    [[1, 2], [0, 2], [1, 3], [1, 2]]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.intp)
+    k = int(n_neighbors)
+    if k < 1:
+        raise ValueError(f"n_neighbors must be at least 1, got {n_neighbors}")
+    C = int(y.max()) + 1 if n_classes is None else int(n_classes)
+    numba_on = _use_numba(use_numba)
+
+    def fn(a: int, b: int, D: np.ndarray):
+        if numba_on:
+            idx = np.full((b - a, C, k), -1, dtype=np.intp)
+            dist = np.full((b - a, C, k), np.inf)
+            _numba_kernels()["knn_block"](D, a, y, C, k, idx, dist)
+            return idx, dist
+        return _knn_block_numpy(D, a, y, C, k)
+
+    parts = map_distance_rows(
+        X, fn, metric=metric, memory_budget=memory_budget, n_jobs=n_jobs, use_numba=numba_on
+    )
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+# ---------------------------------------------------------------- margin accumulation
+
+
+def absdiff_rows(
+    X: np.ndarray, start: int, A: np.ndarray, *, use_numba: bool | None = None
+) -> np.ndarray:
+    """``out[r] = sum_j A[r, j] * |X[start + r] - X[j]|`` (a vector per row).
+
+    Zero coefficients are skipped; the result for a row does not depend on the other
+    rows of the block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 1.0], [2.0, 1.0], [4.0, 0.0]])
+    >>> absdiff_rows(X, 0, np.array([[0.0, 1.0, -0.5]])).tolist()
+    [[0.0, -0.5]]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    rows = A.shape[0]
+    out = np.zeros((rows, X.shape[1]))
+    if _use_numba(use_numba):
+        _numba_kernels()["absdiff_rows"](X, int(start), A, out)
+        return out
+    for d in range(X.shape[1]):
+        col = X[:, d]
+        out[:, d] = np.einsum("rj,rj->r", A, np.abs(col[start : start + rows, None] - col[None, :]))
+    return out
+
+
+def absdiff_sparse(
+    X: np.ndarray,
+    idx: np.ndarray,
+    coef: np.ndarray,
+    *,
+    rows: np.ndarray | None = None,
+    use_numba: bool | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> np.ndarray:
+    """``out[r] = sum_m coef[r, m] * |X[rows[r]] - X[idx[r, m]]|``, skipping ``idx < 0``.
+
+    ``rows`` defaults to ``0..len(idx)-1``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 1.0], [2.0, 1.0], [4.0, 0.0]])
+    >>> absdiff_sparse(X, np.array([[1, 2]]), np.array([[1.0, -1.0]])).tolist()
+    [[-2.0, -1.0]]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    idx = np.ascontiguousarray(idx, dtype=np.intp)
+    coef = np.ascontiguousarray(coef, dtype=np.float64)
+    rows_idx = np.arange(idx.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
+    out = np.zeros((idx.shape[0], X.shape[1]))
+    if _use_numba(use_numba):
+        _numba_kernels()["absdiff_sparse"](X, rows_idx, idx, coef, out)
+        return out
+    m = max(idx.shape[1], 1)
+    step = max(1, int(memory_budget // (8 * 2 * m * max(X.shape[1], 1))))
+    for a in range(0, idx.shape[0], step):
+        b = min(a + step, idx.shape[0])
+        ii = idx[a:b]
+        cc = np.where(ii >= 0, coef[a:b], 0.0)
+        diff = np.abs(X[rows_idx[a:b], None, :] - X[np.maximum(ii, 0)])
+        out[a:b] = np.einsum("rm,rmd->rd", cc, diff)
+    return out
+
+
+# ------------------------------------------------------------ 1-D Gaussian kernel sums
+
+#: Taylor terms of the expansion (see :func:`gaussian_class_sums`).
+GAUSS_P = 20
+#: Boxes (of width sigma) visited on each side of a target's box.
+GAUSS_L = 8
+#: Bound on the absolute error of every per-sample kernel mean.
+GAUSS_TOL = 1e-12
+
+
+def _sqrt_factorials(p: int) -> np.ndarray:
+    return np.sqrt(np.array([math.factorial(q) for q in range(p)], dtype=np.float64))
+
+
+def _gauss_sums_numpy(t: np.ndarray, cnt: np.ndarray, p: int, L: int) -> np.ndarray:
+    U, C = cnt.shape
+    sf = _sqrt_factorials(p)
+    lo = t[0]
+    b = np.minimum(np.floor(t - lo).astype(np.intp), int(np.floor(t[-1] - lo)))
+    nb = int(b[-1]) + 1
+    u = t - (lo + b + 0.5)
+    powers = np.exp(-0.5 * u * u)[:, None] * (u[:, None] ** np.arange(p)) / sf  # (U, p)
+    starts = np.flatnonzero(np.r_[True, np.diff(b) > 0])
+    M = np.zeros((nb, p, C))
+    for c in range(C):
+        M[b[starts], :, c] = np.add.reduceat(powers * cnt[:, c : c + 1], starts, axis=0)
+    G = np.zeros((U, C))
+    for o in range(-L, L + 1):
+        bb = b + o
+        ok = (bb >= 0) & (bb < nb)
+        if not ok.any():
+            continue
+        v = t[ok] - (lo + bb[ok] + 0.5)
+        P = np.exp(-0.5 * v * v)[:, None] * (v[:, None] ** np.arange(p)) / sf
+        G[ok] += np.einsum("up,upc->uc", P, M[bb[ok]])
+    return G
+
+
+def gaussian_class_sums(
+    X: np.ndarray,
+    y: np.ndarray,
+    sigma: np.ndarray,
+    *,
+    n_classes: int | None = None,
+    use_numba: bool | None = None,
+) -> np.ndarray:
+    r"""Class-by-class sums of the per-feature Gaussian kernel.
+
+    .. math::
+
+        S_{d, c, c'} = \sum_{n: y_n = c} \sum_{j: y_j = c'}
+            \exp\left(-\frac{(x_{nd} - x_{jd})^2}{2 \sigma_d^2}\right)
+
+    (the ``n = j`` terms included). This is the only data-dependent quantity of the
+    P-Relief margin.
+
+    Algorithm and tolerance: per feature, the distinct values (with per-class counts)
+    are put in boxes of width ``sigma_d``; each box's sources are summarised by
+    ``GAUSS_P = 20`` Taylor moments of ``exp(u v)`` about the box centre (a 1-D fast
+    Gauss transform), and every target adds the ``2 GAUSS_L + 1 = 17`` boxes around
+    its own. Omitted boxes are farther than ``8 sigma`` (each term below
+    ``exp(-32) = 1.3e-14``), and the Taylor remainder of the included ones is below
+    ``1e-15`` per source point, so every kernel *mean* over a class (what the margin
+    uses) is within ``GAUSS_TOL = 1e-12`` of the exact value. Cost: ``O(U p)`` per
+    feature for ``U`` distinct values, independent of ``sigma``, instead of the
+    ``O(N^2)`` kernel evaluations of the direct formula.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+        Class codes.
+    sigma : ndarray of shape (d,)
+        Positive kernel widths.
+
+    Returns
+    -------
+    S : ndarray of shape (d, n_classes, n_classes)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = gaussian_class_sums(np.array([[0.0], [0.0], [1.0]]), np.array([0, 1, 1]),
+    ...                         np.array([1.0]))
+    >>> np.round(S[0], 6).tolist()
+    [[1.0, 1.606531], [1.606531, 3.213061]]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.intp)
+    sigma = np.broadcast_to(np.asarray(sigma, dtype=np.float64), (X.shape[1],))
+    if not (np.all(np.isfinite(sigma)) and np.all(sigma > 0)):
+        raise ValueError("sigma must be positive and finite for every feature")
+    C = int(y.max()) + 1 if n_classes is None else int(n_classes)
+    onehot = np.zeros((X.shape[0], C))
+    onehot[np.arange(X.shape[0]), y] = 1.0
+    numba_on = _use_numba(use_numba)
+    sf = _sqrt_factorials(GAUSS_P)
+    S = np.zeros((X.shape[1], C, C))
+    for d in range(X.shape[1]):
+        vals, inv = np.unique(X[:, d], return_inverse=True)
+        inv = inv.reshape(-1)
+        cnt = np.stack(
+            [np.bincount(inv, weights=onehot[:, c], minlength=vals.size) for c in range(C)], axis=1
+        )
+        t = vals / sigma[d]
+        if numba_on:
+            G = np.zeros((vals.size, C))
+            _numba_kernels()["gauss_sums"](t, cnt, GAUSS_P, GAUSS_L, sf, G)
+        else:
+            G = _gauss_sums_numpy(t, cnt, GAUSS_P, GAUSS_L)
+        S[d] = cnt.T @ G
+    return S

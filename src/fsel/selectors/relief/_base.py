@@ -1,0 +1,273 @@
+"""Shared machinery of the Relief family (Yang & Hu 2012, SPEC section 3).
+
+Every estimator of :mod:`fsel.selectors.relief` follows the same steps in ``fit``:
+
+1. optional missing-value policy (``missing=``), then validation through
+   :meth:`fsel.selectors._base.BaseSelector._validate_fit_data`;
+2. min-max scaling of every feature to ``[0, 1]`` on a private copy (constant
+   features become all-zero columns and get weight 0); nominal features (declared with
+   ``categorical=`` or with a categorical dtype) are one-hot encoded with entries
+   ``1/2`` (Manhattan) or ``1/sqrt(2)`` (Euclidean) so that two different levels are
+   at distance 1, and their margin counts a difference of 1 (Weka's and skrebate's
+   convention for nominal attributes);
+3. the estimator's mean margin vector ``mbar`` (one entry per feature), computed by
+   the kernels of :mod:`fsel.kernels.neighbors`;
+4. the weight vector ``w = (mbar)+ / ||(mbar)+||_2`` (all zeros when no entry of
+   ``mbar`` is positive), ranked in decreasing order, ties by the smaller index.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
+from fsel.kernels.neighbors import effective_n_jobs, knn_by_class
+from fsel.selectors._base import BaseSelector
+from fsel.utils.validation import (
+    _categorical_mask,
+    check_n_features_to_select,
+    is_dataframe,
+)
+
+__all__ = ["MISSING_POLICIES", "BaseRelief", "positive_unit"]
+
+METRICS = ("manhattan", "euclidean")
+MISSING_POLICIES = ("error", "impute-mean", "impute-median")
+
+_PARAMS_DOC = """
+    n_features_to_select : int, float or None, default=None
+        How many features ``transform`` keeps: None keeps all (a complete ranking),
+        an int is a count, a float in (0, 1] a fraction.
+    metric : {"manhattan", "euclidean"}, default="manhattan"
+        Distance used to find neighbours, in the min-max scaled feature space.
+        Euclidean distances use BLAS.
+    n_jobs : int or None, default=None
+        Threads for the row blocks of the distance computation (joblib convention:
+        -1 uses all cores). Results do not depend on it.
+    memory_budget : int, default=268435456 (256 MiB)
+        Bytes allowed for distance blocks in flight; no ``N x N`` matrix larger than
+        this is ever built.
+    missing : {"error", "impute-mean", "impute-median"}, default="error"
+        What to do with NaN in ``X``: raise a ValueError, or replace each NaN by the
+        mean (median) of the observed values of its column before scaling.
+    categorical : None, bool mask or list of column names/indices, default=None
+        Nominal features: their per-feature difference is 0 (same level) or 1
+        (different levels) instead of the scaled absolute difference. pandas
+        ``category`` and polars ``Categorical``/``Enum`` columns are nominal without
+        being listed.
+"""
+
+
+def positive_unit(mbar: np.ndarray) -> np.ndarray:
+    """``(mbar)+ / ||(mbar)+||_2``, or zeros when no entry is positive.
+
+    Examples
+    --------
+    >>> positive_unit(np.array([3.0, -1.0, 4.0])).tolist()
+    [0.6, 0.0, 0.8]
+    """
+    w = np.maximum(np.asarray(mbar, dtype=np.float64), 0.0)
+    norm = float(np.sqrt(np.sum(w * w)))
+    return w / norm if norm > 0 else np.zeros_like(w)
+
+
+def _declared_nominal(X: Any, categorical: Any, n_features: int) -> np.ndarray:
+    """Nominal columns: listed in ``categorical`` or with a categorical dtype."""
+    names = [str(c) for c in X.columns] if is_dataframe(X) else None
+    mask = _categorical_mask(categorical, n_features, names)
+    if is_dataframe(X):
+        for j, c in enumerate(X.columns):
+            dt = str(X[c].dtype)
+            if dt == "category" or dt.startswith("Categorical") or dt.startswith("Enum"):
+                mask[j] = True
+    return mask
+
+
+def _impute(X: Any, policy: str) -> Any:
+    """Replace NaN by the column mean/median (a new object; ``X`` is untouched)."""
+    if is_dataframe(X):
+        if type(X).__module__.startswith("polars"):
+            import polars as pl
+
+            strat = "mean" if policy == "impute-mean" else "median"
+            num = [c for c, t in zip(X.columns, X.dtypes, strict=True) if t.is_numeric()]
+            out = X.with_columns([pl.col(c).fill_nan(None) for c in num if X[c].dtype.is_float()])
+            return out.with_columns([pl.col(c).fill_null(getattr(pl.col(c), strat)()) for c in num])
+        num = X.select_dtypes("number")
+        fill = num.mean() if policy == "impute-mean" else num.median()
+        return X.fillna(fill)
+    arr = np.array(X, dtype=np.float64, copy=True)
+    if arr.ndim != 2:
+        return arr  # let validation produce the usual error
+    nan = np.isnan(arr)
+    if nan.any():
+        with np.errstate(all="ignore"):
+            cols = nan.any(axis=0)
+            sub = arr[:, cols]
+            sub_nan = np.isnan(sub)
+            if policy == "impute-mean":
+                fill = np.array(
+                    [
+                        np.mean(c[~m]) if (~m).any() else 0.0
+                        for c, m in zip(sub.T, sub_nan.T, strict=True)
+                    ]
+                )
+            else:
+                fill = np.array(
+                    [
+                        np.median(c[~m]) if (~m).any() else 0.0
+                        for c, m in zip(sub.T, sub_nan.T, strict=True)
+                    ]
+                )
+            sub[sub_nan] = np.take(fill, np.nonzero(sub_nan)[1])
+            arr[:, cols] = sub
+    return arr
+
+
+class BaseRelief(BaseSelector):
+    """Base class of the Relief family (not used directly).
+
+    Subclasses implement ``_mean_margin(Z, y, priors)`` returning ``mbar`` for the
+    columns of the prepared matrix ``Z`` (see the module docstring).
+    """
+
+    _target_kind = "classification"
+    #: Whether one-hot expansion of nominal features is used (P-Relief works on codes).
+    _expand_nominal = True
+
+    def __init__(
+        self,
+        n_features_to_select: int | float | None = None,
+        *,
+        metric: str = "manhattan",
+        n_jobs: int | None = None,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        missing: str = "error",
+        categorical: Any = None,
+    ) -> None:
+        self.n_features_to_select = n_features_to_select
+        self.metric = metric
+        self.n_jobs = n_jobs
+        self.memory_budget = memory_budget
+        self.missing = missing
+        self.categorical = categorical
+
+    # ------------------------------------------------------------------ validation
+    def _check_params(self) -> None:
+        name = type(self).__name__
+        if self.metric not in METRICS:
+            raise ValueError(f"{name}: metric must be one of {METRICS}, got {self.metric!r}")
+        if self.missing not in MISSING_POLICIES:
+            raise ValueError(
+                f"{name}: missing must be one of {MISSING_POLICIES}, got {self.missing!r}"
+            )
+        mb = self.memory_budget
+        if isinstance(mb, bool) or not isinstance(mb, Integral) or mb <= 0:
+            raise ValueError(f"{name}: memory_budget must be a positive int (bytes), got {mb!r}")
+        effective_n_jobs(self.n_jobs)
+
+    @staticmethod
+    def _check_positive(name: str, value: Any, *, integer: bool = False) -> None:
+        kind = Integral if integer else Real
+        if isinstance(value, bool) or not isinstance(value, kind) or not value > 0:
+            what = "a positive int" if integer else "a positive number"
+            raise ValueError(f"{name} must be {what}, got {value!r}")
+        if not integer and not np.isfinite(value):
+            raise ValueError(f"{name} must be finite, got {value!r}")
+
+    # ------------------------------------------------------------------------- fit
+    def fit(self, X: Any, y: Any) -> BaseRelief:
+        """Compute the feature weights from ``X`` and the class labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X_in = X
+        if self.missing != "error":
+            X = _impute(X, self.missing)
+        table, y_codes, classes = self._validate_fit_data(
+            X, y, categorical=self.categorical, min_samples=2
+        )
+        self.classes_ = classes
+        n, d = table.values.shape
+        k = check_n_features_to_select(self.n_features_to_select, d)
+        nominal = _declared_nominal(X_in, self.categorical, d)
+        values = table.values
+        ptp = np.ptp(values, axis=0)
+        constant = ptp == 0
+        scaled = np.zeros_like(values)
+        ok = ~constant
+        scaled[:, ok] = (values[:, ok] - values[:, ok].min(axis=0)) / ptp[ok]
+        n_classes = classes.size
+        priors = np.bincount(y_codes, minlength=n_classes) / n
+        if self._expand_nominal and (nominal & ok).any():
+            Z, group, factor = self._expand(values, scaled, nominal & ok)
+            mcols = self._mean_margin(Z, y_codes, priors)
+            mbar = np.bincount(group, weights=mcols * factor, minlength=d)
+        else:
+            mbar = self._mean_margin(scaled, y_codes, priors, nominal=nominal & ok)
+        mbar = np.asarray(mbar, dtype=np.float64)
+        mbar[constant] = 0.0
+        self.margin_ = mbar
+        w = positive_unit(mbar)
+        self.feature_importances_ = w
+        order = np.argsort(-w, kind="stable")[:k]
+        self._set_selection(order, w)
+        return self
+
+    def _expand(
+        self, values: np.ndarray, scaled: np.ndarray, nominal: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One-hot encode nominal columns (entries ``s``), keep the others."""
+        s = 0.5 if self.metric == "manhattan" else 1.0 / np.sqrt(2.0)
+        cols, group, factor = [], [], []
+        for j in range(values.shape[1]):
+            if nominal[j]:
+                levels, inv = np.unique(values[:, j], return_inverse=True)
+                oh = np.zeros((values.shape[0], levels.size))
+                oh[np.arange(values.shape[0]), inv.reshape(-1)] = s
+                cols.append(oh)
+                group += [j] * levels.size
+                factor += [1.0 / (2.0 * s)] * levels.size
+            else:
+                cols.append(scaled[:, j : j + 1])
+                group.append(j)
+                factor.append(1.0)
+        return (
+            np.ascontiguousarray(np.hstack(cols)),
+            np.asarray(group, dtype=np.intp),
+            np.asarray(factor),
+        )
+
+    def _mean_margin(
+        self, Z: np.ndarray, y: np.ndarray, priors: np.ndarray, nominal: Any = None
+    ) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ----------------------------------------------------------------- helpers
+    def _knn(self, Z: np.ndarray, y: np.ndarray, k: int, n_classes: int):
+        return knn_by_class(
+            Z,
+            y,
+            k,
+            n_classes=n_classes,
+            metric=self.metric,
+            memory_budget=int(self.memory_budget),
+            n_jobs=self.n_jobs,
+        )
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"
+        return tags

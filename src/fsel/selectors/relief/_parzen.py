@@ -1,0 +1,200 @@
+"""P-Relief (Parzen-Relief, Yang & Hu 2012): per-feature Parzen-window margins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
+from fsel.kernels.neighbors import GAUSS_TOL, effective_n_jobs, gaussian_class_sums
+from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
+
+__all__ = ["SIGMA_RULES", "PRelief", "parzen_mean_margin", "silverman_bandwidth"]
+
+SIGMA_RULES = ("silverman", "paper")
+PAPER_SIGMA = 0.01
+
+
+def silverman_bandwidth(Z: np.ndarray) -> np.ndarray:
+    """Silverman's rule of thumb per column: ``0.9 min(sd, IQR/1.34) N^(-1/5)``.
+
+    Falls back to ``sd`` when the IQR is 0, and to 1 for a constant column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = np.linspace(0, 1, 101)[:, None]
+    >>> np.round(silverman_bandwidth(Z), 4).tolist()
+    [0.1043]
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    n = Z.shape[0]
+    sd = Z.std(axis=0)
+    q75, q25 = np.percentile(Z, [75, 25], axis=0)
+    iqr = (q75 - q25) / 1.34
+    spread = np.where(iqr > 0, np.minimum(sd, iqr), sd)
+    h = 0.9 * spread * n ** (-0.2)
+    return np.where(h > 0, h, 1.0)
+
+
+def parzen_mean_margin(S: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    r"""The mean P-Relief margin from the class-pair kernel sums ``S`` (d, C, C).
+
+    .. math::
+
+        \bar m_d = \frac1N \sum_c \Big[ \frac{S_{d,cc} - n_c}{n_c - 1}
+                 - \sum_{c' \ne c} \frac{S_{d,cc'}}{N - n_c} \Big]
+
+    (the ``n = i`` self terms, each exactly 1, are removed from the hit sums; a class
+    with a single member has no hit term).
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    N = counts.sum()
+    diag = np.diagonal(S, axis1=1, axis2=2)  # (d, C)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hit = np.where(counts > 1, (diag - counts) / (counts - 1), 0.0)
+        other = (S.sum(axis=2) - diag) / (N - counts)
+    return (hit - other).sum(axis=1) / N
+
+
+class PRelief(BaseRelief):
+    __doc__ = (
+        r"""P-Relief (Parzen-Relief): margins from 1-D Parzen windows per feature.
+
+    .. math::
+
+        m_n(d) = \frac{1}{|\Omega^o_n|} \sum_{i \in \Omega^o_n} k_d(x_i, x_n)
+               - \frac{1}{|\Omega^e_n|} \sum_{j \in \Omega^e_n} k_d(x_j, x_n), \qquad
+        k_d(a, b) = \exp\left(-\frac{(a_d - b_d)^2}{2 \sigma_d^2}\right)
+
+    with ``Omega^o_n`` the other samples of the class of ``x_n`` and ``Omega^e_n`` the
+    samples of the other classes (Yang & Hu 2012, eq. 14), on min-max scaled features;
+    ``w = (mbar)+ / ||(mbar)+||``. Nominal features use the indicator kernel
+    ``[a_d = b_d]``.
+
+    Computation: the sums are one-dimensional, so they are evaluated per feature by a
+    1-D fast Gauss transform on the sorted distinct values
+    (:func:`fsel.kernels.neighbors.gaussian_class_sums`): ``O(N)`` work per feature
+    instead of ``N^2`` kernel evaluations, and every per-sample kernel mean is within
+    ``1e-12`` of the direct formula (tested against it).
+
+    Parameters
+    ----------
+    sigma : float, array of shape (n_features,), "silverman" or "paper", default="silverman"
+        Kernel width ``sigma_d`` in scaled units (features span [0, 1]).
+        ``"paper"`` is Yang & Hu's fixed ``sigma_d = 0.01``; ``"silverman"`` (the
+        default) is Silverman's rule of thumb per feature,
+        ``0.9 min(sd, IQR/1.34) N^(-1/5)``. The default is data-driven because a fixed
+        ``0.01`` is far below the spacing of the samples for small ``N``: the
+        same-class and other-class kernel means then collapse to ties (or to
+        duplicates only), and on the probe benchmark of ``fsel reproduce
+        yanghu-sigma`` Silverman's width separated the original features from the
+        probes better on most data sets (see the reproduction's table)."""
+        + _PARAMS_DOC
+        + r"""
+    Attributes
+    ----------
+    sigma_ : ndarray of shape (n_features,)
+        The kernel widths used.
+    feature_importances_, scores_, margin_, selection_order_, ranking_, support_,
+    classes_, n_features_in_
+        As for :class:`Relief`.
+
+    Notes
+    -----
+    ``metric`` and ``memory_budget`` are accepted for a uniform interface but unused:
+    P-Relief needs no distances in the full feature space.
+
+    References
+    ----------
+    S.-H. Yang and B.-G. Hu, "Discriminative feature selection by nonparametric Bayes
+    error minimization", IEEE TKDE 24(8), 2012.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsel import PRelief
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((80, 4)); y = (X[:, 2] > 0.5).astype(int)
+    >>> PRelief(n_features_to_select=1).fit(X, y).selection_order_.tolist()
+    [2]
+    """
+    )
+
+    _expand_nominal = False
+
+    def __init__(
+        self,
+        n_features_to_select: int | float | None = None,
+        *,
+        sigma: Any = "silverman",
+        metric: str = "manhattan",
+        n_jobs: int | None = None,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        missing: str = "error",
+        categorical: Any = None,
+    ) -> None:
+        super().__init__(
+            n_features_to_select,
+            metric=metric,
+            n_jobs=n_jobs,
+            memory_budget=memory_budget,
+            missing=missing,
+            categorical=categorical,
+        )
+        self.sigma = sigma
+
+    #: absolute tolerance of each per-sample kernel mean
+    tolerance = GAUSS_TOL
+
+    def _sigmas(self, Z: np.ndarray) -> np.ndarray:
+        s = self.sigma
+        d = Z.shape[1]
+        if isinstance(s, str):
+            if s == "silverman":
+                return silverman_bandwidth(Z)
+            if s == "paper":
+                return np.full(d, PAPER_SIGMA)
+            raise ValueError(
+                f"sigma must be a positive number, an array or one of {SIGMA_RULES}, got {s!r}"
+            )
+        arr = np.asarray(s, dtype=np.float64) if not isinstance(s, bool) else np.array(np.nan)
+        if arr.ndim == 0:
+            arr = np.full(d, float(arr))
+        if arr.shape != (d,) or not np.all(np.isfinite(arr)) or not np.all(arr > 0):
+            raise ValueError(
+                f"sigma must be positive and finite (a number or {d} values), got {s!r}"
+            )
+        return arr
+
+    def _mean_margin(self, Z, y, priors, nominal=None):
+        n, d = Z.shape
+        C = priors.size
+        sig = self._sigmas(Z)
+        self.sigma_ = sig
+        counts = np.bincount(y, minlength=C)
+        nominal = np.zeros(d, bool) if nominal is None else nominal
+        S = np.zeros((d, C, C))
+        cont = np.flatnonzero(~nominal)
+        workers = effective_n_jobs(self.n_jobs)
+        if cont.size:
+            chunks = np.array_split(cont, min(cont.size, 4 * workers)) if workers > 1 else [cont]
+            res = (
+                Parallel(n_jobs=workers, backend="threading")(
+                    delayed(gaussian_class_sums)(Z[:, ch], y, sig[ch], n_classes=C) for ch in chunks
+                )
+                if workers > 1
+                else [gaussian_class_sums(Z[:, cont], y, sig[cont], n_classes=C)]
+            )
+            for ch, r in zip(chunks, res, strict=True):
+                S[ch] = r
+        onehot = np.zeros((n, C))
+        onehot[np.arange(n), y] = 1.0
+        for j in np.flatnonzero(nominal):
+            _, inv = np.unique(Z[:, j], return_inverse=True)
+            cnt = np.zeros((int(inv.max()) + 1, C))
+            np.add.at(cnt, inv.reshape(-1), onehot)
+            S[j] = cnt.T @ cnt
+        return parzen_mean_margin(S, counts)
