@@ -1,0 +1,588 @@
+r"""NPFS: the Neyman-Pearson test on bootstrap selections (Ditzler, Polikar & Rosen 2015).
+
+A base selector that returns ``k`` of ``K`` features is run on ``n`` bootstrap samples
+of the rows. Under the null hypothesis that a feature is picked at random, its number
+of selections :math:`z_i` is binomial :math:`B(n, p_0)` with :math:`p_0 = k/K`. The
+Neyman-Pearson test of size :math:`\alpha` declares feature ``i`` relevant iff
+
+.. math::
+
+    z_i > \zeta, \qquad
+    \zeta = \min\{t \in \mathbb{Z} : F_{B(n, p_0)}(t) \ge 1 - \alpha\}
+
+(SPEC section 6). The number of relevant features need not be ``k``: the test trims a
+``k`` chosen too large and, given enough bootstraps, grows one chosen too small.
+
+Beyond the paper: one-sided p-values :math:`P(Z \ge z_i \mid H_0)`, optional
+Bonferroni / Benjamini-Hochberg control over the ``K`` tests, any resampling scheme of
+:mod:`fsel.meta.resampling`, a stability report of the bootstrap selections, and an
+exact rule when the base selector's ``k`` varies between replicates: :math:`Z_i` is
+then a sum of independent Bernoulli(:math:`k_l/K`) variables (Poisson-binomial) and
+the same quantile rule is applied to that distribution (it is the binomial when all
+:math:`k_l` are equal).
+
+Reference
+---------
+Ditzler, G., Polikar, R. & Rosen, G. (2015). A bootstrap based Neyman-Pearson test
+for identifying variable importance. IEEE Trans. Neural Netw. Learn. Syst. 26(4),
+880-886.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.stats import binom
+from sklearn.utils.validation import _check_feature_names, check_is_fitted
+
+from fsel.meta.resampling import selection_matrix
+from fsel.meta.stability import StabilityReport, stability_report
+from fsel.selectors._base import BaseSelector
+from fsel.utils.validation import check_table, check_target, is_dataframe
+
+__all__ = [
+    "NPFS",
+    "NPFSPowerWarning",
+    "NPFSResult",
+    "min_bootstraps",
+    "npfs_curve",
+    "npfs_pvalues",
+    "npfs_test",
+    "npfs_threshold",
+]
+
+_CORRECTIONS = (None, "bonferroni", "bh")
+
+
+class NPFSPowerWarning(UserWarning):
+    """Too few bootstraps: no feature can pass the test at this ``alpha``."""
+
+
+# --------------------------------------------------------------------------- null law
+def _null_pmf(n: int, p: np.ndarray) -> np.ndarray:
+    """pmf of a sum of independent Bernoulli(p_l), l = 1..n (Poisson-binomial)."""
+    pmf = np.zeros(n + 1)
+    pmf[0] = 1.0
+    for i, pl in enumerate(p.tolist()):
+        pmf[1 : i + 2] = pmf[1 : i + 2] * (1.0 - pl) + pmf[: i + 1] * pl
+        pmf[0] *= 1.0 - pl
+    return pmf
+
+
+def _null_cdf_sf(n: int, p0: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``cdf[t] = P(Z <= t)`` and ``tail[t] = P(Z >= t)`` for ``t = 0..n``."""
+    t = np.arange(n + 1)
+    p = np.asarray(p0, dtype=np.float64)
+    if p.ndim == 0 or np.all(p == p.flat[0]):
+        q = float(p.flat[0])
+        return binom.cdf(t, n, q), binom.sf(t - 1, n, q)
+    pmf = _null_pmf(n, p)
+    cdf = np.minimum(np.cumsum(pmf), 1.0)
+    cdf[-1] = 1.0
+    tail = np.minimum(np.cumsum(pmf[::-1])[::-1], 1.0)
+    tail[0] = 1.0
+    return cdf, tail
+
+
+def _zeta(cdf: np.ndarray, alpha: float) -> int:
+    ok = np.flatnonzero(cdf >= 1.0 - alpha)
+    return int(ok[0]) if ok.size else cdf.size - 1
+
+
+def _check_alpha(alpha: Any) -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    return float(alpha)
+
+
+def _check_nkK(n: Any, k: Any, K: Any) -> tuple[int, int, int]:
+    for name, v in (("n", n), ("k", k), ("K", K)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise TypeError(f"{name} must be an int, got {v!r}")
+    if n < 1:
+        raise ValueError(f"the number of bootstraps n must be at least 1, got {n}")
+    if K < 1 or not 0 <= k <= K:
+        raise ValueError(f"need 0 <= k <= K and K >= 1, got k={k}, K={K}")
+    return int(n), int(k), int(K)
+
+
+def npfs_threshold(n: int, k: int, K: int, alpha: float = 0.01) -> int:
+    r"""The NPFS critical count :math:`\zeta` (Ditzler et al. 2015, eq. 3; SPEC 6).
+
+    :math:`\zeta` is the smallest integer with
+    :math:`F_{B(n, k/K)}(\zeta) \ge 1 - \alpha`; a feature selected in more than
+    :math:`\zeta` of the ``n`` bootstraps is relevant.
+
+    Parameters
+    ----------
+    n : int
+        Number of bootstraps.
+    k : int
+        Number of features the base selector returns.
+    K : int
+        Number of candidate features.
+    alpha : float
+        Size of the test.
+
+    Examples
+    --------
+    >>> npfs_threshold(100, 5, 25, 0.01)   # B(100, 0.2): P(Z <= 30) >= 0.99
+    30
+    >>> npfs_threshold(10, 1, 2, 0.05)
+    8
+    """
+    n, k, K = _check_nkK(n, k, K)
+    cdf, _ = _null_cdf_sf(n, k / K)
+    return _zeta(cdf, _check_alpha(alpha))
+
+
+def npfs_pvalues(counts: Any, n: int, k: int, K: int) -> np.ndarray:
+    r"""One-sided p-values :math:`P(Z \ge z_i \mid H_0)`, :math:`Z \sim B(n, k/K)`.
+
+    Examples
+    --------
+    >>> npfs_pvalues([0, 10], 10, 1, 2).round(6).tolist()   # 1 and 0.5**10
+    [1.0, 0.000977]
+    """
+    n, k, K = _check_nkK(n, k, K)
+    z = np.asarray(counts)
+    if z.size and (z.min() < 0 or z.max() > n):
+        raise ValueError(f"counts must lie in [0, n={n}]")
+    _, tail = _null_cdf_sf(n, k / K)
+    return tail[z.astype(np.intp)]
+
+
+def min_bootstraps(k: float, K: int, alpha: float = 0.01) -> int | None:
+    r"""Smallest ``n`` at which a feature selected in every bootstrap is relevant.
+
+    It is the smallest ``n`` with :math:`(k/K)^n \le \alpha`; None when ``k = K``
+    (every feature is always selected, so none can ever stand out).
+
+    Examples
+    --------
+    >>> min_bootstraps(5, 25, 0.01)   # 0.2**3 = 0.008 <= 0.01
+    3
+    >>> min_bootstraps(24, 25, 0.01)
+    113
+    """
+    alpha = _check_alpha(alpha)
+    p0 = float(k) / float(K)
+    if p0 >= 1.0:
+        return None
+    if p0 <= 0.0:
+        return 1
+    n = max(1, math.ceil(math.log(alpha) / math.log(p0)) - 1)
+    while True:  # settle float rounding with the exact rule zeta(n) < n
+        cdf, _ = _null_cdf_sf(n, p0)
+        if _zeta(cdf, alpha) < n:
+            return n
+        n += 1
+
+
+# --------------------------------------------------------------------------- the test
+@dataclass(frozen=True)
+class NPFSResult:
+    """Outcome of :func:`npfs_test` on a ``K x n`` selection matrix.
+
+    Attributes
+    ----------
+    counts : ndarray of int, shape (K,)
+        :math:`z_i`, the number of bootstraps that selected feature ``i``.
+    threshold : int
+        The critical count; ``support == counts > threshold``.
+    pvalues : ndarray of float, shape (K,)
+        :math:`P(Z \\ge z_i \\mid H_0)`.
+    support : ndarray of bool, shape (K,)
+    relevant : ndarray of int
+        Relevant features by count (descending), then index.
+    p0 : float
+        Mean null selection probability :math:`\\bar k / K`.
+    n_selected : ndarray of int, shape (n,)
+        Features the base selector returned on each bootstrap.
+    alpha_effective : float
+        The level the threshold was computed at (``alpha``, ``alpha / K`` for
+        Bonferroni, the Benjamini-Hochberg step level for "bh").
+    """
+
+    counts: np.ndarray
+    threshold: int
+    pvalues: np.ndarray
+    support: np.ndarray
+    relevant: np.ndarray
+    p0: float
+    n_selected: np.ndarray
+    alpha_effective: float
+
+    @property
+    def n_relevant(self) -> int:
+        return int(self.support.sum())
+
+
+def npfs_test(matrix: Any, alpha: float = 0.01, correction: str | None = None) -> NPFSResult:
+    r"""Apply the NPFS test to a ``K x n`` 0/1 matrix of bootstrap selections.
+
+    The null law of each count is :math:`B(n, k/K)` when every column selects ``k``
+    features, else the Poisson-binomial law of a sum of Bernoulli(:math:`k_l/K`)
+    (see the module docstring). ``correction`` is None (the paper's per-feature rule),
+    ``"bonferroni"`` (level ``alpha / K``) or ``"bh"`` (Benjamini-Hochberg at false
+    discovery rate ``alpha`` over the ``K`` p-values).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M = np.zeros((4, 10), dtype=bool)
+    >>> M[0] = True                     # feature 0 picked every time (k = 1, K = 4)
+    >>> M[1:, :] = False
+    >>> r = npfs_test(M, alpha=0.01)
+    >>> r.threshold, r.relevant.tolist()   # B(10, 1/4): P(Z <= 6) >= 0.99
+    (6, [0])
+    """
+    X = np.asarray(matrix)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"the selection matrix must be 2-D (K x n) and non-empty, got {X.shape}")
+    if X.dtype != bool:
+        if not np.isin(X, (0, 1)).all():
+            raise ValueError("the selection matrix must hold only 0/1 or booleans")
+        X = X.astype(bool)
+    alpha = _check_alpha(alpha)
+    if correction not in _CORRECTIONS:
+        raise ValueError(f"correction must be None, 'bonferroni' or 'bh', got {correction!r}")
+    K, n = X.shape
+    counts = X.sum(axis=1).astype(np.intp)
+    n_sel = X.sum(axis=0).astype(np.intp)
+    p = n_sel / K
+    cdf, tail = _null_cdf_sf(n, p)
+    pvalues = tail[counts]
+    if correction is None:
+        a_eff = alpha
+        threshold = _zeta(cdf, a_eff)
+        support = counts > threshold
+    elif correction == "bonferroni":
+        a_eff = alpha / K
+        threshold = _zeta(cdf, a_eff)
+        support = counts > threshold
+    else:  # Benjamini-Hochberg step-up
+        order = np.argsort(pvalues, kind="stable")
+        ok = np.flatnonzero(pvalues[order] <= alpha * np.arange(1, K + 1) / K)
+        if ok.size:
+            m = int(ok[-1]) + 1
+            a_eff = alpha * m / K
+            support = pvalues <= pvalues[order[m - 1]]
+            threshold = int(counts[support].min()) - 1
+        else:
+            a_eff = alpha / K
+            threshold = _zeta(cdf, a_eff)
+            support = counts > threshold
+    idx = np.arange(K)
+    rank = np.lexsort((idx, -counts))
+    relevant = rank[support[rank]].astype(np.intp)
+    return NPFSResult(
+        counts=counts,
+        threshold=int(threshold),
+        pvalues=pvalues,
+        support=support,
+        relevant=relevant,
+        p0=float(p.mean()),
+        n_selected=n_sel,
+        alpha_effective=float(a_eff),
+    )
+
+
+def npfs_curve(
+    matrix: Any,
+    n_bootstraps: Sequence[int] | None = None,
+    *,
+    alpha: float = 0.01,
+    correction: str | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Number of relevant features found with the first ``n`` bootstraps, for each ``n``.
+
+    The curve of Ditzler et al.'s Fig. 2, computed from one ``K x N`` matrix by
+    testing its first ``n`` columns (so the curves for all ``n`` share their draws).
+
+    Returns
+    -------
+    ns : ndarray of int
+    n_relevant : ndarray of int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M = np.zeros((4, 10), dtype=bool); M[0] = True
+    >>> npfs_curve(M, [1, 3, 10])[1].tolist()
+    [0, 0, 1]
+    """
+    X = np.asarray(matrix)
+    if X.ndim != 2:
+        raise ValueError(f"the selection matrix must be 2-D (K x n), got shape {X.shape}")
+    total = X.shape[1]
+    ns = np.arange(1, total + 1) if n_bootstraps is None else np.asarray(n_bootstraps, np.intp)
+    if ns.size and (ns.min() < 1 or ns.max() > total):
+        raise ValueError(f"every n must lie in [1, {total}]")
+    out = np.array(
+        [npfs_test(X[:, :m], alpha=alpha, correction=correction).n_relevant for m in ns.tolist()],
+        dtype=np.intp,
+    )
+    return ns, out
+
+
+# --------------------------------------------------------------------------- estimator
+class NPFS(BaseSelector):
+    r"""Neyman-Pearson feature selection around any base selector.
+
+    Runs ``selector`` on ``n_bootstraps`` resamples of the rows, counts how often
+    each feature is picked (:math:`z_i`) and keeps the features picked significantly
+    more often than chance:
+
+    .. math::
+
+        z_i > \zeta, \qquad \zeta = \min\{t : F_{B(n, p_0)}(t) \ge 1 - \alpha\},
+        \qquad p_0 = k / K,
+
+    where ``k`` is the number of features the base selector returns (Ditzler, Polikar
+    & Rosen 2015; SPEC section 6). The number of relevant features is an output, not
+    an input: it can be smaller or larger than ``k``.
+
+    Parameters
+    ----------
+    selector : estimator or callable
+        An fsel selector (e.g. ``fsel.JMI(10)``), any scikit-learn selector exposing
+        ``get_support`` (``SelectKBest``, ``RFE``, ...), cloned for every replicate,
+        or a callable ``(X, y) -> indices or boolean mask``. An unset
+        ``random_state`` of the base estimator is fixed per replicate from the child
+        seed, so a randomised base selector is reproducible too. If ``k`` varies
+        between replicates, the null law is the exact Poisson-binomial law of the
+        per-replicate rates ``k_l / K`` (the binomial when ``k`` is constant).
+    n_bootstraps : int, default=100
+        Number of replicates ``n``.
+    alpha : float, default=0.01
+        Size of the test (per feature; or the family-wise / false-discovery level
+        with a ``correction``).
+    correction : {None, "bonferroni", "bh"}, default=None
+        None is the paper's per-feature rule; "bonferroni" tests each feature at
+        ``alpha / K``; "bh" controls the false discovery rate at ``alpha``
+        (Benjamini-Hochberg on the one-sided p-values).
+    n_jobs : int or None, default=None
+        joblib workers for the replicates. Any joblib backend carries them
+        (threads, processes, a Dask cluster via
+        :func:`fsel.meta.resampling.dask_backend`); results do not depend on it.
+    random_state : None, int, SeedSequence or Generator, default=None
+        Seeds the replicates (one child seed each).
+    verbose : int, default=0
+        Above 0, a progress bar over the replicates on stderr (only when it is a
+        terminal); above 1, joblib's own messages too.
+    resampling : {"bootstrap", "subsample", "kfold"}, default="bootstrap"
+        How the rows are resampled: bootstrap (the paper), half subsamples without
+        replacement, or the ``n_bootstraps`` training sets of a shuffled k-fold split.
+
+    Attributes
+    ----------
+    selection_matrix_ : ndarray of bool, shape (n_features, n_bootstraps)
+        Entry ``[i, l]`` is True when replicate ``l`` selected feature ``i``.
+    counts_ : ndarray of int, shape (n_features,)
+        :math:`z_i`, the row sums of ``selection_matrix_``.
+    threshold_ : int
+        The critical count :math:`\zeta`; ``support_ == counts_ > threshold_``.
+    pvalues_ : ndarray of float, shape (n_features,)
+        One-sided p-values :math:`P(Z \ge z_i \mid H_0)`.
+    support_ : ndarray of bool, shape (n_features,)
+    n_relevant_ : int
+    relevant_features_ : ndarray of int
+        Relevant features sorted by count (descending), then by index.
+    selection_order_ : ndarray of int
+        Same as ``relevant_features_``.
+    ranking_ : ndarray of int
+        1.. for the relevant features in that order; the others share the next rank.
+    scores_ : ndarray of float
+        The counts, as floats.
+    p0_ : float
+        Mean null selection probability ``k / K``.
+    n_selected_per_replicate_ : ndarray of int, shape (n_bootstraps,)
+        ``k_l``, what the base selector returned on each replicate.
+    alpha_effective_ : float
+        Level the threshold was computed at.
+    stability_ : StabilityReport
+        Kuncheva and Nogueira stability of the replicate selections.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame with string column names.
+
+    Warns
+    -----
+    NPFSPowerWarning
+        When ``n_bootstraps`` is too small for any feature to pass; the message gives
+        the smallest number that could.
+
+    References
+    ----------
+    Ditzler, G., Polikar, R. & Rosen, G. (2015). A bootstrap based Neyman-Pearson test
+    for identifying variable importance. IEEE TNNLS 26(4), 880-886.
+
+    Examples
+    --------
+    >>> from sklearn.feature_selection import SelectKBest, f_classif
+    >>> from fsel.datasets import make_npfs_uniform
+    >>> X, y, relevant = make_npfs_uniform(400, 20, 3, random_state=0)
+    >>> npfs = NPFS(SelectKBest(f_classif, k=2), n_bootstraps=50, random_state=0)
+    >>> npfs.fit(X, y).relevant_features_.tolist()   # k=2 was too small: 3 found
+    [2, 0, 1]
+    >>> npfs.threshold_, npfs.counts_[:4].tolist()   # B(50, 2/20): P(Z <= 10) >= 0.99
+    (10, [32, 27, 41, 0])
+    """
+
+    _target_kind = "any"
+
+    def __init__(
+        self,
+        selector: Any,
+        n_bootstraps: int = 100,
+        alpha: float = 0.01,
+        correction: str | None = None,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+        verbose: int = 0,
+        resampling: str = "bootstrap",
+    ) -> None:
+        self.selector = selector
+        self.n_bootstraps = n_bootstraps
+        self.alpha = alpha
+        self.correction = correction
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+        self.resampling = resampling
+
+    def _check_params(self) -> None:
+        sel = self.selector
+        if sel is None or isinstance(sel, str) or not (hasattr(sel, "fit") or callable(sel)):
+            raise TypeError(
+                "selector must be a feature selector with fit/get_support (an fsel "
+                "selector, SelectKBest, RFE, ...) or a callable (X, y) -> indices, got "
+                f"{sel!r}"
+            )
+        if hasattr(sel, "fit") and not hasattr(sel, "get_support"):
+            raise TypeError(
+                f"selector {type(sel).__name__} has no get_support(); it must be a feature selector"
+            )
+        nb = self.n_bootstraps
+        if isinstance(nb, bool) or not isinstance(nb, numbers.Integral) or nb < 1:
+            raise ValueError(f"n_bootstraps must be a positive int, got {nb!r}")
+        _check_alpha(self.alpha)
+        if self.correction not in _CORRECTIONS:
+            raise ValueError(
+                f"correction must be None, 'bonferroni' or 'bh', got {self.correction!r}"
+            )
+        if self.resampling not in ("bootstrap", "subsample", "kfold"):
+            raise ValueError(
+                f"resampling must be 'bootstrap', 'subsample' or 'kfold', got {self.resampling!r}"
+            )
+
+    def fit(self, X: Any, y: Any) -> NPFS:
+        """Run the base selector on the resamples and test every feature.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Passed to the base selector row by row subset, columns and dtypes kept.
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        name = type(self).__name__
+        if is_dataframe(X):
+            n_samples, n_features = int(X.shape[0]), int(X.shape[1])
+            if n_samples < 2 or n_features < 1:
+                raise ValueError(
+                    f"{name}: X has {n_samples} sample(s) and {n_features} feature(s); at "
+                    "least 2 samples and 1 feature are required"
+                )
+            _check_feature_names(self, X, reset=True)
+            Xw = X
+        else:
+            table = check_table(X, min_samples=2, estimator_name=name)
+            n_samples, n_features = table.values.shape
+            _check_feature_names(self, X, reset=True)
+            Xw = np.asarray(X)
+        self.n_features_in_ = n_features
+        check_target(y, n_samples, kind=self._target_kind, estimator_name=name)
+        yw = y if hasattr(y, "iloc") else np.asarray(y)
+        if self.resampling == "kfold" and not 2 <= self.n_bootstraps <= n_samples:
+            raise ValueError(
+                f"{name}: with resampling='kfold', n_bootstraps is the number of folds and "
+                f"must be in [2, n_samples={n_samples}], got {self.n_bootstraps}"
+            )
+
+        run = dict(
+            n_replicates=int(self.n_bootstraps),
+            scheme=self.resampling,
+            n_jobs=self.n_jobs,
+            random_state=self.random_state,
+            verbose=max(0, int(self.verbose) - 1),
+        )
+        if self.verbose and self.verbose > 0:
+            from fsel.utils.progress import Progress
+
+            with Progress(int(self.n_bootstraps), desc="NPFS bootstraps") as bar:
+                M = selection_matrix(self.selector, Xw, yw, progress=bar.update, **run)
+        else:
+            M = selection_matrix(self.selector, Xw, yw, **run)
+        self._apply_test(M)
+        return self
+
+    def _apply_test(self, M: np.ndarray) -> None:
+        res = npfs_test(M, alpha=self.alpha, correction=self.correction)
+        self.selection_matrix_ = M
+        self.counts_ = res.counts
+        self.threshold_ = res.threshold
+        self.pvalues_ = res.pvalues
+        self.p0_ = res.p0
+        self.n_selected_per_replicate_ = res.n_selected
+        self.alpha_effective_ = res.alpha_effective
+        self.n_relevant_ = res.n_relevant
+        self.relevant_features_ = res.relevant
+        self._set_selection(res.relevant, res.counts)
+        n = M.shape[1]
+        if res.threshold >= n:
+            kbar = float(res.n_selected.mean())
+            K = M.shape[0]
+            if self.correction == "bonferroni":
+                level = self.alpha / K
+            elif self.correction == "bh":
+                level = self.alpha * max(1.0, math.floor(kbar)) / K
+            else:
+                level = self.alpha
+            need = min_bootstraps(kbar, K, min(level, 1 - 1e-12))
+            if need is None:
+                msg = (
+                    f"the base selector returned all {K} features on every replicate, so "
+                    "no feature can be found relevant; ask it for fewer features"
+                )
+            else:
+                msg = (
+                    f"with n_bootstraps={n} no feature can pass the test at "
+                    f"alpha={self.alpha} (k={kbar:g} of K={K}, threshold {res.threshold}); "
+                    f"use n_bootstraps >= {need}"
+                )
+            warnings.warn(msg, NPFSPowerWarning, stacklevel=3)
+
+    @property
+    def stability_(self) -> StabilityReport:
+        """Kuncheva and Nogueira stability of the replicate selections."""
+        check_is_fitted(self, "selection_matrix_")
+        return stability_report(self.selection_matrix_.T)
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.allow_nan = False
+        tags.non_deterministic = self.random_state is None
+        return tags
