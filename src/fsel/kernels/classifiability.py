@@ -1,0 +1,389 @@
+"""Neighbourhood class-purity counts of Dong & Kothari's classifiability (SPEC section 4).
+
+Pure numpy functions on validated arrays (the estimator in
+:mod:`fsel.selectors.classifiability` validates once and calls them).
+
+Distances
+---------
+Numeric columns are divided by their range (here: ``(x - min) / (max - min)``, the
+same differences); a symbolic column contributes 1 to the squared distance when two
+values differ and 0 otherwise. The squared distance over a feature list ``v`` is
+accumulated feature by feature *in the order of the list*,
+
+.. math:: D^2_v(i, j) = \\sum_{f \\in v} \\delta_f(i, j), \\qquad
+          \\delta_f(i, j) = (x_{if} - x_{jf})^2 \\;\\text{or}\\; [x_{if} \\ne x_{jf}],
+
+so the incremental update ``D2(v + f) = D2(v) + delta_f`` of the forward search and the
+from-scratch computation of :func:`subset_scores` perform the very same floating-point
+operations and agree bit for bit.
+
+Neighbourhoods
+--------------
+``nn2_i = min_{j != i} D2(i, j)``, ``r = sqrt(mean_i nn2_i)``, ``d = radius_factor * r``.
+The neighbours of ``i`` are the other samples with ``D2(i, j) <= max(d**2, nn2_i)``
+(so an empty neighbourhood falls back to the nearest other sample(s), ties included).
+With ``p_i(c)`` the fraction of neighbours in class ``c``, the per-sample value is
+``sum_c p_i(c)**2`` and ``L`` is its mean.
+
+Two exact evaluation strategies
+-------------------------------
+* :func:`subset_scores` -- from scratch, dense row blocks under a memory budget.
+* :class:`IncrementalSearch` -- the forward search. It keeps ``D2(v)`` of the selected
+  features (updated incrementally) with every row sorted, and evaluates a candidate
+  ``f`` by scanning each row only as far as it can matter: ``D2(v + f) >= D2(v)``, so
+  pairs with ``D2(v) > bound`` can neither be a nearest neighbour nor lie inside the
+  radius. For an empty ``v`` a candidate is one-dimensional and is evaluated on its
+  sorted values (neighbourhoods are intervals). Both skip only pairs that provably do
+  not count, so they give exactly the dense result.
+
+Reference: Dong, M. & Kothari, R. (2003). Feature subset selection using a new
+definition of classifiability. Pattern Recognition Letters 24, 1215-1225.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, block_rows_for_budget
+
+__all__ = [
+    "IncrementalSearch",
+    "empty_subset_value",
+    "radius_sq",
+    "scale_columns",
+    "subset_scores",
+]
+
+
+def scale_columns(values: np.ndarray, symbolic: np.ndarray) -> np.ndarray:
+    """Range-normalise numeric columns to ``[0, 1]``; symbolic columns are kept as codes.
+
+    Constant numeric columns become 0 (they contribute nothing to any distance).
+    """
+    Xs = np.array(values, dtype=np.float64, copy=True)
+    num = ~np.asarray(symbolic, dtype=bool)
+    if num.any():
+        lo = Xs[:, num].min(axis=0)
+        span = Xs[:, num].max(axis=0) - lo
+        span[span == 0] = 1.0
+        Xs[:, num] = (Xs[:, num] - lo) / span
+    return Xs
+
+
+def _delta(a: np.ndarray, b: np.ndarray, symbolic: bool) -> np.ndarray:
+    """Contribution of one feature to the squared distance (``a`` rows, ``b`` columns)."""
+    if symbolic:
+        return (a != b).astype(np.float64)
+    d = a - b
+    return d * d
+
+
+def radius_sq(nn2: np.ndarray, radius_factor: float) -> float:
+    """Squared neighbourhood radius ``(radius_factor * sqrt(mean(nn2)))**2``."""
+    r = float(np.sqrt(np.mean(nn2)))
+    return (radius_factor * r) ** 2
+
+
+def empty_subset_value(y: np.ndarray, n_classes: int) -> float:
+    """``L`` of the empty feature set: ``sum_c prior(c)**2`` (SPEC section 4)."""
+    prior = np.bincount(y, minlength=n_classes) / y.size
+    return float(np.sum(prior**2))
+
+
+def _purity(counts: np.ndarray) -> np.ndarray:
+    """``sum_c (counts[:, c] / total)**2`` per row, accumulated class by class."""
+    total = counts.sum(axis=1)
+    out = np.zeros(counts.shape[0])
+    for c in range(counts.shape[1]):
+        p = counts[:, c] / total
+        out += p * p
+    return out
+
+
+def _sq_distances(Xs: np.ndarray, symbolic: np.ndarray, features: Sequence[int],
+                  rows: slice) -> np.ndarray:
+    """``D2`` of the rows ``rows`` against all rows over ``features``, in list order."""
+    n = Xs.shape[0]
+    a, b, _ = rows.indices(n)
+    D2 = np.zeros((b - a, n))
+    for f in features:
+        z = Xs[:, f]
+        D2 += _delta(z[rows, None], z[None, :], bool(symbolic[f]))
+    return D2
+
+
+def _blocks(n_rows: int, block: int) -> list[slice]:
+    return [slice(a, min(a + block, n_rows)) for a in range(0, n_rows, block)]
+
+
+def subset_scores(
+    Xs: np.ndarray,
+    symbolic: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    features: Sequence[int],
+    radius_factor: float,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> tuple[np.ndarray, float]:
+    """Per-sample values ``sum_c p_i(c)**2`` and the squared radius, from scratch.
+
+    Dense computation in row blocks whose distance block fits ``memory_budget``; the
+    reference that the incremental search must reproduce exactly. ``features`` must
+    not be empty (the empty set is :func:`empty_subset_value`).
+    """
+    n = Xs.shape[0]
+    features = [int(f) for f in features]
+    if not features:
+        raise ValueError("features must not be empty; use empty_subset_value")
+    onehot = np.zeros((n, n_classes))
+    onehot[np.arange(n), y] = 1.0
+    blocks = _blocks(n, block_rows_for_budget(n, memory_budget, factor=3))
+    cache_all = 8 * n * n * 2 <= memory_budget
+    cached: list[np.ndarray] = []
+    nn2 = np.empty(n)
+    for blk in blocks:
+        D2 = _sq_distances(Xs, symbolic, features, blk)
+        idx = np.arange(blk.start, blk.stop)
+        diag = D2[idx - blk.start, idx].copy()
+        D2[idx - blk.start, idx] = np.inf
+        nn2[blk] = D2.min(axis=1)
+        D2[idx - blk.start, idx] = diag
+        if cache_all:
+            cached.append(D2)
+    thr = radius_sq(nn2, radius_factor)
+    scores = np.empty(n)
+    for b_i, blk in enumerate(blocks):
+        D2 = cached[b_i] if cache_all else _sq_distances(Xs, symbolic, features, blk)
+        idx = np.arange(blk.start, blk.stop)
+        theta = np.maximum(thr, nn2[blk])
+        within = D2 <= theta[:, None]
+        within[idx - blk.start, idx] = False
+        counts = within.astype(np.float64) @ onehot
+        scores[blk] = _purity(counts)
+    return scores, thr
+
+
+# ----------------------------------------------------------------- incremental search
+def _count_le(S: np.ndarray, bound: np.ndarray) -> np.ndarray:
+    """Per row of the row-sorted ``S``, how many entries are ``<= bound`` (bisection)."""
+    r, n = S.shape
+    rows = np.arange(r)
+    lo = np.zeros(r, dtype=np.intp)
+    hi = np.full(r, n, dtype=np.intp)
+    active = lo < hi
+    while active.any():
+        mid = (lo + hi) // 2
+        go = S[rows, np.minimum(mid, n - 1)] <= bound
+        lo = np.where(active & go, mid + 1, lo)
+        hi = np.where(active & ~go, mid, hi)
+        active = lo < hi
+    return lo
+
+
+def _ragged(m: np.ndarray, n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row of each gathered entry, its flat index into an ``(r, n_cols)`` array, and
+    the start of every row's segment, for the first ``m[i]`` entries of row ``i``."""
+    starts = np.concatenate(([0], np.cumsum(m)[:-1]))
+    row_of = np.repeat(np.arange(m.size), m)
+    k = np.arange(row_of.size) - np.repeat(starts, m)
+    return row_of, row_of * n_cols + k, starts
+
+
+def _nn_pass(S: np.ndarray, J: np.ndarray, rows: np.ndarray, z: np.ndarray,
+             sym: bool) -> np.ndarray:
+    """Nearest-neighbour squared distances in ``v + f`` for the rows of a sorted block."""
+    n = S.shape[1]
+    m0 = min(8, n)
+    Jh = J[:, :m0]
+    zr = z[rows]
+    t = S[:, :m0] + _delta(zr[:, None], z[Jh], sym)
+    t[Jh == rows[:, None]] = np.inf
+    ub = t.min(axis=1)  # a real neighbour's distance: an upper bound of the minimum
+    m = _count_le(S, ub)  # >= 2: self (0) and the neighbour giving ub
+    row_of, flat, starts = _ragged(m, n)
+    j = J.ravel()[flat]
+    t = S.ravel()[flat] + _delta(zr[row_of], z[j], sym)
+    t[j == rows[row_of]] = np.inf
+    return np.minimum.reduceat(t, starts)
+
+
+def _count_pass(S: np.ndarray, J: np.ndarray, rows: np.ndarray, z: np.ndarray, sym: bool,
+                theta: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
+    """Per-sample purity for the rows of a sorted block, given per-row thresholds."""
+    r, n = S.shape
+    m = _count_le(S, theta)
+    row_of, flat, _ = _ragged(m, n)
+    j = J.ravel()[flat]
+    zr = z[rows]
+    t = S.ravel()[flat] + _delta(zr[row_of], z[j], sym)
+    ok = (t <= theta[row_of]) & (j != rows[row_of])
+    counts = np.bincount(row_of[ok] * n_classes + y[j[ok]], minlength=r * n_classes)
+    return _purity(counts.reshape(r, n_classes).astype(np.float64))
+
+
+def _single_feature(z: np.ndarray, sym: bool, y: np.ndarray, n_classes: int,
+                    radius_factor: float) -> np.ndarray:
+    """Per-sample purity for one feature alone, via its sorted values: exact, O(N log N).
+
+    ``delta(z_p, z_q)`` is monotone in ``|z_p - z_q|`` (also after rounding), so the
+    nearest other sample is adjacent in sorted order and every neighbourhood is an
+    interval of the sorted values.
+    """
+    n = z.size
+    o = np.argsort(z, kind="stable")
+    zs = z[o]
+    gap = _delta(zs[1:], zs[:-1], sym)
+    nn2s = np.full(n, np.inf)
+    nn2s[1:] = gap
+    nn2s[:-1] = np.minimum(nn2s[:-1], gap)
+    nn2 = np.empty(n)
+    nn2[o] = nn2s
+    thr = radius_sq(nn2, radius_factor)
+    theta = np.maximum(thr, nn2s)
+    pos = np.arange(n)
+    # left end: smallest q <= p with delta(z_p, z_q) <= theta_p (predicate true on [q, p])
+    lo, hi = np.zeros(n, dtype=np.intp), pos.copy()
+    while (lo < hi).any():
+        mid = (lo + hi) // 2
+        ok = _delta(zs, zs[mid], sym) <= theta
+        hi = np.where(ok, mid, hi)
+        lo = np.where(ok, lo, mid + 1)
+    left = lo
+    # right end: largest q >= p with delta <= theta_p
+    lo, hi = pos.copy(), np.full(n, n - 1, dtype=np.intp)
+    while (lo < hi).any():
+        mid = (lo + hi + 1) // 2
+        ok = _delta(zs, zs[mid], sym) <= theta
+        lo = np.where(ok, mid, lo)
+        hi = np.where(ok, hi, mid - 1)
+    right = lo
+    ys = y[o]
+    cum = np.zeros((n + 1, n_classes), dtype=np.int64)
+    cum[1:] = np.cumsum(np.eye(n_classes, dtype=np.int64)[ys], axis=0)
+    counts = cum[right + 1] - cum[left]
+    counts[pos, ys] -= 1
+    scores_s = _purity(counts.astype(np.float64))
+    scores = np.empty(n)
+    scores[o] = scores_s
+    return scores
+
+
+class IncrementalSearch:
+    """State of the forward search: ``D2`` of the selected features, sorted per row.
+
+    Parameters
+    ----------
+    Xs : ndarray of shape (n_samples, n_features)
+        Output of :func:`scale_columns`.
+    symbolic : ndarray of bool, shape (n_features,)
+    y : ndarray of int, class codes ``0..n_classes-1``
+    radius_factor : float
+    memory_budget : int
+        Bytes. When ``D2`` of all rows and its row sort (24 bytes per pair) fit in
+        half the budget they are kept between steps and updated incrementally;
+        otherwise each row block's ``D2(v)`` is rebuilt per step from the selected
+        features (same operations, same bits) and the rows are processed in blocks.
+    n_jobs : int or None
+        Candidates are split over joblib threads (numpy releases the GIL).
+    """
+
+    def __init__(self, Xs: np.ndarray, symbolic: np.ndarray, y: np.ndarray, n_classes: int,
+                 radius_factor: float, memory_budget: int = DEFAULT_MEMORY_BUDGET,
+                 n_jobs: int | None = None) -> None:
+        self.Xs = Xs
+        self.symbolic = np.asarray(symbolic, dtype=bool)
+        self.y = y
+        self.n_classes = n_classes
+        self.radius_factor = float(radius_factor)
+        self.memory_budget = int(memory_budget)
+        self.n_jobs = n_jobs
+        self.selected: list[int] = []
+        n = Xs.shape[0]
+        self.cache = 24 * n * n <= self.memory_budget // 2
+        # gathered entries per block: up to ~8 arrays of rows x n per thread
+        n_threads = 1 if n_jobs in (None, 0, 1) else (2 if n_jobs < 0 else int(n_jobs))
+        per_row = 8 * n * (8 * n_threads + (0 if self.cache else 3))
+        self.block = max(1, min(n, self.memory_budget // per_row))
+        self._D2: np.ndarray | None = np.zeros((n, n)) if self.cache else None
+        self._sorted: tuple[np.ndarray, np.ndarray] | None = None
+
+    def add(self, f: int) -> None:
+        """Add feature ``f`` to the selected set (incremental ``D2`` update)."""
+        f = int(f)
+        if self._D2 is not None:
+            z = self.Xs[:, f]
+            self._D2 += _delta(z[:, None], z[None, :], bool(self.symbolic[f]))
+        self.selected.append(f)
+        self._sorted = None
+
+    def _sorted_block(self, blk: slice) -> tuple[np.ndarray, np.ndarray]:
+        if self._D2 is not None:
+            if self._sorted is None:
+                J = np.argsort(self._D2, axis=1)
+                self._sorted = (np.take_along_axis(self._D2, J, axis=1), J)
+            S, J = self._sorted
+            return S[blk], J[blk]
+        D2 = _sq_distances(self.Xs, self.symbolic, self.selected, blk)
+        J = np.argsort(D2, axis=1)
+        return np.take_along_axis(D2, J, axis=1), J
+
+    def _chunks(self, candidates: np.ndarray) -> list[np.ndarray]:
+        n_threads = 1 if self.n_jobs in (None, 0, 1) else self.n_jobs
+        if n_threads < 0:
+            import os
+
+            n_threads = os.cpu_count() or 1
+        k = max(1, min(int(n_threads), candidates.size))
+        return [c for c in np.array_split(candidates, k) if c.size]
+
+    def _run(self, fn, chunks: list[np.ndarray]) -> list:  # type: ignore[no-untyped-def]
+        if len(chunks) == 1:
+            return [fn(chunks[0])]
+        return Parallel(n_jobs=len(chunks), backend="threading")(
+            delayed(fn)(c) for c in chunks
+        )
+
+    def evaluate(self, candidates: Sequence[int]) -> np.ndarray:
+        """Per-sample values of ``v + f`` for every candidate ``f``: shape (k, n)."""
+        cand = np.asarray(candidates, dtype=np.intp)
+        n = self.Xs.shape[0]
+        out = np.empty((cand.size, n))
+        if cand.size == 0:
+            return out
+        chunks = self._chunks(np.arange(cand.size))
+        if not self.selected:
+            def one(idx: np.ndarray) -> None:
+                for q in idx:
+                    f = cand[q]
+                    out[q] = _single_feature(self.Xs[:, f], bool(self.symbolic[f]), self.y,
+                                             self.n_classes, self.radius_factor)
+            self._run(one, chunks)
+            return out
+        nn2 = np.empty((cand.size, n))
+        blocks = _blocks(n, self.block)
+        for blk in blocks:
+            S, J = self._sorted_block(blk)
+            rows = np.arange(blk.start, blk.stop)
+
+            def first(idx: np.ndarray, S=S, J=J, rows=rows, blk=blk) -> None:
+                for q in idx:
+                    f = cand[q]
+                    nn2[q, blk] = _nn_pass(S, J, rows, self.Xs[:, f], bool(self.symbolic[f]))
+            self._run(first, chunks)
+        thr = np.array([radius_sq(nn2[q], self.radius_factor) for q in range(cand.size)])
+        for blk in blocks:
+            S, J = self._sorted_block(blk)
+            rows = np.arange(blk.start, blk.stop)
+
+            def second(idx: np.ndarray, S=S, J=J, rows=rows, blk=blk) -> None:
+                for q in idx:
+                    f = cand[q]
+                    theta = np.maximum(thr[q], nn2[q, blk])
+                    out[q, blk] = _count_pass(S, J, rows, self.Xs[:, f],
+                                              bool(self.symbolic[f]), theta, self.y,
+                                              self.n_classes)
+            self._run(second, chunks)
+        return out

@@ -1,0 +1,357 @@
+"""Classifiability-based forward subset selection (Dong & Kothari 2003, SPEC section 4).
+
+:func:`classifiability` measures how easily labelled data can be classified: for each
+sample, the class fractions ``p_i(c)`` among its neighbours within a radius ``d``;
+``L = mean_i sum_c p_i(c)**2`` lies in ``[0, 1]`` and is 1 when every neighbourhood is
+pure. :class:`Classifiability` adds, one at a time, the feature that increases ``L``
+most, and stops when the gain is not above ``epsilon``.
+
+The numeric work lives in :mod:`fsel.kernels.classifiability`.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+from fsel.kernels.classifiability import (
+    IncrementalSearch,
+    empty_subset_value,
+    scale_columns,
+    subset_scores,
+)
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
+from fsel.selectors._base import BaseSelector
+from fsel.utils.validation import (
+    Table,
+    _categorical_mask,
+    check_n_features_to_select,
+    check_table,
+    check_target,
+    is_dataframe,
+)
+
+__all__ = ["Classifiability", "classifiability"]
+
+_REFERENCE = """\
+Dong, M. & Kothari, R. (2003). Feature subset selection using a new definition of
+    classifiability. Pattern Recognition Letters 24(9-10), 1215-1225."""
+
+
+def _check_radius_factor(radius_factor: Any) -> float:
+    if isinstance(radius_factor, (bool, np.bool_)) or not isinstance(radius_factor, Real):
+        raise TypeError(f"radius_factor must be a real number, got {radius_factor!r}")
+    rf = float(radius_factor)
+    if not np.isfinite(rf) or rf < 0:
+        raise ValueError(f"radius_factor must be finite and >= 0, got {radius_factor!r}")
+    return rf
+
+
+def _check_memory_budget(memory_budget: Any) -> int:
+    if isinstance(memory_budget, (bool, np.bool_)) or not isinstance(memory_budget, Integral):
+        raise TypeError(f"memory_budget must be an int (bytes), got {memory_budget!r}")
+    if memory_budget <= 0:
+        raise ValueError(f"memory_budget must be positive, got {memory_budget}")
+    return int(memory_budget)
+
+
+def _check_categorical(categorical: Any) -> None:
+    if isinstance(categorical, str) and categorical != "auto":
+        raise ValueError(
+            "categorical must be 'auto', None, a boolean mask or a list of columns, "
+            f"got {categorical!r}"
+        )
+
+
+def _symbolic_mask(X: Any, table: Table, categorical: Any) -> np.ndarray:
+    """The symbolic columns: ``"auto"`` -> the table's discrete mask (integer, boolean
+    and categorical dtypes); otherwise the listed columns plus categorical dtypes."""
+    if isinstance(categorical, str):
+        return table.discrete.copy()
+    names = None if table.feature_names is None else [str(c) for c in table.feature_names]
+    mask = _categorical_mask(categorical, table.values.shape[1], names)
+    if is_dataframe(X):
+        for j, c in enumerate(X.columns):
+            dt = str(X[c].dtype)
+            if dt == "category" or dt.startswith(("Categorical", "Enum")):
+                mask[j] = True
+    return mask
+
+
+def classifiability(
+    X: Any,
+    y: Any,
+    features: Any = None,
+    radius_factor: float = 3.0,
+    categorical: Any = None,
+    *,
+    return_samples: bool = False,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> float | tuple[float, np.ndarray]:
+    r"""Dong & Kothari's classifiability ``L`` of a data set on a feature subset.
+
+    Each numeric feature is divided by its range; the squared distance between two
+    samples is the sum over numeric features of squared differences plus 1 for every
+    symbolic feature on which they differ. With ``r`` the root-mean-square over samples
+    of the distance to the nearest other sample and ``d = radius_factor * r``, let
+    ``p_i(c)`` be the fraction of the other samples within distance ``d`` (inclusive)
+    of sample ``i`` that belong to class ``c`` (an empty neighbourhood falls back to the
+    nearest other sample(s)). Then
+
+    .. math:: L = \frac{1}{N} \sum_{i=1}^{N} \sum_c p_i(c)^2 \in [0, 1],
+
+    an affine map of the paper's ``mean_i C(x_i)`` with
+    ``C(x_i) = 2 sum_c p_i(c)^2 - 1`` (the diagonal minus the off-diagonal of the joint
+    class matrix ``w_jk = p_i(j) p_i(k)``), so rankings and selections are identical.
+    The empty feature set, where every sample is a neighbour, has
+    ``L = sum_c prior(c)^2``.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Class labels (at least two classes).
+    features : None or sequence of int
+        Column indices of the subset (None: all columns; ``[]``: the empty set).
+    radius_factor : float, default=3.0
+        ``d = radius_factor * r``; the paper's value is 3. ``0`` is legal: only exact
+        duplicates (or, failing those, the nearest samples) are neighbours.
+    categorical : None, "auto", bool mask or list of column indices/names
+        Symbolic columns. None: only pandas/polars categorical columns; ``"auto"``:
+        also every integer and boolean column.
+    return_samples : bool, default=False
+        Also return the per-sample values ``sum_c p_i(c)^2`` (their mean is ``L``).
+    memory_budget : int
+        Bytes allowed for distance blocks (no ``N x N`` matrix beyond it is built).
+
+    Returns
+    -------
+    L : float
+    samples : ndarray of shape (n_samples,)
+        Only with ``return_samples=True``.
+
+    References
+    ----------
+    Dong, M. & Kothari, R. (2003). Feature subset selection using a new definition of
+    classifiability. Pattern Recognition Letters 24(9-10), 1215-1225.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsel import classifiability
+    >>> X = np.array([[0.0], [0.1], [0.9], [1.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> classifiability(X, y, radius_factor=1.0)
+    1.0
+    >>> classifiability(X, y, features=[])
+    0.5
+    """
+    name = "classifiability"
+    rf = _check_radius_factor(radius_factor)
+    budget = _check_memory_budget(memory_budget)
+    _check_categorical(categorical)
+    table = check_table(X, categorical=categorical, min_samples=2, estimator_name=name)
+    y_codes, classes = check_target(y, table.values.shape[0], estimator_name=name)
+    symbolic = _symbolic_mask(X, table, categorical)
+    n, d = table.values.shape
+    feats = _check_features(features, d)
+    n_classes = classes.size
+    if not feats:
+        value = empty_subset_value(y_codes, n_classes)
+        samples = np.full(n, value)
+    else:
+        Xs = scale_columns(table.values, symbolic)
+        samples, _ = subset_scores(Xs, symbolic, y_codes, n_classes, feats, rf, budget)
+        value = float(np.mean(samples))
+    return (value, samples) if return_samples else value
+
+
+def _check_features(features: Any, n_features: int) -> list[int]:
+    if features is None:
+        return list(range(n_features))
+    arr = np.atleast_1d(np.asarray(features))
+    if arr.size == 0:
+        return []
+    if arr.dtype == bool:
+        if arr.shape != (n_features,):
+            raise ValueError(f"a boolean features mask needs {n_features} entries, got {arr.size}")
+        return [int(i) for i in np.flatnonzero(arr)]
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"features must be column indices (ints), got {features!r}")
+    out = []
+    for f in arr.tolist():
+        if not -n_features <= f < n_features:
+            raise ValueError(f"feature index {f} is out of range for {n_features} features")
+        f = f % n_features
+        if f in out:
+            raise ValueError(f"feature {f} is listed twice")
+        out.append(f)
+    return out
+
+
+class Classifiability(BaseSelector):
+    r"""Forward selection maximising Dong & Kothari's classifiability.
+
+    Starting from the empty set ``v`` (``L(v) = sum_c prior(c)^2``), each step
+    evaluates every unselected feature ``f``, adds ``argmax_f L(v + f)`` (ties: lowest
+    index) while
+
+    .. math:: L(v + f) - L(v) > \epsilon,
+
+    and stops otherwise (or at ``max_features``). ``L`` is defined in
+    :func:`classifiability`: range-normalised Euclidean distance on numeric features,
+    1 per differing symbolic feature, neighbourhood radius ``radius_factor`` times the
+    RMS nearest-neighbour distance (recomputed for every candidate subset, as the
+    definition requires), ``L = mean_i sum_c p_i(c)^2``.
+
+    Candidates are evaluated incrementally and exactly: the squared distances of the
+    selected set are kept (``D2(v + f) = D2(v) + delta_f^2``) with every row sorted,
+    so a candidate only visits the pairs close enough in ``v`` to be a nearest
+    neighbour or to fall inside the radius; the result equals the from-scratch
+    computation bit for bit. Work is done in row blocks under ``memory_budget``, and
+    candidates are split over ``n_jobs`` threads.
+
+    Parameters
+    ----------
+    epsilon : float, default=0.0
+        Smallest gain in ``L`` that still adds a feature (the paper's ``e``).
+    radius_factor : float, default=3.0
+        ``d = radius_factor * r`` with ``r`` the RMS nearest-neighbour distance.
+    max_features : int, float in (0, 1] or None, default=None
+        Most features to select (None: no limit besides ``epsilon``).
+    categorical : "auto", None, bool mask or list of column indices/names, default="auto"
+        Symbolic columns (distance 1 when values differ). ``"auto"``: columns of
+        integer, boolean or categorical dtype (the library's discrete mask); None:
+        only pandas/polars categorical columns. Binary 0/1 columns give the same
+        distances either way.
+    n_jobs : int or None, default=None
+        Threads over candidates. Results do not depend on it.
+    memory_budget : int, default=256 MiB
+        Bytes for distance blocks. When ``24 * N**2`` bytes fit in half of it the
+        selected-set distances are cached between steps, otherwise rebuilt per block.
+
+    Attributes
+    ----------
+    selection_order_ : ndarray of int
+        Selected features in the order they were added.
+    selection_scores_ : ndarray of float
+        ``L`` after each addition.
+    classifiability_empty_ : float
+        ``L`` of the empty set, ``sum_c prior(c)^2``.
+    candidate_scores_ : ndarray of shape (n_steps, n_features_in_)
+        ``L(v + f)`` of every candidate at every evaluated step (NaN for features
+        already selected). The last row is the step that stopped the search, when it
+        stopped on ``epsilon``.
+    scores_ : ndarray of shape (n_features_in_,)
+        ``L(v + f)`` at the last step where ``f`` was evaluated: for selected features
+        the ``L`` reached when they were added.
+    support_, ranking_, n_features_selected_, n_features_in_, feature_names_in_
+        As in every fsel selector (unselected features share the last rank).
+    symbolic_ : ndarray of bool
+        The columns treated as symbolic.
+
+    See Also
+    --------
+    classifiability : ``L`` of a given subset.
+
+    References
+    ----------
+    Dong, M. & Kothari, R. (2003). Feature subset selection using a new definition of
+    classifiability. Pattern Recognition Letters 24(9-10), 1215-1225.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsel import Classifiability
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.repeat([0, 1], 100)
+    >>> X = rng.uniform(size=(200, 5))
+    >>> X[:, 3] += 2.0 * y          # feature 3 separates the classes
+    >>> sel = Classifiability().fit(X, y)
+    >>> int(sel.selection_order_[0])
+    3
+    >>> float(sel.selection_scores_[0])
+    1.0
+    """
+
+    def __init__(
+        self,
+        epsilon: float = 0.0,
+        radius_factor: float = 3.0,
+        max_features: int | float | None = None,
+        categorical: Any = "auto",
+        n_jobs: int | None = None,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    ) -> None:
+        self.epsilon = epsilon
+        self.radius_factor = radius_factor
+        self.max_features = max_features
+        self.categorical = categorical
+        self.n_jobs = n_jobs
+        self.memory_budget = memory_budget
+
+    def fit(self, X: Any, y: Any) -> Classifiability:
+        """Run the forward search.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        if isinstance(self.epsilon, (bool, np.bool_)) or not isinstance(self.epsilon, Real):
+            raise TypeError(f"epsilon must be a real number, got {self.epsilon!r}")
+        eps = float(self.epsilon)
+        if not np.isfinite(eps):
+            raise ValueError(f"epsilon must be finite, got {self.epsilon!r}")
+        rf = _check_radius_factor(self.radius_factor)
+        budget = _check_memory_budget(self.memory_budget)
+        if self.n_jobs is not None and (
+            isinstance(self.n_jobs, (bool, np.bool_)) or not isinstance(self.n_jobs, Integral)
+            or self.n_jobs == 0
+        ):
+            raise ValueError(f"n_jobs must be None or a non-zero int, got {self.n_jobs!r}")
+        _check_categorical(self.categorical)
+        table, y_codes, classes = self._validate_fit_data(
+            X, y, categorical=self.categorical, min_samples=2
+        )
+        symbolic = _symbolic_mask(X, table, self.categorical)
+        self.classes_ = classes
+        d = table.values.shape[1]
+        k_max = check_n_features_to_select(self.max_features, d)
+        n_classes = classes.size
+        Xs = scale_columns(table.values, symbolic)
+        search = IncrementalSearch(Xs, symbolic, y_codes, n_classes, rf, budget, self.n_jobs)
+        current = empty_subset_value(y_codes, n_classes)
+        order: list[int] = []
+        step_scores: list[float] = []
+        rows: list[np.ndarray] = []
+        scores = np.full(d, np.nan)
+        remaining = list(range(d))
+        while remaining and len(order) < k_max:
+            cand = np.asarray(remaining, dtype=np.intp)
+            values = search.evaluate(cand).mean(axis=1)
+            row = np.full(d, np.nan)
+            row[cand] = values
+            rows.append(row)
+            scores[cand] = values
+            best = int(np.argmax(values))
+            if not values[best] - current > eps:
+                break
+            f = int(cand[best])
+            order.append(f)
+            step_scores.append(float(values[best]))
+            current = float(values[best])
+            remaining.remove(f)
+            search.add(f)
+        self.symbolic_ = symbolic
+        self.classifiability_empty_ = empty_subset_value(y_codes, n_classes)
+        self.selection_scores_ = np.asarray(step_scores, dtype=np.float64)
+        self.candidate_scores_ = np.vstack(rows) if rows else np.empty((0, d))
+        self._set_selection(order, scores)
+        return self
