@@ -1,0 +1,151 @@
+"""The resampling engine: seeds, index generators, plans, the replicate runner."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from joblib import parallel_config
+from sklearn.feature_selection import SelectKBest, f_classif
+
+from fsel.meta.resampling import (
+    Resample,
+    bootstrap_indices,
+    kfold_indices,
+    replicate_seeds,
+    resample_indices,
+    resample_plan,
+    run_replicates,
+    selection_matrix,
+    subsample_indices,
+    support_indices,
+)
+
+
+def _data(n=80, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    return X, y
+
+
+def test_seeds_are_distinct_and_reproducible():
+    a = replicate_seeds(7, 50)
+    b = replicate_seeds(7, 50)
+    sa = [tuple(s.generate_state(4)) for s in a]
+    assert sa == [tuple(s.generate_state(4)) for s in b]
+    assert len(set(sa)) == 50
+
+
+def test_bootstrap_replicates_are_distinct():
+    idx = resample_indices(100, 30, random_state=0)
+    assert len({tuple(i) for i in idx}) == 30
+    for i in idx:
+        assert i.shape == (100,) and i.min() >= 0 and i.max() < 100
+        # a bootstrap sample repeats rows (with replacement)
+        assert np.unique(i).size < 100
+
+
+def test_subsample_without_replacement():
+    for i in resample_indices(50, 10, scheme="subsample", random_state=1, fraction=0.4):
+        assert i.size == 20 and np.unique(i).size == 20
+
+
+def test_kfold_partitions_rows():
+    folds = kfold_indices(23, 5, random_state=0)
+    held_out = [np.setdiff1d(np.arange(23), f) for f in folds]
+    assert sorted(np.concatenate(held_out).tolist()) == list(range(23))
+    with pytest.raises(ValueError, match="n_splits"):
+        kfold_indices(3, 5)
+
+
+@pytest.mark.parametrize("scheme", ["bootstrap", "subsample", "kfold"])
+def test_plan_matches_eager_indices(scheme):
+    plan = resample_plan(40, 5, scheme=scheme, random_state=3, fraction=0.5)
+    eager = resample_indices(40, 5, scheme=scheme, random_state=3, fraction=0.5)
+    assert all(isinstance(p, Resample) for p in plan)
+    for p, e in zip(plan, eager, strict=True):
+        np.testing.assert_array_equal(p.indices(), e)
+    # estimator seeds differ between replicates and are stable
+    seeds = [p.estimator_seed() for p in plan]
+    assert len(set(seeds)) == 5
+    assert seeds == [p.estimator_seed() for p in plan]
+
+
+def test_plan_bad_input():
+    with pytest.raises(ValueError, match="scheme"):
+        resample_plan(10, 2, scheme="jackknife")
+    with pytest.raises(ValueError, match="at least 1"):
+        resample_plan(10, 0)
+    with pytest.raises(ValueError, match="fraction"):
+        resample_plan(10, 2, scheme="subsample", fraction=0.0)
+    with pytest.raises(TypeError, match="random_state"):
+        replicate_seeds("seed", 2)
+
+
+def test_bootstrap_index_functions_direct():
+    (s,) = replicate_seeds(0, 1)
+    np.testing.assert_array_equal(bootstrap_indices(10, s), bootstrap_indices(10, s))
+    assert subsample_indices(10, s, 0.3).size == 3
+
+
+def _row_sum(X, y, idx):
+    return float(X[idx].sum() + y[idx].sum())
+
+
+@pytest.mark.parametrize("backend,n_jobs", [("sequential", 1), ("threading", 2), ("loky", 2)])
+def test_run_replicates_identical_on_every_backend(backend, n_jobs):
+    X, y = _data()
+    idx = resample_indices(X.shape[0], 12, random_state=5)
+    ref = [_row_sum(X, y, i) for i in idx]
+    with parallel_config(backend=backend):
+        out = run_replicates(_row_sum, X, y, idx, n_jobs=n_jobs)
+    assert out == ref
+
+
+def _is_memmap(X, y, idx):
+    return isinstance(X, np.memmap)
+
+
+def test_process_backend_memory_maps_the_data_once():
+    # with loky, an array above max_nbytes is dumped once and memory-mapped by every
+    # worker instead of being pickled into each task
+    X, y = _data(n=200)
+    idx = resample_indices(200, 4, random_state=0)
+    with parallel_config(backend="loky", max_nbytes="1K"):
+        flags = run_replicates(_is_memmap, X, y, idx, n_jobs=2)
+    assert all(flags)
+
+
+def test_progress_called_once_per_replicate():
+    X, y = _data()
+    calls = []
+    run_replicates(
+        _row_sum, X, y, resample_indices(80, 7, random_state=0), progress=lambda: calls.append(1)
+    )
+    assert len(calls) == 7
+
+
+def test_selection_matrix_any_selector_and_input_untouched():
+    X, y = _data()
+    X0, y0 = X.copy(), y.copy()
+    M1 = selection_matrix(SelectKBest(f_classif, k=2), X, y, 15, random_state=0)
+    M2 = selection_matrix(
+        lambda Xb, yb: np.argsort(-f_classif(Xb, yb)[0])[:2], X, y, 15, random_state=0
+    )
+    np.testing.assert_array_equal(M1, M2)
+    assert M1.shape == (6, 15) and (M1.sum(axis=0) == 2).all()
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+
+
+def test_support_indices_validation():
+    np.testing.assert_array_equal(support_indices([3, 1], 4), [1, 3])
+    np.testing.assert_array_equal(support_indices(np.array([True, False, True]), 3), [0, 2])
+    with pytest.raises(ValueError, match="outside"):
+        support_indices([5], 4)
+    with pytest.raises(ValueError, match="twice"):
+        support_indices([1, 1], 4)
+    with pytest.raises(ValueError, match="shape"):
+        support_indices(np.array([True, False]), 3)
+    with pytest.raises(ValueError, match="indices or a boolean mask"):
+        support_indices(np.array([0.5]), 3)
