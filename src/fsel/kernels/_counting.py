@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["grouped_nlogn", "nlogn_table", "numba_enabled"]
+__all__ = ["cmim_lazy", "grouped_nlogn", "nlogn_table", "numba_enabled"]
 
 # Dense numpy histograms are processed in column blocks of at most this many cells.
 _NUMPY_BLOCK_CELLS = 1 << 22
@@ -184,13 +184,97 @@ def _numba_kernels() -> Any:
             m_full[k] = nt
             m_coarse[k] = nct
 
-    return dense, sparse
+    @numba.njit(nogil=True, cache=True)
+    def pair_cmi(C, y, ny, aj_max, c, j, table, s_j, s_jy, m_j, m_jy, inv_n, mm, scratch):
+        """I(X_c;Y|X_j) in bits from one pass over the samples."""
+        n = C.shape[1]
+        rc = C[c]
+        rj = C[j]
+        cells = scratch.shape[0]
+        for i in range(cells):
+            scratch[i] = 0
+        for i in range(n):
+            scratch[(np.int64(rc[i]) * aj_max + np.int64(rj[i])) * ny + y[i]] += 1
+        s_cjy = 0.0
+        m_cjy = 0
+        s_cj = 0.0
+        m_cj = 0
+        for g in range(cells // ny):
+            tot = 0
+            for t in range(ny):
+                v = scratch[g * ny + t]
+                if v:
+                    s_cjy += table[v]
+                    m_cjy += 1
+                    tot += v
+            if tot:
+                s_cj += table[tot]
+                m_cj += 1
+        val = (s_cjy + s_j - s_cj - s_jy) * inv_n
+        val += (m_cj + m_jy - m_cjy - m_j) * mm
+        return max(0.0, val)
+
+    @numba.njit(nogil=True, cache=True)
+    def cmim_lazy(C, y, ny, a_max, rel, s_k, s_ky, m_k, m_ky, table, mm, k, tol, order, steps, ps):
+        """Fleuret's lazy CMIM: partial scores are upper bounds, refined only while they
+        can still beat the best candidate of the step. Ties: lowest index."""
+        K = C.shape[0]
+        inv_n = 1.0 / C.shape[1]
+        scratch = np.zeros(a_max * a_max * ny, np.int64)
+        m = np.zeros(K, np.int64)
+        selected = np.zeros(K, np.bool_)
+        for c in range(K):
+            ps[c] = rel[c]
+        best = -1.0
+        first = 0
+        for c in range(K):
+            if rel[c] > best + tol:
+                best = rel[c]
+                first = c
+        order[0] = first
+        steps[0] = rel[first]
+        selected[first] = True
+        for step in range(1, k):
+            best = -np.inf
+            pick = -1
+            for c in range(K):
+                if selected[c]:
+                    continue
+                while m[c] < step and ps[c] > best + tol:
+                    j = order[m[c]]
+                    v = pair_cmi(
+                        C,
+                        y,
+                        ny,
+                        a_max,
+                        c,
+                        j,
+                        table,
+                        s_k[j],
+                        s_ky[j],
+                        m_k[j],
+                        m_ky[j],
+                        inv_n,
+                        mm,
+                        scratch,
+                    )
+                    if v < ps[c]:
+                        ps[c] = v
+                    m[c] += 1
+                if pick < 0 or ps[c] > best + tol:
+                    best = ps[c]
+                    pick = c
+            order[step] = pick
+            steps[step] = ps[pick]
+            selected[pick] = True
+
+    return dense, sparse, cmim_lazy
 
 
 def _numba_grouped(
     C: np.ndarray, z: np.ndarray, nz: int, group: int, table: np.ndarray, n_jobs: int
 ) -> tuple[np.ndarray, ...]:
-    dense, sparse = _numba_kernels()
+    dense, sparse, _ = _numba_kernels()
     k, n = C.shape
     a = int(C.max()) + 1 if k else 1
     outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
@@ -247,3 +331,47 @@ def grouped_nlogn(
     if numba_enabled():
         return _numba_grouped(C, z, nz, group, table, n_jobs)
     return _numpy_grouped(C, np.asarray(z, dtype=np.int64), nz, group, table)
+
+
+def cmim_lazy(
+    C: np.ndarray,
+    y: np.ndarray,
+    n_levels: np.ndarray,
+    relevance: np.ndarray,
+    s_k: np.ndarray,
+    s_ky: np.ndarray,
+    m_k: np.ndarray,
+    m_ky: np.ndarray,
+    table: np.ndarray,
+    mm: float,
+    k: int,
+    tol: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fleuret's lazy CMIM (numba back-end only; the caller checks
+    :func:`numba_enabled`). Returns the order, the step scores and the partial scores
+    (upper bounds of the last-step scores for unselected features)."""
+    *_, kernel = _numba_kernels()
+    K = C.shape[0]
+    order = np.zeros(k, np.int64)
+    steps = np.zeros(k)
+    ps = np.zeros(K)
+    ny = int(y.max()) + 1
+    kernel(
+        C,
+        np.ascontiguousarray(y, dtype=np.int64),
+        ny,
+        int(n_levels.max()),
+        relevance,
+        s_k,
+        s_ky,
+        m_k,
+        m_ky,
+        table,
+        mm,
+        int(k),
+        float(tol),
+        order,
+        steps,
+        ps,
+    )
+    return order, steps, ps

@@ -17,7 +17,11 @@ last bin.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
+
+from fsel.kernels._counting import numba_enabled
 
 __all__ = [
     "apply_bin_edges",
@@ -60,6 +64,10 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     values = np.asarray(values)
     n, d = values.shape
+    if values.dtype.kind in "iub" and n and d and numba_enabled():
+        fast = _compact_integers_numba(values)
+        if fast is not None:
+            return fast
     out = np.empty((d, n), dtype=np.int64)
     n_levels = np.zeros(d, dtype=np.int64)
     done = np.zeros(d, dtype=bool)
@@ -92,6 +100,45 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n_levels[j] = uniq.size
     dtype = smallest_code_dtype(int(n_levels.max()))
     return out.astype(dtype), n_levels
+
+
+@lru_cache(maxsize=1)
+def _numba_compact():  # pragma: no cover - compiled
+    import numba
+
+    @numba.njit(nogil=True, cache=True)
+    def compact(X, vmin, width, out):
+        n, d = X.shape
+        lut = np.zeros((d, width), np.int64)
+        for i in range(n):
+            for j in range(d):
+                lut[j, np.int64(X[i, j]) - vmin[j]] = 1
+        levels = np.zeros(d, np.int64)
+        for j in range(d):
+            c = 0
+            for v in range(width):
+                if lut[j, v]:
+                    lut[j, v] = c
+                    c += 1
+            levels[j] = c
+        for i in range(n):
+            for j in range(d):
+                out[j, i] = lut[j, np.int64(X[i, j]) - vmin[j]]
+        return levels
+
+    return compact
+
+
+def _compact_integers_numba(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """One-pass compaction of an integer matrix (numba back-end), or None when the
+    value ranges are too wide for a lookup table."""
+    vmin = values.min(axis=0).astype(np.int64)
+    width = int((values.max(axis=0).astype(np.int64) - vmin).max()) + 1
+    if width > 65536 or width * values.shape[1] > 1 << 26:
+        return None
+    out = np.empty((values.shape[1], values.shape[0]), dtype=smallest_code_dtype(width))
+    levels = _numba_compact()(values, vmin, width, out)
+    return out, levels
 
 
 def fit_bin_edges(
@@ -173,7 +220,9 @@ def discretize(
     >>> levels.tolist()
     [2, 3]
     """
-    values = np.asarray(values, dtype=np.float64)
+    values = np.asarray(values)
+    if values.dtype.kind not in "iubf":
+        values = values.astype(np.float64)
     if discrete is None:
         discrete = np.zeros(values.shape[1], dtype=bool)
     if strategy is None:
@@ -185,6 +234,6 @@ def discretize(
                 "has non-integer values; bin it (discretize='uniform') or encode it"
             )
     edges = fit_bin_edges(values, discrete, n_bins, strategy)
-    binned = apply_bin_edges(values, edges)
+    binned = values if all(e is None for e in edges) else apply_bin_edges(values, edges)
     codes, n_levels = compact_codes(binned)
     return codes, n_levels, edges

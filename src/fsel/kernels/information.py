@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsel.kernels._counting import grouped_nlogn, nlogn_table
+from fsel.kernels._counting import cmim_lazy, grouped_nlogn, nlogn_table, numba_enabled
 
 __all__ = [
     "InformationTable",
@@ -255,6 +255,29 @@ class InformationTable:
             joint_mi=np.maximum(0.0, h_kj + h_y - h_kjy),
             joint_entropy=h_kjy,
             cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
+        )
+
+    def lazy_cmim(self, k: int, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Fleuret's lazy CMIM when the numba back-end is available, else None.
+
+        Same picks and step scores as the vectorised engine; the third array holds,
+        for unselected features, upper bounds of their last-step scores.
+        """
+        if not numba_enabled():
+            return None
+        return cmim_lazy(
+            self.codes,
+            self.y,
+            self.n_levels,
+            self.relevance,
+            self._s_k,
+            self._s_ky,
+            self._m_k,
+            self._m_ky,
+            self._table,
+            self._mm,
+            k,
+            tol,
         )
 
     def conditional_relevance(self, s: np.ndarray) -> np.ndarray:

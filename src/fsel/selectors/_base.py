@@ -42,12 +42,25 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     _target_kind = "classification"
 
     def _validate_fit_data(
-        self, X: Any, y: Any, *, categorical: Any = None, min_samples: int = 1
+        self,
+        X: Any,
+        y: Any,
+        *,
+        categorical: Any = None,
+        min_samples: int = 1,
+        keep_integer: bool = False,
     ) -> tuple[Table, np.ndarray, np.ndarray | None]:
-        """Validate ``X`` and ``y`` once and record ``n_features_in_``/names."""
+        """Validate ``X`` and ``y`` once and record ``n_features_in_``/names.
+
+        ``keep_integer=True`` lets an integer ndarray through without a float copy
+        (``Table.values`` then keeps its dtype)."""
         name = type(self).__name__
         table = check_table(
-            X, categorical=categorical, min_samples=min_samples, estimator_name=name
+            X,
+            categorical=categorical,
+            min_samples=min_samples,
+            estimator_name=name,
+            keep_integer=keep_integer,
         )
         _check_feature_names(self, X, reset=True)
         self.n_features_in_ = table.values.shape[1]

@@ -134,6 +134,7 @@ def check_table(
     categorical: Any = None,
     min_samples: int = 1,
     estimator_name: str = "estimator",
+    keep_integer: bool = False,
 ) -> Table:
     """Validate a feature table and return it as numbers plus a 'discrete' mask.
 
@@ -147,6 +148,9 @@ def check_table(
         Fewest rows accepted.
     estimator_name : str
         Used in error messages.
+    keep_integer : bool
+        For a plain integer or boolean ndarray, return it as it is (no float copy) in
+        ``Table.values``; every column is then discrete.
 
     Returns
     -------
@@ -173,6 +177,15 @@ def check_table(
         if arr.ndim != 2:
             raise ValueError(f"{estimator_name}: expected a 2-D array, got {arr.ndim} dimensions")
         n_samples, n_features = arr.shape
+        if (
+            keep_integer
+            and arr.dtype.kind in "iub"
+            and n_samples >= min_samples
+            and n_samples
+            and n_features
+            and categorical is None
+        ):
+            return Table(values=arr, discrete=np.ones(n_features, dtype=bool), feature_names=None)
         names = None
         cols = [arr[:, j] for j in range(n_features)]
         declared = [False] * n_features

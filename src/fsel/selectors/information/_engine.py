@@ -99,6 +99,14 @@ def greedy_select(
             for _ in range(k - 1):
                 progress()
         return GreedyResult(ranked.astype(np.intp), rel[ranked].astype(float), rel)
+    if criterion == "cmim":
+        lazy = table.lazy_cmim(k, TIE_TOL)
+        if lazy is not None:
+            order_l, steps_l, partial = lazy
+            if progress is not None:
+                for _ in range(k - 1):
+                    progress()
+            return GreedyResult(order_l.astype(np.intp), steps_l, partial)
     rule = CRITERIA[criterion](**(params or {}))
     rule.start(rel)
     newest = first

@@ -148,7 +148,9 @@ class InformationSelector(BaseSelector):
             raise ValueError(
                 f"discretize must be 'uniform', 'quantile' or None, got {self.discretize!r}"
             )
-        table, y_codes, classes = self._validate_fit_data(X, y, categorical=self.categorical)
+        table, y_codes, classes = self._validate_fit_data(
+            X, y, categorical=self.categorical, keep_integer=True
+        )
         k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
         codes, n_levels, edges = _discretize(
             table.values, table.discrete, self.n_bins, self.discretize
