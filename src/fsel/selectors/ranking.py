@@ -75,7 +75,11 @@ class RankingIndex(BaseSelector):
 
     The tie rules and the ``"auto"`` slice counts are documented in
     :mod:`fsel.kernels.ranking_indices`. Categorical columns are scored through their
-    integer codes (the K-S and table indices use only their ranks).
+    integer codes (the K-S and table indices use only their ranks). A class target is
+    coded ``0..c-1`` in the sorted order of its labels: the K-S and table indices then
+    use one slice per class (when ``c`` is at most the slice count), while the
+    difference indices read the codes as numbers, which is meaningful for two classes
+    or ordered classes only.
 
     Parameters
     ----------

@@ -1,0 +1,172 @@
+"""RankingIndex and BootstrapRanking: estimator contract, direction, bootstrap identity."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fsel import BootstrapRanking, RankingIndex
+from fsel.datasets import make_yuan_regression
+from fsel.kernels.ranking_indices import INDEX_NAMES, ranking_scores
+from fsel.meta import bootstrap_ranking as br
+from fsel.meta.bootstrap_ranking import bootstrap_scores
+from fsel.meta.resampling import resample_indices
+
+
+@parametrize_with_checks(
+    [
+        RankingIndex(),
+        RankingIndex(index="In3", n_features_to_select=1),
+        BootstrapRanking(index="mi", n_bootstraps=5, random_state=0),
+    ]
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("index", INDEX_NAMES)
+def test_ranking_index_scores_and_direction(index):
+    X, y, _ = make_yuan_regression(1, n_samples=200, random_state=3)
+    sel = RankingIndex(index=index, n_features_to_select=4, n_slices=10).fit(X, y)
+    expected = ranking_scores(X, y, index, n_slices=10)[index]
+    np.testing.assert_array_equal(sel.scores_, expected)
+    order = np.argsort(expected) if index.startswith("In") else np.argsort(-expected)
+    np.testing.assert_array_equal(sel.selection_order_, order[:4])
+    assert sel.higher_is_better_ == (not index.startswith("In"))
+    assert sel.ranking_[order[0]] == 1 and sel.support_.sum() == 4
+    # model 1's genuine features: the rank indices find them (Yuan: rates >= .94)
+    if index in ("K1", "K3", "chi2", "mi"):
+        assert sorted(sel.selection_order_.tolist()) == [0, 1, 2, 3]
+
+
+def test_ties_in_scores_go_to_the_lower_index():
+    X = np.tile(np.arange(10.0)[:, None], (1, 3))
+    y = np.arange(10.0) ** 2
+    sel = RankingIndex("K3").fit(X, y)
+    np.testing.assert_array_equal(sel.selection_order_, [0, 1, 2])
+
+
+def test_class_targets_and_dataframes():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    labels = rng.choice(["a", "b", "c"], 150)
+    signal = (labels == "b") * 2.0 + rng.standard_normal(150)
+    df = pd.DataFrame(
+        {"noise": rng.standard_normal(150), "signal": signal, "noise2": rng.standard_normal(150)}
+    )
+    for index in INDEX_NAMES:
+        # the difference indices read class codes as numbers: use a binary target
+        target = labels == "b" if index.startswith("In") else labels
+        sel = RankingIndex(index, n_features_to_select=1).fit(df, target)
+        assert sel.get_feature_names_out().tolist() == ["signal"], index
+
+
+def test_regression_target_with_bootstrap_recovers_model_5():
+    X, y, genuine = make_yuan_regression(5, n_samples=200, random_state=1)
+    sel = BootstrapRanking("chi2", n_bootstraps=20, n_features_to_select=2, random_state=0).fit(
+        X, y
+    )
+    assert sorted(sel.selection_order_.tolist()) == genuine.tolist()
+    assert sel.score_std_.shape == (10,) and np.all(sel.score_std_ > 0)
+
+
+@pytest.mark.parametrize("index", ["In", "K1", "mi"])
+def test_bootstrap_mean_and_std_equal_a_direct_loop(index):
+    X, y, _ = make_yuan_regression(3, n_samples=60, random_state=2)
+    sel = BootstrapRanking(index, n_bootstraps=12, random_state=7, n_slices=4).fit(X, y)
+    rows = resample_indices(60, 12, scheme="bootstrap", random_state=7)
+    direct = np.array([ranking_scores(X[r], y[r], index, n_slices=4)[index] for r in rows])
+    np.testing.assert_allclose(sel.bootstrap_scores_, direct, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(sel.scores_, direct.mean(axis=0), rtol=1e-13)
+    np.testing.assert_allclose(sel.score_std_, direct.std(axis=0, ddof=1), rtol=1e-12)
+    order = np.argsort(direct.mean(0)) if index == "In" else np.argsort(-direct.mean(0))
+    np.testing.assert_array_equal(sel.selection_order_, order)
+
+
+def test_bootstrap_identical_for_any_n_jobs_backend_and_batch(monkeypatch):
+    X, y, _ = make_yuan_regression(6, n_samples=80, random_state=0)
+    ref = BootstrapRanking("K3", n_bootstraps=16, random_state=3).fit(X, y)
+    two = BootstrapRanking("K3", n_bootstraps=16, random_state=3, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(ref.bootstrap_scores_, two.bootstrap_scores_)
+    joblib = pytest.importorskip("joblib")
+    with joblib.parallel_config(backend="threading"):
+        thr = BootstrapRanking("K3", n_bootstraps=16, random_state=3, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(ref.bootstrap_scores_, thr.bootstrap_scores_)
+    monkeypatch.setattr(br, "_BATCH_ELEMENTS", 1)  # one replicate per kernel call
+    one = BootstrapRanking("K3", n_bootstraps=16, random_state=3).fit(X, y)
+    np.testing.assert_array_equal(ref.bootstrap_scores_, one.bootstrap_scores_)
+    other = BootstrapRanking("K3", n_bootstraps=16, random_state=4).fit(X, y)
+    assert not np.array_equal(ref.bootstrap_scores_, other.bootstrap_scores_)
+
+
+def test_bootstrap_scores_all_indices_share_resamples():
+    X, y, _ = make_yuan_regression(2, n_samples=50, random_state=0)
+    allb = bootstrap_scores(X, y, n_bootstraps=6, random_state=1)
+    for index in ("In5", "K2", "chi2"):
+        one = bootstrap_scores(X, y, index, n_bootstraps=6, random_state=1)[index]
+        np.testing.assert_array_equal(allb[index], one)
+    with pytest.raises(ValueError, match="at least 1"):
+        bootstrap_scores(X, y, n_bootstraps=0)
+    with pytest.raises(TypeError, match="n_bootstraps"):
+        bootstrap_scores(X, y, n_bootstraps=2.5)
+
+
+def test_single_bootstrap_has_zero_std():
+    X, y, _ = make_yuan_regression(2, n_samples=50, random_state=0)
+    sel = BootstrapRanking("In", n_bootstraps=1, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(sel.score_std_, np.zeros(10))
+
+
+@pytest.mark.parametrize("cls", [RankingIndex, BootstrapRanking])
+def test_bad_input_errors(cls):
+    X, y, _ = make_yuan_regression(1, n_samples=40, random_state=0)
+    with pytest.raises(ValueError, match="constant"):
+        cls().fit(X, np.ones(40))
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        cls().fit(Xn, y)
+    yn = y.copy()
+    yn[1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        cls().fit(X, yn)
+    with pytest.raises(ValueError, match="index must be one of"):
+        cls(index="k3").fit(X, y)
+    with pytest.raises(ValueError, match="larger than the number of features"):
+        cls(n_features_to_select=11).fit(X, y)
+    with pytest.raises(ValueError, match="single class"):
+        cls().fit(X, np.zeros(40, dtype=int))
+
+
+def test_inputs_not_modified():
+    X, y, _ = make_yuan_regression(4, n_samples=40, random_state=0)
+    X0, y0 = X.copy(), y.copy()
+    RankingIndex("In5").fit(X, y)
+    BootstrapRanking("K2", n_bootstraps=3, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(y, y0)
+
+
+def test_registry_and_cli_parameter_names():
+    from fsel._registry import get_method
+
+    est = get_method("k3").make(n_slices=10)
+    assert isinstance(est, RankingIndex) and est.index == "K3"
+    assert get_method("mi-index").make().index == "mi"
+    params = BootstrapRanking().get_params()
+    for name in ("n_slices", "n_bins_x", "n_bins_y", "n_bootstraps", "n_jobs", "random_state"):
+        assert name in params
+
+
+@pytest.mark.skipif(importlib.util.find_spec("fsel.meta.npfs") is None, reason="NPFS not yet")
+def test_works_as_npfs_base_selector():
+    from fsel import NPFS
+
+    X, y, genuine = make_yuan_regression(1, n_samples=200, random_state=0)
+    base = BootstrapRanking("K3", n_bootstraps=10, n_features_to_select=3, random_state=0)
+    npfs = NPFS(base, n_bootstraps=20, random_state=0).fit(X, y)
+    assert set(np.flatnonzero(npfs.support_)) <= set(genuine.tolist())
+    assert npfs.support_.sum() >= 2
