@@ -1,0 +1,903 @@
+"""Benchmark: fsel's information-theoretic criteria against FEAST and the Python peers.
+
+The same discrete data go, side by side in one run, through
+
+* **fsel** -- ``fsel.<Criterion>(n_features_to_select=k, discretize=None, n_jobs=...)``,
+  timed on its numba path after a warm-up call (the first-call compile time is
+  measured separately, with a cold numba cache), with ``n_jobs=1`` and ``n_jobs=2``,
+  and on its pure-numpy fallback (``FSEL_DISABLE_NUMBA=1``);
+* **fstoolbox** -- the PyPI wheel of FEAST, the papers' own C toolbox (its integer entry
+  points ``JMI``, ``mRMR_D``, ``CMIM``, ``DISR``, ``BetaGamma(beta=1, gamma=1)`` for
+  CIFE and ``CondMI`` for CMI; the ``disc*`` float entry points crash);
+* **ITMO_FS** (``itmo-fs``), **fast-select** and **scikit-feature**
+  (``skfeature-chappers``), each through its public API.
+
+Every call runs in its own subprocess with a timeout, one core (``NUMBA_NUM_THREADS``,
+``OMP_NUM_THREADS`` and the BLAS thread counts set to 1; 2 for fsel's ``n_jobs=2``
+rows). A library that is missing, crashes or times out is reported as such and the
+benchmark goes on. Each call is repeated (best of up to 3) while it takes under 2 s.
+
+Data (:func:`make_benchmark_data`, seed 0 for (a) and 1 for (b))
+---------------------------------------------------------------
+``n_samples x n_features`` codes drawn iid uniform from ``0..9`` (10 levels), then
+
+* 5 *informative* columns ``I``: ``y = 1`` iff ``sum_{i in I} x_i + e > 22.5`` with
+  ``e ~ N(0, 3^2)`` rounded to the nearest integer (a noisy binary threshold);
+* 10 *redundant* columns: copy ``r`` is informative column ``r mod 5`` with each entry
+  replaced, with probability 0.2, by a fresh uniform code;
+* the rest pure noise; finally all columns are shuffled by a permutation drawn from
+  the same generator (the relevant columns' positions are returned).
+
+(a) is 2000 x 500 (seed 0), (b) is 6000 x 5000 (seed 1). Criteria: JMI, mRMR, CMIM,
+DISR, CIFE, CMI at ``k = 20`` and ``k = 50``; ``--quick`` runs (a) with ``k = 20`` only.
+
+Selections are compared with FEAST's sequence: the first position where they differ
+and whether the two candidates' scores there are tied, both scores recomputed by the
+independent plain-numpy reference in this file (:func:`reference_score`).
+
+Run ``python benchmarks/run.py information [--quick]`` or
+``python benchmarks/bench_information.py --help``. Results are written to
+``benchmarks/results/information[_quick].{json,csv}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import platform
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+CRITERIA = ("JMI", "mRMR", "CMIM", "DISR", "CIFE", "CMI")
+TIE_TOL = 1e-9  # bits; scores closer than this (relative to max(1, |score|)) are "tied"
+
+# --------------------------------------------------------------------------------------
+# Data
+# --------------------------------------------------------------------------------------
+
+DATASETS = {
+    "a": {"n_samples": 2000, "n_features": 500, "seed": 0},
+    "b": {"n_samples": 6000, "n_features": 5000, "seed": 1},
+    "tiny": {"n_samples": 400, "n_features": 60, "seed": 2},  # smoke test only
+}
+
+
+def make_benchmark_data(
+    n_samples: int,
+    n_features: int,
+    *,
+    n_levels: int = 10,
+    n_informative: int = 5,
+    n_redundant: int = 10,
+    copy_noise: float = 0.2,
+    label_noise_sd: float = 3.0,
+    seed: int = 0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Discrete benchmark data: ``(X, y, informative, redundant)``.
+
+    ``X`` holds int32 codes ``0..n_levels-1``; ``y`` is binary (int32). See the module
+    docstring for the construction. ``informative`` and ``redundant`` are the 0-based
+    column positions after the final shuffle.
+
+    Examples
+    --------
+    >>> X, y, inf, red = make_benchmark_data(100, 30, seed=0)
+    >>> X.shape, X.dtype.name, sorted(set(y.tolist())), len(inf), len(red)
+    ((100, 30), 'int32', [0, 1], 5, 10)
+    """
+    if n_informative + n_redundant > n_features:
+        raise ValueError("n_informative + n_redundant must not exceed n_features")
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, n_levels, size=(n_samples, n_features), dtype=np.int32)
+    inf = np.arange(n_informative)
+    latent = X[:, inf].sum(axis=1) + np.rint(rng.normal(0.0, label_noise_sd, n_samples))
+    y = (latent > n_informative * (n_levels - 1) / 2.0).astype(np.int32)
+    for r in range(n_redundant):
+        col = X[:, inf[r % n_informative]].copy()
+        swap = rng.random(n_samples) < copy_noise
+        col[swap] = rng.integers(0, n_levels, size=int(swap.sum()), dtype=np.int32)
+        X[:, n_informative + r] = col
+    perm = rng.permutation(n_features)
+    X = np.ascontiguousarray(X[:, perm])
+    where = np.argsort(perm)  # where[old] = new position
+    informative = np.sort(where[inf])
+    redundant = np.sort(where[n_informative + np.arange(n_redundant)])
+    return X, y, informative, redundant
+
+
+# --------------------------------------------------------------------------------------
+# Independent reference scores (plain numpy; used only to diagnose differences)
+# --------------------------------------------------------------------------------------
+
+
+def _entropy(*cols: np.ndarray) -> float:
+    """Plug-in joint entropy in bits of the given code columns."""
+    _, counts = np.unique(np.column_stack(cols), axis=0, return_counts=True)
+    p = counts / counts.sum()
+    return float(-(p * np.log2(p)).sum())
+
+
+def _mi(a: np.ndarray, b: np.ndarray) -> float:
+    return _entropy(a) + _entropy(b) - _entropy(a, b)
+
+
+def _cmi(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
+    return _entropy(a, c) + _entropy(b, c) - _entropy(a, b, c) - _entropy(c)
+
+
+def reference_score(
+    X: np.ndarray, y: np.ndarray, selected: list[int], k: int, criterion: str
+) -> float:
+    """Score ``J(X_k)`` of candidate ``k`` given the already selected ``selected``.
+
+    Written from SPEC section 2 with plain joint counts (``np.unique``), independent of
+    fsel's kernels and of FEAST; slow, for a handful of candidates only.
+    """
+    xk = X[:, k]
+    relevance = _mi(xk, y)
+    if not selected:
+        return relevance
+    cols = [X[:, j] for j in selected]
+    if criterion == "JMI":
+        return sum(_entropy(xk, xj) + _entropy(y) - _entropy(xk, xj, y) for xj in cols)
+    if criterion == "mRMR":
+        return relevance - sum(_mi(xk, xj) for xj in cols) / len(cols)
+    if criterion == "CMIM":
+        return min(relevance, *(_cmi(xk, y, xj) for xj in cols))
+    if criterion == "DISR":
+        return sum(
+            (_entropy(xk, xj) + _entropy(y) - _entropy(xk, xj, y)) / _entropy(xk, xj, y)
+            for xj in cols
+        )
+    if criterion == "CIFE":
+        return relevance - sum(_mi(xk, xj) for xj in cols) + sum(_cmi(xk, xj, y) for xj in cols)
+    if criterion == "CMI":
+        _, s = np.unique(np.column_stack(cols), axis=0, return_inverse=True)
+        return _cmi(xk, y, s.ravel())
+    raise ValueError(f"unknown criterion {criterion!r}")
+
+
+def _tied(a: float, b: float) -> bool:
+    return abs(a - b) <= TIE_TOL * max(1.0, abs(a), abs(b))
+
+
+def compare_with(
+    reference: list[int], other: list[int], X: np.ndarray, y: np.ndarray, criterion: str
+) -> dict[str, Any]:
+    """Compare ``other``'s pick sequence with ``reference``'s (FEAST's).
+
+    Returns ``identical`` (bool), ``step`` (first differing 0-based position or None),
+    the two picks there, their reference scores given the common prefix, ``tied`` and a
+    one-line ``summary``.
+    """
+    out: dict[str, Any] = {"identical": False, "step": None, "tied": None}
+    n_features = X.shape[1]
+    bad = [f for f in other if not (isinstance(f, int) and 0 <= f < n_features)]
+    if bad:
+        out["summary"] = f"invalid indices returned (e.g. {bad[0]!r})"
+        return out
+    if len(set(other)) != len(other):
+        dup = next(f for i, f in enumerate(other) if f in other[:i])
+        note = f"re-selects feature {dup}"
+    else:
+        note = ""
+    n = min(len(reference), len(other))
+    step = next((i for i in range(n) if reference[i] != other[i]), None)
+    if step is None:
+        if len(reference) == len(other):
+            out["identical"] = True
+            out["summary"] = "identical" + (f" ({note})" if note else "")
+            return out
+        longer, who = (reference, "FEAST") if len(reference) > len(other) else (other, "it")
+        extra = longer[n]
+        s = reference_score(X, y, list(longer[:n]), extra, criterion)
+        out.update(step=n, tied=None, extra_pick=extra, extra_score=s)
+        out["summary"] = (
+            f"same first {n} picks; then {who} goes on with feature {extra} "
+            f"(reference score {s:.3g}) while the other has stopped"
+        )
+        return out
+    prefix = list(reference[:step])
+    a, b = reference[step], other[step]
+    sa = reference_score(X, y, prefix, a, criterion)
+    sb = reference_score(X, y, prefix, b, criterion)
+    tied = _tied(sa, sb)
+    out.update(step=step, feast_pick=a, other_pick=b, feast_score=sa, other_score=sb, tied=tied)
+    kind = f"exact tie (diff {sa - sb:+.1e})" if tied else f"not a tie: diff {sa - sb:+.3g}"
+    out["summary"] = f"differs at step {step}: FEAST {a} ({sa:.6f}) vs {b} ({sb:.6f}), {kind}" + (
+        f"; {note}" if note else ""
+    )
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Implementations (run inside worker subprocesses)
+# --------------------------------------------------------------------------------------
+
+FSEL_CLASS = {
+    "JMI": "JMI",
+    "mRMR": "MRMR",
+    "CMIM": "CMIM",
+    "DISR": "DISR",
+    "CIFE": "CIFE",
+    "CMI": "CMI",
+}
+
+
+@dataclass(frozen=True)
+class Impl:
+    """One implementation under test: how to run it and what it is known to do."""
+
+    key: str
+    label: str
+    criteria: tuple[str, ...]
+    n_jobs: int = 1
+    env: tuple[tuple[str, str], ...] = ()
+    warmup: bool = False
+    peer: bool = False  # slow Python peers: predicted-time skipping, shorter timeout
+    d_exponent: float = 1.0  # how run time grows with the number of features
+    notes: tuple[str, ...] = field(default=())
+
+
+IMPLS = [
+    Impl(
+        "fstoolbox",
+        "fstoolbox (FEAST C)",
+        CRITERIA,
+        notes=(
+            "CIFE = BetaGamma(beta=1, gamma=1); CMI = CondMI.",
+            "CondMI stops (fills the rest with -1, i.e. 4294967295 as uint) once no candidate "
+            "scores > 0; its greedy loop still scans all candidates for the remaining k.",
+            "The Python wrapper copies the data to uint32 Fortran order inside the timed call.",
+            "Ties go to the lowest index (strict '>' scan from index 0).",
+        ),
+    ),
+    Impl("fsel-numba-1", "fsel numba n_jobs=1", CRITERIA, warmup=True),
+    Impl("fsel-numba-2", "fsel numba n_jobs=2", CRITERIA, n_jobs=2, warmup=True),
+    Impl("fsel-numpy-1", "fsel numpy n_jobs=1", CRITERIA, env=(("FSEL_DISABLE_NUMBA", "1"),)),
+    Impl(
+        "fast-select",
+        "fast-select 0.3 mRMR",
+        ("mRMR",),
+        warmup=True,
+        peer=True,
+        d_exponent=2.0,
+        notes=(
+            "Only mRMR exists in fast-select 0.3.0 (no JMI/CMIM estimator).",
+            "Computes the full D x D pairwise MI matrix up front, O(N D^2) whatever k.",
+            "Near-ties (|diff| <= 1e-12) go to the lowest mean redundancy, not the lowest "
+            "index; numba fastmath.",
+        ),
+    ),
+    Impl(
+        "itmo-fs",
+        "ITMO_FS 0.3.3",
+        ("JMI", "mRMR", "CMIM", "CIFE"),
+        peer=True,
+        notes=(
+            "CMIM scores min_j I(Xk;Y|Xj), without Fleuret's I(Xk;Y) term.",
+            "JMI is Brown's rewrite I(Xk;Y) - 1/|S| sum[I(Xk;Xj) - I(Xk;Xj|Y)] (same argmax "
+            "up to rounding); natural logarithm.",
+            "Recomputes every score from scratch at each step in pure Python (O(k^2 D) MI "
+            "evaluations).",
+            "No greedy DISR (DISRWithMassive is a different, graph-based algorithm) and no CMI.",
+        ),
+    ),
+    Impl(
+        "skfeature",
+        "scikit-feature (chappers 1.2.1)",
+        ("JMI", "mRMR", "CMIM", "DISR", "CIFE"),
+        peer=True,
+        notes=(
+            "jmi(), mrmr() and cife() with mode='index' return reverse_argsort ranks of the "
+            "pick list (rankdata of the index values), not the indices in pick order.",
+            "jmi() and mrmr() call lcsi() without beta/gamma, so they run LCSI with its "
+            "defaults beta=0.8, gamma=0.5 (jmi) and beta=0.8, gamma=0 (mrmr): neither is "
+            "JMI nor mRMR.",
+            "cmim() scores min_j I(Xk;Y|Xj), without the I(Xk;Y) term.",
+            "disr() divides the DISR sum by sum_j (1 + I(Xk;Xj)) (an extra normalisation).",
+            "No CMI.",
+        ),
+    ),
+]
+IMPL_BY_KEY = {impl.key: impl for impl in IMPLS}
+
+
+def _fsel_call(criterion: str, n_jobs: int):
+    import fsel
+
+    cls = getattr(fsel, FSEL_CLASS[criterion])
+
+    def call(X, y, k):
+        est = cls(n_features_to_select=k, discretize=None, n_jobs=n_jobs).fit(X, y)
+        return est.selection_order_, getattr(est, "selection_scores_", None)
+
+    return call
+
+
+def _fstoolbox_call(criterion: str, n_jobs: int):
+    import logging
+
+    logging.getLogger().setLevel(logging.ERROR)  # it logs a harmless library-path warning
+    import fstoolbox as F
+
+    fn = {"JMI": F.JMI, "mRMR": F.mRMR_D, "CMIM": F.CMIM, "DISR": F.DISR, "CMI": F.CondMI}
+
+    def call(X, y, k):
+        if criterion == "CIFE":
+            order, scores = F.BetaGamma(X, y, k, 1.0, 1.0)
+        else:
+            order, scores = fn[criterion](X, y, k)
+        order = [int(f) for f in order]
+        n_valid = next((i for i, f in enumerate(order) if f >= X.shape[1]), len(order))
+        return order[:n_valid], list(scores)[:n_valid]
+
+    return call
+
+
+def _fast_select_call(criterion: str, n_jobs: int):
+    from fast_select import mRMR
+
+    def call(X, y, k):
+        est = mRMR(n_features_to_select=k, method="MID", backend="cpu").fit(X, y)
+        return est.top_features_, None
+
+    return call
+
+
+def _itmo_call(criterion: str, n_jobs: int):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from ITMO_FS.filters.multivariate import MultivariateFilter
+    name = {"JMI": "JMI", "mRMR": "MRMR", "CMIM": "CMIM", "CIFE": "CIFE"}[criterion]
+
+    def call(X, y, k):
+        est = MultivariateFilter(name, k)
+        est.fit(X, y)
+        return est.selected_features, None
+
+    return call
+
+
+def _skfeature_call(criterion: str, n_jobs: int):
+    from skfeature.function.information_theoretical_based import CIFE, CMIM, DISR, JMI, MRMR
+
+    fn = {
+        "JMI": JMI.jmi,
+        "mRMR": MRMR.mrmr,
+        "CMIM": CMIM.cmim,
+        "DISR": DISR.disr,
+        "CIFE": CIFE.cife,
+    }[criterion]
+
+    def call(X, y, k):
+        return fn(X, y, mode="index", n_selected_features=k), None
+
+    return call
+
+
+_CALLS = {
+    "fstoolbox": _fstoolbox_call,
+    "fsel-numba-1": _fsel_call,
+    "fsel-numba-2": _fsel_call,
+    "fsel-numpy-1": _fsel_call,
+    "fast-select": _fast_select_call,
+    "itmo-fs": _itmo_call,
+    "skfeature": _skfeature_call,
+}
+
+
+def _to_list(a: Any) -> list:
+    if a is None:
+        return []
+    return [x.item() if hasattr(x, "item") else x for x in np.asarray(a).ravel()]
+
+
+def _worker(spec_path: str, out_path: str) -> None:
+    """Run one (implementation, criterion, k) call on one data file; write JSON."""
+    spec = json.loads(Path(spec_path).read_text())
+    result: dict[str, Any] = {"status": "error"}
+    try:
+        data = np.load(spec["data"])
+        X = np.ascontiguousarray(data["X"], dtype=np.int32)
+        y = np.ascontiguousarray(data["y"], dtype=np.int32)
+        t0 = time.perf_counter()
+        call = _CALLS[spec["impl"]](spec["criterion"], spec["n_jobs"])
+        result["import_s"] = time.perf_counter() - t0
+        if spec.get("warmup"):
+            Xs, ys = X[:300, :30].copy(), y[:300].copy()
+            t0 = time.perf_counter()
+            call(Xs, ys, 5)
+            result["first_call_s"] = time.perf_counter() - t0
+            if spec.get("warmup_only"):
+                result["status"] = "ok"
+                Path(out_path).write_text(json.dumps(result))
+                return
+        cpu, wall = [], []
+        for _ in range(3):
+            c0, w0 = time.process_time(), time.perf_counter()
+            order, scores = call(X, y, spec["k"])
+            cpu.append(time.process_time() - c0)
+            wall.append(time.perf_counter() - w0)
+            if wall[-1] > 2.0 or sum(wall) > 4.0:
+                break
+        result.update(
+            status="ok",
+            cpu_s=min(cpu),
+            wall_s=min(wall),
+            repeats=len(cpu),
+            order=[int(f) if float(f).is_integer() else f for f in _to_list(order)],
+            scores=[float(s) for s in _to_list(scores)],
+        )
+    except Exception as exc:  # report, never crash the benchmark
+        result.update(
+            status="error",
+            error=f"{type(exc).__name__}: {exc}",
+            traceback=traceback.format_exc(limit=3),
+        )
+    Path(out_path).write_text(json.dumps(result))
+
+
+# --------------------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------------------
+
+_THREAD_VARS = (
+    "NUMBA_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+
+
+def _run_worker(spec: dict, workdir: Path, timeout: float, extra_env: dict[str, str]) -> dict:
+    tag = f"{spec['impl']}_{spec['dataset']}_{spec['criterion']}_{spec['k']}"
+    spec_path, out_path = workdir / f"{tag}.spec.json", workdir / f"{tag}.out.json"
+    spec_path.write_text(json.dumps(spec))
+    out_path.unlink(missing_ok=True)
+    env = dict(os.environ)
+    env.pop("FSEL_DISABLE_NUMBA", None)
+    threads = str(spec["n_jobs"])
+    env.update({v: threads for v in _THREAD_VARS})
+    env.update(extra_env)
+    env["PYTHONWARNINGS"] = "ignore"
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(spec_path), str(out_path)]
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
+    )
+    try:
+        log, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the worker's own process group only
+        proc.communicate()
+        return {"status": "timeout", "timeout_s": timeout}
+    if not out_path.exists():
+        tail = log.decode(errors="replace")[-400:]
+        return {"status": "crash", "returncode": proc.returncode, "error": tail}
+    return json.loads(out_path.read_text())
+
+
+def _fmt_s(x: float | None) -> str:
+    if x is None or not math.isfinite(x):
+        return "-"
+    return f"{x:.3f}" if x < 10 else f"{x:.1f}"
+
+
+def _status_text(r: dict) -> str:
+    s = r["status"]
+    if s == "ok":
+        return ""
+    if s == "timeout":
+        return f"timeout ({r['timeout_s']:.0f} s)"
+    if s == "skipped":
+        return f"skipped: {r['why']}"
+    return f"{s}: {r.get('error', '')}".splitlines()[0][:90]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print the table; write ``benchmarks/results/information*``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--worker"]:
+        _worker(argv[1], argv[2])
+        return 0
+    p = argparse.ArgumentParser(prog="bench_information", description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true", help="only data (a) with k=20")
+    p.add_argument("--datasets", default=None, help="comma list of a,b (default a,b; quick a)")
+    p.add_argument("--k", default=None, help="comma list of k (default 20,50; quick 20)")
+    p.add_argument("--criteria", default=",".join(CRITERIA))
+    p.add_argument(
+        "--impls",
+        default=",".join(i.key for i in IMPLS),
+        help="comma list of " + ", ".join(i.key for i in IMPLS),
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="per-call timeout for the Python peers in s (default 60; quick 20)",
+    )
+    p.add_argument(
+        "--main-timeout",
+        type=float,
+        default=600.0,
+        help="per-call timeout for fsel and fstoolbox in s",
+    )
+    p.add_argument("--output", type=Path, default=None, help="output stem (no suffix)")
+    args = p.parse_args(argv)
+
+    datasets = (args.datasets or ("a" if args.quick else "a,b")).split(",")
+    ks = [int(v) for v in (args.k or ("20" if args.quick else "20,50")).split(",")]
+    criteria = [c for c in args.criteria.split(",") if c]
+    unknown = [c for c in criteria if c not in CRITERIA]
+    if unknown:
+        p.error(f"unknown criteria {unknown}; choose from {CRITERIA}")
+    impls = [IMPL_BY_KEY[key] for key in args.impls.split(",") if key]
+    peer_timeout = args.timeout if args.timeout is not None else (20.0 if args.quick else 60.0)
+    stem = args.output or RESULTS / ("information_quick" if args.quick else "information")
+
+    rows: list[dict[str, Any]] = []
+    compile_rows: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="fsel_bench_info_") as tmp:
+        workdir = Path(tmp)
+        warm_cache = {"NUMBA_CACHE_DIR": str(workdir / "numba_cache")}
+        for ds in datasets:
+            cfg = DATASETS[ds]
+            X, y, inf, red = make_benchmark_data(
+                cfg["n_samples"], cfg["n_features"], seed=cfg["seed"]
+            )
+            data_path = workdir / f"data_{ds}.npz"
+            np.savez(data_path, X=X, y=y)
+            print(
+                f"\n== data ({ds}): {X.shape[0]} x {X.shape[1]}, 10 levels, seed {cfg['seed']}; "
+                f"informative {inf.tolist()}, redundant copies {red.tolist()}",
+                flush=True,
+            )
+            # First-call (numba compile) time with a cold cache, once per data set.
+            if any(i.key.startswith("fsel-numba") for i in impls):
+                spec = {
+                    "impl": "fsel-numba-1",
+                    "dataset": ds,
+                    "criterion": criteria[0],
+                    "k": 5,
+                    "n_jobs": 1,
+                    "data": str(data_path),
+                    "warmup": True,
+                    "warmup_only": True,
+                }
+                cold = {"NUMBA_CACHE_DIR": str(workdir / f"numba_cold_{ds}")}
+                r = _run_worker(spec, workdir, args.main_timeout, cold)
+                compile_rows.append(
+                    {
+                        "dataset": ds,
+                        "criterion": criteria[0],
+                        "first_call_s": r.get("first_call_s"),
+                        "status": r["status"],
+                        "error": r.get("error"),
+                    }
+                )
+                print(
+                    f"fsel first call (cold numba cache, {criteria[0]} on 300 x 30): "
+                    f"{_fmt_s(r.get('first_call_s'))} s  {_status_text(r)}",
+                    flush=True,
+                )
+            for k in ks:
+                for crit in criteria:
+                    feast_row = None
+                    for impl in impls:
+                        if crit not in impl.criteria:
+                            continue
+                        row = {
+                            "dataset": ds,
+                            "n_samples": X.shape[0],
+                            "n_features": X.shape[1],
+                            "k": k,
+                            "criterion": crit,
+                            "impl": impl.key,
+                            "label": impl.label,
+                            "n_jobs": impl.n_jobs,
+                        }
+                        why = _skip_reason(impl, ds, crit, k, rows, peer_timeout)
+                        if why:
+                            r = {"status": "skipped", "why": why}
+                        else:
+                            spec = {
+                                "impl": impl.key,
+                                "dataset": ds,
+                                "criterion": crit,
+                                "k": k,
+                                "n_jobs": impl.n_jobs,
+                                "data": str(data_path),
+                                "warmup": impl.warmup,
+                            }
+                            timeout = peer_timeout if impl.peer else args.main_timeout
+                            if impl.warmup:  # numba compilation is not the call's time
+                                timeout += 60.0
+                            r = _run_worker(
+                                spec, workdir, timeout, {**warm_cache, **dict(impl.env)}
+                            )
+                        row.update(
+                            {
+                                key: r.get(key)
+                                for key in (
+                                    "status",
+                                    "cpu_s",
+                                    "wall_s",
+                                    "repeats",
+                                    "first_call_s",
+                                    "error",
+                                    "timeout_s",
+                                    "why",
+                                )
+                            }
+                        )
+                        row["order"] = r.get("order")
+                        row["scores"] = r.get("scores")
+                        if impl.key == "fstoolbox":
+                            feast_row = row
+                        elif (
+                            feast_row is not None
+                            and feast_row["status"] == "ok"
+                            and r["status"] == "ok"
+                        ):
+                            cmp = compare_with(feast_row["order"], r["order"], X, y, crit)
+                            row["same_as_feast"] = cmp["identical"]
+                            row["comparison"] = cmp["summary"]
+                            row["comparison_detail"] = {
+                                key: v for key, v in cmp.items() if key != "summary"
+                            }
+                            if impl.n_jobs == 1:
+                                base, mine = feast_row["cpu_s"], r["cpu_s"]
+                            else:
+                                base, mine = feast_row["wall_s"], r["wall_s"]
+                            row["speedup_vs_feast"] = base / mine if mine else None
+                        rows.append(row)
+                        _print_row(row)
+    elapsed = time.perf_counter() - started
+    targets = _check_targets(rows)
+    _print_summary(rows, targets, elapsed)
+    meta = {
+        "benchmark": "information",
+        "quick": args.quick,
+        "elapsed_s": elapsed,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+        "versions": _versions(),
+        "fsel_git": _git_state(),
+        "datasets": {ds: DATASETS[ds] for ds in datasets},
+        "generator": "make_benchmark_data in benchmarks/bench_information.py",
+        "timing": "best of up to 3 repeats; cpu_s = process CPU time, wall_s = elapsed; "
+        "speedup = FEAST cpu / impl cpu for n_jobs=1, FEAST wall / impl wall for "
+        "n_jobs=2; one core = *_NUM_THREADS=1",
+        "known_deviations": {i.key: list(i.notes) for i in IMPLS if i.notes},
+        "compile": compile_rows,
+        "targets": targets,
+    }
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    Path(f"{stem}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    with open(f"{stem}.csv", "w", newline="") as fh:
+        cols = [
+            "dataset",
+            "n_samples",
+            "n_features",
+            "k",
+            "criterion",
+            "impl",
+            "n_jobs",
+            "status",
+            "cpu_s",
+            "wall_s",
+            "repeats",
+            "speedup_vs_feast",
+            "same_as_feast",
+            "comparison",
+            "first_call_s",
+            "error",
+            "why",
+        ]
+        w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
+        w.writeheader()
+        for row in rows:
+            w.writerow({c: row.get(c) for c in cols})
+    print(f"\nwrote {stem}.json and {stem}.csv ({elapsed:.0f} s in all)")
+    return 0
+
+
+def _skip_reason(
+    impl: Impl, ds: str, crit: str, k: int, rows: list[dict], timeout: float
+) -> str | None:
+    """Skip a slow peer's call whose run time, extrapolated from a smaller call, exceeds
+    the timeout (or which already timed out on a smaller configuration)."""
+    if not impl.peer:
+        return None
+    done = [r for r in rows if r["impl"] == impl.key and r["criterion"] == crit]
+    cfg = DATASETS[ds]
+    for r in done:
+        smaller = (
+            r["n_samples"] * r["n_features"] <= cfg["n_samples"] * cfg["n_features"] and r["k"] <= k
+        )
+        if not smaller:
+            continue
+        if r["status"] in ("timeout", "skipped"):
+            return f"{r['status']} on ({r['dataset']}) k={r['k']}"
+        if r["status"] == "ok":
+            factor = (
+                (cfg["n_samples"] / r["n_samples"])
+                * (cfg["n_features"] / r["n_features"]) ** impl.d_exponent
+                * (k / r["k"])
+            )
+            predicted = r["wall_s"] * factor
+            if factor > 1 and predicted > timeout:
+                return f"predicted ~{predicted:.0f} s from ({r['dataset']}) k={r['k']}"
+    return None
+
+
+def _print_row(row: dict) -> None:
+    sp = row.get("speedup_vs_feast")
+    sp_txt = f"{sp:6.2f}x" if sp else "      -"
+    same = row.get("comparison") or ("reference" if row["impl"] == "fstoolbox" else "")
+    extra = _status_text({**row, "status": row["status"] or "error"})
+    print(
+        f"({row['dataset']}) k={row['k']:<3d} {row['criterion']:<5s} {row['label']:<32s} "
+        f"cpu {_fmt_s(row.get('cpu_s')):>7s}  wall {_fmt_s(row.get('wall_s')):>7s}  "
+        f"{sp_txt}  {extra or same}",
+        flush=True,
+    )
+
+
+def _check_targets(rows: list[dict]) -> list[dict]:
+    """The issue's targets, evaluated on data (b) (or the largest data set run)."""
+    out = []
+    ok_rows = [r for r in rows if r["status"] == "ok"]
+    if not ok_rows:
+        return out
+    big = "b" if any(r["dataset"] == "b" for r in ok_rows) else ok_rows[-1]["dataset"]
+
+    def get(impl, crit, k):
+        return next(
+            (
+                r
+                for r in ok_rows
+                if r["impl"] == impl
+                and r["criterion"] == crit
+                and r["k"] == k
+                and r["dataset"] == big
+            ),
+            None,
+        )
+
+    for k in sorted({r["k"] for r in ok_rows}):
+        for crit in CRITERIA:
+            one = get("fsel-numba-1", crit, k)
+            two = get("fsel-numba-2", crit, k)
+            if one is None or one.get("speedup_vs_feast") is None:
+                continue
+            need = 1.0 if crit == "CMIM" else 3.0
+            out.append(
+                {
+                    "dataset": big,
+                    "k": k,
+                    "criterion": crit,
+                    "target": f">= {need:g}x FEAST (cpu, n_jobs=1)",
+                    "value": one["speedup_vs_feast"],
+                    "met": one["speedup_vs_feast"] >= need,
+                }
+            )
+            if two is not None:
+                out.append(
+                    {
+                        "dataset": big,
+                        "k": k,
+                        "criterion": crit,
+                        "target": "n_jobs=2 wall < n_jobs=1 wall",
+                        "value": two["wall_s"] / one["wall_s"],
+                        "met": two["wall_s"] < one["wall_s"],
+                    }
+                )
+            out.append(
+                {
+                    "dataset": big,
+                    "k": k,
+                    "criterion": crit,
+                    "target": "same picks as FEAST up to exact ties",
+                    "value": one.get("comparison"),
+                    "met": bool(
+                        one.get("same_as_feast") or (one.get("comparison_detail") or {}).get("tied")
+                    ),
+                }
+            )
+    jmi50 = get("fsel-numba-1", "JMI", 50)
+    if jmi50 is not None and big == "b":
+        out.append(
+            {
+                "dataset": big,
+                "k": 50,
+                "criterion": "JMI",
+                "target": "cpu < 2.5 s",
+                "value": jmi50["cpu_s"],
+                "met": jmi50["cpu_s"] < 2.5,
+            }
+        )
+    return out
+
+
+def _print_summary(rows: list[dict], targets: list[dict], elapsed: float) -> None:
+    if targets:
+        print("\nTargets (issue 2, item 9):")
+        for t in targets:
+            v = t["value"]
+            vtxt = f"{v:.2f}" if isinstance(v, float) else str(v)
+            print(
+                f"  [{'met' if t['met'] else 'MISSED'}] ({t['dataset']}) k={t['k']} "
+                f"{t['criterion']}: {t['target']}: {vtxt}"
+            )
+    print("\nKnown deviations of the alternatives:")
+    for impl in IMPLS:
+        for note in impl.notes:
+            print(f"  {impl.key}: {note}")
+    print(
+        "\nTimes are noisy when other jobs share the CPU; CPU time is the fairer "
+        "single-threaded measure."
+    )
+
+
+def _git_state() -> dict[str, Any]:
+    """The commit fsel was measured at and whether src/ had uncommitted changes."""
+    root = HERE.parent
+
+    def git(*a: str) -> str:
+        try:
+            return subprocess.run(
+                ["git", *a], cwd=root, capture_output=True, text=True, timeout=20
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    return {
+        "head": git("rev-parse", "HEAD"),
+        "src_dirty": bool(git("status", "--porcelain", "--", "src")),
+    }
+
+
+def _versions() -> dict[str, str | None]:
+    from importlib import metadata
+
+    out: dict[str, str | None] = {}
+    for dist in (
+        "fsel",
+        "numpy",
+        "numba",
+        "fstoolbox",
+        "itmo-fs",
+        "fast-select",
+        "skfeature-chappers",
+    ):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())
