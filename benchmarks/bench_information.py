@@ -48,6 +48,7 @@ import json
 import math
 import os
 import platform
+import shutil
 import signal
 import subprocess
 import sys
@@ -420,6 +421,8 @@ def _worker(spec_path: str, out_path: str) -> None:
         t0 = time.perf_counter()
         call = _CALLS[spec["impl"]](spec["criterion"], spec["n_jobs"])
         result["import_s"] = time.perf_counter() - t0
+        if "fsel" in sys.modules:
+            result["fsel_file"] = sys.modules["fsel"].__file__
         if spec.get("warmup"):
             Xs, ys = X[:300, :30].copy(), y[:300].copy()
             t0 = time.perf_counter()
@@ -553,12 +556,24 @@ def main(argv: list[str] | None = None) -> int:
     peer_timeout = args.timeout if args.timeout is not None else (20.0 if args.quick else 60.0)
     stem = args.output or RESULTS / ("information_quick" if args.quick else "information")
 
+    git_state = _git_state()
     rows: list[dict[str, Any]] = []
     compile_rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="fsel_bench_info_") as tmp:
         workdir = Path(tmp)
         warm_cache = {"NUMBA_CACHE_DIR": str(workdir / "numba_cache")}
+        # Snapshot fsel's sources so that every worker of this run times the same code even
+        # if the working tree changes meanwhile.
+        src = HERE.parent / "src"
+        if (src / "fsel").is_dir():
+            shutil.copytree(
+                src / "fsel", workdir / "src" / "fsel", ignore=shutil.ignore_patterns("__pycache__")
+            )
+            pythonpath = os.pathsep.join(
+                p for p in (str(workdir / "src"), os.environ.get("PYTHONPATH")) if p
+            )
+            warm_cache["PYTHONPATH"] = pythonpath
         for ds in datasets:
             cfg = DATASETS[ds]
             X, y, inf, red = make_benchmark_data(
@@ -583,7 +598,7 @@ def main(argv: list[str] | None = None) -> int:
                     "warmup": True,
                     "warmup_only": True,
                 }
-                cold = {"NUMBA_CACHE_DIR": str(workdir / f"numba_cold_{ds}")}
+                cold = {**warm_cache, "NUMBA_CACHE_DIR": str(workdir / f"numba_cold_{ds}")}
                 r = _run_worker(spec, workdir, args.main_timeout, cold)
                 compile_rows.append(
                     {
@@ -646,6 +661,7 @@ def main(argv: list[str] | None = None) -> int:
                                     "error",
                                     "timeout_s",
                                     "why",
+                                    "fsel_file",
                                 )
                             }
                         )
@@ -683,7 +699,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
         "versions": _versions(),
-        "fsel_git": _git_state(),
+        "fsel_git": git_state,
         "datasets": {ds: DATASETS[ds] for ds in datasets},
         "generator": "make_benchmark_data in benchmarks/bench_information.py",
         "timing": "best of up to 3 repeats; cpu_s = process CPU time, wall_s = elapsed; "
