@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import joblib
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -27,6 +28,29 @@ def test_knn_predict_matches_sklearn_without_ties():
     np.testing.assert_array_equal(P.knn_predict(X, y, Xt, 3), ref)
 
 
+def _brute_knn(X, y, Xt, k):
+    out = []
+    for row in Xt:
+        d = [float(np.sum((row - x) ** 2)) for x in X]
+        nn = sorted(range(len(X)), key=lambda i: (d[i], i))[:k]
+        votes = {}
+        for i in nn:
+            votes[y[i]] = votes.get(y[i], 0) + 1
+        best = max(votes.values())
+        out.append(min(c for c, v in votes.items() if v == best))
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 5))
+def test_knn_predict_with_ties_matches_a_stable_brute_force(seed, k):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(15, 2)).astype(float)  # many equal distances
+    y = rng.integers(0, 3, 15)
+    Xt = rng.integers(0, 3, size=(6, 2)).astype(float)
+    assert P.knn_predict(X, y, Xt, k).tolist() == _brute_knn(X, y, Xt, k)
+
+
 def test_knn_predict_tie_rules_and_labels():
     # three training points at the same distance: lower index wins, vote tie -> smallest
     X = np.array([[1.0], [-1.0], [1.0], [-1.0]])
@@ -41,15 +65,15 @@ def test_knn_predict_tie_rules_and_labels():
 
 def test_loo_knn_mistakes_against_brute_force():
     rng = np.random.default_rng(1)
-    X = rng.normal(size=(30, 5))
-    y = (X[:, 0] + 0.5 * rng.normal(size=30) > 0).astype(int)
+    X = rng.normal(size=(20, 5))
+    y = (X[:, 0] + 0.5 * rng.normal(size=20) > 0).astype(int)
     order = [3, 0, 4]
     got = P.loo_knn_mistakes(X, y, order, 3)
     for m in range(1, 4):
         cols = order[:m]
         wrong = 0
-        for i in range(30):
-            keep = np.arange(30) != i
+        for i in range(20):
+            keep = np.arange(20) != i
             clf = KNeighborsClassifier(3, algorithm="brute").fit(X[keep][:, cols], y[keep])
             wrong += int(clf.predict(X[i : i + 1, cols])[0] != y[i])
         assert got[m - 1] == wrong
@@ -96,7 +120,8 @@ def test_bootstrap_oob_error_against_brute_force_and_n_jobs():
     X0, y0 = X.copy(), y.copy()
     sel = SelectKBest(f_classif, k=2)
     run = P.bootstrap_oob_error(sel, X, y, n_bootstraps=6, random_state=11, n_jobs=1)
-    run2 = P.bootstrap_oob_error(sel, X, y, n_bootstraps=6, random_state=11, n_jobs=2)
+    with joblib.parallel_config(backend="threading"):
+        run2 = P.bootstrap_oob_error(sel, X, y, n_bootstraps=6, random_state=11, n_jobs=2)
     np.testing.assert_array_equal(run.oob_error, run2.oob_error)
     assert all(np.array_equal(a, b) for a, b in zip(run.subsets, run2.subsets, strict=False))
     np.testing.assert_array_equal(X, X0)
@@ -172,6 +197,23 @@ def test_information_stability_of_identical_sets_is_the_maximum(needs_stability)
     assert P.information_stability(same, codes) > P.information_stability(diff, codes)
     with pytest.raises(ValueError):
         P.information_stability(same[:1], codes)
+
+
+def test_information_stability_matches_meta_stability(needs_stability):
+    from fsel.meta.stability import information_consistency, mean_information_consistency
+
+    rng = np.random.default_rng(9)
+    codes = rng.integers(0, 3, size=(150, 12))
+    codes[:, 5] = codes[:, 1]  # a redundant copy
+    subsets = [rng.choice(12, 4, replace=False) for _ in range(5)]
+    assert P.information_stability(subsets, codes) == pytest.approx(
+        mean_information_consistency(subsets, codes)
+    )
+    a, b = subsets[:2], subsets[2:4]
+    ref = np.mean([information_consistency(x, z, codes) for x, z in zip(a, b, strict=True)])
+    assert P.subset_similarity(a, b, 12, measure="information", codes=codes) == pytest.approx(ref)
+    _names, S = P.similarity_matrix({"a": a, "b": b}, 12, measure="information", codes=codes)
+    assert S[0, 1] == pytest.approx(ref)
 
 
 # ------------------------------------------------------------------ MDS and ranks

@@ -16,6 +16,7 @@ an interrupted run resumes where it stopped.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--cache-dir", default=None, help="share one result cache folder")
     p.add_argument("--no-cache", action="store_true", help="recompute everything")
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        help="parallel workers for the long loops (results do not depend on it)",
+    )
     p.set_defaults(func=run)
     return p
 
@@ -94,6 +102,8 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     output = getattr(args, "output", None)
+    if getattr(args, "jobs", None):
+        os.environ["FSEL_N_JOBS"] = str(int(args.jobs))
     if getattr(args, "no_cache", False):
         cache_dir: Any = None
     elif getattr(args, "cache_dir", None):

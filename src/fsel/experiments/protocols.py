@@ -48,6 +48,7 @@ from fsel.meta.resampling import resample_indices, run_replicates
 __all__ = [
     "BootstrapRun",
     "FriedmanResult",
+    "InformationWeights",
     "average_ranks",
     "balanced_error_rate",
     "bootstrap_oob_error",
@@ -93,12 +94,21 @@ def _class_codes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return classes, codes.reshape(-1)
 
 
-def _vote(neighbour_codes: np.ndarray, n_classes: int) -> np.ndarray:
-    """Majority vote per row; a tie goes to the smallest class code."""
-    counts = np.zeros((neighbour_codes.shape[0], n_classes), dtype=np.int64)
-    rows = np.repeat(np.arange(neighbour_codes.shape[0]), neighbour_codes.shape[1])
-    np.add.at(counts, (rows, neighbour_codes.ravel()), 1)
-    return counts.argmax(axis=1)
+def _knn_vote(D: np.ndarray, codes: np.ndarray, k: int, n_classes: int) -> np.ndarray:
+    """k-NN majority vote from a distance block ``D`` (test rows x training rows).
+
+    The k nearest are the entries below the k-th smallest distance plus, among the
+    entries equal to it, those with the lowest training index -- what a stable sort
+    would pick -- found with one partition instead of a sort.
+    """
+    kth = np.partition(D, k - 1, axis=1)[:, k - 1 : k]
+    below = D < kth
+    need = k - below.sum(axis=1, keepdims=True)
+    equal = D == kth
+    chosen = below | (equal & (np.cumsum(equal, axis=1) <= need))
+    onehot = np.zeros((codes.size, n_classes))
+    onehot[np.arange(codes.size), codes] = 1.0
+    return (chosen @ onehot).argmax(axis=1)
 
 
 def knn_predict(
@@ -132,8 +142,7 @@ def knn_predict(
     k = min(int(n_neighbors), X_train.shape[0])
     out = np.empty(X_test.shape[0], dtype=np.intp)
     for start, stop, D in distance_blocks(X_test, X_train, metric="sqeuclidean"):
-        nn = np.argsort(D, axis=1, kind="stable")[:, :k]
-        out[start:stop] = _vote(codes[nn], classes.size)
+        out[start:stop] = _knn_vote(D, codes, k, classes.size)
     return classes[out]
 
 
@@ -187,8 +196,7 @@ def loo_knn_mistakes(
         D2 += (col[:, None] - col[None, :]) ** 2
         D = D2.copy()
         D[diag, diag] = np.inf
-        nn = np.argsort(D, axis=1, kind="stable")[:, :k]
-        pred = _vote(codes[nn], classes.size)
+        pred = _knn_vote(D, codes, k, classes.size)
         mistakes[m] = int(np.sum(pred != codes))
     return mistakes
 
@@ -334,14 +342,56 @@ def _kuncheva_pair(a: np.ndarray, b: np.ndarray, n_features: int) -> float:
     return float(kuncheva_index(np.asarray(a), np.asarray(b), n_features))
 
 
-def _information_pair(a: np.ndarray, b: np.ndarray, codes: np.ndarray) -> float:
-    from fsel.meta.stability import information_consistency
+class InformationWeights:
+    """Yu, Ding & Loscalzo's weights ``I(Xa;Xb) / (H(Xa) + H(Xb))`` between every pair
+    of a set of features, computed once (by :mod:`fsel.meta.stability`), so that the
+    information consistency of many pairs of subsets costs one Hungarian matching each
+    instead of ``k^2`` mutual-information estimates each.
 
-    return float(information_consistency(np.asarray(a), np.asarray(b), codes))
+    :meth:`consistency` equals :func:`fsel.meta.stability.information_consistency`.
+    """
+
+    def __init__(self, codes: np.ndarray, features: Sequence[int]) -> None:
+        from fsel.meta.stability import _weights
+
+        self.features = np.unique(np.asarray(features, dtype=np.intp))
+        self._pos = {int(f): i for i, f in enumerate(self.features)}
+        C = np.asarray(codes)
+        if C.ndim != 2:
+            raise ValueError(f"codes must be a 2-D (samples x features) array, got {C.shape}")
+        self.W = (
+            _weights(self.features, self.features, C) if self.features.size else np.zeros((0, 0))
+        )
+
+    @classmethod
+    def for_subsets(cls, codes: np.ndarray, *groups: Sequence[np.ndarray]) -> InformationWeights:
+        """Weights over the union of the features of every subset given."""
+        feats = [np.asarray(s, dtype=np.intp) for g in groups for s in g]
+        union = np.unique(np.concatenate(feats)) if feats else np.empty(0, dtype=np.intp)
+        return cls(codes, union)
+
+    def consistency(self, a: Sequence[int], b: Sequence[int]) -> float:
+        """Maximum-weight matching total between subsets ``a`` and ``b``."""
+        from scipy.optimize import linear_sum_assignment
+
+        ia = [self._pos[int(f)] for f in np.unique(np.asarray(a, dtype=np.intp))]
+        ib = [self._pos[int(f)] for f in np.unique(np.asarray(b, dtype=np.intp))]
+        if not ia or not ib:
+            return 0.0
+        W = self.W[np.ix_(ia, ib)]
+        rows, cols = linear_sum_assignment(W, maximize=True)
+        return float(W[rows, cols].sum())
 
 
-def information_stability(subsets: Sequence[np.ndarray], codes: np.ndarray) -> float:
-    """Mean pairwise Yu-Ding-Loscalzo information consistency of the subsets.
+def information_stability(
+    subsets: Sequence[np.ndarray],
+    codes: np.ndarray,
+    *,
+    weights: InformationWeights | None = None,
+) -> float:
+    """Mean pairwise Yu-Ding-Loscalzo information consistency of the subsets
+    (:func:`fsel.meta.stability.mean_information_consistency`, with the feature-pair
+    weights computed once).
 
     ``codes`` is the discretised data (samples x features) the weights
     ``I(Xa;Xb) / (H(Xa)+H(Xb))`` are estimated from.
@@ -349,7 +399,8 @@ def information_stability(subsets: Sequence[np.ndarray], codes: np.ndarray) -> f
     pairs = list(itertools.combinations(range(len(subsets)), 2))
     if not pairs:
         raise ValueError("information stability needs at least two subsets")
-    return float(np.mean([_information_pair(subsets[i], subsets[j], codes) for i, j in pairs]))
+    w = weights or InformationWeights.for_subsets(codes, subsets)
+    return float(np.mean([w.consistency(subsets[i], subsets[j]) for i, j in pairs]))
 
 
 def subset_similarity(
@@ -359,19 +410,20 @@ def subset_similarity(
     *,
     measure: str = "kuncheva",
     codes: np.ndarray | None = None,
+    weights: InformationWeights | None = None,
 ) -> float:
     """Similarity of two selectors: the mean over bootstraps ``b`` of the consistency
     of their subsets on the same bootstrap sample ``b`` (Brown et al. 2012, 5.2)."""
     if len(subsets_a) != len(subsets_b) or not subsets_a:
         raise ValueError("both selectors need the same, non-zero number of subsets")
+    pairs = list(zip(subsets_a, subsets_b, strict=True))
     if measure == "kuncheva":
-        vals = [
-            _kuncheva_pair(a, b, n_features) for a, b in zip(subsets_a, subsets_b, strict=False)
-        ]
+        vals = [_kuncheva_pair(a, b, n_features) for a, b in pairs]
     elif measure == "information":
-        if codes is None:
+        if codes is None and weights is None:
             raise ValueError("measure='information' needs the discretised data in codes=")
-        vals = [_information_pair(a, b, codes) for a, b in zip(subsets_a, subsets_b, strict=False)]
+        w = weights or InformationWeights.for_subsets(codes, subsets_a, subsets_b)  # type: ignore[arg-type]
+        vals = [w.consistency(a, b) for a, b in pairs]
     else:
         raise ValueError(f"measure must be 'kuncheva' or 'information', got {measure!r}")
     return float(np.mean(vals))
@@ -383,21 +435,28 @@ def similarity_matrix(
     *,
     measure: str = "kuncheva",
     codes: np.ndarray | None = None,
+    weights: InformationWeights | None = None,
 ) -> tuple[list[str], np.ndarray]:
     """Pairwise :func:`subset_similarity` of several selectors (diagonal: stability)."""
     names = list(subsets)
     m = len(names)
     S = np.zeros((m, m))
+    w = weights
+    if measure == "information" and w is None:
+        if codes is None:
+            raise ValueError("measure='information' needs the discretised data in codes=")
+        w = InformationWeights.for_subsets(codes, *subsets.values())
     for i in range(m):
         for j in range(i, m):
+            a = subsets[names[i]]
             if i == j:
                 if measure == "kuncheva":
-                    S[i, i] = kuncheva_stability(subsets[names[i]], n_features)
+                    S[i, i] = kuncheva_stability(a, n_features)
                 else:
-                    S[i, i] = information_stability(subsets[names[i]], codes)  # type: ignore[arg-type]
+                    S[i, i] = information_stability(a, codes, weights=w)  # type: ignore[arg-type]
             else:
                 S[i, j] = S[j, i] = subset_similarity(
-                    subsets[names[i]], subsets[names[j]], n_features, measure=measure, codes=codes
+                    a, subsets[names[j]], n_features, measure=measure, codes=codes, weights=w
                 )
     return names, S
 

@@ -33,6 +33,7 @@ Choices the paper leaves open, written down here:
 
 from __future__ import annotations
 
+import os
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -131,6 +132,15 @@ PAPER_TABLE4 = {
 
 
 # --------------------------------------------------------------------------- data
+def _n_jobs() -> int:
+    """Workers for the long loops: ``$FSEL_N_JOBS`` (``fsel reproduce --jobs``), default 1.
+    Results do not depend on it."""
+    try:
+        return max(1, int(os.environ.get("FSEL_N_JOBS", "1")))
+    except ValueError:
+        return 1
+
+
 def _make_selector(name: str, k: int, **kw: Any) -> Any:
     import fsel
 
@@ -190,7 +200,7 @@ def _bootstrap_runs(
     n_bootstraps: int,
     cache: ResultCache,
     criteria: Sequence[str] = CRITERIA,
-    n_jobs: int | None = 1,
+    n_jobs: int | None = None,
 ) -> dict[tuple[str, str], Any]:
     """50 bootstraps x 9 criteria x data sets: subsets and OOB 3-NN errors (cached)."""
     from fsel.experiments.protocols import bootstrap_oob_error
@@ -220,7 +230,7 @@ def _bootstrap_runs(
                         X_eval=view,
                         n_neighbors=3,
                         random_state=_seed_for(seed, dname),
-                        n_jobs=n_jobs,
+                        n_jobs=n_jobs if n_jobs is not None else _n_jobs(),
                         progress=bar.update,
                     )
                     return {"subsets": run.subsets, "oob_error": run.oob_error}
@@ -231,6 +241,27 @@ def _bootstrap_runs(
                     bar.update(n_bootstraps)
                 out[(dname, crit)] = res
     return out
+
+
+def _info_weights(
+    dname: str,
+    codes: np.ndarray,
+    y: np.ndarray,
+    runs: dict[tuple[str, str], Any],
+    cache: ResultCache,
+) -> Any:
+    """Yu et al.'s pair weights over every feature any criterion picked (cached)."""
+    from fsel.experiments.protocols import InformationWeights
+
+    groups = [runs[(dname, c)]["subsets"] for c in CRITERIA]
+    union = np.unique(np.concatenate([np.asarray(s) for g in groups for s in g]))
+    parts = {
+        "protocol": "yu-information-weights",
+        "dataset": dname,
+        "data": array_fingerprint(codes, y),
+        "features": union,
+    }
+    return cache.get_or_compute(parts, lambda: InformationWeights(codes, union))
 
 
 def _stability_table(
@@ -244,6 +275,7 @@ def _stability_table(
 
     rows = []
     for dname, (codes, _view, y) in data.items():
+        weights = None
         for crit in CRITERIA:
             r = runs[(dname, crit)]
             parts = {
@@ -253,15 +285,17 @@ def _stability_table(
                 "data": array_fingerprint(codes, y),
                 "seed": seed,
                 "n_bootstraps": n_bootstraps,
+                "subsets": r["subsets"],
             }
-
-            def compute(r=r, codes=codes) -> dict[str, float]:
-                return {
+            s = cache.get(parts)
+            if s is None:
+                if weights is None:
+                    weights = _info_weights(dname, codes, y, runs, cache)
+                s = {
                     "kuncheva": kuncheva_stability(r["subsets"], codes.shape[1]),
-                    "information": information_stability(r["subsets"], codes),
+                    "information": information_stability(r["subsets"], codes, weights=weights),
                 }
-
-            s = cache.get_or_compute(parts, compute)
+                cache.set(parts, s)
             rows.append(
                 {
                     "dataset": dname,
@@ -400,13 +434,19 @@ def fig5_similarity_map(
                 "data": array_fingerprint(codes, y),
                 "seed": seed,
                 "n_bootstraps": n_boot,
+                "subsets": subsets,
             }
-            S = cache.get_or_compute(
-                parts,
-                lambda m=measure, s=subsets, c=codes: similarity_matrix(
-                    s, c.shape[1], measure=m, codes=c
-                )[1],
-            )
+            S = cache.get(parts)
+            if S is None:
+                w = (
+                    _info_weights(dname, codes, y, runs, cache)
+                    if measure == "information"
+                    else None
+                )
+                S = similarity_matrix(
+                    subsets, codes.shape[1], measure=measure, codes=codes, weights=w
+                )[1]
+                cache.set(parts, S)
             mats[measure].append(S)
     plt = _pyplot()
     rows, figs, outliers = [], [], {}
@@ -736,26 +776,38 @@ def fig6_rank_vs_training_size(
     data = _uci(names, data_path)
     cache = cache_for(output_dir)
     errs: dict[tuple[str, str], np.ndarray] = {}
-    with Progress(len(names) * len(CRITERIA), "brown-fig6") as bar:
-        for dname, (codes, view, y) in data.items():
-            for crit in CRITERIA:
-                parts = {
-                    "protocol": "brown-fig6-holdout-3nn",
-                    "criterion": crit,
-                    "dataset": dname,
-                    "data": array_fingerprint(codes, y),
-                    "seed": seed,
-                    "n_trials": n_trials,
-                    "sizes": list(sizes),
-                    "k": K,
-                }
-                errs[(dname, crit)] = cache.get_or_compute(
-                    parts,
-                    lambda c=codes, v=view, yy=y, cr=crit, d=dname: _fig6_task(
-                        c, v, yy, cr, _seed_for(seed, d), n_trials, sizes, 140
-                    ),
-                )
-                bar.update()
+    from joblib import Parallel, delayed
+
+    todo = []
+    for dname, (codes, _view, y) in data.items():
+        for crit in CRITERIA:
+            parts = {
+                "protocol": "brown-fig6-holdout-3nn",
+                "criterion": crit,
+                "dataset": dname,
+                "data": array_fingerprint(codes, y),
+                "seed": seed,
+                "n_trials": n_trials,
+                "sizes": list(sizes),
+                "k": K,
+            }
+            hit = cache.get(parts)
+            if hit is None:
+                todo.append((dname, crit, parts))
+            else:
+                errs[(dname, crit)] = hit
+    # one task per (data set, criterion); each finished task is cached at once, so an
+    # interrupted run resumes with the tasks that were left
+    tasks = (
+        delayed(_fig6_task)(*data[d], c, _seed_for(seed, d), n_trials, sizes, 140)
+        for d, c, _ in todo
+    )
+    with Progress(len(todo), "brown-fig6") as bar:
+        results = Parallel(n_jobs=_n_jobs(), return_as="generator")(tasks)
+        for (dname, crit, parts), res in zip(todo, results, strict=True):
+            cache.set(parts, res)
+            errs[(dname, crit)] = res
+            bar.update()
     # rank the criteria per (data set, trial, size), then average
     E = np.stack([np.stack([errs[(d, c)] for c in CRITERIA], axis=-1) for d in names])
     # E: (datasets, trials, sizes, criteria)
