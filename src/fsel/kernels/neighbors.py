@@ -62,6 +62,8 @@ __all__ = [
     "gaussian_class_sums",
     "knn_by_class",
     "map_distance_rows",
+    "radius_margin_rows",
+    "row_mean_std",
     "rows_per_block",
 ]
 
@@ -105,20 +107,22 @@ def _numba_kernels() -> dict[str, Any]:
 
     @numba.njit(cache=True, nogil=True, fastmath=True)
     def manhattan_upper(X, r0, r1, out):  # pragma: no cover - compiled
-        # out[i, j] = out[j, i] = |x_i - x_j|_1 for r0 <= i < r1, j > i
+        # out[i, j] = out[j, i] = |x_i - x_j|_1 for r0 <= i < r1, j > i; tiles of
+        # 64 x 32 rows keep both operands in cache
         n, d = X.shape
-        tile = 64
-        for j0 in range(r0, n, tile):
-            j1 = min(j0 + tile, n)
-            for i in range(r0, min(r1, j1)):
-                a = X[i]
-                for j in range(max(j0, i + 1), j1):
-                    b = X[j]
-                    s = 0.0
-                    for k in range(d):
-                        s += abs(a[k] - b[k])
-                    out[i, j] = s
-                    out[j, i] = s
+        for i0 in range(r0, r1, 64):
+            i1 = min(i0 + 64, r1)
+            for j0 in range(i0, n, 32):
+                j1 = min(j0 + 32, n)
+                for i in range(i0, i1):
+                    a = X[i]
+                    for j in range(max(j0, i + 1), j1):
+                        b = X[j]
+                        s = 0.0
+                        for k in range(d):
+                            s += abs(a[k] - b[k])
+                        out[i, j] = s
+                        out[j, i] = s
         for i in range(r0, r1):
             out[i, i] = 0.0
 
@@ -144,17 +148,23 @@ def _numba_kernels() -> dict[str, Any]:
 
     @numba.njit(cache=True, nogil=True, fastmath=True)
     def absdiff_rows(X, start, A, out):  # pragma: no cover - compiled
+        # tiles of 64 rows x 32 columns; each row still adds its terms in column
+        # order, so a row's result does not depend on the tiling or the block
         rows, n = A.shape
         d = X.shape[1]
-        for r in range(rows):
-            a = X[start + r]
-            o = out[r]
-            for j in range(n):
-                w = A[r, j]
-                if w != 0.0:
-                    b = X[j]
-                    for k in range(d):
-                        o[k] += w * abs(a[k] - b[k])
+        for i0 in range(0, rows, 64):
+            i1 = min(i0 + 64, rows)
+            for j0 in range(0, n, 32):
+                j1 = min(j0 + 32, n)
+                for r in range(i0, i1):
+                    a = X[start + r]
+                    o = out[r]
+                    for j in range(j0, j1):
+                        w = A[r, j]
+                        if w != 0.0:
+                            b = X[j]
+                            for k in range(d):
+                                o[k] += w * abs(a[k] - b[k])
 
     @numba.njit(cache=True, nogil=True, fastmath=True)
     def absdiff_sparse(X, rows_idx, idx, coef, out):  # pragma: no cover - compiled
@@ -202,7 +212,60 @@ def _numba_kernels() -> dict[str, Any]:
                         G[s, c] += f * M[bb, q, c]
                     pw *= v
 
+    @numba.njit(cache=True, nogil=True)
+    def row_mean_std(D, start, out_mean, out_std):  # pragma: no cover - compiled
+        rows, n = D.shape
+        for r in range(rows):
+            s = 0.0
+            for j in range(n):
+                if j != start + r:
+                    s += D[r, j]
+            m = s / (n - 1)
+            v = 0.0
+            for j in range(n):
+                if j != start + r:
+                    t = D[r, j] - m
+                    v += t * t
+            out_mean[r] = m
+            out_std[r] = math.sqrt(v / (n - 1))
+
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def radius_rows(X, start, D, T, y, priors, out):  # pragma: no cover - compiled
+        rows, n = D.shape
+        d = X.shape[1]
+        C = priors.shape[0]
+        coef = np.zeros((rows, C))
+        for r in range(rows):
+            cnt = np.zeros(C)
+            for j in range(n):
+                if j != start + r and D[r, j] < T[r]:
+                    cnt[y[j]] += 1.0
+            yr = y[start + r]
+            for c in range(C):
+                if cnt[c] > 0:
+                    if c == yr:
+                        coef[r, c] = -1.0 / cnt[c]
+                    else:
+                        coef[r, c] = priors[c] / (1.0 - priors[yr]) / cnt[c]
+        for i0 in range(0, rows, 64):
+            i1 = min(i0 + 64, rows)
+            for j0 in range(0, n, 32):
+                j1 = min(j0 + 32, n)
+                for r in range(i0, i1):
+                    a = X[start + r]
+                    o = out[r]
+                    for j in range(j0, j1):
+                        if j == start + r or not D[r, j] < T[r]:
+                            continue
+                        w = coef[r, y[j]]
+                        if w != 0.0:
+                            b = X[j]
+                            for k in range(d):
+                                o[k] += w * abs(a[k] - b[k])
+
     _COMPILED.update(
+        row_mean_std=row_mean_std,
+        radius_rows=radius_rows,
         manhattan_upper=manhattan_upper,
         knn_block=knn_block,
         absdiff_rows=absdiff_rows,
@@ -495,6 +558,92 @@ def absdiff_sparse(
         diff = np.abs(X[rows_idx[a:b], None, :] - X[np.maximum(ii, 0)])
         out[a:b] = np.einsum("rm,rmd->rd", cc, diff)
     return out
+
+
+def row_mean_std(
+    D: np.ndarray, start: int, *, use_numba: bool | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and (population) standard deviation of each row of a distance block,
+    leaving out the row's own sample (column ``start + r``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m, s = row_mean_std(np.array([[0.0, 1.0, 3.0]]), 0)
+    >>> m.tolist(), s.tolist()
+    ([2.0], [1.0])
+    """
+    D = np.ascontiguousarray(D, dtype=np.float64)
+    rows, n = D.shape
+    if _use_numba(use_numba):
+        m, s = np.empty(rows), np.empty(rows)
+        _numba_kernels()["row_mean_std"](D, int(start), m, s)
+        return m, s
+    keep = np.ones((rows, n), dtype=bool)
+    keep[np.arange(rows), start + np.arange(rows)] = False
+    m = np.where(keep, D, 0.0).sum(axis=1) / (n - 1)
+    dev = np.where(keep, D - m[:, None], 0.0)
+    return m, np.sqrt((dev * dev).sum(axis=1) / (n - 1))
+
+
+def radius_margin_rows(
+    X: np.ndarray,
+    start: int,
+    D: np.ndarray,
+    T: np.ndarray,
+    y: np.ndarray,
+    priors: np.ndarray,
+    *,
+    use_numba: bool | None = None,
+) -> np.ndarray:
+    r"""Per-row SURF/MultiSURF margins of a row block.
+
+    For row ``n = start + r`` the neighbours are the samples ``j != n`` with
+    ``D[r, j] < T[r]``; with ``H`` the neighbours of the same class and ``M_c`` those
+    of class ``c``:
+
+    .. math::
+
+        m_n = \sum_{c \ne y_n} \frac{p_c}{1 - p_{y_n}} \frac{1}{|M_c|}
+              \sum_{j \in M_c} |x_n - x_j| - \frac{1}{|H|} \sum_{i \in H} |x_n - x_i|
+
+    (an empty set contributes 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> D = np.abs(X - X.T)
+    >>> m = radius_margin_rows(X, 0, D[:1], np.array([5.0]), np.array([0, 0, 1]),
+    ...                        np.array([0.5, 0.5]))
+    >>> m.tolist()  # miss at distance 3 (weight 0.5 / 0.5), hit at distance 1
+    [[2.0]]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    D = np.ascontiguousarray(D, dtype=np.float64)
+    T = np.ascontiguousarray(T, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.intp)
+    priors = np.ascontiguousarray(priors, dtype=np.float64)
+    rows = D.shape[0]
+    if _use_numba(use_numba):
+        out = np.zeros((rows, X.shape[1]))
+        _numba_kernels()["radius_rows"](X, int(start), D, T, y, priors, out)
+        return out
+    mask = D < T[:, None]
+    mask[np.arange(rows), start + np.arange(rows)] = False
+    C = priors.size
+    onehot = np.zeros((y.size, C))
+    onehot[np.arange(y.size), y] = 1.0
+    counts = mask.astype(np.float64) @ onehot
+    r = np.arange(rows)
+    y_rows = y[start : start + rows]
+    py = priors[y_rows]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        coef = np.where(counts > 0, (priors[None, :] / (1.0 - py[:, None])) / counts, 0.0)
+        hits = counts[r, y_rows]
+        coef[r, y_rows] = np.where(hits > 0, -1.0 / hits, 0.0)
+    A = np.where(mask, coef[:, y], 0.0)
+    return absdiff_rows(X, start, A, use_numba=False)
 
 
 # ------------------------------------------------------------ 1-D Gaussian kernel sums

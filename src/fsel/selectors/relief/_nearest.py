@@ -12,11 +12,12 @@ import numpy as np
 
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
 from fsel.kernels.neighbors import (
-    absdiff_rows,
     absdiff_sparse,
     fits_full,
     full_distance_matrix,
     map_distance_rows,
+    radius_margin_rows,
+    row_mean_std,
 )
 from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
 
@@ -272,24 +273,6 @@ class ReliefF(BaseRelief):
         return absdiff_sparse(Z, idx.reshape(n, C * k), coef).sum(axis=0) / n
 
 
-def _radius_coefficients(
-    mask: np.ndarray, y: np.ndarray, y_rows: np.ndarray, priors: np.ndarray
-) -> np.ndarray:
-    """Coefficient block of SURF/MultiSURF: ``-1/|H|`` on hits in the radius and
-    ``p(c)/(1-p(y_n))/|M_c|`` on misses of class ``c`` in the radius."""
-    C = priors.size
-    onehot = np.zeros((y.size, C))
-    onehot[np.arange(y.size), y] = 1.0
-    counts = mask.astype(np.float64) @ onehot  # (rows, C)
-    rows = np.arange(mask.shape[0])
-    py = priors[y_rows]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        coef = np.where(counts > 0, (priors[None, :] / (1.0 - py[:, None])) / counts, 0.0)
-        hits = counts[rows, y_rows]
-        coef[rows, y_rows] = np.where(hits > 0, -1.0 / hits, 0.0)
-    return np.where(mask, coef[:, y], 0.0)
-
-
 class _RadiusRelief(BaseRelief):
     """SURF-type margin: every neighbour closer than a threshold."""
 
@@ -309,10 +292,7 @@ class _RadiusRelief(BaseRelief):
 
         def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
             T = self._thresholds(a, b, D, n)
-            mask = D < T[:, None]
-            mask[np.arange(b - a), np.arange(a, b)] = False
-            A = _radius_coefficients(mask, y, y[a:b], priors)
-            return absdiff_rows(Z, a, A)
+            return radius_margin_rows(Z, a, D, T, y, priors)
 
         parts = map_distance_rows(
             Z, fn, metric=self.metric, memory_budget=budget, n_jobs=self.n_jobs, D_full=D_full
@@ -460,7 +440,5 @@ class MultiSURF(_RadiusRelief):
         )
 
     def _thresholds(self, a, b, D, n):
-        mean = D.sum(axis=1) / (n - 1)  # the diagonal entry is 0
-        dev = D - mean[:, None]
-        var = ((dev * dev).sum(axis=1) - mean * mean) / (n - 1)
-        return mean - 0.5 * np.sqrt(np.maximum(var, 0.0))
+        mean, std = row_mean_std(D, a)
+        return mean - 0.5 * std
