@@ -312,7 +312,8 @@ class Classifiability(BaseSelector):
         rf = _check_radius_factor(self.radius_factor)
         budget = _check_memory_budget(self.memory_budget)
         if self.n_jobs is not None and (
-            isinstance(self.n_jobs, (bool, np.bool_)) or not isinstance(self.n_jobs, Integral)
+            isinstance(self.n_jobs, (bool, np.bool_))
+            or not isinstance(self.n_jobs, Integral)
             or self.n_jobs == 0
         ):
             raise ValueError(f"n_jobs must be None or a non-zero int, got {self.n_jobs!r}")
