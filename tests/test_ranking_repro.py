@@ -1,0 +1,93 @@
+"""Yuan's simulation function and its reproductions (quick mode)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from fsel.datasets import make_yuan_regression
+from fsel.experiments import repro_yuan
+from fsel.experiments.repro_yuan import (
+    PAPER_TABLE1,
+    PAPER_TABLE2,
+    REPRODUCTIONS,
+    simulate,
+)
+from fsel.kernels.ranking_indices import INDEX_NAMES, ranking_scores
+
+
+def test_paper_tables_parsed():
+    assert PAPER_TABLE1[1]["In"] == (0.44, 0.05)
+    assert PAPER_TABLE1[6]["mi"] == (0.15, 0.03)
+    assert PAPER_TABLE1[4]["K2"] == (0.58, 0.05)
+    assert PAPER_TABLE2[1]["K1"] == 1.0 and PAPER_TABLE2[6]["chi2"] == 0.37
+    assert all(set(PAPER_TABLE1[m]) == set(INDEX_NAMES) for m in range(1, 7))
+
+
+def test_simulation_matches_a_direct_loop():
+    sim = simulate(models=[2], indices=["In", "K3", "mi"], n_datasets=4, n_repeats=2,
+                   random_state=5)
+    assert sim.detected.shape == (1, 3, 2, 4)
+    root = repro_yuan.replicate_seeds(5, 6)[1]
+    for i, seed in enumerate(root.spawn(8)):
+        data_seed, _ = seed.spawn(2)
+        X, y, _ = make_yuan_regression(2, n_samples=200, random_state=data_seed)
+        s = ranking_scores(X, y, ["In", "K3", "mi"], n_slices=10, n_bins_x=6, n_bins_y=6)
+        top = {
+            "In": np.argsort(s["In"], kind="stable")[:2],
+            "K3": np.argsort(-s["K3"], kind="stable")[:2],
+            "mi": np.argsort(-s["mi"], kind="stable")[:2],
+        }
+        for b, name in enumerate(["In", "K3", "mi"]):
+            assert sim.detected[0, b, i // 4, i % 4] == (sorted(top[name]) == [0, 1])
+
+
+def test_simulation_independent_of_n_jobs_and_model_subset():
+    kw = {"indices": ["In3", "K1", "chi2"], "n_datasets": 5, "n_repeats": 2,
+          "random_state": 1}
+    a = simulate(models=[3, 6], **kw)
+    b = simulate(models=[6], n_jobs=2, **kw)
+    np.testing.assert_array_equal(a.detected[1], b.detected[0])
+
+
+def test_bootstrap_run_uses_the_plain_runs_first_data_sets():
+    kw = {"models": [5], "indices": ["K3", "chi2"], "n_datasets": 6, "random_state": 2}
+    plain = simulate(n_repeats=3, **kw)
+    boot = simulate(n_repeats=1, n_bootstraps=4, **kw)
+    np.testing.assert_array_equal(boot.detected_plain[:, :, 0], plain.detected[:, :, 0])
+    assert boot.rates().shape == (1, 2, 1)
+    p = boot.mean()
+    np.testing.assert_allclose(boot.std(), np.sqrt(p * (1 - p) / 6))
+    rows = boot.rows()
+    assert len(rows) == 2 and "plain_same_data" in rows[0]
+
+
+def test_plain_simulation_rates_are_sensible():
+    sim = simulate(models=[1, 5], indices=["In3", "K3", "chi2"], n_datasets=40, n_repeats=1)
+    mean = sim.mean()
+    assert mean[0, 1] > 0.85  # model 1, K3 (paper .98)
+    assert mean[1, 2] > 0.85  # model 5, chi2 (paper .98)
+    assert mean[1, 0] > 0.8  # model 5, In3 (paper .94)
+    with pytest.raises(ValueError, match="unknown index"):
+        simulate(indices=["K4"])
+    with pytest.raises(ValueError, match="models are 1..6"):
+        simulate(models=[7])
+
+
+def test_chance_level():
+    assert repro_yuan._CHANCE[1] == pytest.approx(1 / math.comb(10, 4))
+    assert repro_yuan._CHANCE[6] == pytest.approx(1 / 45)
+
+
+@pytest.mark.parametrize("name", sorted(REPRODUCTIONS))
+def test_quick_reproductions_write_their_outputs(name, tmp_path):
+    rep = REPRODUCTIONS[name](tmp_path, quick=True, seed=0)
+    assert rep.name == name and rep.quick
+    assert rep.command.startswith(f"fsel reproduce {name}") and "--quick" in rep.command
+    for path in rep.tables.values():
+        assert path.exists() and path.stat().st_size > 0
+    for path in rep.figures:
+        assert path.exists() and path.suffix == ".png"
+    assert "|" in rep.ours and rep.agreement and rep.paper
