@@ -1,0 +1,527 @@
+"""Tests of the Relief family: hand-computed margins, brute-force references written
+independently here (plain loops over all pairs), recovery of interacting features,
+estimator checks and bad input."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import fsel
+from fsel.selectors.relief import SURF, IRelief, MRelief, MultiSURF, PRelief, Relief, ReliefF
+
+ALL = (Relief, ReliefF, MRelief, SURF, MultiSURF, PRelief, IRelief)
+
+# --------------------------------------------------------------------------------------
+# independent brute-force references (plain loops)
+
+
+def _scale(X):
+    X = np.asarray(X, dtype=float)
+    out = np.zeros_like(X)
+    for d in range(X.shape[1]):
+        lo, hi = X[:, d].min(), X[:, d].max()
+        if hi > lo:
+            out[:, d] = (X[:, d] - lo) / (hi - lo)
+    return out
+
+
+def _dist(a, b, metric):
+    if metric == "manhattan":
+        return sum(abs(a[k] - b[k]) for k in range(len(a)))
+    return math.sqrt(sum((a[k] - b[k]) ** 2 for k in range(len(a))))
+
+
+def _unit(m):
+    w = np.maximum(np.asarray(m, dtype=float), 0.0)
+    n = math.sqrt(float((w * w).sum()))
+    return w / n if n > 0 else w
+
+
+def _sorted_members(Z, n, members, metric):
+    return sorted(members, key=lambda j: (_dist(Z[n], Z[j], metric), j))
+
+
+def brute_relief(X, y, metric="manhattan", mode="relief", k=10):
+    Z = _scale(X)
+    N, D = Z.shape
+    classes = sorted(set(y.tolist()))
+    p = {c: float(np.mean(y == c)) for c in classes}
+    total = np.zeros(D)
+    for n in range(N):
+        hits = [j for j in range(N) if j != n and y[j] == y[n]]
+        misses = [j for j in range(N) if y[j] != y[n]]
+        m = np.zeros(D)
+        if mode in ("relief", "mrelief"):
+            ph = 1.0 if mode == "relief" else 1.0 - p[y[n]]
+            pm = 1.0 if mode == "relief" else p[y[n]]
+            if hits:
+                h = _sorted_members(Z, n, hits, metric)[0]
+                m -= ph * np.abs(Z[n] - Z[h])
+            if misses:
+                mm = _sorted_members(Z, n, misses, metric)[0]
+                m += pm * np.abs(Z[n] - Z[mm])
+        elif mode == "relieff":
+            hs = _sorted_members(Z, n, hits, metric)[:k]
+            for h in hs:
+                m -= np.abs(Z[n] - Z[h]) / len(hs)
+            for c in classes:
+                if c == y[n]:
+                    continue
+                ms = _sorted_members(Z, n, [j for j in range(N) if y[j] == c], metric)[:k]
+                for j in ms:
+                    m += p[c] / (1 - p[y[n]]) * np.abs(Z[n] - Z[j]) / len(ms)
+        total += m
+    return total / N
+
+
+def brute_radius(X, y, metric="manhattan", mode="surf"):
+    Z = _scale(X)
+    N, D = Z.shape
+    classes = sorted(set(y.tolist()))
+    p = {c: float(np.mean(y == c)) for c in classes}
+    dd = [[_dist(Z[i], Z[j], metric) for j in range(N)] for i in range(N)]
+    if mode == "surf":
+        T_all = sum(dd[i][j] for i in range(N) for j in range(N) if i != j) / (N * (N - 1))
+    total = np.zeros(D)
+    for n in range(N):
+        others = [dd[n][j] for j in range(N) if j != n]
+        if mode == "surf":
+            T = T_all
+        else:
+            mu = sum(others) / len(others)
+            sd = math.sqrt(sum((v - mu) ** 2 for v in others) / len(others))
+            T = mu - sd / 2
+        near = [j for j in range(N) if j != n and dd[n][j] < T]
+        m = np.zeros(D)
+        for c in classes:
+            js = [j for j in near if y[j] == c]
+            if not js:
+                continue
+            coef = -1.0 if c == y[n] else p[c] / (1 - p[y[n]])
+            for j in js:
+                m += coef * np.abs(Z[n] - Z[j]) / len(js)
+        total += m
+    return total / N
+
+
+def brute_prelief(X, y, sigma):
+    Z = _scale(X)
+    N, D = Z.shape
+    total = np.zeros(D)
+    for n in range(N):
+        for d in range(D):
+            hit = [
+                math.exp(-((Z[i, d] - Z[n, d]) ** 2) / (2 * sigma[d] ** 2))
+                for i in range(N)
+                if i != n and y[i] == y[n]
+            ]
+            miss = [
+                math.exp(-((Z[j, d] - Z[n, d]) ** 2) / (2 * sigma[d] ** 2))
+                for j in range(N)
+                if y[j] != y[n]
+            ]
+            total[d] += (sum(hit) / len(hit) if hit else 0.0) - sum(miss) / len(miss)
+    return total / N
+
+
+def brute_irelief(X, y, sigma, theta, max_iter, metric="manhattan"):
+    Z = _scale(X)
+    N, D = Z.shape
+    w = np.full(D, 1 / math.sqrt(D))
+    for it in range(1, max_iter + 1):
+        z = np.zeros(D)
+        for n in range(N):
+            d = {i: _dist(w * Z[n], w * Z[i], metric) for i in range(N) if i != n}
+            f = {i: math.exp(-d[i] / sigma) for i in d}
+            M = [i for i in d if y[i] != y[n]]
+            H = [i for i in d if y[i] == y[n]]
+            sm = sum(f[i] for i in M)
+            sh = sum(f[i] for i in H)
+            gamma = sm / (sm + sh)
+            if sm > 0:
+                for i in M:
+                    z += (1 - gamma) * f[i] / sm * np.abs(Z[n] - Z[i])
+            if sh > 0:
+                for i in H:
+                    z -= (1 - gamma) * f[i] / sh * np.abs(Z[n] - Z[i])
+        z /= N
+        w_new = _unit(z)
+        done = np.linalg.norm(w_new - w) < theta
+        w = w_new
+        if done:
+            return w, it
+    return w, max_iter
+
+
+@pytest.fixture(params=[(0, 2), (1, 3)], ids=["binary", "3class"])
+def small(request):
+    seed, n_classes = request.param
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(36, 5)) * np.array([1.0, 3.0, 0.5, 2.0, 1.0])
+    y = rng.integers(0, n_classes, size=36)
+    X[:, 0] += y  # one informative feature
+    return X, y
+
+
+# --------------------------------------------------------------------------------------
+# hand-computed margins
+
+SQUARE = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+SQUARE_Y = np.array([0, 0, 1, 1])
+LINE = np.array([[0.0], [0.2], [0.4], [1.0]])
+LINE_Y = np.array([0, 0, 0, 1])
+
+
+@pytest.mark.parametrize(
+    ("est", "margin"),
+    [
+        (Relief(), [1.0, -1.0]),
+        (MRelief(), [0.5, -0.5]),
+        (ReliefF(n_neighbors=1), [1.0, -1.0]),
+        (SURF(), [1.0, -1.0]),
+        (MultiSURF(), [1.0, -1.0]),
+    ],
+)
+def test_square_margins(est, margin):
+    est.fit(SQUARE, SQUARE_Y)
+    np.testing.assert_allclose(est.margin_, margin, atol=1e-15)
+    np.testing.assert_allclose(est.feature_importances_, [1.0, 0.0])
+    assert est.selection_order_.tolist() == [0, 1]
+
+
+def test_line_margins_by_hand():
+    # nearest hits/misses worked out by hand (ties -> smaller index; the lone
+    # class-1 sample has no hit)
+    assert Relief().fit(LINE, LINE_Y).margin_ == pytest.approx([0.6], abs=1e-15)
+    assert MRelief().fit(LINE, LINE_Y).margin_ == pytest.approx([0.45], abs=1e-15)
+    assert ReliefF(n_neighbors=2).fit(LINE, LINE_Y).margin_ == pytest.approx([0.575], abs=1e-15)
+    est = Relief().fit(LINE, LINE_Y)
+    assert est.nearest_hits_.tolist() == [1, 0, 1, -1]
+    assert est.nearest_misses_.tolist() == [3, 3, 3, 2]
+
+
+def test_prelief_margin_by_hand():
+    X = np.array([[0.0], [0.5], [1.0]])
+    y = np.array([0, 0, 1])
+    e5, e2 = math.exp(-0.5), math.exp(-2.0)
+    expected = (0.5 * e5 - 1.5 * e2) / 3
+    est = PRelief(sigma=0.5).fit(X, y)
+    assert est.margin_[0] == pytest.approx(expected, abs=1e-13)
+
+
+# --------------------------------------------------------------------------------------
+# agreement with the brute-force references
+
+
+@pytest.mark.parametrize("metric", ["manhattan", "euclidean"])
+@pytest.mark.parametrize(
+    ("cls", "mode"), [(Relief, "relief"), (MRelief, "mrelief"), (ReliefF, "relieff")]
+)
+def test_nearest_neighbour_estimators_match_brute_force(small, metric, cls, mode):
+    X, y = small
+    params = {"n_neighbors": 4} if cls is ReliefF else {}
+    est = cls(metric=metric, **params).fit(X, y)
+    ref = brute_relief(X, y, metric, mode, k=4)
+    np.testing.assert_allclose(est.margin_, ref, atol=1e-10)
+    np.testing.assert_allclose(est.feature_importances_, _unit(ref), atol=1e-10)
+
+
+@pytest.mark.parametrize("metric", ["manhattan", "euclidean"])
+@pytest.mark.parametrize(("cls", "mode"), [(SURF, "surf"), (MultiSURF, "multisurf")])
+def test_radius_estimators_match_brute_force(small, metric, cls, mode):
+    X, y = small
+    est = cls(metric=metric).fit(X, y)
+    np.testing.assert_allclose(est.margin_, brute_radius(X, y, metric, mode), atol=1e-10)
+
+
+@pytest.mark.parametrize("sigma", [0.01, 0.2, 3.0, "silverman", "paper"])
+def test_prelief_matches_brute_force(small, sigma):
+    X, y = small
+    est = PRelief(sigma=sigma).fit(X, y)
+    ref = brute_prelief(X, y, est.sigma_)
+    # documented tolerance: each kernel mean within 1e-12
+    np.testing.assert_allclose(est.margin_, ref, atol=1e-10)
+
+
+def test_prelief_sigma_rules():
+    X = np.random.default_rng(0).random((50, 3))
+    y = np.arange(50) % 2
+    assert np.all(PRelief(sigma="paper").fit(X, y).sigma_ == 0.01)
+    est = PRelief(sigma=[0.1, 0.2, 0.3]).fit(X, y)
+    assert est.sigma_.tolist() == [0.1, 0.2, 0.3]
+
+
+@pytest.mark.parametrize("metric", ["manhattan", "euclidean"])
+def test_irelief_matches_brute_force(metric):
+    rng = np.random.default_rng(3)
+    X = rng.random((24, 4))
+    y = (X[:, 0] + 0.3 * rng.random(24) > 0.6).astype(int)
+    est = IRelief(sigma=0.5, theta=1e-4, max_iter=30, metric=metric).fit(X, y)
+    w, it = brute_irelief(X, y, 0.5, 1e-4, 30, metric)
+    assert est.n_iter_ == it
+    np.testing.assert_allclose(est.feature_importances_, w, atol=1e-10)
+
+
+def test_irelief_converges_and_recovers_relevant_features():
+    rng = np.random.default_rng(0)
+    X = rng.random((150, 20))
+    y = (X[:, 3] + X[:, 7] > 1.0).astype(int)  # linearly separable on features 3, 7
+    est = IRelief(n_features_to_select=2).fit(X, y)
+    assert est.converged_
+    assert 1 <= est.n_iter_ < 20
+    assert sorted(est.selection_order_.tolist()) == [3, 7]
+    assert np.linalg.norm(est.feature_importances_) == pytest.approx(1.0)
+
+
+def test_irelief_warns_when_not_converged():
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 6))
+    y = (X[:, 0] > 0.5).astype(int)
+    with pytest.warns(ConvergenceWarning):
+        est = IRelief(max_iter=1, theta=1e-12).fit(X, y)
+    assert est.n_iter_ == 1 and not est.converged_
+
+
+# --------------------------------------------------------------------------------------
+# recovery of interacting features
+
+
+def _xor_data(n=400, n_noise=100, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, n_noise + 2))
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0)).astype(int)
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "est", [ReliefF(n_neighbors=10), MultiSURF(), SURF(), ReliefF(metric="euclidean")]
+)
+def test_xor_pair_ranked_first(est):
+    X, y = _xor_data()
+    est.fit(X, y)
+    assert sorted(est.selection_order_[:2].tolist()) == [0, 1]
+
+
+@pytest.mark.datasets
+def test_gametes_epistasis_recovered(shared_datasets):
+    from fsel.datasets import load
+
+    ds = load("gametes_epistasis_2_way_20atts_0.4h_edm_1_1", path=shared_datasets)
+    rows = np.random.default_rng(0).permutation(ds.X.shape[0])[:800]
+    est = MultiSURF().fit(ds.X[rows], ds.y[rows])
+    # GAMETES names the two interacting SNPs P1 and P2 (the other 18 are noise)
+    top = {str(ds.feature_names[i]) for i in est.selection_order_[:2]}
+    assert top == {"P1", "P2"}
+
+
+# --------------------------------------------------------------------------------------
+# general behaviour
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_weights_nonnegative_unit_norm_constant_zero_and_input_untouched(cls):
+    rng = np.random.default_rng(1)
+    X = rng.random((60, 6))
+    X[:, 4] = 3.0  # constant
+    y = (X[:, 0] > 0.5).astype(int)
+    X0 = X.copy()
+    est = cls(n_features_to_select=2).fit(X, y)
+    np.testing.assert_array_equal(X, X0)
+    w = est.feature_importances_
+    assert np.all(w >= 0)
+    assert np.linalg.norm(w) == pytest.approx(1.0)
+    assert w[4] == 0.0
+    assert est.selection_order_[0] == 0
+    assert est.support_.sum() == 2
+    np.testing.assert_array_equal(est.scores_, w)
+    assert est.transform(X).shape == (60, 2)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_n_jobs_and_memory_budget_do_not_change_results(cls):
+    X, y = _xor_data(n=120, n_noise=8, seed=2)
+    y = y + (X[:, 3] > 1).astype(int)  # three classes
+    ref = cls().fit(X, y).feature_importances_
+    small_budget = cls(n_jobs=2, memory_budget=3 * 8 * 120 * 7).fit(X, y)
+    np.testing.assert_array_equal(small_budget.feature_importances_, ref)
+    np.testing.assert_array_equal(cls(n_jobs=2).fit(X, y).feature_importances_, ref)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_multiclass(cls):
+    rng = np.random.default_rng(4)
+    X = rng.random((150, 6))
+    y = np.digitize(X[:, 2], [0.3, 0.6, 0.8])  # 4 imbalanced classes
+    est = cls(n_features_to_select=1).fit(X, y)
+    assert est.selection_order_.tolist() == [2]
+    assert est.classes_.tolist() == [0, 1, 2, 3]
+
+
+def test_permuting_columns_permutes_weights():
+    X, y = _xor_data(n=150, n_noise=6, seed=5)
+    perm = np.random.default_rng(0).permutation(X.shape[1])
+    for cls in (ReliefF, MultiSURF, PRelief):
+        a = cls().fit(X, y).feature_importances_
+        b = cls().fit(X[:, perm], y).feature_importances_
+        np.testing.assert_allclose(b, a[perm], atol=1e-12)
+
+
+def test_scaling_invariance():
+    X, y = _xor_data(n=100, n_noise=4, seed=6)
+    a = ReliefF().fit(X, y).feature_importances_
+    b = ReliefF().fit(X * 1000.0 + 7.0, y).feature_importances_
+    np.testing.assert_allclose(a, b, atol=1e-10)
+
+
+def test_nominal_features_count_as_zero_one_difference():
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 4, size=80)
+    y = (codes == 2).astype(int)
+    X = np.column_stack([codes, rng.random(80)])
+    est = Relief(categorical=[0]).fit(X, y)
+    # with the 0/1 difference the one-hot distance equals the indicator
+    ref = brute_relief_nominal(X, y)
+    np.testing.assert_allclose(est.margin_, ref, atol=1e-12)
+
+
+def brute_relief_nominal(X, y):
+    N = X.shape[0]
+    c = X[:, 1]
+    cs = (c - c.min()) / (c.max() - c.min())
+
+    def diff(i, j):
+        return np.array([float(X[i, 0] != X[j, 0]), abs(cs[i] - cs[j])])
+
+    total = np.zeros(2)
+    for n in range(N):
+        hits = sorted(
+            (j for j in range(N) if j != n and y[j] == y[n]), key=lambda j: (diff(n, j).sum(), j)
+        )
+        misses = sorted((j for j in range(N) if y[j] != y[n]), key=lambda j: (diff(n, j).sum(), j))
+        total += diff(n, misses[0]) - diff(n, hits[0])
+    return total / N
+
+
+def test_missing_values_error_and_imputation():
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 3))
+    y = (X[:, 0] > 0.5).astype(int)
+    Xn = X.copy()
+    Xn[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        ReliefF().fit(Xn, y)
+    Xn0 = Xn.copy()
+    est = ReliefF(missing="impute-mean").fit(Xn, y)
+    np.testing.assert_array_equal(np.isnan(Xn), np.isnan(Xn0))  # caller's array untouched
+    Xi = Xn0.copy()
+    Xi[3, 1] = np.nanmean(Xn0[:, 1])
+    np.testing.assert_allclose(est.feature_importances_, ReliefF().fit(Xi, y).feature_importances_)
+    est = ReliefF(missing="impute-median").fit(Xn, y)
+    assert np.isfinite(est.feature_importances_).all()
+
+
+def test_pandas_input_and_feature_names():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame(rng.random((50, 3)), columns=["a", "b", "c"])
+    y = (df["b"] > 0.5).astype(int)
+    est = ReliefF(n_features_to_select=1).fit(df, y)
+    assert est.get_feature_names_out().tolist() == ["b"]
+
+
+@pytest.mark.parametrize(
+    ("est", "match"),
+    [
+        (ReliefF(metric="cosine"), "metric"),
+        (ReliefF(n_neighbors=0), "n_neighbors"),
+        (ReliefF(n_neighbors=2.5), "n_neighbors"),
+        (PRelief(sigma=-1.0), "sigma"),
+        (PRelief(sigma="wide"), "sigma"),
+        (PRelief(sigma=[0.1, 0.2]), "sigma"),
+        (IRelief(sigma=0.0), "sigma"),
+        (IRelief(theta=-1.0), "theta"),
+        (IRelief(max_iter=0), "max_iter"),
+        (Relief(memory_budget=0), "memory_budget"),
+        (Relief(n_jobs=0), "n_jobs"),
+        (Relief(missing="drop"), "missing"),
+        (Relief(n_features_to_select=9), "n_features_to_select"),
+    ],
+)
+def test_bad_parameters(est, match):
+    X = np.random.default_rng(0).random((20, 3))
+    y = np.arange(20) % 2
+    with pytest.raises(ValueError, match=match):
+        est.fit(X, y)
+
+
+def test_bad_input():
+    X = np.random.default_rng(0).random((20, 3))
+    with pytest.raises(ValueError, match="single class"):
+        Relief().fit(X, np.zeros(20))
+    with pytest.raises(ValueError, match="inconsistent"):
+        Relief().fit(X, np.arange(19) % 2)
+    with pytest.raises(ValueError, match="2-D"):
+        Relief().fit(X[:, 0], np.arange(20) % 2)
+    with pytest.raises(ValueError, match="minimum of 2"):
+        Relief().fit(X[:1], [0])
+
+
+def test_registry_and_select_api():
+    from fsel._registry import get_method
+
+    for name, cls in [
+        ("relief", Relief),
+        ("relieff", ReliefF),
+        ("irelief", IRelief),
+        ("prelief", PRelief),
+        ("mrelief", MRelief),
+        ("surf", SURF),
+        ("multisurf", MultiSURF),
+    ]:
+        assert get_method(name).load() is cls
+        assert getattr(fsel, cls.__name__) is cls
+    est = get_method("relieff").make(
+        n_neighbors=3, metric="euclidean", n_jobs=2, memory_budget=10**6
+    )
+    assert est.get_params()["n_neighbors"] == 3
+
+
+def _checks_instances():
+    return [
+        Relief(),
+        ReliefF(n_neighbors=3),
+        MRelief(),
+        SURF(),
+        MultiSURF(),
+        PRelief(),
+        IRelief(max_iter=200, theta=1e-2),
+    ]
+
+
+@parametrize_with_checks(_checks_instances())
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        # I-Relief on the checks' random data may stop at max_iter; that warning is
+        # the documented behaviour, not a failure of the check
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check(estimator)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_numpy_fallback_agrees_with_numba(cls, monkeypatch):
+    import fsel.kernels.distances as dist_mod
+    import fsel.kernels.neighbors as nb_mod
+
+    X, y = _xor_data(n=90, n_noise=5, seed=7)
+    y = y + (X[:, 2] > 0.8).astype(int)
+    fast = cls().fit(X, y).feature_importances_
+    monkeypatch.setattr(nb_mod, "numba_available", lambda: False)
+    monkeypatch.setattr(dist_mod, "numba_available", lambda: False)
+    slow = cls().fit(X, y).feature_importances_
+    np.testing.assert_allclose(slow, fast, atol=1e-12)
