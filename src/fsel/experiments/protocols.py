@@ -99,16 +99,22 @@ def _knn_vote(D: np.ndarray, codes: np.ndarray, k: int, n_classes: int) -> np.nd
 
     The k nearest are the entries below the k-th smallest distance plus, among the
     entries equal to it, those with the lowest training index -- what a stable sort
-    would pick -- found with one partition instead of a sort.
+    would pick -- found with one partition instead of a sort. A tied vote goes to the
+    smallest class code.
     """
     kth = np.partition(D, k - 1, axis=1)[:, k - 1 : k]
-    below = D < kth
-    need = k - below.sum(axis=1, keepdims=True)
+    chosen = D < kth
+    need = k - chosen.sum(axis=1)
     equal = D == kth
-    chosen = below | (equal & (np.cumsum(equal, axis=1) <= need))
-    onehot = np.zeros((codes.size, n_classes))
-    onehot[np.arange(codes.size), codes] = 1.0
-    return (chosen @ onehot).argmax(axis=1)
+    fits = equal.sum(axis=1) <= need
+    chosen[fits] |= equal[fits]
+    if not fits.all():
+        rest = ~fits
+        eq = equal[rest]
+        chosen[rest] |= eq & (np.cumsum(eq, axis=1) <= need[rest, None])
+    rows, cols = np.nonzero(chosen)
+    counts = np.bincount(rows * n_classes + codes[cols], minlength=D.shape[0] * n_classes)
+    return counts.reshape(D.shape[0], n_classes).argmax(axis=1)
 
 
 def knn_predict(
