@@ -147,9 +147,16 @@ def make_corral(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """John, Kohavi & Pfleger's Corral: six binary features A0, A1, B0, B1, an
     irrelevant one and one that agrees with the class 75% of the time;
-    ``y = (A0 and A1) or (B0 and B1)``. ``n_samples=None`` returns the 64 distinct
-    (A0, A1, B0, B1, I, C) combinations labelled by the rule... here ``n_samples``
-    rows are drawn uniformly."""
+    ``y = (A0 and A1) or (B0 and B1)``. The five first features of each of the
+    ``n_samples`` rows are drawn uniformly from {0, 1}; the last one equals ``y`` with
+    probability 0.75 and ``1 - y`` otherwise.
+
+    Examples
+    --------
+    >>> X, y, rel = make_corral(8, random_state=0)
+    >>> X.shape, rel.tolist()
+    ((8, 6), [0, 1, 2, 3])
+    """
     rng = _rng(random_state)
     base = rng.integers(0, 2, size=(n_samples, 5))
     y = ((base[:, 0] & base[:, 1]) | (base[:, 2] & base[:, 3])).astype(np.int64)
