@@ -136,19 +136,33 @@ def resolve_slices(value: Any, n_samples: int, *, kind: str) -> int:
     return int(value)
 
 
-def _run_bounds(start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First and last position of the run each element belongs to (along axis 1).
+@dataclass
+class _Runs:
+    """Runs of equal values along the rows of an ``(m, n)`` array in sorted order."""
 
-    ``start`` flags the first element of every run (column 0 must be True).
+    index: np.ndarray  # (m, n) run number of every element, counted over the whole array
+    first: np.ndarray  # (n_runs,) flat position of each run's first element
+    last: np.ndarray  # (n_runs,) flat position of each run's last element
+
+    def mid(self, n: int) -> np.ndarray:
+        """0-based mid position (within its row) of every element's run."""
+        mid_run = 0.5 * (self.first + self.last) - (self.first // n) * n
+        return mid_run[self.index]
+
+
+def _runs(start: np.ndarray) -> _Runs:
+    """Runs flagged by ``start`` (True at the first element of a run; column 0 True).
+
+    One cumulative sum and a few gathers over the flat array; a run never crosses rows
+    because every row starts one.
     """
-    n = start.shape[1]
-    pos = np.arange(n)
-    first = np.maximum.accumulate(np.where(start, pos, 0), axis=1)
-    end = np.empty_like(start)
-    end[:, :-1] = start[:, 1:]
-    end[:, -1] = True
-    last = np.minimum.accumulate(np.where(end, pos, n)[:, ::-1], axis=1)[:, ::-1]
-    return first, last
+    flat = start.ravel()
+    first = np.flatnonzero(flat)
+    last = np.empty_like(first)
+    last[:-1] = first[1:] - 1
+    last[-1] = flat.size - 1
+    index = (np.cumsum(flat) - 1).reshape(start.shape)
+    return _Runs(index, first, last)
 
 
 @dataclass
@@ -156,10 +170,10 @@ class _Ranks:
     """Sort information of the rows of a ``(m, n)`` matrix (one sort per row)."""
 
     order: np.ndarray  # (m, n) argsort of each row
-    start: np.ndarray  # (m, n) bool, first element of a tie group, in sorted order
     mid: np.ndarray  # (m, n) 0-based mid position of the tie group, in sorted order
     dense: np.ndarray  # (m, n) tie-group number 0..a-1, in sorted order
     n_distinct: np.ndarray  # (m,)
+    all_distinct: bool = False  # no ties at all: mid == dense == position
 
     def to_rows(self, values_sorted: np.ndarray) -> np.ndarray:
         """Scatter values given in sorted order back to the original positions."""
@@ -168,20 +182,34 @@ class _Ranks:
         return out
 
 
-def _ranks(M: np.ndarray, *, stable_ties: bool = False) -> _Ranks:
+def _sort(M: np.ndarray, *, stable_ties: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Argsort of every row and the 'equal to the previous value' flags in sorted order.
+
+    With ``stable_ties`` the rows that hold ties are sorted again stably (rows without
+    ties have one sort order only, so the fast default sort gives it).
+    """
     order = np.argsort(M, axis=1)
     srt = np.take_along_axis(M, order, axis=1)
     tie = srt[:, 1:] == srt[:, :-1]
     if stable_ties:
         tied_rows = np.flatnonzero(tie.any(axis=1))
-        if tied_rows.size:  # only rows with ties can differ from a stable sort
+        if tied_rows.size:
             order[tied_rows] = np.argsort(M[tied_rows], axis=1, kind="stable")
+    return order, tie
+
+
+def _ranks(M: np.ndarray) -> _Ranks:
+    m, n = M.shape
+    order, tie = _sort(M)
+    if not tie.any():  # continuous data: every value its own group
+        pos = np.broadcast_to(np.arange(n), (m, n))
+        return _Ranks(order, pos.astype(np.float64), pos, np.full(m, n), all_distinct=True)
     start = np.empty(M.shape, dtype=bool)
     start[:, 0] = True
     np.logical_not(tie, out=start[:, 1:])
-    first, last = _run_bounds(start)
-    dense = np.cumsum(start, axis=1) - 1
-    return _Ranks(order, start, 0.5 * (first + last), dense, dense[:, -1] + 1)
+    runs = _runs(start)
+    dense = runs.index - runs.index[:, :1]
+    return _Ranks(order, runs.mid(n), dense, dense[:, -1] + 1)
 
 
 def _slice_codes(r: _Ranks, n_slices: int) -> np.ndarray:
@@ -249,9 +277,9 @@ def _blocks(X: np.ndarray, Y: np.ndarray):  # type: ignore[no-untyped-def]
 def _difference_block(
     XT: np.ndarray, YT: np.ndarray, groups: int, coefs: Sequence[np.ndarray], scales: list[float]
 ) -> list[np.ndarray]:
-    r = _ranks(XT, stable_ties=True)
+    order, _ = _sort(XT, stable_ties=True)
     n = XT.shape[1]
-    conc = _gather(YT, groups, r.order)
+    conc = _gather(YT, groups, order)
     out = []
     for coef, scale in zip(coefs, scales, strict=True):
         m = coef.size - 1
@@ -310,23 +338,30 @@ def _ks_block(
     s_xord = _gather(ycode.astype(np.int16), groups, rx.order)
     perm = np.argsort(s_xord, axis=1, kind="stable")
     g_s = np.take_along_axis(s_xord, perm, axis=1)
-    g_x = np.take_along_axis(rx.dense, perm, axis=1)
-    xs = (np.take_along_axis(rx.mid, perm, axis=1) + 0.5) / n  # global scaled rank x'
+    if rx.all_distinct:  # sorted position == rank: no gathers needed
+        xs = (perm + 0.5) / n  # global scaled rank x'
+    else:
+        xs = (np.take_along_axis(rx.mid, perm, axis=1) + 0.5) / n
     new_slice = np.empty((m_rows, n), dtype=bool)
     new_slice[:, 0] = True
     np.not_equal(g_s[:, 1:], g_s[:, :-1], out=new_slice[:, 1:])
-    s_first, s_last = _run_bounds(new_slice)
-    new_tie = new_slice.copy()
-    new_tie[:, 1:] |= g_x[:, 1:] != g_x[:, :-1]
-    t_first, t_last = _run_bounds(new_tie)
-    size = s_last - s_first + 1
-    rnk = (0.5 * (t_first + t_last) - s_first + 0.5) / size
-    dev = np.abs(rnk - xs)
-    starts = np.flatnonzero(new_slice.ravel())
+    slices = _runs(new_slice)
+    first = slices.first - (slices.first // n) * n
+    size = (slices.last - slices.first + 1).astype(np.float64)
+    # mid rank of every element inside its slice (ties in x share their mean position)
+    if rx.all_distinct:
+        inner = np.arange(n) - first[slices.index]
+    else:
+        g_x = np.take_along_axis(rx.dense, perm, axis=1)
+        new_tie = new_slice.copy()
+        new_tie[:, 1:] |= g_x[:, 1:] != g_x[:, :-1]
+        inner = _runs(new_tie).mid(n) - first[slices.index]
+    dev = np.abs((inner + 0.5) / size[slices.index] - xs)
+    starts = slices.first
     col = starts // n
     counts = np.bincount(col, minlength=m_rows)
     seg_max = np.maximum.reduceat(dev.ravel(), starts)
-    seg_mean = np.add.reduceat(dev.ravel(), starts) / size.ravel()[starts]
+    seg_mean = np.add.reduceat(dev.ravel(), starts) / size
     k1 = np.bincount(col, weights=seg_max, minlength=m_rows) / counts
     k2 = dev.max(axis=1)
     k3 = np.bincount(col, weights=seg_mean, minlength=m_rows) / counts
