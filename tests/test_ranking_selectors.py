@@ -162,11 +162,18 @@ def test_registry_and_cli_parameter_names():
 
 
 @pytest.mark.skipif(importlib.util.find_spec("fsel.meta.npfs") is None, reason="NPFS not yet")
-def test_works_as_npfs_base_selector():
+@pytest.mark.parametrize(
+    "base",
+    [
+        BootstrapRanking("K3", n_bootstraps=10, n_features_to_select=3, random_state=0),
+        RankingIndex("In5", n_features_to_select=3),
+    ],
+)
+def test_works_as_npfs_base_selector(base):
     from fsel import NPFS
 
     X, y, genuine = make_yuan_regression(1, n_samples=200, random_state=0)
-    base = BootstrapRanking("K3", n_bootstraps=10, n_features_to_select=3, random_state=0)
-    npfs = NPFS(base, n_bootstraps=20, random_state=0).fit(X, y)
-    assert set(np.flatnonzero(npfs.support_)) <= set(genuine.tolist())
-    assert npfs.support_.sum() >= 2
+    npfs = NPFS(base, n_bootstraps=30, random_state=0).fit(X, y)
+    assert set(npfs.relevant_features_.tolist()) <= set(genuine.tolist())
+    assert npfs.n_relevant_ >= 3
+    assert npfs.selection_matrix_.sum(axis=0).tolist() == [3] * 30
