@@ -14,3 +14,14 @@ def shared_datasets() -> Path:
     if not SHARED_DATASETS.is_dir():
         pytest.skip("../shared/datasets is not available")
     return SHARED_DATASETS
+
+
+@pytest.fixture(params=["numpy", "numba"])
+def backend(request, monkeypatch):
+    """Run a test once with the pure-numpy kernels and once with numba (if installed)."""
+    if request.param == "numba":
+        pytest.importorskip("numba")
+        monkeypatch.delenv("FSEL_DISABLE_NUMBA", raising=False)
+    else:
+        monkeypatch.setenv("FSEL_DISABLE_NUMBA", "1")
+    return request.param

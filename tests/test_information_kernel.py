@@ -32,16 +32,6 @@ def ref_entropy(*cols) -> float:
 codes = st.lists(st.integers(0, 3), min_size=2, max_size=40)
 
 
-@pytest.fixture(params=["numpy", "numba"])
-def backend(request, monkeypatch):
-    if request.param == "numba":
-        pytest.importorskip("numba")
-        monkeypatch.delenv("FSEL_DISABLE_NUMBA", raising=False)
-    else:
-        monkeypatch.setenv("FSEL_DISABLE_NUMBA", "1")
-    return request.param
-
-
 def test_closed_forms():
     assert entropy([0, 1, 2, 3]) == pytest.approx(2.0)
     assert entropy([7, 7, 7]) == 0.0

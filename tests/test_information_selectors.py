@@ -105,16 +105,6 @@ def check_against_reference(name, X, y, sel, tie=1e-9):
         assert sel.selection_scores_[step] == pytest.approx(scores[pick], abs=1e-9)
 
 
-@pytest.fixture(params=["numpy", "numba"])
-def backend(request, monkeypatch):
-    if request.param == "numba":
-        pytest.importorskip("numba")
-        monkeypatch.delenv("FSEL_DISABLE_NUMBA", raising=False)
-    else:
-        monkeypatch.setenv("FSEL_DISABLE_NUMBA", "1")
-    return request.param
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_matches_brute_force_on_random_data(name, backend):
     for seed in range(4):
