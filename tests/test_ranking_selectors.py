@@ -108,6 +108,11 @@ def test_bootstrap_scores_all_indices_share_resamples():
     for index in ("In5", "K2", "chi2"):
         one = bootstrap_scores(X, y, index, n_bootstraps=6, random_state=1)[index]
         np.testing.assert_array_equal(allb[index], one)
+    for batch in (1, 4, 6):
+        b = bootstrap_scores(X, y, "K2", n_bootstraps=6, random_state=1, batch_size=batch)
+        np.testing.assert_array_equal(allb["K2"], b["K2"])
+    with pytest.raises(ValueError, match="batch_size"):
+        bootstrap_scores(X, y, n_bootstraps=6, batch_size=0)
     with pytest.raises(ValueError, match="at least 1"):
         bootstrap_scores(X, y, n_bootstraps=0)
     with pytest.raises(TypeError, match="n_bootstraps"):

@@ -220,7 +220,13 @@ def _bootstrap_task(
     for s in seeds:
         X, y, boot_seed = _dataset(model, s, n, d)
         b = bootstrap_scores(
-            X, y, names, n_bootstraps=n_bootstraps, random_state=boot_seed, **params
+            X,
+            y,
+            names,
+            n_bootstraps=n_bootstraps,
+            random_state=boot_seed,
+            batch_size=n_bootstraps,
+            **params,
         )
         boot.append(_detect({nm: v.mean(axis=0)[None] for nm, v in b.items()}, names, k)[0])
         once = ranking_scores(X, y, names, **params)

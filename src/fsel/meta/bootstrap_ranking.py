@@ -46,6 +46,7 @@ def bootstrap_scores(
     n_slices: int | str = "auto",
     n_bins_x: int | str = "auto",
     n_bins_y: int | str = "auto",
+    batch_size: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Ranking indices of every feature on ``n_bootstraps`` bootstrap resamples.
 
@@ -67,6 +68,10 @@ def bootstrap_scores(
         Parallel workers (joblib); results do not depend on it.
     n_slices, n_bins_x, n_bins_y : int or "auto"
         See :func:`fsel.kernels.ranking_indices.ranking_scores`.
+    batch_size : int or None
+        Resamples scored per vectorised kernel call (one joblib task each); None picks
+        it from the data shape (about 2M values a call, at least 8 tasks). Results do
+        not depend on it.
 
     Returns
     -------
@@ -94,7 +99,12 @@ def bootstrap_scores(
     n, d = X.shape
     rows = np.stack(resample_indices(n, int(n_bootstraps), random_state=random_state))
     # batch size depends on the data shape only (never on n_jobs): identical results
-    per_batch = max(1, min(_BATCH_ELEMENTS // (n * d), -(-n_bootstraps // _MIN_TASKS)))
+    if batch_size is None:
+        per_batch = max(1, min(_BATCH_ELEMENTS // (n * d), -(-n_bootstraps // _MIN_TASKS)))
+    elif isinstance(batch_size, (int, np.integer)) and batch_size >= 1:
+        per_batch = int(batch_size)
+    else:
+        raise ValueError(f"batch_size must be None or an int >= 1, got {batch_size!r}")
     batches = [rows[i : i + per_batch] for i in range(0, n_bootstraps, per_batch)]
     params = {"n_slices": n_slices, "n_bins_x": n_bins_x, "n_bins_y": n_bins_y}
     parts = run_replicates(
