@@ -544,7 +544,24 @@ def main(argv: list[str] | None = None) -> int:
         help="per-call timeout for fsel and fstoolbox in s",
     )
     p.add_argument("--output", type=Path, default=None, help="output stem (no suffix)")
+    p.add_argument(
+        "--summarize",
+        type=Path,
+        default=None,
+        help="only rewrite the .md report (and print its targets) from a results .json",
+    )
     args = p.parse_args(argv)
+    if args.summarize is not None:
+        saved = json.loads(args.summarize.read_text())
+        rows, meta = saved["rows"], saved["meta"]
+        _recompute_speedups(rows)
+        meta["targets"] = _check_targets(rows)
+        args.summarize.write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+        _write_csv(args.summarize.with_suffix(".csv"), rows)
+        args.summarize.with_suffix(".md").write_text(markdown_summary(rows, meta))
+        _print_summary(rows, meta["targets"], meta.get("elapsed_s", 0.0))
+        print(f"rewrote {args.summarize} and its .csv and .md")
+        return 0
 
     datasets = (args.datasets or ("a" if args.quick else "a,b")).split(",")
     ks = [int(v) for v in (args.k or ("20" if args.quick else "20,50")).split(",")]
@@ -682,8 +699,8 @@ def main(argv: list[str] | None = None) -> int:
                             }
                             if impl.n_jobs == 1:
                                 base, mine = feast_row["cpu_s"], r["cpu_s"]
-                            else:
-                                base, mine = feast_row["wall_s"], r["wall_s"]
+                            else:  # FEAST's one-core time vs fsel's elapsed time on 2 threads
+                                base, mine = feast_row["cpu_s"], r["wall_s"]
                             row["speedup_vs_feast"] = base / mine if mine else None
                         rows.append(row)
                         _print_row(row)
@@ -692,6 +709,7 @@ def main(argv: list[str] | None = None) -> int:
     _print_summary(rows, targets, elapsed)
     meta = {
         "benchmark": "information",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "quick": args.quick,
         "elapsed_s": elapsed,
         "python": sys.version.split()[0],
@@ -703,7 +721,7 @@ def main(argv: list[str] | None = None) -> int:
         "datasets": {ds: DATASETS[ds] for ds in datasets},
         "generator": "make_benchmark_data in benchmarks/bench_information.py",
         "timing": "best of up to 3 repeats; cpu_s = process CPU time, wall_s = elapsed; "
-        "speedup = FEAST cpu / impl cpu for n_jobs=1, FEAST wall / impl wall for "
+        "speedup = FEAST cpu / impl cpu for n_jobs=1, FEAST cpu / impl wall for "
         "n_jobs=2; one core = *_NUM_THREADS=1",
         "known_deviations": {i.key: list(i.notes) for i in IMPLS if i.notes},
         "compile": compile_rows,
@@ -711,7 +729,29 @@ def main(argv: list[str] | None = None) -> int:
     }
     stem.parent.mkdir(parents=True, exist_ok=True)
     Path(f"{stem}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
-    with open(f"{stem}.csv", "w", newline="") as fh:
+    _write_csv(Path(f"{stem}.csv"), rows)
+    Path(f"{stem}.md").write_text(markdown_summary(rows, meta))
+    print(f"\nwrote {stem}.json, .csv and .md ({elapsed:.0f} s in all)")
+    return 0
+
+
+def _recompute_speedups(rows: list[dict]) -> None:
+    """Speedups from the stored times: FEAST CPU / CPU (n_jobs=1) or / wall (n_jobs=2)."""
+    feast = {
+        (r["dataset"], r["k"], r["criterion"]): r
+        for r in rows
+        if r["impl"] == "fstoolbox" and r["status"] == "ok"
+    }
+    for r in rows:
+        f = feast.get((r["dataset"], r["k"], r["criterion"]))
+        if r["impl"] == "fstoolbox" or f is None or r["status"] != "ok":
+            continue
+        mine = r["cpu_s"] if r["n_jobs"] == 1 else r["wall_s"]
+        r["speedup_vs_feast"] = f["cpu_s"] / mine if mine else None
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    with open(path, "w", newline="") as fh:
         cols = [
             "dataset",
             "n_samples",
@@ -735,8 +775,70 @@ def main(argv: list[str] | None = None) -> int:
         w.writeheader()
         for row in rows:
             w.writerow({c: row.get(c) for c in cols})
-    print(f"\nwrote {stem}.json and {stem}.csv ({elapsed:.0f} s in all)")
-    return 0
+
+
+def markdown_summary(rows: list[dict], meta: dict) -> str:
+    """A Markdown report of one run: a table per data set and k, the targets, the notes."""
+    labels = {i.key: i.label for i in IMPLS}
+    lines = [
+        "# Information-theoretic criteria: fsel vs FEAST and the Python peers",
+        "",
+        f"Measured {meta.get('date', '')} at fsel commit "
+        f"`{(meta.get('fsel_git') or {}).get('head', '')[:10]}`"
+        + (
+            " (plus uncommitted changes in src/)"
+            if (meta.get("fsel_git") or {}).get("src_dirty")
+            else ""
+        )
+        + f"; {meta.get('cpu_count')} CPUs shared with other jobs (load average "
+        f"{', '.join(f'{v:.1f}' for v in meta.get('load_average') or [])} at the end), so wall "
+        "times are noisy; CPU time is the fair single-thread measure. Speedup = FEAST CPU "
+        "time / fsel CPU time (n_jobs=1) or / fsel wall time (n_jobs=2).",
+        "",
+    ]
+    for c in meta.get("compile", []):
+        lines.append(
+            f"fsel's first call with a cold numba cache ({c['criterion']} on 300 x 30, data "
+            f"({c['dataset']})): {_fmt_s(c.get('first_call_s'))} s."
+        )
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        groups.setdefault((r["dataset"], r["n_samples"], r["n_features"], r["k"]), []).append(r)
+    for (ds, n, d, k), rs in groups.items():
+        lines += [
+            "",
+            f"## ({ds}) {n} x {d}, k = {k}",
+            "",
+            "| criterion | implementation | CPU s | wall s | speedup vs FEAST "
+            "| same picks as FEAST |",
+            "|---|---|---:|---:|---:|---|",
+        ]
+        for r in rs:
+            if r["status"] != "ok":
+                res = _status_text(r)
+                cpu = wall = sp = "-"
+            else:
+                cpu, wall = _fmt_s(r.get("cpu_s")), _fmt_s(r.get("wall_s"))
+                spv = r.get("speedup_vs_feast")
+                sp = f"{spv:.2f}x" if spv else "-"
+                res = r.get("comparison") or ("(reference)" if r["impl"] == "fstoolbox" else "")
+            lines.append(
+                f"| {r['criterion']} | {labels.get(r['impl'], r['impl'])} | {cpu} "
+                f"| {wall} | {sp} | {res} |"
+            )
+    if meta.get("targets"):
+        lines += ["", "## Targets (issue 2, item 9)", ""]
+        for t in meta["targets"]:
+            v = t["value"]
+            vtxt = f"{v:.2f}" if isinstance(v, float) else str(v)
+            lines.append(
+                f"* {'met' if t['met'] else '**MISSED**'}: ({t['dataset']}) "
+                f"k={t['k']} {t['criterion']}: {t['target']}: {vtxt}"
+            )
+    lines += ["", "## Known deviations of the alternatives", ""]
+    for key, notes in (meta.get("known_deviations") or {}).items():
+        lines += [f"* {key}: {note}" for note in notes]
+    return "\n".join(lines) + "\n"
 
 
 def _skip_reason(
