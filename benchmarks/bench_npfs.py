@@ -172,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['tp']:4d} {r['fp']:4d}"
         )
     print("(CPU seconds of n_jobs=2 runs count this process only; compare their wall time.)")
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"load average during the run: {load[0]:.1f} on {os.cpu_count()} cores")
 
     stem = args.output or RESULTS / ("npfs_quick" if args.quick else "npfs")
     stem.parent.mkdir(parents=True, exist_ok=True)
@@ -182,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpu_count": os.cpu_count(),
+        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     stem.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
