@@ -42,6 +42,7 @@ definition of classifiability. Pattern Recognition Letters 24, 1215-1225.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -239,7 +240,7 @@ _NUMBA_KERNELS: tuple | None = None
 
 
 def _numba_kernels() -> tuple | None:
-    """Compiled scans (lazy; None when numba is not installed).
+    """Compiled scans (lazy; None when numba is not installed or ``FSEL_DISABLE_NUMBA=1``).
 
     Same arithmetic as the numpy path (``s + d * d`` without contraction), but a row
     scan stops as soon as the sorted ``D2(v)`` passes the best distance found so far,
@@ -248,6 +249,8 @@ def _numba_kernels() -> tuple | None:
     global _NUMBA_KERNELS
     if _NUMBA_KERNELS is not None:
         return _NUMBA_KERNELS
+    if os.environ.get("FSEL_DISABLE_NUMBA", "").strip() not in ("", "0"):
+        return None
     try:
         import numba
     except ImportError:
@@ -454,8 +457,6 @@ class IncrementalSearch:
     def _chunks(self, candidates: np.ndarray) -> list[np.ndarray]:
         n_threads = 1 if self.n_jobs in (None, 0, 1) else self.n_jobs
         if n_threads < 0:
-            import os
-
             n_threads = os.cpu_count() or 1
         k = max(1, min(int(n_threads), candidates.size))
         return [c for c in np.array_split(candidates, k) if c.size]
