@@ -368,3 +368,16 @@ def test_bad_data():
         ranking_scores(X[:, 0], y)
     with pytest.raises(ValueError, match="n_sets"):
         ranking_scores_batch(X, y)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    X=arrays(np.float64, (15, 2), elements=st.integers(-2, 2).map(float)),
+    y=arrays(np.float64, 15, elements=st.integers(-3, 3).map(float)),
+)
+def test_all_indices_at_once_equal_one_at_a_time(X, y):
+    together = ranking_scores(X, y, n_slices=3, n_bins_x=3, n_bins_y=3)
+    for name in INDEX_NAMES:
+        alone = ranking_scores(X, y, name, n_slices=3, n_bins_x=3, n_bins_y=3)[name]
+        np.testing.assert_array_equal(together[name], alone)
+        np.testing.assert_allclose(alone, reference(X, y, name, 3, 3, 3), atol=1e-12)

@@ -198,9 +198,10 @@ def _sort(M: np.ndarray, *, stable_ties: bool = False) -> tuple[np.ndarray, np.n
     return order, tie
 
 
-def _ranks(M: np.ndarray) -> _Ranks:
+def _ranks(M: np.ndarray, sort: tuple[np.ndarray, np.ndarray] | None = None) -> _Ranks:
+    """Mid ranks and tie groups of every row (``sort``: a ready ``_sort(M)`` result)."""
     m, n = M.shape
-    order, tie = _sort(M)
+    order, tie = _sort(M) if sort is None else sort
     if not tie.any():  # continuous data: every value its own group
         pos = np.broadcast_to(np.arange(n), (m, n))
         return _Ranks(order, pos.astype(np.float64), pos, np.full(m, n), all_distinct=True)
@@ -275,10 +276,13 @@ def _blocks(X: np.ndarray, Y: np.ndarray):  # type: ignore[no-untyped-def]
 
 
 def _difference_block(
-    XT: np.ndarray, YT: np.ndarray, groups: int, coefs: Sequence[np.ndarray], scales: list[float]
+    order: np.ndarray,
+    YT: np.ndarray,
+    groups: int,
+    coefs: Sequence[np.ndarray],
+    scales: list[float],
 ) -> list[np.ndarray]:
-    order, _ = _sort(XT, stable_ties=True)
-    n = XT.shape[1]
+    n = order.shape[1]
     conc = _gather(YT, groups, order)
     out = []
     for coef, scale in zip(coefs, scales, strict=True):
@@ -327,11 +331,9 @@ def difference_index(X: Any, y: Any, index: str = "In") -> np.ndarray:
 
 
 def _ks_block(
-    XT: np.ndarray, YT: np.ndarray, groups: int, n_slices: int
+    rx: _Ranks, ry: _Ranks, groups: int, n_slices: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    m_rows, n = XT.shape
-    rx = _ranks(XT)
-    ry = _ranks(YT)
+    m_rows, n = rx.order.shape
     ycode = ry.to_rows(_slice_codes(ry, n_slices))  # slice of every row, (g, n)
     # slices of the rows in x order; a stable sort on the small slice codes groups
     # them by slice while keeping the x order inside each slice (a counting sort)
@@ -409,11 +411,9 @@ def ks_indices(X: Any, y: Any, n_slices: int | str = 10) -> dict[str, np.ndarray
 
 
 def _table_block(
-    XT: np.ndarray, YT: np.ndarray, groups: int, n_bins_x: int, n_bins_y: int
+    rx: _Ranks, ry: _Ranks, groups: int, n_bins_x: int, n_bins_y: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    m_rows, n = XT.shape
-    rx = _ranks(XT)
-    ry = _ranks(YT)
+    m_rows, n = rx.order.shape
     xcode = rx.to_rows(_slice_codes(rx, n_bins_x))
     ycode = ry.to_rows(_slice_codes(ry, n_bins_y))
     if groups > 1:
@@ -545,13 +545,20 @@ def _scores(
     out = {nm: np.empty(d) for nm in names}
     for cols, XT, YT, groups in _blocks(X, y):
         found: dict[str, np.ndarray] = {}
+        # one sort of every column serves all the indices (stable among tied x when a
+        # difference index needs it; the rank indices do not depend on the tie order)
+        sort = _sort(XT, stable_ties=bool(diff))
         if diff:
-            found.update(zip(diff, _difference_block(XT, YT, groups, coefs, scales), strict=True))
-        if want_ks:
-            found.update(zip(("K1", "K2", "K3"), _ks_block(XT, YT, groups, n_slices), strict=True))
-        if want_table:
-            table = _table_block(XT, YT, groups, n_bins_x, n_bins_y)
-            found.update(zip(("chi2", "mi"), table, strict=True))
+            values = _difference_block(sort[0], YT, groups, coefs, scales)
+            found.update(zip(diff, values, strict=True))
+        if want_ks or want_table:
+            rx, ry = _ranks(XT, sort), _ranks(YT)
+            if want_ks:
+                values = _ks_block(rx, ry, groups, n_slices)
+                found.update(zip(("K1", "K2", "K3"), values, strict=True))
+            if want_table:
+                values = _table_block(rx, ry, groups, n_bins_x, n_bins_y)
+                found.update(zip(("chi2", "mi"), values, strict=True))
         for nm in names:
             out[nm][cols] = found[nm]
     return out
