@@ -394,3 +394,12 @@ def test_false_positive_rate_with_independent_target():
         y = rng.integers(0, 2, 200)
         rates.append(NPFS(fsel.JMI(5), n_bootstraps=100, random_state=r).fit(X, y).n_relevant_)
     assert np.mean(rates) / 50 <= 0.03
+
+
+def test_verbose_progress_gives_same_result(uniform, capsys):
+    X, y, _ = uniform
+    a = NPFS(SelectKBest(f_classif, k=4), n_bootstraps=8, random_state=0).fit(X, y)
+    b = NPFS(SelectKBest(f_classif, k=4), n_bootstraps=8, random_state=0, verbose=1).fit(X, y)
+    np.testing.assert_array_equal(a.selection_matrix_, b.selection_matrix_)
+    # the bar draws only on a terminal; under pytest stderr is captured, not a tty
+    assert "NPFS" not in capsys.readouterr().err
