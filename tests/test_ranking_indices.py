@@ -381,3 +381,22 @@ def test_all_indices_at_once_equal_one_at_a_time(X, y):
         alone = ranking_scores(X, y, name, n_slices=3, n_bins_x=3, n_bins_y=3)[name]
         np.testing.assert_array_equal(together[name], alone)
         np.testing.assert_allclose(alone, reference(X, y, name, 3, 3, 3), atol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    scale=st.floats(0.1, 10),
+    shift=st.floats(-100, 100),
+    ties=st.booleans(),
+)
+def test_target_transforms(seed, scale, shift, ties):
+    X, y = _data(seed, 25, 3, ties)
+    base = ranking_scores(X, y, n_slices=4, n_bins_x=3, n_bins_y=3)
+    lin = ranking_scores(X, scale * y + shift, n_slices=4, n_bins_x=3, n_bins_y=3)
+    mono = ranking_scores(X, np.exp(y / 4), n_slices=4, n_bins_x=3, n_bins_y=3)
+    for name in ("In", "In3", "In5"):  # difference indices: shift-invariant, scale^2
+        np.testing.assert_allclose(lin[name], scale**2 * base[name], rtol=1e-6, atol=1e-6)
+    for name in ("K1", "K2", "K3", "chi2", "mi"):  # rank indices: any increasing map
+        np.testing.assert_allclose(mono[name], base[name], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(lin[name], base[name], rtol=1e-12, atol=1e-12)

@@ -221,3 +221,8 @@ class BootstrapRanking(BaseSelector):
         self.higher_is_better_ = spec.higher_is_better
         self._set_selection(order_by_score(mean, spec.higher_is_better)[:k], mean)
         return self
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.non_deterministic = self.random_state is None
+        return tags
