@@ -290,6 +290,19 @@ def test_fitted_attributes_and_epsilon_stopping():
     assert capped.selection_order_.tolist() == [3]
     frac = Classifiability(max_features=0.4).fit(X, y)
     assert frac.n_features_selected_ <= 2
+    both = Classifiability(max_features=3, n_features_to_select=1).fit(X, y)
+    assert both.selection_order_.tolist() == [3]
+
+
+def test_functional_api_and_registry():
+    import fsel
+
+    rng = np.random.default_rng(10)
+    X = rng.normal(size=(100, 6))
+    y = (X[:, 4] > 0).astype(int)
+    res = fsel.select(X, y, method="classifiability", k=2, radius_factor=2.0)
+    assert res.features[0] == 4
+    assert len(res.features) <= 2
 
 
 def test_n_jobs_and_budget_do_not_change_results():
@@ -358,6 +371,7 @@ def test_input_not_modified():
         ({"memory_budget": 0}, ValueError, "memory_budget"),
         ({"max_features": 0}, ValueError, "at least 1"),
         ({"max_features": 9}, ValueError, "larger than"),
+        ({"n_features_to_select": 0}, ValueError, "at least 1"),
         ({"n_jobs": 0}, ValueError, "n_jobs"),
     ],
 )

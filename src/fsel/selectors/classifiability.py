@@ -231,6 +231,11 @@ class Classifiability(BaseSelector):
     memory_budget : int, default=256 MiB
         Bytes for distance blocks. When ``24 * N**2`` bytes fit in half of it the
         selected-set distances are cached between steps, otherwise rebuilt per block.
+    n_features_to_select : int, float in (0, 1] or None, default=None
+        The library-wide name (used by :func:`fsel.select` and the CLI's ``-k``) for
+        the same cap as ``max_features``; when both are given the smaller applies. The
+        search may still stop earlier on ``epsilon``: classifiability decides how many
+        features to keep.
 
     Attributes
     ----------
@@ -284,6 +289,7 @@ class Classifiability(BaseSelector):
         categorical: Any = "auto",
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        n_features_to_select: int | float | None = None,
     ) -> None:
         self.epsilon = epsilon
         self.radius_factor = radius_factor
@@ -291,6 +297,7 @@ class Classifiability(BaseSelector):
         self.categorical = categorical
         self.n_jobs = n_jobs
         self.memory_budget = memory_budget
+        self.n_features_to_select = n_features_to_select
 
     def fit(self, X: Any, y: Any) -> Classifiability:
         """Run the forward search.
@@ -324,7 +331,10 @@ class Classifiability(BaseSelector):
         symbolic = _symbolic_mask(X, table, self.categorical)
         self.classes_ = classes
         d = table.values.shape[1]
-        k_max = check_n_features_to_select(self.max_features, d)
+        k_max = min(
+            check_n_features_to_select(self.max_features, d),
+            check_n_features_to_select(self.n_features_to_select, d),
+        )
         n_classes = classes.size
         Xs = scale_columns(table.values, symbolic)
         search = IncrementalSearch(Xs, symbolic, y_codes, n_classes, rf, budget, self.n_jobs)
