@@ -17,6 +17,7 @@ time a Manhattan block is computed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import numpy as np
@@ -47,7 +48,10 @@ _NUMBA: dict[str, object] = {}
 
 
 def numba_available() -> bool:
-    """True when numba can be imported (checked once, lazily)."""
+    """True when numba can be imported (checked once, lazily) and the environment
+    variable ``FSEL_DISABLE_NUMBA`` is unset or ``0``."""
+    if os.environ.get("FSEL_DISABLE_NUMBA", "").strip() not in ("", "0"):
+        return False
     if "ok" not in _NUMBA:
         try:
             import numba  # noqa: F401

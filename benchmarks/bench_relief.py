@@ -1,0 +1,303 @@
+"""Benchmark: fsel's Relief family against skrebate, fast-select and sklearn-relief.
+
+Side by side in one run, on the same data:
+
+* **fsel** -- ``ReliefF(n_neighbors=10)``, ``SURF()``, ``MultiSURF()`` with the
+  Manhattan (default) and the Euclidean (BLAS) metric, plus ``Relief``, ``PRelief``
+  and ``IRelief`` timed against ``Relief``; ``n_jobs=1``;
+* **skrebate** 0.8.4 -- ``ReliefF(n_neighbors=10)``, ``SURF``, ``MultiSURF``
+  (``n_jobs=1``);
+* **fast-select** 0.3.0 (numba) -- ``ReliefF(n_neighbors=10)``, ``MultiSURF``
+  (``backend="cpu"``, ``n_jobs=1``);
+* **sklearn-relief** 1.0.0b2 -- ``ReliefF(k=10, n_iterations=N)`` (pure Python, all
+  ``N`` samples as the iterations).
+
+Every call runs in its own subprocess with a timeout on one core
+(``NUMBA_NUM_THREADS``, ``OMP_NUM_THREADS`` and the BLAS thread counts set to 1) and
+reports CPU seconds (``time.process_time()``) and wall seconds; numba libraries are
+warmed up on a small problem first, so compile time is excluded. The machine is shared
+(2 cores, several users): timings are noisy, ratios taken in the same run are the
+meaningful numbers. A library that is missing, crashes or times out is reported and
+the benchmark goes on. skrebate is slow (minutes at 2000 x 1000): by default it runs
+on the sizes listed in ``--skrebate-sizes``; other sizes show ``skipped``.
+
+Data (:func:`make_data`): ``N x D`` standard normal features; for the binary sets
+``y = [x_0 > 0] XOR [x_1 > 0]`` (the rest is noise); the 5-class set has classes of
+sizes 50/20/15/10/5 % given by quantiles of ``x_0 + sign(x_1 x_2)``. For every fsel
+and competitor run the benchmark prints the ranks of the relevant features (the XOR
+pair should be ranks 1 and 2) and, for fsel, the peak traced memory
+(``tracemalloc``: numpy arrays) next to the memory budget.
+
+Run ``python benchmarks/run.py relief [--quick]`` or
+``python benchmarks/bench_relief.py --help``. Results go to
+``benchmarks/results/relief[_quick].{json,csv}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+
+SIZES = {
+    "1000x100": (1000, 100, 2),
+    "2000x1000": (2000, 1000, 2),
+    "4000x200": (4000, 200, 2),
+    "5class-2000x100": (2000, 100, 5),
+}
+QUICK_SIZES = ("1000x100", "5class-2000x100")
+
+#: (library, method, metric) -> code building the estimator and reading weights
+IMPLS: dict[tuple[str, str, str], str] = {
+    ("fsel", "ReliefF", "manhattan"): "fsel.ReliefF(n_neighbors=10, n_jobs=1)",
+    ("fsel", "ReliefF", "euclidean"): "fsel.ReliefF(n_neighbors=10, metric='euclidean', n_jobs=1)",
+    ("fsel", "SURF", "manhattan"): "fsel.SURF(n_jobs=1)",
+    ("fsel", "MultiSURF", "manhattan"): "fsel.MultiSURF(n_jobs=1)",
+    ("fsel", "MultiSURF", "euclidean"): "fsel.MultiSURF(metric='euclidean', n_jobs=1)",
+    ("fsel", "Relief", "manhattan"): "fsel.Relief(n_jobs=1)",
+    ("fsel", "MRelief", "manhattan"): "fsel.MRelief(n_jobs=1)",
+    ("fsel", "PRelief", "-"): "fsel.PRelief(n_jobs=1)",
+    ("fsel", "PRelief-paper", "-"): "fsel.PRelief(sigma='paper', n_jobs=1)",
+    ("fsel", "IRelief", "manhattan"): "fsel.IRelief(n_jobs=1)",
+    ("fast-select", "ReliefF", "manhattan"): (
+        "fast_select.ReliefF(n_features_to_select=2, n_neighbors=10, backend='cpu', n_jobs=1)"
+    ),
+    ("fast-select", "MultiSURF", "manhattan"): (
+        "fast_select.MultiSURF(n_features_to_select=2, backend='cpu', n_jobs=1)"
+    ),
+    ("skrebate", "ReliefF", "manhattan"): "skrebate.ReliefF(n_neighbors=10, n_jobs=1)",
+    ("skrebate", "SURF", "manhattan"): "skrebate.SURF(n_jobs=1)",
+    ("skrebate", "MultiSURF", "manhattan"): "skrebate.MultiSURF(n_jobs=1)",
+    ("sklearn-relief", "ReliefF", "manhattan"): (
+        "sklearn_relief.ReliefF(k=10, n_iterations=N, n_features=2, n_jobs=1)"
+    ),
+}
+MODULE = {
+    "fsel": "fsel",
+    "fast-select": "fast_select",
+    "skrebate": "skrebate",
+    "sklearn-relief": "sklearn_relief",
+}
+
+WORKER = r"""
+import json, os, sys, time, tracemalloc, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+spec = json.loads(sys.argv[1])
+sys.path.insert(0, spec["bench_dir"])
+from bench_relief import make_data
+import {module}
+X, y, relevant = make_data(*spec["size"])
+N = X.shape[0]
+def build():
+    return {code}
+def weights(est):
+    for name in ("feature_importances_", "w_", "scores_"):
+        w = getattr(est, name, None)
+        if w is not None:
+            return np.asarray(w, dtype=float)
+    raise RuntimeError("no weights")
+if spec["warmup"]:
+    Xw, yw, _ = make_data(200, 20, spec["size"][2], seed=9)
+    build().fit(Xw, yw)
+t0, w0 = time.process_time(), time.perf_counter()
+est = build().fit(X, y)
+cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+w = weights(est)
+order = np.argsort(-w, kind="stable")
+ranks = [int(np.flatnonzero(order == r)[0]) + 1 for r in relevant]
+peak = None
+if spec["memory"]:
+    tracemalloc.start()
+    build().fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+print("RESULT" + json.dumps({{"cpu": cpu, "wall": wall, "ranks": ranks, "peak": peak,
+                             "n_iter": getattr(est, "n_iter_", None)}}))
+"""
+
+
+def make_data(n: int, d: int, n_classes: int = 2, seed: int = 0):
+    """The benchmark data (see the module docstring); returns X, y, relevant."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if n_classes == 2:
+        y = ((X[:, 0] > 0) ^ (X[:, 1] > 0)).astype(np.int64)
+        return X, y, [0, 1]
+    s = X[:, 0] + np.sign(X[:, 1] * X[:, 2])
+    cuts = np.quantile(s, np.cumsum([0.5, 0.2, 0.15, 0.1])[: n_classes - 1])
+    return X, np.digitize(s, cuts).astype(np.int64), [0, 1, 2]
+
+
+def run_one(
+    lib: str, method: str, metric: str, size: tuple, timeout: float, memory: bool
+) -> dict[str, Any]:
+    code = WORKER.format(module=MODULE[lib], code=IMPLS[(lib, method, metric)])
+    spec = {
+        "size": list(size),
+        "bench_dir": str(HERE),
+        "warmup": lib in ("fsel", "fast-select"),
+        "memory": memory,
+    }
+    env = dict(os.environ)
+    for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = "1"
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+        fh.write(code)
+        path = fh.name
+    try:
+        proc = subprocess.run(
+            [sys.executable, path, json.dumps(spec)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+        )
+    except subprocess.TimeoutExpired:
+        return {"status": f"timeout ({timeout:.0f} s)"}
+    finally:
+        os.unlink(path)
+    for line in proc.stdout.splitlines():
+        if line.startswith("RESULT"):
+            out = json.loads(line[6:])
+            out["status"] = "ok"
+            return out
+    err = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+    if "ModuleNotFoundError" in err or "ImportError" in err:
+        return {"status": f"not installed: {err[:80]}"}
+    return {"status": f"crash: {err[:120]}"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes, no skrebate above 1000x100")
+    ap.add_argument("--sizes", default=None, help=f"comma list from {', '.join(SIZES)}")
+    ap.add_argument(
+        "--skrebate-sizes",
+        default="1000x100,2000x1000",
+        help="sizes on which skrebate runs (it takes minutes at 2000x1000)",
+    )
+    ap.add_argument("--timeout", type=float, default=240.0, help="per call, seconds")
+    ap.add_argument("--output", default=None, help="results file stem")
+    args = ap.parse_args(argv)
+    sizes = (
+        args.sizes.split(",") if args.sizes else (list(QUICK_SIZES) if args.quick else list(SIZES))
+    )
+    skre = set() if args.quick else set(args.skrebate_sizes.split(","))
+    if args.quick:
+        skre = {"1000x100"}
+    rows: list[dict[str, Any]] = []
+    print(
+        f"# Relief benchmark on {platform.node()} ({os.cpu_count()} CPUs, shared; "
+        "CPU seconds, one core)"
+    )
+    for size_name in sizes:
+        size = SIZES[size_name]
+        print(f"\n## {size_name}: N={size[0]}, D={size[1]}, classes={size[2]}")
+        print(
+            f"{'library':15s} {'method':14s} {'metric':10s} {'cpu s':>8s} {'wall s':>8s} "
+            f"{'ranks of relevant':>18s} {'peak MiB':>9s}  status"
+        )
+        results: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for key in IMPLS:
+            lib, method, metric = key
+            if lib == "skrebate" and size_name not in skre:
+                res = {"status": "skipped (--skrebate-sizes)"}
+            elif lib == "sklearn-relief" and size[0] * size[1] > 2e5:
+                res = {"status": "skipped (pure Python; only 1000x100)"}
+            else:
+                res = run_one(lib, method, metric, size, args.timeout, memory=(lib == "fsel"))
+            results[key] = res
+            peak = res.get("peak")
+            print(
+                f"{lib:15s} {method:14s} {metric:10s} "
+                f"{res.get('cpu', float('nan')):8.3f} {res.get('wall', float('nan')):8.3f} "
+                f"{res.get('ranks', '')!s:>18s} "
+                f"{(peak / 2**20 if peak else float('nan')):9.1f}  {res['status']}",
+                flush=True,
+            )
+            rows.append(
+                {
+                    "size": size_name,
+                    "library": lib,
+                    "method": method,
+                    "metric": metric,
+                    **{k: v for k, v in res.items()},
+                }
+            )
+        # ratios side by side (CPU seconds)
+        print("ratios (competitor CPU / fsel CPU; > 1 means fsel is faster):")
+        for method in ("ReliefF", "SURF", "MultiSURF"):
+            for metric in ("manhattan", "euclidean"):
+                mine = results.get(("fsel", method, metric), {})
+                if mine.get("status") != "ok":
+                    continue
+                for lib in ("skrebate", "fast-select", "sklearn-relief"):
+                    other = results.get((lib, method, "manhattan"), {})
+                    if other.get("status") == "ok":
+                        ratio = other["cpu"] / mine["cpu"]
+                        print(f"  {method:10s} fsel-{metric:9s} vs {lib:15s} {ratio:8.1f}x")
+                        rows.append(
+                            {
+                                "size": size_name,
+                                "library": "ratio",
+                                "method": method,
+                                "metric": metric,
+                                "status": f"vs {lib}",
+                                "cpu": ratio,
+                            }
+                        )
+        base = results.get(("fsel", "Relief", "manhattan"), {})
+        if base.get("status") == "ok":
+            for method, metric in (
+                ("PRelief", "-"),
+                ("PRelief-paper", "-"),
+                ("IRelief", "manhattan"),
+                ("MRelief", "manhattan"),
+            ):
+                r = results.get(("fsel", method, metric), {})
+                if r.get("status") == "ok":
+                    extra = f" ({r['n_iter']} iterations)" if r.get("n_iter") else ""
+                    ratio = r["cpu"] / base["cpu"]
+                    print(f"  {method:13s} takes {ratio:6.2f}x Relief's time{extra}")
+    RESULTS.mkdir(exist_ok=True)
+    stem = args.output or ("relief_quick" if args.quick else "relief")
+    (RESULTS / f"{stem}.json").write_text(
+        json.dumps(
+            {
+                "machine": platform.node(),
+                "python": sys.version.split()[0],
+                "note": "CPU seconds on one core of a shared 2-core machine; timings are noisy",
+                "rows": rows,
+            },
+            indent=1,
+        )
+    )
+    keys = sorted({k for r in rows for k in r})
+    with (RESULTS / f"{stem}.csv").open("w", newline="") as fh:
+        wr = csv.DictWriter(fh, fieldnames=keys)
+        wr.writeheader()
+        for r in rows:
+            wr.writerow({k: (json.dumps(v) if isinstance(v, list) else v) for k, v in r.items()})
+    print(f"\nwritten {RESULTS / (stem + '.json')} and .csv")
+    return 0
+
+
+if __name__ == "__main__":
+    started = time.time()
+    code = main()
+    print(f"total {time.time() - started:.0f} s")
+    sys.exit(code)
