@@ -337,7 +337,8 @@ def _ks_block(
     ycode = ry.to_rows(_slice_codes(ry, n_slices))  # slice of every row, (g, n)
     # slices of the rows in x order; a stable sort on the small slice codes groups
     # them by slice while keeping the x order inside each slice (a counting sort)
-    s_xord = _gather(ycode.astype(np.int16), groups, rx.order)
+    code_type = np.int16 if n_slices <= np.iinfo(np.int16).max else np.int32
+    s_xord = _gather(ycode.astype(code_type), groups, rx.order)
     perm = np.argsort(s_xord, axis=1, kind="stable")
     g_s = np.take_along_axis(s_xord, perm, axis=1)
     if rx.all_distinct:  # sorted position == rank: no gathers needed
@@ -370,7 +371,7 @@ def _ks_block(
     return k1, k2, k3
 
 
-def ks_indices(X: Any, y: Any, n_slices: int | str = 10) -> dict[str, np.ndarray]:
+def ks_indices(X: Any, y: Any, n_slices: int | str = "auto") -> dict[str, np.ndarray]:
     """Slice-based Kolmogorov-Smirnov indices ``K1``, ``K2``, ``K3`` (higher is better).
 
     .. math::
@@ -431,7 +432,9 @@ def _table_block(
     return chi.sum(axis=(1, 2)), np.maximum(mi.sum(axis=(1, 2)) / n, 0.0)
 
 
-def chi2_index(X: Any, y: Any, n_bins_x: int | str = 5, n_bins_y: int | str = 5) -> np.ndarray:
+def chi2_index(
+    X: Any, y: Any, n_bins_x: int | str = "auto", n_bins_y: int | str = "auto"
+) -> np.ndarray:
     """Pearson chi-square of the ``S x T`` equal-count contingency table (higher is better).
 
     .. math::
@@ -440,6 +443,18 @@ def chi2_index(X: Any, y: Any, n_bins_x: int | str = 5, n_bins_y: int | str = 5)
         E_{st} = N_{s\\cdot} N_{\\cdot t} / N
 
     which is Yuan's ``N theta_st = N/(S T)`` whenever the slices have equal counts.
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+    y : array of shape (n_samples,) or (n_samples, n_features)
+    n_bins_x, n_bins_y : int or "auto"
+        ``S`` slices of ``x`` and ``T`` of ``y`` (``"auto"``:
+        ``clip(floor(sqrt(n / 5)), 2, 10)``).
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
 
     Examples
     --------
@@ -454,13 +469,27 @@ def chi2_index(X: Any, y: Any, n_bins_x: int | str = 5, n_bins_y: int | str = 5)
     return _scores(X, y, ("chi2",), n_slices=10, n_bins_x=sx, n_bins_y=sy)["chi2"]
 
 
-def mi_index(X: Any, y: Any, n_bins_x: int | str = 5, n_bins_y: int | str = 5) -> np.ndarray:
+def mi_index(
+    X: Any, y: Any, n_bins_x: int | str = "auto", n_bins_y: int | str = "auto"
+) -> np.ndarray:
     """Mutual information (bits) of the ``S x T`` equal-count table (higher is better).
 
     .. math::
 
         I(x; y) = \\sum_{s,t} \\frac{N_{st}}{N}
         \\log_2 \\frac{N_{st} N}{N_{s\\cdot} N_{\\cdot t}}
+
+    Parameters
+    ----------
+    X : array of shape (n_samples, n_features)
+    y : array of shape (n_samples,) or (n_samples, n_features)
+    n_bins_x, n_bins_y : int or "auto"
+        ``S`` slices of ``x`` and ``T`` of ``y`` (``"auto"``:
+        ``clip(floor(sqrt(n / 5)), 2, 10)``).
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
 
     Examples
     --------
