@@ -255,6 +255,32 @@ def _figure(output_dir: Path, name: str, draw: Any) -> list[Path]:
     return [path]
 
 
+def _result(
+    name: str,
+    title: str,
+    quick: bool,
+    seed: int,
+    paper: str,
+    ours: str,
+    agreement: str,
+    tables: dict[str, Path],
+    figures: Sequence[Path] = (),
+) -> Reproduction:
+    command = f"fsel reproduce {name} --seed {seed}" + (" --quick" if quick else "")
+    return Reproduction(
+        name=name,
+        title=title,
+        command=command,
+        seed=seed,
+        paper=paper,
+        ours=ours,
+        agreement=agreement,
+        tables=tables,
+        figures=list(figures),
+        quick=quick,
+    )
+
+
 # ----------------------------------------------------------------- group I
 def group1_table1(
     output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
@@ -371,17 +397,16 @@ def group1_table1(
         f"{gaps[sizes[0]]:.3f} to {gaps[sizes[-1]]:.3f} as N grows, "
         f"{'as' if shrinks else 'unlike what'} the paper claims."
     )
-    return Reproduction(
-        name="dongkothari-group1",
-        title=f"{_TITLE}, Table 1 (simulation group I)",
-        command=f"fsel reproduce dongkothari-group1 --seed {seed}" + (" --quick" if quick else ""),
-        seed=seed,
-        paper=paper,
-        ours=ours,
-        agreement=agreement,
-        tables=tables,
-        figures=figures,
-        quick=quick,
+    return _result(
+        "dongkothari-group1",
+        f"{_TITLE}, Table 1 (simulation group I)",
+        quick,
+        seed,
+        paper,
+        ours,
+        agreement,
+        tables,
+        figures,
     )
 
 
@@ -506,16 +531,15 @@ def group2_tables2_3(
             else "so the paper's 'at least as good as the wrapper' holds only in part here."
         )
     )
-    return Reproduction(
-        name="dongkothari-group2",
-        title=f"{_TITLE}, Tables 2-3 (simulation group II)",
-        command=f"fsel reproduce dongkothari-group2 --seed {seed}" + (" --quick" if quick else ""),
-        seed=seed,
-        paper=paper,
-        ours=ours,
-        agreement=agreement,
-        tables=tables,
-        quick=quick,
+    return _result(
+        "dongkothari-group2",
+        f"{_TITLE}, Tables 2-3 (simulation group II)",
+        quick,
+        seed,
+        paper,
+        ours,
+        agreement,
+        tables,
     )
 
 
@@ -608,16 +632,15 @@ def group3_tables4_5(
         "the paper reports; the accuracies are in the table beside the paper's (Sonar's "
         "are not on the same data)."
     )
-    return Reproduction(
-        name="dongkothari-group3",
-        title=f"{_TITLE}, Tables 4-5 (simulation group III)",
-        command=f"fsel reproduce dongkothari-group3 --seed {seed}" + (" --quick" if quick else ""),
-        seed=seed,
-        paper=paper,
-        ours=ours,
-        agreement=agreement,
-        tables=tables,
-        quick=quick,
+    return _result(
+        "dongkothari-group3",
+        f"{_TITLE}, Tables 4-5 (simulation group III)",
+        quick,
+        seed,
+        paper,
+        ours,
+        agreement,
+        tables,
     )
 
 
@@ -666,16 +689,15 @@ def group4_table6(
         + ", ".join(f"{k} distinct subset(s) for {n}" for n, k in stable.items())
         + " — compare the table for how sensitive our selection is to d."
     )
-    return Reproduction(
-        name="dongkothari-group4",
-        title=f"{_TITLE}, Table 6 (simulation group IV)",
-        command=f"fsel reproduce dongkothari-group4 --seed {seed}" + (" --quick" if quick else ""),
-        seed=seed,
-        paper=paper,
-        ours=ours,
-        agreement=agreement,
-        tables=tables,
-        quick=quick,
+    return _result(
+        "dongkothari-group4",
+        f"{_TITLE}, Table 6 (simulation group IV)",
+        quick,
+        seed,
+        paper,
+        ours,
+        agreement,
+        tables,
     )
 
 
