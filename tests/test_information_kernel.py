@@ -155,3 +155,29 @@ def test_discretize_rules():
     assert np.bincount(q[0]).tolist() == [5, 6]
     with pytest.raises(ValueError, match="non-integer"):
         discretize(X, None, strategy=None)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(-5, 300), min_size=3, max_size=3), min_size=1, max_size=30),
+    st.sampled_from(["numpy", "numba"]),
+)
+def test_compact_codes_maps_sorted_values_to_ranks(rows, which):
+    if which == "numba":
+        pytest.importorskip("numba")
+    X = np.array(rows, dtype=np.int64)
+    import os
+
+    old = os.environ.get("FSEL_DISABLE_NUMBA")
+    os.environ["FSEL_DISABLE_NUMBA"] = "1" if which == "numpy" else "0"
+    try:
+        codes, levels = compact_codes(X)
+    finally:
+        if old is None:
+            del os.environ["FSEL_DISABLE_NUMBA"]
+        else:
+            os.environ["FSEL_DISABLE_NUMBA"] = old
+    for j in range(X.shape[1]):
+        uniq, inv = np.unique(X[:, j], return_inverse=True)
+        assert levels[j] == uniq.size
+        assert codes[j].tolist() == inv.reshape(-1).tolist()

@@ -109,21 +109,34 @@ def _numba_compact():  # pragma: no cover - compiled
     @numba.njit(nogil=True, cache=True)
     def compact(X, vmin, width, out):
         n, d = X.shape
-        lut = np.zeros((d, width), np.int64)
-        for i in range(n):
-            for j in range(d):
-                lut[j, np.int64(X[i, j]) - vmin[j]] = 1
+        tile = 32  # 2-D tiled transpose: reads and writes both stay in cache
+        for i0 in range(0, n, tile):
+            i1 = min(i0 + tile, n)
+            for j0 in range(0, d, tile):
+                j1 = min(j0 + tile, d)
+                for j in range(j0, j1):
+                    base = vmin[j]
+                    for i in range(i0, i1):
+                        out[j, i] = np.int64(X[i, j]) - base
         levels = np.zeros(d, np.int64)
-        for j in range(d):
-            c = 0
+        lut = np.zeros(width, np.int64)
+        for j in range(d):  # per feature, on contiguous rows: presence, then remap gaps
+            row = out[j]
             for v in range(width):
-                if lut[j, v]:
-                    lut[j, v] = c
+                lut[v] = 0
+            for i in range(n):
+                lut[row[i]] = 1
+            c = 0
+            top = 0
+            for v in range(width):
+                if lut[v]:
+                    lut[v] = c
                     c += 1
+                    top = v
             levels[j] = c
-        for i in range(n):
-            for j in range(d):
-                out[j, i] = lut[j, np.int64(X[i, j]) - vmin[j]]
+            if top + 1 != c:  # gaps: remap to 0..c-1
+                for i in range(n):
+                    row[i] = lut[row[i]]
         return levels
 
     return compact
