@@ -799,26 +799,28 @@ def plot_dominance_diagram(
     r = np.asarray(avg_ranks, dtype=float)
     order = np.argsort(r, kind="stable")
     k = r.size
-    # two columns so lines between neighbours stay visible
-    pos = {}
-    for p, i in enumerate(order):
-        pos[i] = (0.0 if p % 2 == 0 else 1.0, -float(p))
-    fig, ax = plt.subplots(figsize=(5, 0.6 * k + 1))
+    # one column ordered by rank; every link is an arc on the right-hand side, so it
+    # never runs through the methods placed between the two it joins
+    pos = {i: (0.0, -float(p)) for p, i in enumerate(order)}
+    fig, ax = plt.subplots(figsize=(5, 0.55 * k + 1))
     styles = {0.99: "-", 0.95: "--", 0.9: ":"}
     for i in range(k):
         for j in range(k):
             lvl = round(float(significance[i, j]), 2)
             if lvl > 0:
-                (x0, y0), (x1, y1) = pos[i], pos[j]
+                (_, y0), (_, y1) = pos[i], pos[j]
                 ax.annotate(
                     "",
-                    xy=(x1, y1 + 0.15),
-                    xytext=(x0, y0 - 0.15),
+                    xy=(0.32, y1),
+                    xytext=(0.32, y0),
                     arrowprops={
-                        "arrowstyle": "->",
+                        "arrowstyle": "-|>",
                         "ls": styles.get(lvl, "-"),
                         "color": "black",
-                        "lw": 1.2,
+                        "lw": 1.1,
+                        "connectionstyle": "arc3,rad=-0.45",
+                        "shrinkA": 2,
+                        "shrinkB": 2,
                     },
                 )
     for i in range(k):
@@ -832,7 +834,7 @@ def plot_dominance_diagram(
             fontsize=8,
             bbox={"boxstyle": "round", "fc": "white", "ec": "black"},
         )
-    ax.set_xlim(-0.6, 1.6)
+    ax.set_xlim(-0.6, 0.3 + 0.3 * k)
     ax.set_ylim(-k, 1)
     ax.axis("off")
     ax.set_title(title or "solid: 99%, dashed: 95%, dotted: 90% (Nemenyi)", fontsize=9)
