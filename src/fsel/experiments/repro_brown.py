@@ -405,7 +405,8 @@ def fig3_stability(
             'CIFE is the least stable" (15 UCI sets).'
         ),
         ours=ours + f"\n\nOrder by median Kuncheva stability: {' > '.join(korder)} "
-        f"({len(names)} data sets: {', '.join(names)}).",
+        f"({len(names)} data sets: {', '.join(names)}; sonar and splice are not available. "
+        f"Information consistency is Yu et al.'s matched weight total, at most k/2 = {K / 2:g}.)",
         agreement="; ".join(facts) + ".",
         tables={"stability": table},
         figures=figs,
