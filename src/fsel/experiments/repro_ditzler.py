@@ -423,7 +423,7 @@ def ditzler_ocr(
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     X, y, digit_pixels = make_noisy_ocr(random_state=seed)
-    n = 8 if quick else 100
+    n = 5 if quick else 100
     # two readings of the pixels: their raw values 0..16 as codes (SPEC: integer
     # columns are codes), and 5 equal-width bins (the UCI protocol's discretisation)
     variants = {"raw codes": X, "5 equal-width bins": X.astype(np.float64)}
