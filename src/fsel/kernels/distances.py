@@ -111,7 +111,11 @@ def _block(
     if b_sq is None:
         b_sq = np.einsum("ij,ij->i", B, B)
     a_sq = np.einsum("ij,ij->i", A, A)
-    out = a_sq[:, None] + b_sq[None, :] - 2.0 * (A @ B.T)
+    # in place: one rows x cols array in flight (the budget counts on it)
+    out = A @ B.T
+    out *= -2.0
+    out += a_sq[:, None]
+    out += b_sq[None, :]
     np.maximum(out, 0.0, out=out)
     if metric == "euclidean":
         np.sqrt(out, out=out)
