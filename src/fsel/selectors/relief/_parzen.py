@@ -87,11 +87,13 @@ class PRelief(BaseRelief):
         ``"paper"`` is Yang & Hu's fixed ``sigma_d = 0.01``; ``"silverman"`` (the
         default) is Silverman's rule of thumb per feature,
         ``0.9 min(sd, IQR/1.34) N^(-1/5)``. The default is data-driven because a fixed
-        ``0.01`` is far below the spacing of the samples for small ``N``: the
-        same-class and other-class kernel means then collapse to ties (or to
-        duplicates only), and on the probe benchmark of ``fsel reproduce
-        yanghu-sigma`` Silverman's width separated the original features from the
-        probes better on most data sets (see the reproduction's table)."""
+        ``0.01`` ignores the spread and the sample size of each feature: with few
+        samples most windows hold only the sample itself and its duplicates. Evidence
+        (``fsel reproduce yanghu-roc``, 8 binary UCI sets with 50 probes, 20 runs,
+        seed 0): Silverman's width gave a probe-ROC AUC at least as high as
+        ``sigma = 0.01`` on 8 of 8 sets (e.g. Pima 0.987 vs 0.900, Parkinsons 0.944 vs
+        0.891) and a best 3-NN test error within 0.6 points of it on every set
+        (better on 3, equal on 2, worse on 3)."""
         + _PARAMS_DOC
         + r"""
     Attributes
