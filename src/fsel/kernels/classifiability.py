@@ -292,15 +292,14 @@ def _numba_kernels() -> tuple | None:
                 if s > th:
                     break
                 j = J[r, k]
-                if j == i:
-                    continue
                 if sym:
                     dl = 1.0 if zi != z[j] else 0.0
                 else:
                     dd = zi - z[j]
                     dl = dd * dd
-                if s + dl <= th:
-                    counts[r, y[j]] += 1.0
+                # branch-free count; the sample itself (s = dl = 0) is removed below
+                counts[r, y[j]] += 1.0 if s + dl <= th else 0.0
+            counts[r, y[i]] -= 1.0
 
     _NUMBA_KERNELS = (nn_rows, count_rows)
     return _NUMBA_KERNELS
