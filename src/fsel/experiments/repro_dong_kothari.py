@@ -367,15 +367,26 @@ def group1_table1(
                 )
                 for n in sizes
             ]
-            ax.errorbar(sizes, m, yerr=e, marker="o", capsize=3, label=f"{s + 1} attr. (ours)")
+            ax.errorbar(
+                sizes,
+                m,
+                yerr=e,
+                marker="o",
+                capsize=3,
+                color=f"C{s}",
+                label=f"{s + 1} attr. (ours)",
+            )
             ax.plot(
                 sizes,
                 [PAPER_TABLE1[n][s][0] for n in sizes],
                 ls=":",
                 marker="x",
+                color=f"C{s}",
                 label=f"{s + 1} attr. (paper)",
             )
         ax.set_xscale("log")
+        ax.set_xticks(list(sizes), [str(n) for n in sizes])
+        ax.minorticks_off()
         ax.set_xlabel("number of patterns N")
         ax.set_ylabel("classifiability L")
         ax.legend(fontsize=7)
