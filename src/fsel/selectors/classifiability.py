@@ -35,11 +35,6 @@ from fsel.utils.validation import (
 
 __all__ = ["Classifiability", "classifiability"]
 
-_REFERENCE = """\
-Dong, M. & Kothari, R. (2003). Feature subset selection using a new definition of
-    classifiability. Pattern Recognition Letters 24(9-10), 1215-1225."""
-
-
 def _check_radius_factor(radius_factor: Any) -> float:
     if isinstance(radius_factor, (bool, np.bool_)) or not isinstance(radius_factor, Real):
         raise TypeError(f"radius_factor must be a real number, got {radius_factor!r}")
@@ -131,6 +126,16 @@ def classifiability(
     L : float
     samples : ndarray of shape (n_samples,)
         Only with ``return_samples=True``.
+
+    Notes
+    -----
+    ``L`` measures neighbourhood *purity*: a neighbourhood made only of another class
+    also scores 1 (SPEC section 4 follows the paper's ``w_jk = p_i(j) p_i(k)``). With
+    few neighbours per sample the purity of random labels is inflated (about
+    ``0.5 + 0.5 E[1/k]`` for two balanced classes and ``k`` neighbours), so a pure-noise
+    feature can score above a weakly relevant one; a larger ``radius_factor`` reduces
+    this. ``L(empty)`` is the limit ``sum_c prior(c)^2``; a subset on which all samples
+    coincide gives leave-one-out fractions instead, which differ by ``O(1/N)``.
 
     References
     ----------
