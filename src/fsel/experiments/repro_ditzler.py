@@ -402,7 +402,7 @@ def ditzler_uci(
         ours=ours,
         agreement=(
             f"Best average rank: {best_nb} among naive Bayes and {best_cart} among CART "
-            f"({'agrees' if agree_nb and agree_cart else 'differs from'} the paper's claim "
+            f"({'agrees with' if agree_nb and agree_cart else 'differs from'} the paper's claim "
             f"that NPFS ranks best for both); CART-NPFS vs CART-JMI: "
             f"{tests['cart-npfs vs cart-jmi']} (paper: significant at 0.1). Selection is "
             "done inside each training fold; Gaussian naive Bayes on the raw features."
