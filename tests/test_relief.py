@@ -525,3 +525,20 @@ def test_numpy_fallback_agrees_with_numba(cls, monkeypatch):
     monkeypatch.setattr(dist_mod, "numba_available", lambda: False)
     slow = cls().fit(X, y).feature_importances_
     np.testing.assert_allclose(slow, fast, atol=1e-12)
+
+
+def test_dataframe_imputation_and_categorical_dtype():
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 3))
+    X[2, 1] = np.nan
+    y = (X[:, 0] > 0.5).astype(int)
+    ref = ReliefF(missing="impute-mean").fit(X, y).feature_importances_
+    pdf = pl.DataFrame({"a": X[:, 0], "b": X[:, 1], "c": X[:, 2]})
+    np.testing.assert_allclose(ReliefF(missing="impute-mean").fit(pdf, y).feature_importances_, ref)
+    codes = rng.integers(0, 3, 60)
+    df = pd.DataFrame({"a": X[:, 0], "d": pd.Categorical(codes)})
+    by_dtype = Relief().fit(df, y).margin_
+    by_param = Relief(categorical=[1]).fit(np.column_stack([X[:, 0], codes]), y).margin_
+    np.testing.assert_allclose(by_dtype, by_param)
