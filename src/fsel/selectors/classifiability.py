@@ -35,6 +35,7 @@ from fsel.utils.validation import (
 
 __all__ = ["Classifiability", "classifiability"]
 
+
 def _check_radius_factor(radius_factor: Any) -> float:
     if isinstance(radius_factor, (bool, np.bool_)) or not isinstance(radius_factor, Real):
         raise TypeError(f"radius_factor must be a real number, got {radius_factor!r}")
