@@ -18,7 +18,8 @@ Every call runs in its own subprocess on one core, limited in CPU seconds
 (``--timeout``, through ``RLIMIT_CPU``; the wall-clock limit is 6 times that, since the
 machine is shared)
 (``NUMBA_NUM_THREADS``, ``OMP_NUM_THREADS`` and the BLAS thread counts set to 1) and
-reports CPU seconds (``time.process_time()``) and wall seconds; numba libraries are
+reports CPU seconds (``time.process_time()``) and wall seconds, the best of up to three
+fits while a fit takes under 2 s; numba libraries are
 warmed up on a small problem first, so compile time is excluded. The machine is shared
 (2 cores, several users): timings are noisy, ratios taken in the same run are the
 meaningful numbers. A library that is missing, crashes or times out is reported and
@@ -118,9 +119,14 @@ def weights(est):
 if spec["warmup"]:
     Xw, yw, _ = make_data(200, 20, spec["size"][2], seed=9)
     build().fit(Xw, yw)
-t0, w0 = time.process_time(), time.perf_counter()
-est = build().fit(X, y)
-cpu, wall = time.process_time() - t0, time.perf_counter() - w0
+cpu = wall = float("inf")
+for rep in range(3):  # best of up to 3 while a fit takes under 2 s
+    t0, w0 = time.process_time(), time.perf_counter()
+    est = build().fit(X, y)
+    c, w_ = time.process_time() - t0, time.perf_counter() - w0
+    cpu, wall = min(cpu, c), min(wall, w_)
+    if c > 2.0:
+        break
 w = weights(est)
 order = np.argsort(-w, kind="stable")
 ranks = [int(np.flatnonzero(order == r)[0]) + 1 for r in relevant]
