@@ -169,33 +169,65 @@ def fit_bin_edges(
         raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
     if strategy is not None and (not isinstance(n_bins, (int, np.integer)) or n_bins < 2):
         raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
-    edges: list[np.ndarray | None] = []
-    for j in range(values.shape[1]):
-        col = values[:, j]
-        if strategy is None or discrete[j]:
-            edges.append(None)
-            continue
-        if np.unique(col).size <= n_bins:
-            edges.append(None)
-            continue
-        lo, hi = float(col.min()), float(col.max())
-        if strategy == "uniform":
-            inner = np.linspace(lo, hi, n_bins + 1)[1:-1]
-        else:
-            inner = np.unique(np.quantile(col, np.linspace(0, 1, n_bins + 1)[1:-1]))
-        edges.append(inner)
+    edges: list[np.ndarray | None] = [None] * values.shape[1]
+    if strategy is None:
+        return edges
+    cols = np.flatnonzero(~np.asarray(discrete, dtype=bool))
+    if not cols.size:
+        return edges
+    # vectorised over columns (same edges as the per-column np.unique/np.linspace):
+    # a column has more than n_bins distinct values if a head of its rows already does
+    head = np.sort(values[: 8 * (n_bins + 1), cols], axis=0)
+    many = 1 + np.count_nonzero(np.diff(head, axis=0), axis=0) > n_bins
+    for i in np.flatnonzero(~many).tolist():
+        many[i] = np.unique(values[:, cols[i]]).size > n_bins
+    cols = cols[many]
+    if strategy == "uniform":
+        V = values[:, cols]
+        lo = V.min(axis=0).astype(np.float64)
+        step = (V.max(axis=0).astype(np.float64) - lo) / n_bins  # as np.linspace does
+        inner = np.arange(1, n_bins, dtype=np.float64)[None, :] * step[:, None] + lo[:, None]
+        for i, j in enumerate(cols.tolist()):
+            edges[j] = inner[i]
+    else:
+        for j in cols.tolist():
+            col = values[:, j]
+            edges[j] = np.unique(np.quantile(col, np.linspace(0, 1, n_bins + 1)[1:-1]))
     return edges
 
 
 def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.ndarray:
     """Bin float columns with learned edges; leave code columns as they are.
 
-    Returns a float64 matrix of integer values (not yet compacted).
+    Returns a matrix of integer values (not yet compacted): int64 when every code
+    column holds integers, else float64.
     """
-    out = np.array(values, dtype=np.float64, copy=True)
+    code_cols = [j for j, e in enumerate(edges) if e is None]
+    kept = values[:, code_cols]
+    integral = kept.dtype.kind in "iub" or bool(np.all(kept == np.round(kept)))
+    out = np.empty(values.shape, dtype=np.int64 if integral else np.float64)
+    if code_cols:
+        out[:, code_cols] = kept
+    # columns with as many edges are binned together: searchsorted(e, x, "right") is
+    # the number of edges <= x
+    by_len: dict[int, list[int]] = {}
     for j, e in enumerate(edges):
         if e is not None:
-            out[:, j] = np.searchsorted(e, values[:, j], side="right")
+            by_len.setdefault(len(e), []).append(j)
+    block = max(1, (1 << 22) // max(1, values.shape[0]))
+    for length, js in by_len.items():
+        for b0 in range(0, len(js), block):
+            idx = np.asarray(js[b0 : b0 + block])
+            E = np.stack([edges[j] for j in idx.tolist()])
+            whole = idx.size == values.shape[1]  # every column binned: no gather/scatter
+            V = values if whole else values[:, idx]
+            acc = np.zeros(V.shape, dtype=np.uint8 if length < 255 else np.intp)
+            for m in range(length):
+                acc += V >= E[:, m]
+            if whole:
+                out[...] = acc
+            else:
+                out[:, idx] = acc
     return out
 
 

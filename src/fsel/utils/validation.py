@@ -177,15 +177,23 @@ def check_table(
         if arr.ndim != 2:
             raise ValueError(f"{estimator_name}: expected a 2-D array, got {arr.ndim} dimensions")
         n_samples, n_features = arr.shape
-        if (
-            keep_integer
-            and arr.dtype.kind in "iub"
-            and n_samples >= min_samples
-            and n_samples
-            and n_features
-            and categorical is None
-        ):
-            return Table(values=arr, discrete=np.ones(n_features, dtype=bool), feature_names=None)
+        if arr.dtype.kind in "iubf" and n_samples and n_features and n_samples >= min_samples:
+            # fast path for a plain numeric array: whole-array checks, one copy
+            if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+                bad = int(np.flatnonzero(~np.isfinite(arr).all(axis=0))[0])
+                what = "NaN" if np.isnan(arr[:, bad]).any() else "inf"
+                raise ValueError(
+                    f"{estimator_name}: X contains {what} in column '{bad}'; remove or "
+                    "impute missing values first"
+                )
+            mask = _categorical_mask(categorical, n_features, None)
+            if keep_integer and arr.dtype.kind in "iub" and not mask.any():
+                return Table(arr, np.ones(n_features, dtype=bool), None)
+            discrete = mask | (arr.dtype.kind in "iub")
+            values = arr.astype(np.float64)  # always a copy: never touch the caller's data
+            for j in np.flatnonzero(mask & (arr.dtype.kind == "f")):
+                values[:, j] = _codes(values[:, j])
+            return Table(values, discrete, None)
         names = None
         cols = [arr[:, j] for j in range(n_features)]
         declared = [False] * n_features
