@@ -218,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--timeout", type=float, default=240.0, help="per call, CPU seconds")
     ap.add_argument("--libs", default=None, help="comma list: fsel,fast-select,skrebate,...")
+    ap.add_argument("--methods", default=None, help="comma list: ReliefF,MultiSURF,IRelief,...")
     ap.add_argument("--output", default=None, help="results file stem")
     args = ap.parse_args(argv)
     sizes = (
@@ -242,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         for key in IMPLS:
             lib, method, metric = key
             if args.libs and lib not in args.libs.split(","):
+                continue
+            if args.methods and method not in args.methods.split(","):
                 continue
             if lib == "skrebate" and size_name not in skre:
                 res = {"status": "skipped (--skrebate-sizes)"}
