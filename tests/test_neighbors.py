@@ -198,8 +198,8 @@ def test_gaussian_sums_bad_sigma():
 
 
 def test_budget_helpers():
-    assert fits_full(100, 3 * 8 * 100 * 100)
-    assert not fits_full(100, 3 * 8 * 100 * 100 - 1)
+    assert fits_full(100, 12 * 100 * 100)
+    assert not fits_full(100, 12 * 100 * 100 - 1)
     assert rows_per_block(1000, 3 * 8 * 1000 * 10) == 10
     assert rows_per_block(1000, 3 * 8 * 1000 * 10, n_workers=2) == 5
     with pytest.raises(ValueError, match="memory_budget"):

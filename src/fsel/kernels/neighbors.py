@@ -5,7 +5,7 @@ Pure functions on validated float64 arrays (the estimators in
 distance kernel, :mod:`fsel.kernels.distances`; nothing here materialises an ``N x N``
 matrix larger than ``memory_budget`` bytes:
 
-* when ``factor * N * N * 8`` bytes fit the budget, the whole distance matrix is
+* when ``1.5 * N * N * 8`` bytes fit the budget, the whole distance matrix is
   computed once (Manhattan: only the upper triangle, mirrored; Euclidean: one BLAS
   product) and then processed in row chunks;
 * otherwise rows are processed in blocks of ``rows x N`` distances that fit the budget
@@ -69,6 +69,9 @@ __all__ = [
 
 #: Work arrays per distance row held at once (distances + coefficients + scratch).
 _FACTOR = 3
+#: The full matrix is used when ``_FULL_FACTOR * 8 * N^2`` bytes fit the budget: the
+#: matrix itself plus room for the row spans' work arrays.
+_FULL_FACTOR = 1.5
 _COMPILED: dict[str, Any] = {}
 
 
@@ -363,6 +366,9 @@ def map_distance_rows(
         D_full = _full_matrix(X, metric, workers, numba_on)
     if D_full is not None:
         step = max(1, -(-n // (4 * workers))) if workers > 1 else n
+        # the spans' work arrays share what the matrix leaves of the budget
+        spare = max(int(memory_budget) - 8 * n * n, 1)
+        step = min(step, rows_per_block(n, spare, workers))
         spans = [(a, min(a + step, n)) for a in range(0, n, step)]
         if len(spans) == 1:
             return [fn(0, n, D_full)]
@@ -389,7 +395,7 @@ def fits_full(n: int, memory_budget: int) -> bool:
     """Whether the full ``n x n`` distance matrix (with work arrays) fits the budget."""
     if not isinstance(memory_budget, (int, np.integer)) or memory_budget <= 0:
         raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
-    return _FACTOR * 8 * n * n <= memory_budget
+    return _FULL_FACTOR * 8 * n * n <= memory_budget
 
 
 def full_distance_matrix(
