@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 for lib in ("skrebate", "fast-select", "sklearn-relief"):
                     other = results.get((lib, method, "manhattan"), {})
-                    if other.get("status") == "ok":
+                    if str(other.get("status", "")).startswith("ok"):
                         ratio = other["cpu"] / mine["cpu"]
                         print(f"  {method:10s} fsel-{metric:9s} vs {lib:15s} {ratio:8.1f}x")
                         rows.append(
