@@ -105,25 +105,6 @@ class Relief(_OneNeighbour):
     """
     )
 
-    def __init__(
-        self,
-        n_features_to_select: int | float | None = None,
-        *,
-        metric: str = "manhattan",
-        n_jobs: int | None = None,
-        memory_budget: int = DEFAULT_MEMORY_BUDGET,
-        missing: str = "error",
-        categorical: Any = None,
-    ) -> None:
-        super().__init__(
-            n_features_to_select,
-            metric=metric,
-            n_jobs=n_jobs,
-            memory_budget=memory_budget,
-            missing=missing,
-            categorical=categorical,
-        )
-
     def _coefficients(self, y, priors):
         return -np.ones(y.size), np.ones(y.size)
 
@@ -167,25 +148,6 @@ class MRelief(_OneNeighbour):
     [1]
     """
     )
-
-    def __init__(
-        self,
-        n_features_to_select: int | float | None = None,
-        *,
-        metric: str = "manhattan",
-        n_jobs: int | None = None,
-        memory_budget: int = DEFAULT_MEMORY_BUDGET,
-        missing: str = "error",
-        categorical: Any = None,
-    ) -> None:
-        super().__init__(
-            n_features_to_select,
-            metric=metric,
-            n_jobs=n_jobs,
-            memory_budget=memory_budget,
-            missing=missing,
-            categorical=categorical,
-        )
 
     def _coefficients(self, y, priors):
         p = priors[y]
@@ -344,25 +306,6 @@ class SURF(_RadiusRelief):
     """
     )
 
-    def __init__(
-        self,
-        n_features_to_select: int | float | None = None,
-        *,
-        metric: str = "manhattan",
-        n_jobs: int | None = None,
-        memory_budget: int = DEFAULT_MEMORY_BUDGET,
-        missing: str = "error",
-        categorical: Any = None,
-    ) -> None:
-        super().__init__(
-            n_features_to_select,
-            metric=metric,
-            n_jobs=n_jobs,
-            memory_budget=memory_budget,
-            missing=missing,
-            categorical=categorical,
-        )
-
     def _prepare(self, Z, D_full):
         n = Z.shape[0]
         parts = map_distance_rows(
@@ -419,25 +362,6 @@ class MultiSURF(_RadiusRelief):
     [1]
     """
     )
-
-    def __init__(
-        self,
-        n_features_to_select: int | float | None = None,
-        *,
-        metric: str = "manhattan",
-        n_jobs: int | None = None,
-        memory_budget: int = DEFAULT_MEMORY_BUDGET,
-        missing: str = "error",
-        categorical: Any = None,
-    ) -> None:
-        super().__init__(
-            n_features_to_select,
-            metric=metric,
-            n_jobs=n_jobs,
-            memory_budget=memory_budget,
-            missing=missing,
-            categorical=categorical,
-        )
 
     def _thresholds(self, a, b, D, n):
         mean, std = row_mean_std(D, a)
