@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
-from joblib import parallel_config
+from joblib import Parallel, delayed, parallel_config
 from sklearn.feature_selection import SelectKBest, f_classif
 
 from fsel.meta.resampling import (
@@ -92,28 +94,98 @@ def _row_sum(X, y, idx):
     return float(X[idx].sum() + y[idx].sum())
 
 
-@pytest.mark.parametrize("backend,n_jobs", [("sequential", 1), ("threading", 2), ("loky", 2)])
+def _multiprocessing_available():
+    from joblib._multiprocessing_helpers import mp
+
+    return mp is not None
+
+
+# joblib's "multiprocessing" backend forks; Python >= 3.12 warns when a process with
+# threads (loky's, dask's) forks, which this suite would turn into an error
+_MP = [
+    pytest.mark.skipif(not _multiprocessing_available(), reason="multiprocessing unavailable"),
+    pytest.mark.filterwarnings(
+        "ignore:.*use of fork\\(\\) may lead to deadlocks:DeprecationWarning"
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "backend,n_jobs",
+    [
+        ("sequential", 1),
+        ("threading", 2),
+        ("loky", 2),
+        pytest.param("multiprocessing", 2, marks=_MP),
+    ],
+)
 def test_run_replicates_identical_on_every_backend(backend, n_jobs):
     X, y = _data()
     idx = resample_indices(X.shape[0], 12, random_state=5)
     ref = [_row_sum(X, y, i) for i in idx]
+    calls = []
     with parallel_config(backend=backend):
-        out = run_replicates(_row_sum, X, y, idx, n_jobs=n_jobs)
+        out = run_replicates(_row_sum, X, y, idx, n_jobs=n_jobs, progress=lambda: calls.append(1))
     assert out == ref
+    assert len(calls) == 12
 
 
-def _is_memmap(X, y, idx):
-    return isinstance(X, np.memmap)
+def _arg_types(X, y, idx, *, extra):
+    return type(X), type(y), type(extra)
 
 
-def test_process_backend_memory_maps_the_data_once():
-    # with loky, an array above max_nbytes is dumped once and memory-mapped by every
-    # worker instead of being pickled into each task
+@pytest.mark.parametrize("backend", ["loky", pytest.param("multiprocessing", marks=_MP)])
+def test_process_backend_ships_small_data_once(backend):
+    # joblib alone pickles arrays under max_nbytes (1 MB) into every task batch;
+    # run_replicates hands the workers memory maps of one file per array instead
+    X, y = _data(n=200)  # 200 x 6 float64: 9.6 kB, far under 1 MB
+    assert X.nbytes < 2**20
+    idx = resample_indices(200, 6, random_state=0)
+    with parallel_config(backend=backend):
+        types = run_replicates(_arg_types, X, y, idx, n_jobs=2, extra=X[:, 0].copy())
+    assert types == [(np.memmap, np.memmap, np.memmap)] * 6
+
+
+def _data_file(X, y, idx):
+    return X.filename, os.getpid()
+
+
+def _pid(i):
+    return os.getpid()
+
+
+def test_process_backend_writes_the_data_once_and_keeps_the_pool():
+    X, y = _data(n=200)
+    idx = resample_indices(200, 8, random_state=0)
+    before = set(Parallel(n_jobs=2)(delayed(_pid)(i) for i in range(8)))
+    out = run_replicates(_data_file, X, y, idx, n_jobs=2)
+    after = set(Parallel(n_jobs=2)(delayed(_pid)(i) for i in range(8)))
+    files = {f for f, _ in out}
+    assert len(files) == 1  # one file behind X for every task
+    assert not os.path.exists(files.pop())  # removed when the run ends
+    # joblib's settings are untouched, so the same two loky workers serve every call
+    assert len(before | after | {p for _, p in out}) <= 2
+
+
+@_MP[0]
+@_MP[1]
+def test_explicit_max_nbytes_is_honoured():
+    # a caller's own parallel_config(max_nbytes=None) turns memory-mapping off (tested
+    # on the multiprocessing backend: a new loky pool would cost a worker start-up)
     X, y = _data(n=200)
     idx = resample_indices(200, 4, random_state=0)
-    with parallel_config(backend="loky", max_nbytes="1K"):
-        flags = run_replicates(_is_memmap, X, y, idx, n_jobs=2)
-    assert all(flags)
+    with parallel_config(backend="multiprocessing", max_nbytes=None):
+        types = run_replicates(_arg_types, X, y, idx, n_jobs=2, extra=None)
+    assert all(tx is np.ndarray and ty is np.ndarray for tx, ty, _ in types)
+
+
+def test_serial_and_thread_runs_see_the_callers_arrays():
+    X, y = _data()
+    idx = resample_indices(80, 3, random_state=0)
+    for backend in ("sequential", "threading"):
+        with parallel_config(backend=backend):
+            seen = run_replicates(lambda A, b, i: (A is X, b is y), X, y, idx, n_jobs=2)
+        assert seen == [(True, True)] * 3
 
 
 def test_progress_called_once_per_replicate():

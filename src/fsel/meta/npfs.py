@@ -372,6 +372,9 @@ class NPFS(BaseSelector):
         joblib workers for the replicates. Any joblib backend carries them
         (threads, processes, a Dask cluster via
         :func:`fsel.meta.resampling.dask_backend`); results do not depend on it.
+        The data goes to the workers once: worker processes memory-map one copy of
+        it, a Dask cluster receives it scattered once
+        (:func:`fsel.meta.resampling.run_replicates`).
     random_state : None, int, SeedSequence or Generator, default=None
         Seeds the replicates (one child seed each).
     verbose : int, default=0

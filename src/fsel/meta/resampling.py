@@ -10,8 +10,11 @@ rules hold everywhere:
   bit-identical with one or many workers, threads, processes or a Dask cluster;
 * replicates run through :class:`joblib.Parallel`, so any joblib backend carries
   them (``with joblib.parallel_config(backend="dask"): ...``);
-* the data goes to the workers once: large arrays are memory-mapped by joblib's
-  process backend and scattered once by the Dask backend (see :func:`run_replicates`).
+* the data goes to the workers once: for process backends the numeric arrays are
+  written once to a temporary file and memory-mapped by every worker, the Dask
+  backend scatters them once (see :func:`run_replicates` for the exact rules);
+* backends that cannot stream results (joblib's ``"multiprocessing"``) are run with
+  ``return_as="list"``, with the same results.
 
 Replicates can be described lazily by a :class:`Resample` (its scheme and child seed;
 :func:`resample_plan`), so that the rows of each replicate are drawn inside the
@@ -24,6 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -125,34 +131,160 @@ def resample_indices(
     raise ValueError(f"scheme must be 'bootstrap', 'subsample' or 'kfold', got {scheme!r}")
 
 
+def _memmap_threshold_is_set() -> bool:
+    """Whether the active ``joblib.parallel_config`` sets ``max_nbytes`` itself."""
+    try:
+        from joblib import parallel as jp
+
+        default = jp.default_parallel_config["max_nbytes"]
+        config = getattr(jp._backend, "config", None)
+    except (ImportError, AttributeError, KeyError):  # pragma: no cover - other joblib
+        return True  # unknown layout: leave joblib's own memory-mapping alone
+    return isinstance(config, dict) and config.get("max_nbytes", default) is not default
+
+
+def _runs_in_processes(n_jobs: int | None) -> bool:
+    """Whether the active joblib backend runs the tasks in more than one worker process
+    of this machine (``"loky"`` or ``"multiprocessing"``)."""
+    try:
+        from joblib import effective_n_jobs
+        from joblib._parallel_backends import LokyBackend, MultiprocessingBackend
+        from joblib.parallel import get_active_backend
+    except ImportError:  # pragma: no cover - other joblib
+        return False
+    backend, _ = get_active_backend()
+    return isinstance(backend, (LokyBackend, MultiprocessingBackend)) and (
+        effective_n_jobs(n_jobs) > 1
+    )
+
+
+def _mappable(value: Any) -> bool:
+    return type(value) is np.ndarray and value.size > 0 and not value.dtype.hasobject
+
+
+@contextlib.contextmanager
+def _shared_arrays(n_jobs: int | None, values: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """``values`` with every numeric NumPy array replaced by a read-only memory map of
+    a copy written once to a temporary file, when the tasks run in worker processes.
+
+    joblib's process backends pass a memory-mapped array to the workers as a file
+    reference, whatever its size, so the data is written once and every task carries
+    a few bytes. Nothing changes for the other backends, with one worker, when the
+    active ``joblib.parallel_config`` sets ``max_nbytes`` (the caller's choice wins)
+    or when the file cannot be written. The folder is removed on exit.
+    """
+    names = [k for k, v in values.items() if _mappable(v)]
+    if not names or _memmap_threshold_is_set() or not _runs_in_processes(n_jobs):
+        yield values
+        return
+    folder = tempfile.mkdtemp(prefix="fsel-data-", dir=os.environ.get("JOBLIB_TEMP_FOLDER"))
+    try:
+        shared = dict(values)
+        try:
+            for i, name in enumerate(names):
+                path = os.path.join(folder, f"{i}.npy")
+                np.save(path, values[name], allow_pickle=False)
+                shared[name] = np.load(path, mmap_mode="r", allow_pickle=False)
+        except OSError:  # pragma: no cover - e.g. a full disk: ship the arrays as they are
+            shared = values
+        yield shared
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _parallel(n_jobs: int | None, verbose: int) -> Parallel:
+    """A :class:`joblib.Parallel` that streams results when the backend can.
+
+    ``return_as="generator"`` where the active backend supports it, else
+    ``return_as="list"`` (joblib's ``"multiprocessing"`` backend, for one, refuses
+    generators; joblib checks this in the constructor, before any task runs, so no
+    error of a task is caught here).
+    """
+    try:
+        return Parallel(n_jobs=n_jobs, verbose=verbose, return_as="generator")
+    except ValueError as exc:
+        if "return_as" not in str(exc):
+            raise
+        return Parallel(n_jobs=n_jobs, verbose=verbose, return_as="list")
+
+
 def run_replicates(
     func: Callable[..., Any],
     X: Any,
     y: Any,
-    indices: Sequence[np.ndarray],
+    indices: Sequence[Any],
     *,
     n_jobs: int | None = None,
     verbose: int = 0,
     progress: Callable[[], None] | None = None,
     **kwargs: Any,
 ) -> list[Any]:
-    """Run ``func(X, y, idx, **kwargs)`` for every index array, in order.
+    """Run ``func(X, y, idx, **kwargs)`` for every entry of ``indices``, in order.
 
-    ``X`` and ``y`` are passed whole with every task; joblib's process backend
-    memory-maps large arrays so they are written once, and the Dask backend scatters
-    them once when used as ``joblib.parallel_config(backend="dask", scatter=[X, y])``
-    (see :func:`fsel.meta.resampling` docs). Results come back in the order of
-    ``indices`` whatever the backend.
+    How the data reaches the workers, by joblib backend:
 
-    ``progress``, when given, is called once per finished replicate (in order).
+    * ``"sequential"``, ``"threading"``: nothing is copied; every task sees the
+      caller's objects.
+    * ``"loky"`` (joblib's default) and ``"multiprocessing"`` with more than one
+      worker: every numeric NumPy array among ``X``, ``y`` and the keyword arguments
+      is written once to a temporary file (removed when the run ends) and passed as
+      a read-only :class:`numpy.memmap`, which joblib ships to the workers as a file
+      reference; each task carries a few bytes, not the data, whatever the size of
+      the arrays (joblib alone pickles arrays under its ``max_nbytes``, 1 MB by
+      default, into every task batch). ``func`` receives :class:`numpy.memmap`
+      objects. Object arrays (e.g. mixed-type labels), pandas and polars objects
+      are left to joblib: it memory-maps the NumPy arrays over ``max_nbytes``
+      inside them and pickles the rest with each task batch. When the active
+      ``joblib.parallel_config`` sets ``max_nbytes``, nothing is written here and
+      joblib's rule applies as configured. joblib's ``max_nbytes`` itself is never
+      changed, so the loky worker pool is reused across calls.
+    * ``"dask"``: joblib's Dask backend scatters large arguments to the cluster once
+      (see :func:`dask_backend`); ``parallel_config(backend="dask", scatter=[X, y])``
+      scatters them explicitly.
+
+    Results come back in the order of ``indices`` and are bit-identical whatever
+    the backend and ``n_jobs``.
+
+    Parameters
+    ----------
+    func : callable
+        ``func(X, y, idx, **kwargs)``; must be picklable for a process backend.
+    X, y : array-like
+    indices : sequence
+        One entry per replicate (row indices or a :class:`Resample`).
+    n_jobs : int or None
+        joblib workers (None: the active ``parallel_config``'s, else 1).
+    verbose : int
+        joblib verbosity.
+    progress : callable, optional
+        Called once per finished replicate, in order. Backends that cannot stream
+        results (``"multiprocessing"``) return them all at the end of the run, and
+        ``progress`` is then called for each of them at that point.
+    **kwargs
+        Passed to every call of ``func``.
+
+    Returns
+    -------
+    list
+        ``func``'s results, in the order of ``indices``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X, y = np.arange(12.0).reshape(6, 2), np.arange(6)
+    >>> idx = resample_indices(6, 3, random_state=0)
+    >>> out = run_replicates(lambda X, y, i: float(y[i].sum()), X, y, idx)
+    >>> out == [float(y[i].sum()) for i in idx]
+    True
     """
-    tasks = (delayed(func)(X, y, idx, **kwargs) for idx in indices)
-    parallel = Parallel(n_jobs=n_jobs, verbose=verbose, return_as="generator")
     out = []
-    for result in parallel(tasks):
-        out.append(result)
-        if progress is not None:
-            progress()
+    with _shared_arrays(n_jobs, {"X": X, "y": y, **kwargs}) as shared:
+        Xs, ys = shared.pop("X"), shared.pop("y")
+        tasks = (delayed(func)(Xs, ys, idx, **shared) for idx in indices)
+        for result in _parallel(n_jobs, verbose)(tasks):
+            out.append(result)
+            if progress is not None:
+                progress()
     return out
 
 
