@@ -130,7 +130,8 @@ def plot_relevant_vs_bootstraps(
     path: str | Path | None = None,
     *,
     true_k: int | None = None,
-    alpha: float = 0.01,
+    alpha: float | None = None,
+    correction: str | None = None,
     ax: Any = None,
     title: str | None = None,
 ) -> Any:
@@ -140,12 +141,19 @@ def plot_relevant_vs_bootstraps(
     ----------
     curves : mapping of label to (ns, n_relevant), or a fitted NPFS
         Several curves (e.g. one per base ``k``); a fitted NPFS gives one curve from
-        its own matrix (:func:`fsel.meta.npfs.npfs_curve`, at ``alpha``).
+        its own matrix (:func:`fsel.meta.npfs.npfs_curve`), tested at the NPFS's own
+        ``alpha`` and ``correction`` unless they are given here, so the curve ends at
+        its ``n_relevant_``.
     path : str or Path, optional
     true_k : int, optional
         Draw the true number of relevant features as a dashed line.
-    alpha : float
-        Level for the curve of a fitted NPFS.
+    alpha : float, optional
+        Level for the curve of a fitted NPFS (default: its ``alpha``). Ignored for a
+        mapping of precomputed curves.
+    correction : {"bonferroni", "bh", "none"}, optional
+        Multiple-testing correction for the curve of a fitted NPFS (default: its
+        ``correction``; ``"none"`` forces the paper's per-feature rule). Ignored for a
+        mapping of precomputed curves.
     ax : matplotlib Axes, optional
     title : str, optional
 
@@ -162,8 +170,14 @@ def plot_relevant_vs_bootstraps(
     if hasattr(curves, "selection_matrix_"):
         from fsel.meta.npfs import npfs_curve
 
+        level = curves.alpha if alpha is None else alpha
+        corr = getattr(curves, "correction", None) if correction is None else correction
+        corr = None if corr == "none" else corr
         kbar = float(np.mean(curves.n_selected_per_replicate_))
-        curves = {f"k={kbar:g}": npfs_curve(curves.selection_matrix_, alpha=alpha)}
+        label = f"k={kbar:g}, alpha={level:g}" + (f", {corr}" if corr else "")
+        curves = {label: npfs_curve(curves.selection_matrix_, alpha=level, correction=corr)}
+    elif hasattr(curves, "fit"):
+        raise ValueError("the NPFS is not fitted yet; call fit(X, y) first")
     if not isinstance(curves, Mapping):
         raise TypeError("curves must be a mapping label -> (ns, n_relevant) or a fitted NPFS")
     fig, ax = _figure(ax, (6.0, 4.0))
