@@ -288,14 +288,16 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
         "n_features": int(data.X.shape[1]),
         "n_bootstraps": args.bootstraps,
         "alpha": args.alpha,
-        "correction": correction,
+        "correction": correction or "none",
+        "alpha_effective": float(npfs.alpha_effective_),
         "threshold": int(npfs.threshold_),
         "n_relevant": int(npfs.n_relevant_),
         "features": rows,
     }
     print(
         f"NPFS({args.method}): {npfs.n_relevant_} relevant of {data.X.shape[1]} features "
-        f"(count > {npfs.threshold_} of {args.bootstraps} bootstraps, alpha={args.alpha})"
+        f"(count > {npfs.threshold_} of {args.bootstraps} bootstraps, alpha={args.alpha}, "
+        f"correction={correction or 'none'})"
     )
     print(f"{'rank':>4}  {'index':>5}  {'count':>5}  {'p-value':>9}  name")
     for row in rows:
