@@ -56,3 +56,22 @@ def test_dask_backend_by_address(client):
         got = NPFS(SelectKBest(f_classif, k=3), n_bootstraps=8, random_state=0).fit(X, y)
     assert own.status == "closed"
     np.testing.assert_array_equal(serial.selection_matrix_, got.selection_matrix_)
+
+
+@pytest.mark.slow
+def test_npfs_on_process_workers_matches_serial():
+    # worker processes: the base selector and the data are pickled to other
+    # interpreters, and each replicate still draws exactly the serial rows
+    X, y, relevant = make_npfs_uniform(300, 20, 3, random_state=2)
+    serial = NPFS(SelectKBest(f_classif, k=4), n_bootstraps=16, random_state=5).fit(X, y)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        dask_backend(cluster.scheduler_address) as client,
+    ):
+        assert len(client.scheduler_info()["workers"]) == 2
+        got = NPFS(SelectKBest(f_classif, k=4), n_bootstraps=16, random_state=5).fit(X, y)
+    np.testing.assert_array_equal(serial.selection_matrix_, got.selection_matrix_)
+    np.testing.assert_array_equal(serial.pvalues_, got.pvalues_)
+    assert set(relevant.tolist()) <= set(got.relevant_features_.tolist())
