@@ -14,7 +14,14 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 
 from fsel.experiments import protocols as P
-from fsel.experiments.cache import ResultCache, cache_for, estimator_fingerprint, use_cache_dir
+from fsel.experiments.cache import (
+    ResultCache,
+    array_fingerprint,
+    cache_for,
+    estimator_fingerprint,
+    track_cache,
+    use_cache_dir,
+)
 from fsel.meta.resampling import resample_indices
 
 
@@ -369,3 +376,38 @@ def test_cache_ignores_a_corrupt_file(tmp_path):
     key = cache.key({"a": 1})
     (tmp_path / f"{key}.joblib").write_bytes(b"not a joblib file")
     assert cache.get_or_compute({"a": 1}, lambda: 5) == 5
+
+
+def test_cache_key_holds_the_library_version_and_the_arrays(monkeypatch):
+    import fsel
+
+    X = np.arange(12.0).reshape(4, 3)
+    parts = {"protocol": "demo", "data": array_fingerprint(X)}
+    key = ResultCache.key(parts)
+    assert ResultCache.key({"protocol": "demo", "data": array_fingerprint(X.copy())}) == key
+    assert ResultCache.key({"protocol": "demo", "data": array_fingerprint(X + 1e-9)}) != key
+    assert ResultCache.key({"protocol": "demo", "data": array_fingerprint(X.T)}) != key
+    monkeypatch.setattr(fsel, "__version__", fsel.__version__ + ".post1")
+    assert ResultCache.key(parts) != key
+
+
+def test_cache_stores_and_reports_compute_seconds(tmp_path):
+    import time
+
+    cache = ResultCache(tmp_path)
+
+    def slow():
+        time.sleep(0.05)
+        return 7
+
+    with track_cache() as cold:
+        assert cache.get_or_compute({"a": 1}, slow) == 7
+    assert (cold.computed, cold.cached) == (1, 0) and cold.computed_seconds >= 0.05
+    with track_cache() as warm:
+        assert cache.get_or_compute({"a": 1}, slow) == 7
+    assert (warm.computed, warm.cached) == (0, 1)
+    assert warm.cached_seconds == pytest.approx(cold.computed_seconds)
+    assert warm.compute_seconds == pytest.approx(cold.compute_seconds)
+    # a file in an older layout (the bare value) is a miss, not a wrong value
+    joblib.dump(5, tmp_path / f"{cache.key({'b': 1})}.joblib")
+    assert cache.get_or_compute({"b": 1}, lambda: 6) == 6
