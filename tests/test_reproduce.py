@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from fsel.experiments import registry as R
+from fsel.experiments.cache import ResultCache
 from fsel.experiments.report import Reproduction
 
 REGISTRY = R.discover()
@@ -25,6 +26,19 @@ BROWN = [
     "brown-nips-arcene",
     "brown-table4",
 ]
+#: the targets of the modules owned here (every unit of work cached, every output
+#: registered); repro_yang_hu is checked only for running.
+OWNED = [n for n in NAMES if n.startswith(("brown-", "ditzler-", "dongkothari-", "yuan-"))]
+
+
+def _csv_rows(path: Path) -> list[list[str]]:
+    with Path(path).open(newline="") as fh:
+        return list(csv.reader(fh))
+
+
+def _outputs(out: Path) -> dict[str, bytes]:
+    """Every CSV and PNG a run wrote, by file name."""
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.suffix in (".csv", ".png")}
 
 
 @pytest.fixture(scope="module")
@@ -60,14 +74,48 @@ def test_every_reproduction_runs_quick(name, tmp_path, shared_cache):
     for path in rep.tables.values():
         assert Path(path).exists()
         if Path(path).suffix == ".csv":
-            with Path(path).open() as fh:
-                assert len(list(csv.reader(fh))) >= 2  # header + at least one row
+            header, *body = _csv_rows(path)
+            # a named header, and every row as wide as it with at least one value
+            assert header and all(h.strip() for h in header), (path, header)
+            for row in body:
+                assert len(row) == len(header) and any(c.strip() for c in row), (path, row)
     for path in rep.figures:
         data = Path(path).read_bytes()
         assert data[:4] == b"\x89PNG" or Path(path).suffix == ".html"
     summary = json.loads((out / "reproduction.json").read_text())
     assert summary["name"] == name and summary["agreement"] == rep.agreement
     assert (out / "summary.md").read_text().startswith("## ")
+    cache = summary["cache"]
+    assert cache["computed_units"] + cache["cached_units"] == (
+        rep.cache["computed_units"] + rep.cache["cached_units"]
+    )
+    if name not in OWNED:
+        return
+    # every CSV and PNG written is registered (so "wrote:" and the HTML show it)
+    registered = {Path(p).resolve() for p in [*rep.tables.values(), *rep.figures]}
+    written = {p.resolve() for p in out.iterdir() if p.suffix in (".csv", ".png")}
+    assert written <= registered, written - registered
+    # a second run into the same folder computes nothing: every unit comes from the
+    # cache, and the results are the same
+    first = _outputs(out)
+    n_units = cache["computed_units"] + cache["cached_units"]
+    assert n_units > 0
+
+    def no_store(*a, **k):
+        raise AssertionError("a finished unit of work was computed again")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ResultCache, "set", no_store)
+        again = R.run_reproduction(
+            name, out, quick=True, seed=0, cache_dir=shared_cache, registry=REGISTRY
+        )
+    # (units needed only to compute others, e.g. Brown's information weights, are not
+    # even loaded once those others are cached)
+    assert again.cache["computed_units"] == 0 and 0 < again.cache["cached_units"] <= n_units
+    assert again.ours == rep.ours and again.agreement == rep.agreement
+    assert {k: v for k, v in _outputs(out).items() if k.endswith(".csv")} == {
+        k: v for k, v in first.items() if k.endswith(".csv")
+    }
 
 
 # ------------------------------------------------------------------ CLI
@@ -87,14 +135,89 @@ def test_cli_list_and_errors(capsys):
 def test_cli_main_runs_one_with_html(tmp_path, capsys, shared_datasets):
     from fsel.cli.main import main
 
-    out = tmp_path / "fig7"
+    out = tmp_path / "out"
     rc = main(["reproduce", "brown-fig7", "--quick", "--seed", "3", "--output", str(out), "--html"])
     assert rc == 0
     text = capsys.readouterr().out
     assert "agreement:" in text and "brown-fig7" in text
-    page = (out / "report.html").read_text()
+    page = (out / "brown-fig7" / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "data:image/png;base64," in page
-    assert (out / "fig7_loo.csv").exists() and (out / ".cache").is_dir()
+    assert (out / "brown-fig7" / "fig7_loo.csv").exists() and (out / ".cache").is_dir()
+    wrote = next(line for line in text.splitlines() if line.startswith("wrote:"))
+    assert str(out / "brown-fig7" / "report.html") in wrote
+    assert str(out / "brown-fig7" / "reproduction.json") in wrote
+
+
+def test_cli_targets_run_one_at_a_time_keep_their_own_summaries(tmp_path, capsys):
+    """Two targets run one after the other into the same --output: each keeps its
+    summary.md, reproduction.json and report.html, in DIR/NAME."""
+    from fsel.cli.main import main
+
+    out = tmp_path / "out"
+    for name in ("dongkothari-group1", "yuan-table1"):
+        assert main(["reproduce", name, "--quick", "--output", str(out), "--html"]) == 0
+    text = capsys.readouterr().out
+    for name in ("dongkothari-group1", "yuan-table1"):
+        folder = out / name
+        assert json.loads((folder / "reproduction.json").read_text())["name"] == name
+        assert f"`{name}`" in (folder / "summary.md").read_text()
+        assert f"fsel reproduce {name}" in (folder / "report.html").read_text()
+        assert f"wrote:     {folder}" in text
+    assert not (out / "summary.md").exists() and not (out / "reproduction.json").exists()
+    # both use the one cache of the output root
+    assert (out / ".cache").is_dir() and not (out / "yuan-table1" / ".cache").exists()
+
+
+def test_cli_help_documents_the_layout(capsys):
+    from fsel.cli.main import main
+
+    with pytest.raises(SystemExit):
+        main(["reproduce", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "DIR/NAME" in text and "summary.md" in text and "report.html" in text
+    assert "DIR/.cache" in text
+
+
+def test_yuan_rerun_computes_nothing_and_no_cache_recomputes(tmp_path, monkeypatch, capsys):
+    """An interrupted or repeated run resumes from the per-block cache; --no-cache
+    bypasses it."""
+    from fsel.cli.main import main
+    from fsel.experiments import repro_yuan
+
+    calls = []
+    real = repro_yuan._plain_task
+
+    def counting(*a, **k):
+        calls.append(a[0])
+        return real(*a, **k)
+
+    monkeypatch.setattr(repro_yuan, "_plain_task", counting)
+    out = tmp_path / "out"
+    table = out / "yuan-table1" / "table_iv1_detection.csv"
+    assert main(["reproduce", "yuan-table1", "--quick", "--output", str(out)]) == 0
+    first = table.read_text()
+    n_blocks = len(calls)
+    assert sorted(set(calls)) == [1, 2, 3, 4, 5, 6] and n_blocks >= 6
+    n_files = len(list((out / ".cache").glob("*.joblib")))
+    assert n_files == n_blocks
+    # interrupted run: one block lost; the re-run computes that block only
+    victim = sorted((out / ".cache").glob("*.joblib"))[0]
+    victim.unlink()
+    calls.clear()
+    assert main(["reproduce", "yuan-table1", "--quick", "--output", str(out)]) == 0
+    assert len(calls) == 1 and table.read_text() == first
+    # complete cache: nothing is computed, the table is the same
+    calls.clear()
+    assert main(["reproduce", "yuan-table1", "--quick", "--output", str(out)]) == 0
+    assert calls == [] and table.read_text() == first
+    assert len(list((out / ".cache").glob("*.joblib"))) == n_files
+    # --no-cache: everything is computed again and nothing is stored
+    calls.clear()
+    fresh = tmp_path / "fresh"
+    assert main(["reproduce", "yuan-table1", "--quick", "--no-cache", "--output", str(fresh)]) == 0
+    assert len(calls) == n_blocks and not (fresh / ".cache").exists()
+    assert (fresh / "yuan-table1" / "table_iv1_detection.csv").read_text() == first
+    capsys.readouterr()
 
 
 def test_rerun_uses_the_cache_after_an_interruption(tmp_path, monkeypatch, shared_datasets):
@@ -188,7 +311,11 @@ def test_make_docs_builds_the_page(tmp_path, monkeypatch):
     outputs = tmp_path / "out"
     rep = _fake(tmp_path)
     rep.name = "brown-fig7"
-    R.write_summary(rep, outputs / "brown-fig7")
+    # a cache-warm run: 2 s wall, but its 40 cached units took 330 s to compute
+    stats = {"computed_units": 0, "cached_units": 40, "computed_seconds": 0.0}
+    R.write_summary(
+        rep, outputs / "brown-fig7", seconds=2.0, cache_stats={**stats, "cached_seconds": 330.0}
+    )
     (outputs / "brown-fig7" / "fig.png").write_bytes(Path(rep.figures[0]).read_bytes())
     page_path = tmp_path / "docs" / "reproductions.md"
     assert make_docs.main(["--outputs", str(outputs), "--out", str(page_path)]) == 0
@@ -198,6 +325,92 @@ def test_make_docs_builds_the_page(tmp_path, monkeypatch):
     assert "![fig](reproductions/brown-fig7/fig.png)" in page
     assert (tmp_path / "docs" / "reproductions" / "brown-fig7" / "fig.png").exists()
     assert "Not run yet: `fsel reproduce brown-fig3 --seed 0`" in page
+    row = next(line for line in page.splitlines() if line.startswith("| [brown-fig7]"))
+    assert "332 s cold (cached run: 2 s, 40 of 40 units cached)" in row
+
+
+def test_run_reproduction_records_the_cold_compute_time(tmp_path):
+    out = tmp_path / "g1"
+    cold = R.run_reproduction("dongkothari-group1", out, quick=True, registry=REGISTRY)
+    assert cold.cache["cached_units"] == 0 and cold.cache["computed_units"] == 4
+    warm = R.run_reproduction("dongkothari-group1", out, quick=True, registry=REGISTRY)
+    meta = json.loads((out / "reproduction.json").read_text())
+    assert meta["cache"]["cached_units"] == 4 and meta["cache"]["computed_units"] == 0
+    # the cached units carry the seconds they took on the cold run
+    assert meta["compute_seconds"] == pytest.approx(cold.cache["computed_seconds"], abs=0.02)
+    assert meta["cold_seconds"] == pytest.approx(
+        meta["seconds"] + meta["compute_seconds"], abs=0.02
+    )
+    assert warm.cold_seconds >= warm.seconds
+
+
+# ------------------------------------------------------------------ Brown outputs and keys
+def test_brown_cache_key_holds_the_evaluation_data():
+    """The 3-NN is scored on X_eval (the view), so it is part of the bootstrap key."""
+    from fsel.experiments.repro_brown import _bootstrap_parts, _make_selector
+
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, size=(30, 5))
+    view = codes / 2.0
+    y = rng.integers(0, 2, 30)
+    sel = _make_selector("JMI", 3)
+
+    def key(c, v, t, **kw):
+        kw = {"seed": 0, "n_bootstraps": 5, **kw}
+        return ResultCache.key(_bootstrap_parts(sel, "d", c, v, t, **kw))
+
+    base = key(codes, view, y)
+    assert key(codes.copy(), view.copy(), y.copy()) == base
+    other_view = view.copy()
+    other_view[0, 0] += 0.25
+    assert key(codes, other_view, y) != base
+    assert key(codes, view[:, ::-1], y) != base
+    assert key(codes, view, 1 - y) != base
+    assert key(codes[:, ::-1], view, y) != base
+    assert key(codes, view, y, seed=1) != base
+
+
+def test_brown_fig9_writes_real_tables(tmp_path, shared_datasets, shared_cache):
+    rep = R.run_reproduction(
+        "brown-fig9", tmp_path, quick=True, cache_dir=shared_cache, registry=REGISTRY
+    )
+    header, *pairs = _csv_rows(rep.tables["nemenyi_pairs"])
+    assert header == ["better", "worse", "confidence", "rank_better", "rank_worse"]
+    for better, worse, conf, rank_b, rank_w in pairs:  # no placeholder row
+        assert better != worse and better and worse
+        assert float(conf) in (0.9, 0.95, 0.99) and float(rank_b) < float(rank_w)
+    # the same pairs as the Markdown table of the report
+    assert len(pairs) == sum(line.endswith("% |") for line in rep.ours.splitlines())
+    fr_header, fr = _csv_rows(rep.tables["friedman"])
+    fr = dict(zip(fr_header, fr, strict=True))
+    assert 0.0 <= float(fr["pvalue"]) <= 1.0 and int(fr["n_methods"]) == 9
+    assert float(fr["cd_90"]) < float(fr["cd_95"]) < float(fr["cd_99"])
+
+
+def test_brown_nemenyi_csv_is_header_only_without_significant_pairs(tmp_path, monkeypatch):
+    """No significant pair: the CSV holds the header and nothing else."""
+    from fsel.experiments import protocols, repro_brown
+
+    names = repro_brown._QUICK_UCI
+    acc = np.tile(np.linspace(0.8, 0.9, len(repro_brown.CRITERIA)), (len(names), 1))
+    fake = (names, 5, [], acc, acc, acc, np.zeros((len(names), 5, 9)))
+    monkeypatch.setattr(repro_brown, "_accuracy_and_stability", lambda *a: fake)
+    monkeypatch.setattr(protocols, "nemenyi_significance", lambda r, n: np.zeros((len(r), len(r))))
+    rep = repro_brown.fig9_significance(tmp_path, quick=True)
+    text = Path(rep.tables["nemenyi_pairs"]).read_text()
+    assert text.splitlines() == ["better,worse,confidence,rank_better,rank_worse"]
+
+
+def test_brown_table4_registers_per_dataset(tmp_path, shared_datasets, shared_cache):
+    rep = R.run_reproduction(
+        "brown-table4", tmp_path, quick=True, cache_dir=shared_cache, registry=REGISTRY
+    )
+    header, *rows = _csv_rows(rep.tables["per_dataset"])
+    assert header[:2] == ["dataset", "criterion"] and len(rows) == 4 * 9
+    from fsel.experiments.html import write_html
+
+    page = write_html(rep, tmp_path / "r.html").read_text()
+    assert "<code>per_dataset</code>" in page and "<code>table4</code>" in page
 
 
 # ------------------------------------------------------------------ Brown data preparation
@@ -227,3 +440,17 @@ def test_brown_prepare_handles_missing_values_and_bins():
     assert codes[:, 2].max() == 4 and codes[:, 2].min() == 0  # 5 equal-width bins
     assert view.min() == 0.0 and view.max() == 1.0
     assert y.tolist() == [0, 1, 0, 1, 0, 1, 0]
+
+
+def test_ditzler_uci_npfs_steps_equal_the_npfs_estimator(shared_datasets):
+    """The UCI table runs NPFS as its two steps (to report progress per bootstrap);
+    that gives NPFS's own relevant features."""
+    from fsel.datasets import load
+    from fsel.experiments import repro_ditzler as D
+
+    ds = load("wine", shared_datasets)
+    X, y = np.asarray(ds.X, dtype=np.float64)[:120], np.asarray(ds.y)[:120]
+    ticks = []
+    got = D._npfs_relevant(X, y, 10, 25, 3, True, progress=lambda: ticks.append(1))
+    want = D._fit_quiet(D._npfs(10, 25, 3, True), X, y).relevant_features_
+    assert got.tolist() == want.tolist() and len(ticks) == 25

@@ -6,11 +6,13 @@
     fsel reproduce brown-fig3 [--quick] [--seed 0] [--output DIR] [--data PATH] [--html]
     fsel reproduce --all --quick --output fsel-output
 
-Each reproduction writes its CSV tables and PNG figures into ``--output`` (default
-``fsel-output/NAME``), plus ``summary.md`` and ``reproduction.json``; ``--html`` adds
-a self-contained ``report.html``. Finished units of work are cached under
-``<output>/.cache`` (``--cache-dir`` to share one cache, ``--no-cache`` to disable), so
-an interrupted run resumes where it stopped.
+Each reproduction writes into its own folder ``DIR/NAME`` (``DIR`` is ``--output``,
+default ``fsel-output``): its CSV tables and PNG figures, ``summary.md`` and
+``reproduction.json``; ``--html`` adds a self-contained ``report.html``. Targets run
+one at a time into the same ``--output`` therefore never overwrite each other's
+files. Finished units of work are cached under ``DIR/.cache``, shared by the targets
+(``--cache-dir`` for another folder, ``--no-cache`` to disable), so an interrupted run
+resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -30,7 +32,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "reproduce",
         help="re-run a paper's experiment (table or figure) and compare with the paper",
         description="Re-run the papers' experiments on fsel. 'fsel reproduce --list' "
-        "shows the names.",
+        "shows the names. Every target writes into its own folder DIR/NAME (--output "
+        "DIR, default fsel-output): its CSV tables, PNG figures, summary.md, "
+        "reproduction.json and, with --html, report.html; so targets run one at a time "
+        "into the same --output keep their own files. Finished units of work are cached "
+        "in DIR/.cache (shared by the targets), so an interrupted run resumes where it "
+        "stopped.",
     )
     p.add_argument("names", nargs="*", metavar="NAME", help="reproduction name(s)")
     p.add_argument("--list", action="store_true", help="list the available reproductions")
@@ -45,16 +52,17 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--output",
         "-o",
         default=None,
-        help="output folder (default fsel-output/NAME; with several names, DIR/NAME)",
+        metavar="DIR",
+        help="output root DIR (default fsel-output); each target writes into DIR/NAME",
     )
     p.add_argument("--data", default=None, help="folder holding the shared .npz data sets")
     p.add_argument(
         "--html",
         action="store_true",
-        help="also write a self-contained report.html (figures embedded)",
+        help="also write a self-contained DIR/NAME/report.html (figures embedded)",
     )
-    p.add_argument("--cache-dir", default=None, help="share one result cache folder")
-    p.add_argument("--no-cache", action="store_true", help="recompute everything")
+    p.add_argument("--cache-dir", default=None, help="result cache folder (default DIR/.cache)")
+    p.add_argument("--no-cache", action="store_true", help="recompute everything and cache nothing")
     p.add_argument(
         "--jobs",
         "-j",
@@ -77,7 +85,7 @@ def _print_list(reg: Any, out: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the ``reproduce`` subcommand; returns the exit status."""
-    from fsel.experiments.registry import _UNSET, discover, run_reproduction
+    from fsel.experiments.registry import discover, run_reproduction
 
     out = sys.stdout
     reg = discover()
@@ -101,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    output = getattr(args, "output", None)
+    root = Path(getattr(args, "output", None) or "fsel-output")
     if getattr(args, "jobs", None):
         os.environ["FSEL_N_JOBS"] = str(int(args.jobs))
     if getattr(args, "no_cache", False):
@@ -109,15 +117,10 @@ def run(args: argparse.Namespace) -> int:
     elif getattr(args, "cache_dir", None):
         cache_dir = Path(args.cache_dir)
     else:
-        cache_dir = _UNSET
+        cache_dir = root / ".cache"
     status = 0
     for name in names:
-        if output is None:
-            folder = Path("fsel-output") / name
-        elif len(names) > 1:
-            folder = Path(output) / name
-        else:
-            folder = Path(output)
+        folder = root / name
         try:
             rep = run_reproduction(
                 name,
@@ -134,15 +137,26 @@ def run(args: argparse.Namespace) -> int:
             status = 2
             continue
         secs = rep.__dict__.get("seconds", float("nan"))
+        stats = rep.__dict__.get("cache") or {}
+        timing = f"{secs:.1f} s"
+        if stats.get("cached_units"):
+            timing += (
+                f"; {stats['cached_units']} of {stats['cached_units'] + stats['computed_units']}"
+                f" units from the cache, cold run about {rep.__dict__['cold_seconds']:.0f} s"
+            )
         print(
-            f"== {rep.title} [{name}, seed {rep.seed}{', quick' if rep.quick else ''}, "
-            f"{secs:.1f} s]",
+            f"== {rep.title} [{name}, seed {rep.seed}{', quick' if rep.quick else ''}, {timing}]",
             file=out,
         )
         print(f"paper:     {rep.paper}", file=out)
         print(f"ours:\n{rep.ours}", file=out)
         print(f"agreement: {rep.agreement}", file=out)
-        files = [*rep.tables.values(), *rep.figures, folder / "summary.md"]
+        files = [
+            *rep.tables.values(),
+            *rep.figures,
+            folder / "summary.md",
+            folder / "reproduction.json",
+        ]
         if getattr(args, "html", False):
             files.append(folder / "report.html")
         print("wrote:     " + ", ".join(str(f) for f in files), file=out)

@@ -2,7 +2,7 @@
 
 ::
 
-    fsel reproduce --all --output fsel-output --cache-dir fsel-output/.cache
+    fsel reproduce --all --output fsel-output      # writes fsel-output/<name>/...
     python -m fsel.experiments.make_docs --outputs fsel-output --out docs/reproductions.md
 
 For every reproduction the registry knows (every ``repro_*.py`` module), the page
@@ -11,6 +11,13 @@ agreement, read from ``<outputs>/<name>/reproduction.json``; its PNG figures are
 copied next to the page (``docs/reproductions/<name>/``) and linked. Reproductions
 that have not been run are listed with the command that runs them. ``--run-missing``
 runs those first (add ``--quick`` for the reduced versions).
+
+The status column gives the cold compute time of each run: a run that took finished
+units from the cache (e.g. a re-run, or ``brown-table4`` after ``brown-fig3``) is
+shown as ``N s cold`` with N its wall-clock time plus the seconds the cached units took
+when they were computed (stored with every unit), followed by the cache-warm time of
+this run. Outputs from before that record show their wall-clock time, marked as
+possibly cache-warm.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from fsel.experiments.registry import (
     summary_markdown,
 )
 
-__all__ = ["build_page", "main"]
+__all__ = ["build_page", "main", "timing_text"]
 
 _INTRO = """# Paper reproductions
 
@@ -64,10 +71,10 @@ def build_page(outputs: Path, docs_dir: Path, *, figures_subdir: str = "reproduc
                 sections.append(f"## {name}\n\nNot run yet: `{cmd}`.\n")
                 continue
             rep = load_reproduction(js)
-            seconds = json.loads(js.read_text()).get("seconds")
             status = "quick" if rep.quick else "full"
-            if seconds is not None:
-                status += f", {seconds:.0f} s"
+            timing = timing_text(json.loads(js.read_text()))
+            if timing:
+                status += f", {timing}"
             index.append(f"| [{name}](#{_anchor(rep.title)}) | {status} | `{rep.command}` |")
             fig_dir = docs_dir / figures_subdir / name
             copied = []
@@ -84,6 +91,34 @@ def build_page(outputs: Path, docs_dir: Path, *, figures_subdir: str = "reproduc
         sections.append("# Modules that could not be loaded\n")
         sections += [f"* `{m}`: {e}" for m, e in reg.errors.items()]
     return _INTRO + "\n" + "\n".join(index) + "\n\n" + "\n".join(sections).rstrip() + "\n"
+
+
+def timing_text(meta: dict) -> str:
+    """The cold compute time of a run, from its ``reproduction.json`` dictionary.
+
+    Examples
+    --------
+    >>> timing_text({"seconds": 2.6, "cold_seconds": 312.4,
+    ...              "cache": {"cached_units": 40, "computed_units": 0}})
+    '312 s cold (cached run: 3 s, 40 of 40 units cached)'
+    >>> timing_text({"seconds": 95.0, "cold_seconds": 95.0,
+    ...              "cache": {"cached_units": 0, "computed_units": 12}})
+    '95 s'
+    >>> timing_text({"seconds": 3.0})
+    '3 s wall (may be cache-warm)'
+    """
+    seconds = meta.get("seconds")
+    if seconds is None:
+        return ""
+    cache = meta.get("cache")
+    if cache is None:
+        return f"{seconds:.0f} s wall (may be cache-warm)"
+    cached = int(cache.get("cached_units", 0))
+    if not cached:
+        return f"{seconds:.0f} s"
+    total = cached + int(cache.get("computed_units", 0))
+    cold = meta.get("cold_seconds", seconds)
+    return f"{cold:.0f} s cold (cached run: {seconds:.0f} s, {cached} of {total} units cached)"
 
 
 def _anchor(title: str) -> str:

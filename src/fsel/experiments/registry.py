@@ -6,6 +6,17 @@ with ``fn(output_dir, *, quick=False, seed=0, data_path=None) -> Reproduction``.
 fatal); :func:`run_reproduction` runs one, writes its summary files next to its
 outputs (``summary.md``, ``reproduction.json`` and, on request, ``report.html``) and
 returns the :class:`~fsel.experiments.report.Reproduction`.
+
+Each reproduction owns its output folder: ``fsel reproduce`` and
+:mod:`fsel.experiments.make_docs` use ``<root>/<name>/`` for every target (with the
+cache shared in ``<root>/.cache``), so targets run one at a time into the same root
+never overwrite each other's summary files.
+
+``reproduction.json`` records the wall-clock ``seconds`` of the run and, under
+``cache``, how many units of work were computed or loaded from the cache with their
+compute seconds; ``compute_seconds`` is the sum over every unit the run used, i.e.
+what a run with an empty cache would spend on them (``cold_seconds`` estimates that
+cold run's wall-clock time).
 """
 
 from __future__ import annotations
@@ -20,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fsel.experiments.cache import use_cache_dir
+from fsel.experiments.cache import track_cache, use_cache_dir
 from fsel.experiments.report import Reproduction
 
 __all__ = [
@@ -121,7 +132,7 @@ def load_reproduction(path: str | os.PathLike) -> Reproduction:
     path = Path(path)
     d = json.loads(path.read_text())
     base = path.parent
-    extra = {k: d[k] for k in ("seconds",) if k in d}
+    extra = {k: d[k] for k in ("seconds", "compute_seconds", "cold_seconds", "cache") if k in d}
     rep = Reproduction(
         name=d["name"],
         title=d["title"],
@@ -166,14 +177,31 @@ def summary_markdown(rep: Reproduction, *, base: Path | None = None) -> str:
 
 
 def write_summary(
-    rep: Reproduction, output_dir: Path, *, seconds: float | None = None, html: bool = False
+    rep: Reproduction,
+    output_dir: Path,
+    *,
+    seconds: float | None = None,
+    html: bool = False,
+    cache_stats: dict[str, Any] | None = None,
 ) -> dict[str, Path]:
-    """Write ``summary.md``, ``reproduction.json`` (and ``report.html``) into output_dir."""
+    """Write ``summary.md``, ``reproduction.json`` (and ``report.html``) into output_dir,
+    the reproduction's own folder.
+
+    ``cache_stats``: :meth:`fsel.experiments.cache.CacheStats.as_dict` of the run; with
+    ``seconds`` it gives the cold compute time (see the module docstring).
+    """
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     d = reproduction_to_dict(rep, output_dir)
     if seconds is not None:
         d["seconds"] = round(seconds, 2)
+    if cache_stats is not None:
+        d["cache"] = dict(cache_stats)
+        computed = float(cache_stats.get("computed_seconds", 0.0))
+        cached = float(cache_stats.get("cached_seconds", 0.0))
+        d["compute_seconds"] = round(computed + cached, 2)
+        if seconds is not None:
+            d["cold_seconds"] = round(seconds + cached, 2)
     out = {
         "json": output_dir / "reproduction.json",
         "markdown": output_dir / "summary.md",
@@ -198,7 +226,8 @@ def run_reproduction(
     cache_dir: Any = _UNSET,
     registry: Registry | None = None,
 ) -> Reproduction:
-    """Run one reproduction into ``output_dir`` and write its summary files.
+    """Run one reproduction into ``output_dir`` (its own folder) and write its summary
+    files.
 
     ``cache_dir``: leave unset for ``<output_dir>/.cache``, a folder to share a cache
     between reproductions, or None for no cache.
@@ -207,14 +236,18 @@ def run_reproduction(
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    if cache_dir is _UNSET:
-        rep = fn(output_dir, quick=quick, seed=seed, data_path=data_path)
-    else:
-        with use_cache_dir(cache_dir):
+    with track_cache() as stats:
+        if cache_dir is _UNSET:
             rep = fn(output_dir, quick=quick, seed=seed, data_path=data_path)
+        else:
+            with use_cache_dir(cache_dir):
+                rep = fn(output_dir, quick=quick, seed=seed, data_path=data_path)
     seconds = time.perf_counter() - start
     if not isinstance(rep, Reproduction):
         raise TypeError(f"reproduction {name!r} returned {type(rep).__name__}, not Reproduction")
-    write_summary(rep, output_dir, seconds=seconds, html=html)
+    write_summary(rep, output_dir, seconds=seconds, html=html, cache_stats=stats.as_dict())
     rep.__dict__["seconds"] = seconds
+    rep.__dict__["cache"] = stats.as_dict()
+    rep.__dict__["compute_seconds"] = stats.compute_seconds
+    rep.__dict__["cold_seconds"] = seconds + stats.cached_seconds
     return rep

@@ -9,6 +9,7 @@ theirs in a module-level ``REPRODUCTIONS = {"name": fn, ...}`` dictionary, which
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,14 +56,28 @@ class Reproduction:
     quick: bool = False
 
 
-def write_csv(path: Path, rows: list[dict[str, Any]]) -> Path:
-    """Write a list of flat dictionaries as CSV (columns from the first row)."""
+def write_csv(
+    path: Path, rows: list[dict[str, Any]], fieldnames: Sequence[str] | None = None
+) -> Path:
+    """Write a list of flat dictionaries as CSV.
+
+    The columns are ``fieldnames`` when given, else the keys of the first row. With no
+    rows the file holds the header only (or nothing, when there is no ``fieldnames``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> p = write_csv(Path(tempfile.mkdtemp()) / "t.csv", [], fieldnames=["a", "b"])
+    >>> p.read_text().splitlines()
+    ['a,b']
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="") as fh:
-        if not rows:
+        columns = list(fieldnames) if fieldnames is not None else list(rows[0]) if rows else []
+        if not columns:
             return path
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
     return path

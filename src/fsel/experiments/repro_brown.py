@@ -34,6 +34,7 @@ Choices the paper leaves open, written down here:
 from __future__ import annotations
 
 import os
+import time
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -41,7 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from fsel.experiments.cache import ResultCache, array_fingerprint, cache_for, estimator_fingerprint
+from fsel.experiments.cache import (
+    ResultCache,
+    array_fingerprint,
+    cache_for,
+    estimator_fingerprint,
+    timed,
+)
 from fsel.experiments.report import Reproduction, write_csv
 from fsel.utils.progress import Progress
 
@@ -193,6 +200,32 @@ def _uci(
 
 
 # --------------------------------------------------------------------------- bootstrap core
+def _bootstrap_parts(
+    selector: Any,
+    dname: str,
+    codes: np.ndarray,
+    view: np.ndarray,
+    y: np.ndarray,
+    *,
+    seed: int,
+    n_bootstraps: int,
+) -> dict[str, Any]:
+    """Cache key of one criterion's bootstrap runs on one data set.
+
+    It holds every array the result depends on: the codes the selector sees, the
+    3-NN view it is scored on (``X_eval``) and the labels.
+    """
+    return {
+        "protocol": "brown-uci-bootstrap-oob-3nn",
+        "selector": estimator_fingerprint(selector, ignore=("n_jobs",)),
+        "dataset": dname,
+        "data": array_fingerprint(codes, y),
+        "eval_data": array_fingerprint(view),
+        "seed": seed,
+        "n_bootstraps": n_bootstraps,
+    }
+
+
 def _bootstrap_runs(
     data: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
     *,
@@ -209,17 +242,11 @@ def _bootstrap_runs(
     total = len(data) * len(criteria) * n_bootstraps
     with Progress(total, "brown bootstraps") as bar:
         for dname, (codes, view, y) in data.items():
-            fp = array_fingerprint(codes, y)
             for crit in criteria:
                 sel = _make_selector(crit, min(K, codes.shape[1]))
-                parts = {
-                    "protocol": "brown-uci-bootstrap-oob-3nn",
-                    "selector": estimator_fingerprint(sel),
-                    "dataset": dname,
-                    "data": fp,
-                    "seed": seed,
-                    "n_bootstraps": n_bootstraps,
-                }
+                parts = _bootstrap_parts(
+                    sel, dname, codes, view, y, seed=seed, n_bootstraps=n_bootstraps
+                )
 
                 def compute(sel=sel, codes=codes, view=view, y=y, dname=dname) -> Any:
                     run = bootstrap_oob_error(
@@ -289,13 +316,14 @@ def _stability_table(
             }
             s = cache.get(parts)
             if s is None:
+                start = time.perf_counter()
                 if weights is None:
                     weights = _info_weights(dname, codes, y, runs, cache)
                 s = {
                     "kuncheva": kuncheva_stability(r["subsets"], codes.shape[1]),
                     "information": information_stability(r["subsets"], codes, weights=weights),
                 }
-                cache.set(parts, s)
+                cache.set(parts, s, seconds=time.perf_counter() - start)
             rows.append(
                 {
                     "dataset": dname,
@@ -439,6 +467,7 @@ def fig5_similarity_map(
             }
             S = cache.get(parts)
             if S is None:
+                start = time.perf_counter()
                 w = (
                     _info_weights(dname, codes, y, runs, cache)
                     if measure == "information"
@@ -447,7 +476,7 @@ def fig5_similarity_map(
                 S = similarity_matrix(
                     subsets, codes.shape[1], measure=measure, codes=codes, weights=w
                 )[1]
-                cache.set(parts, S)
+                cache.set(parts, S, seconds=time.perf_counter() - start)
             mats[measure].append(S)
     plt = _pyplot()
     rows, figs, outliers = [], [], {}
@@ -565,7 +594,7 @@ def table4_pareto(
             }
         )
     table = write_csv(output_dir / "table4.csv", out_rows)
-    write_csv(output_dir / "per_dataset.csv", rows)
+    per_dataset = write_csv(output_dir / "per_dataset.csv", rows)
     cols = []
     rho = {}
     for key, vals in ours_cols.items():
@@ -609,7 +638,7 @@ def table4_pareto(
             f"{best['pareto_information']}, {best['pareto_kuncheva']}, {best['accuracy_rank']}"
             " (paper: JMI in all three)."
         ),
-        tables={"table4": table},
+        tables={"table4": table, "per_dataset": per_dataset},
         figures=[],
         quick=quick,
     )
@@ -647,10 +676,13 @@ def fig9_significance(
                         "rank_worse": round(float(fr.average_ranks[j]), 4),
                     }
                 )
+    # header only when no pair is significant
     table = write_csv(
-        output_dir / "nemenyi_pairs.csv", rows or [{"better": "", "worse": "", "confidence": 0}]
+        output_dir / "nemenyi_pairs.csv",
+        rows,
+        fieldnames=["better", "worse", "confidence", "rank_better", "rank_worse"],
     )
-    write_csv(
+    friedman = write_csv(
         output_dir / "friedman.csv",
         [
             {
@@ -713,7 +745,7 @@ def fig9_significance(
         ours=ours,
         agreement="; ".join(found) + f"; with {len(names)} data sets instead of 15 the Nemenyi "
         "test has less power.",
-        tables={"nemenyi_pairs": table},
+        tables={"nemenyi_pairs": table, "friedman": friedman},
         figures=[f1, f2],
         quick=quick,
     )
@@ -769,13 +801,14 @@ def fig6_rank_vs_training_size(
     from joblib import Parallel, delayed
 
     todo = []
-    for dname, (codes, _view, y) in data.items():
+    for dname, (codes, view, y) in data.items():
         for crit in CRITERIA:
             parts = {
                 "protocol": "brown-fig6-holdout-3nn",
                 "criterion": crit,
                 "dataset": dname,
                 "data": array_fingerprint(codes, y),
+                "eval_data": array_fingerprint(view),
                 "seed": seed,
                 "n_trials": n_trials,
                 "sizes": list(sizes),
@@ -789,13 +822,13 @@ def fig6_rank_vs_training_size(
     # one task per (data set, criterion); each finished task is cached at once, so an
     # interrupted run resumes with the tasks that were left
     tasks = (
-        delayed(_fig6_task)(*data[d], c, _seed_for(seed, d), n_trials, sizes, 140)
+        delayed(timed)(_fig6_task, *data[d], c, _seed_for(seed, d), n_trials, sizes, 140)
         for d, c, _ in todo
     )
     with Progress(len(todo), "brown-fig6") as bar:
         results = Parallel(n_jobs=_n_jobs(), return_as="generator")(tasks)
-        for (dname, crit, parts), res in zip(todo, results, strict=True):
-            cache.set(parts, res)
+        for (dname, crit, parts), (res, secs) in zip(todo, results, strict=True):
+            cache.set(parts, res, seconds=secs)
             errs[(dname, crit)] = res
             bar.update()
     # rank the criteria per (data set, trial, size), then average

@@ -12,7 +12,13 @@
   noise), NPFS(JMI, k=64), n=100.
 
 Full runs use ``$FSEL_N_JOBS`` workers (``fsel reproduce --jobs``); results do not
-depend on it. Reference: Ditzler, G., Polikar, R. & Rosen, G. (2015). A bootstrap based
+depend on it. Every unit of work is cached under ``<output>/.cache``: one NPFS fit
+(Fig. 1, OCR), one ``K x n`` selection matrix (Fig. 2), one cross-validation fold of
+one data set (UCI), so an interrupted run resumes where it stopped. On a terminal the
+NPFS fits draw a progress bar over their bootstraps (Fig. 1, OCR) and the Fig. 2 and
+UCI runs one bar over all their bootstraps.
+
+Reference: Ditzler, G., Polikar, R. & Rosen, G. (2015). A bootstrap based
 Neyman-Pearson test for identifying variable importance. IEEE TNNLS 26(4), 880-886.
 """
 
@@ -26,7 +32,9 @@ from typing import Any
 
 import numpy as np
 
+from fsel.experiments.cache import ResultCache, array_fingerprint, cache_for, estimator_fingerprint
 from fsel.experiments.report import Reproduction, write_csv
+from fsel.utils.progress import Progress
 
 __all__ = ["REPRODUCTIONS", "ditzler_fig1", "ditzler_fig2", "ditzler_ocr", "ditzler_uci"]
 
@@ -49,9 +57,28 @@ def _jmi(k: int) -> Any:
 
 
 def _npfs(k: int, n: int, seed: int, quick: bool, alpha: float = 0.01) -> Any:
+    """NPFS(JMI(k)); ``verbose=1`` draws a bar over its bootstraps on a terminal."""
     from fsel.meta.npfs import NPFS
 
-    return NPFS(_jmi(k), n_bootstraps=n, alpha=alpha, n_jobs=_n_jobs(quick), random_state=seed)
+    return NPFS(
+        _jmi(k),
+        n_bootstraps=n,
+        alpha=alpha,
+        n_jobs=_n_jobs(quick),
+        random_state=seed,
+        verbose=1,
+    )
+
+
+def _cached_fit(cache: ResultCache, est: Any, X: np.ndarray, y: np.ndarray, unit: str) -> Any:
+    """The fitted estimator (NPFS warnings silenced), cached by its parameters (less
+    ``n_jobs`` and ``verbose``, which do not change the fit) and the data."""
+    parts = {
+        "protocol": f"ditzler-{unit}",
+        "estimator": estimator_fingerprint(est, ignore=("n_jobs", "verbose")),
+        "data": array_fingerprint(X, y),
+    }
+    return cache.get_or_compute(parts, lambda: _fit_quiet(est, X, y))
 
 
 def _fit_quiet(est: Any, X: np.ndarray, y: np.ndarray) -> Any:
@@ -95,10 +122,11 @@ def ditzler_fig1(
     M, K, k_star = 1000, 25, 5
     n = 25 if quick else 100
     X, y, relevant = make_npfs_uniform(M, K, k_star, random_state=seed)
+    cache = cache_for(output_dir)
     rows, table = [], []
     fig, axes = _figure(2, 2, (11, 8))
     for ax, k in zip(axes.ravel(), (10, 15, 20, 24), strict=True):
-        npfs = _fit_quiet(_npfs(k, n, seed, quick), X, y)
+        npfs = _cached_fit(cache, _npfs(k, n, seed, quick), X, y, "fig1-npfs")
         found = npfs.relevant_features_.tolist()
         tp = len(set(found) & set(relevant.tolist()))
         rows.append(
@@ -190,12 +218,35 @@ def ditzler_fig2(
         Ks, ks, n_max, M = (50, 100, 250), (3, 5, 10, 15, 25), 500, 1000
     rows, table = [], []
     final: dict[tuple[int, int], tuple[int, int]] = {}
+    cache = cache_for(output_dir)
     fig, axes = _figure(1, len(Ks), (5.0 * len(Ks), 4.0))
+    bar = Progress(len(Ks) * len(ks) * n_max, "ditzler-fig2 bootstraps")
     for ax, K in zip(axes.ravel(), Ks, strict=True):
         X, y, relevant = make_npfs_uniform(M, K, k_star, random_state=seed)
         curves = {}
         for k in ks:
-            Mx = selection_matrix(_jmi(k), X, y, n_max, random_state=seed, n_jobs=_n_jobs(quick))
+            parts = {
+                "protocol": "ditzler-fig2-selection-matrix",
+                "selector": estimator_fingerprint(_jmi(k)),
+                "data": array_fingerprint(X, y),
+                "n_bootstraps": n_max,
+                "seed": seed,
+            }
+            before = bar.n
+            Mx = cache.get_or_compute(
+                parts,
+                lambda k=k, X=X, y=y: selection_matrix(
+                    _jmi(k),
+                    X,
+                    y,
+                    n_max,
+                    random_state=seed,
+                    n_jobs=_n_jobs(quick),
+                    progress=bar.update,
+                ),
+            )
+            if bar.n == before:  # from the cache
+                bar.update(n_max)
             ns, counts = npfs_curve(Mx, alpha=0.01)
             curves[f"k={k}"] = (ns, counts)
             rows += [
@@ -211,6 +262,7 @@ def ditzler_fig2(
                 final[(K, k)] = (r.n_relevant, tp)
             table.append([K, k, *cells])
         plot_relevant_vs_bootstraps(curves, ax=ax, true_k=k_star, title=f"K = {K}, k* = {k_star}")
+    bar.close()
     fig_path = output_dir / "ditzler_fig2.png"
     fig.savefig(fig_path, dpi=110)
     csv_path = write_csv(output_dir / "ditzler_fig2.csv", rows)
@@ -271,43 +323,103 @@ _UCI = (
 _UCI_QUICK = ("wine", "soybean_small")
 
 
-def _fold_errors(
-    X: np.ndarray, y: np.ndarray, n_folds: int, n_boot: int, seed: int, quick: bool
-) -> dict[str, list[float]]:
-    """Errors per fold of nb/cart on all, JMI top-10 and NPFS features.
+def _npfs_relevant(
+    Xtr: np.ndarray,
+    ytr: np.ndarray,
+    k: int,
+    n_boot: int,
+    seed: int,
+    quick: bool,
+    progress: Callable[[], None] | None = None,
+) -> np.ndarray:
+    """``NPFS(JMI(k), n_boot, alpha=0.01, random_state=seed).fit(Xtr, ytr)``'s
+    ``relevant_features_``, from NPFS's own two steps (its selection matrix and test)
+    so that ``progress`` is called after every bootstrap."""
+    from fsel.meta.npfs import npfs_test
+    from fsel.meta.resampling import selection_matrix
 
-    Features are selected on each training fold only. A fold where NPFS finds no
+    M = selection_matrix(
+        _jmi(k), Xtr, ytr, n_boot, random_state=seed, n_jobs=_n_jobs(quick), progress=progress
+    )
+    return npfs_test(M, alpha=0.01).relevant
+
+
+def _fold_errors(
+    X: np.ndarray,
+    y: np.ndarray,
+    train: np.ndarray,
+    n_boot: int,
+    seed: int,
+    quick: bool,
+    progress: Callable[[], None] | None = None,
+) -> dict[str, float]:
+    """Errors of nb/cart on all, JMI top-10 and NPFS features on one fold.
+
+    Features are selected on the training fold only. A fold where NPFS finds no
     relevant feature predicts the training fold's majority class.
     """
     from sklearn.naive_bayes import GaussianNB
     from sklearn.tree import DecisionTreeClassifier
 
-    from fsel.meta.resampling import resample_indices
-
     n, K = X.shape
     k = min(10, K - 1)
-    out: dict[str, list[float]] = {
-        f"{c}-{s}": [] for c in ("nb", "cart") for s in ("all", "jmi", "npfs")
-    }
-    out["n_npfs"] = []
-    for train in resample_indices(n, n_folds, scheme="kfold", random_state=seed):
-        test = np.ones(n, dtype=bool)
-        test[train] = False
-        Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
-        jmi = _jmi(k).fit(Xtr, ytr).selection_order_
-        npfs = _fit_quiet(_npfs(k, n_boot, seed, quick), Xtr, ytr).relevant_features_
-        out["n_npfs"].append(float(npfs.size))
-        for cname, model in (
-            ("nb", GaussianNB()),
-            ("cart", DecisionTreeClassifier(random_state=0)),
-        ):
-            for sname, feats in (("all", np.arange(K)), ("jmi", jmi), ("npfs", npfs)):
-                if feats.size == 0:
-                    vals, cnt = np.unique(ytr, return_counts=True)
-                    pred = np.full(yte.shape, vals[np.argmax(cnt)])
-                else:
-                    pred = model.fit(Xtr[:, feats], ytr).predict(Xte[:, feats])
-                out[f"{cname}-{sname}"].append(float(np.mean(pred != yte)))
+    out: dict[str, float] = {}
+    test = np.ones(n, dtype=bool)
+    test[train] = False
+    Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
+    jmi = _jmi(k).fit(Xtr, ytr).selection_order_
+    npfs = _npfs_relevant(Xtr, ytr, k, n_boot, seed, quick, progress)
+    out["n_npfs"] = float(npfs.size)
+    for cname, model in (
+        ("nb", GaussianNB()),
+        ("cart", DecisionTreeClassifier(random_state=0)),
+    ):
+        for sname, feats in (("all", np.arange(K)), ("jmi", jmi), ("npfs", npfs)):
+            if feats.size == 0:
+                vals, cnt = np.unique(ytr, return_counts=True)
+                pred = np.full(yte.shape, vals[np.argmax(cnt)])
+            else:
+                pred = model.fit(Xtr[:, feats], ytr).predict(Xte[:, feats])
+            out[f"{cname}-{sname}"] = float(np.mean(pred != yte))
+    return out
+
+
+def _cv_errors(
+    cache: ResultCache,
+    name: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    n_folds: int,
+    n_boot: int,
+    seed: int,
+    quick: bool,
+    bar: Progress,
+) -> dict[str, list[float]]:
+    """:func:`_fold_errors` of every fold, each fold cached as one unit."""
+    from fsel.meta.resampling import resample_indices
+
+    out: dict[str, list[float]] = {}
+    folds = resample_indices(X.shape[0], n_folds, scheme="kfold", random_state=seed)
+    for f, train in enumerate(folds):
+        parts = {
+            "protocol": "ditzler-uci-fold",
+            "dataset": name,
+            "data": array_fingerprint(X, y),
+            "n_folds": n_folds,
+            "fold": f,
+            "train": array_fingerprint(train),
+            "n_bootstraps": n_boot,
+            "seed": seed,
+        }
+        before = bar.n
+        e = cache.get_or_compute(
+            parts,
+            lambda train=train: _fold_errors(X, y, train, n_boot, seed, quick, bar.update),
+        )
+        if bar.n == before:  # from the cache
+            bar.update(n_boot)
+        for key, v in e.items():
+            out.setdefault(key, []).append(v)
     return out
 
 
@@ -329,14 +441,17 @@ def ditzler_uci(
     n_folds, n_boot = (3, 25) if quick else (10, 100)
     methods = ["nb-all", "nb-jmi", "nb-npfs", "cart-all", "cart-jmi", "cart-npfs"]
     rows, errs, skipped = [], [], []
+    cache = cache_for(output_dir)
+    bar = Progress(len(names) * n_folds * n_boot, "ditzler-uci bootstraps")
     for name in names:
         ds = load(name, data_path)
         X = np.asarray(ds.X, dtype=np.float64)
         y = np.asarray(ds.y)
         if not np.isfinite(X).all():  # the protocol has no imputation step
             skipped.append(name)
+            bar.update(n_folds * n_boot)
             continue
-        e = _fold_errors(X, y, n_folds, n_boot, seed, quick)
+        e = _cv_errors(cache, name, X, y, n_folds, n_boot, seed, quick, bar)
         mean = {m: float(np.mean(e[m])) for m in methods}
         errs.append([mean[m] for m in methods])
         rows.append(
@@ -348,6 +463,7 @@ def ditzler_uci(
                 "npfs_mean_n_features": round(float(np.mean(e["n_npfs"])), 1),
             }
         )
+    bar.close()
     E = np.asarray(errs)
 
     def _wil(a: int, b: int) -> str:
@@ -427,7 +543,11 @@ def ditzler_ocr(
     # two readings of the pixels: their raw values 0..16 as codes (SPEC: integer
     # columns are codes), and 5 equal-width bins (the UCI protocol's discretisation)
     variants = {"raw codes": X, "5 equal-width bins": X.astype(np.float64)}
-    fits = {name: _fit_quiet(_npfs(64, n, seed, quick), Xv, y) for name, Xv in variants.items()}
+    cache = cache_for(output_dir)
+    fits = {
+        name: _cached_fit(cache, _npfs(64, n, seed, quick), Xv, y, "ocr-npfs")
+        for name, Xv in variants.items()
+    }
     rows, lines = [], []
     for name, npfs in fits.items():
         found = npfs.relevant_features_

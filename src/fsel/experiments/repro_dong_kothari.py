@@ -41,6 +41,12 @@ Choices the paper leaves open, written down here:
   a warm-up fit so numba compilation is not counted.
 * Feature indices: 0-based everywhere in our tables; the paper's 1-based numbers are
   converted (``paper - 1``) in the columns marked "paper".
+
+Every unit of work is cached under ``<output>/.cache`` (Table 1: one (N, trial); the
+other tables: one selection, and one (data set, classifier) with its full / subset /
+wrapper accuracies), so an interrupted run resumes where it stopped; CPU times are
+stored with the unit and reported as measured when it was computed. On a terminal a
+progress bar counts the units.
 """
 
 from __future__ import annotations
@@ -52,8 +58,10 @@ from typing import Any
 
 import numpy as np
 
+from fsel.experiments.cache import ResultCache, array_fingerprint, cache_for, estimator_fingerprint
 from fsel.experiments.protocols import cv_error
 from fsel.experiments.report import Reproduction, write_csv
+from fsel.utils.progress import Progress
 
 __all__ = [
     "REPRODUCTIONS",
@@ -221,10 +229,80 @@ def _ours(
     return sel.selection_order_.tolist(), sel.selection_scores_.tolist(), cpu
 
 
+_WARM = False
+
+
 def _warm_up() -> None:
-    """One tiny fit, so that numba compilation is not counted in CPU times."""
+    """One tiny fit (once a process), so that numba compilation is not counted in CPU
+    times."""
+    global _WARM
+    if _WARM:
+        return
     rng = np.random.default_rng(0)
     _ours(rng.normal(size=(20, 3)), np.repeat([0, 1], 10), np.zeros(3, dtype=bool), 3.0, 2)
+    _WARM = True
+
+
+def _data_key(X: np.ndarray, y: np.ndarray, symbolic: np.ndarray) -> str:
+    return array_fingerprint(X, y, symbolic)
+
+
+def _cached_ours(
+    cache: ResultCache,
+    X: np.ndarray,
+    y: np.ndarray,
+    symbolic: np.ndarray,
+    radius_factor: float = 3.0,
+) -> tuple[list[int], list[float], float]:
+    """:func:`_ours` (selection order, L steps, CPU s), cached by data and radius."""
+    parts = {
+        "protocol": "dongkothari-selection",
+        "data": _data_key(X, y, symbolic),
+        "radius_factor": float(radius_factor),
+    }
+
+    def compute() -> tuple[list[int], list[float], float]:
+        _warm_up()
+        return _ours(X, y, symbolic, radius_factor)
+
+    return cache.get_or_compute(parts, compute)
+
+
+def _classifier_unit(
+    cache: ResultCache,
+    X: np.ndarray,
+    y: np.ndarray,
+    symbolic: np.ndarray,
+    clf: Any,
+    order: Sequence[int],
+    trials: int,
+    seed: int,
+    wrapper: bool = True,
+) -> dict[str, Any]:
+    """CV accuracies of one classifier with all features, ``order`` and the wrapper's
+    subset (skipped when ``wrapper`` is False), cached as one unit."""
+    parts = {
+        "protocol": "dongkothari-cv-accuracy",
+        "data": array_fingerprint(X, y),
+        "symbolic": array_fingerprint(symbolic),
+        "classifier": estimator_fingerprint(clf),
+        "subset": [int(i) for i in order],
+        "trials": trials,
+        "seed": seed,
+        "wrapper": wrapper,
+    }
+
+    def compute() -> dict[str, Any]:
+        full = _cv_accuracy(X, y, clf, None, trials, seed)
+        sub = _cv_accuracy(X, y, clf, order, trials, seed)
+        if wrapper:
+            w_subset, w_cpu = _wrapper(X, y, clf)
+            wrap = _cv_accuracy(X, y, clf, w_subset, trials, seed)
+        else:
+            w_subset, w_cpu, wrap = [], float("nan"), [float("nan")]
+        return {"full": full, "sub": sub, "wrap": wrap, "w_subset": w_subset, "w_cpu": w_cpu}
+
+    return cache.get_or_compute(parts, compute)
 
 
 def _wrapper(X: np.ndarray, y: np.ndarray, clf: Any) -> tuple[list[int], float]:
@@ -297,13 +375,27 @@ def group1_table1(
     subsets = ([0], [0, 1], [0, 1, 2])
     rows, summary = [], []
     seeds = replicate_seeds(seed, len(sizes) * trials)
+    cache = cache_for(output_dir)
     means = {}
+    bar = Progress(len(sizes) * trials, "dongkothari-group1 trials")
     for a, n in enumerate(sizes):
         vals = np.empty((trials, 3))
         for t in range(trials):
-            X, y, _ = make_dong_kothari(n, random_state=seeds[a * trials + t])
+            s_t = seeds[a * trials + t]
+            parts = {
+                "protocol": "dongkothari-group1-L",
+                "n_samples": n,
+                "seed": [str(s_t.entropy), list(s_t.spawn_key)],
+                "subsets": subsets,
+            }
+
+            def compute(n: int = n, s_t: Any = s_t) -> list[float]:
+                X, y, _ = make_dong_kothari(n, random_state=s_t)
+                return [float(classifiability(X, y, features=f)) for f in subsets]
+
+            vals[t] = cache.get_or_compute(parts, compute)
+            bar.update()
             for s, feats in enumerate(subsets):
-                vals[t, s] = classifiability(X, y, features=feats)
                 rows.append(
                     {
                         "n_samples": n,
@@ -327,6 +419,7 @@ def group1_table1(
                     "paper_std": p_std,
                 }
             )
+    bar.close()
     tables = {
         "trials": write_csv(output_dir / "group1_trials.csv", rows),
         "table1": write_csv(output_dir / "group1_table1.csv", summary),
@@ -433,14 +526,17 @@ def group2_tables2_3(
     output_dir.mkdir(parents=True, exist_ok=True)
     names = ("corral", "monk-1", "pima") if quick else _GROUP2
     trials = 2 if quick else 10
-    _warm_up()
+    cache = cache_for(output_dir)
     rows, md_sel, md_acc = [], [], []
     agree_sets = inside_paper = 0
     gains, vs_wrapper = [], []
+    # units: one selection and two classifiers per data set
+    bar = Progress(3 * len(names), "dongkothari-group2 units")
     for name in names:
         X, y, symbolic = _group2_data(name, seed, data_path)
         all_sym = bool(symbolic.all())
-        order, scores, cpu = _ours(X, y, symbolic)
+        order, scores, cpu = _cached_ours(cache, X, y, symbolic)
+        bar.update()
         clfs = _classifiers(all_sym, X)
         paper_subset = _zero_based(PAPER_TABLE2[name][0])
         agree_sets += set(order) == set(paper_subset)
@@ -457,10 +553,10 @@ def group2_tables2_3(
         acc_cells = []
         for cname, clf in clfs.items():
             Xc = _prepare_nb_input(X, all_sym) if cname == "NB" else X
-            full = _cv_accuracy(Xc, y, clf, None, trials, seed)
-            sub = _cv_accuracy(Xc, y, clf, order, trials, seed)
-            w_subset, w_cpu = _wrapper(Xc, y, clf)
-            wrap = _cv_accuracy(Xc, y, clf, w_subset, trials, seed)
+            u = _classifier_unit(cache, Xc, y, symbolic, clf, order, trials, seed)
+            bar.update()
+            full, sub, wrap = u["full"], u["sub"], u["wrap"]
+            w_subset, w_cpu = u["w_subset"], u["w_cpu"]
             gains.append(np.mean(sub) - np.mean(full))
             vs_wrapper.append(np.mean(sub) - np.mean(wrap))
             row.update(
@@ -490,6 +586,7 @@ def group2_tables2_3(
         md_acc.append(
             [name, *acc_cells[:3], f"{p[0]} → {p[2]}", *acc_cells[3:], f"{p[1]} → {p[3]}"]
         )
+    bar.close()
     tables = {"group2": write_csv(output_dir / "group2_tables2_3.csv", rows)}
     ours = (
         "Selected subsets (0-based, in selection order):\n\n"
@@ -562,17 +659,20 @@ def group3_tables4_5(
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     trials = 2 if quick else 10
-    _warm_up()
+    cache = cache_for(output_dir)
     sets = [("sonar -> ionosphere", "ionosphere")]
     if not quick:
         sets.append(("digit (mfeat 0-4)", "mfeat"))
     rows, md_rows = [], []
+    # units: one selection and two classifiers per data set
+    bar = Progress(3 * len(sets), "dongkothari-group3 units")
     for label, file in sets:
         X, y, symbolic = _load_table(file, data_path)
         if file == "mfeat":
             keep = y < 5
             X, y = X[keep], y[keep]
-        order, _, cpu = _ours(X, y, symbolic)
+        order, _, cpu = _cached_ours(cache, X, y, symbolic)
+        bar.update()
         clfs = _classifiers(False, X)
         row: dict[str, Any] = {
             "data_set": label,
@@ -583,13 +683,11 @@ def group3_tables4_5(
         }
         cells = []
         for cname, clf in clfs.items():
-            full = _cv_accuracy(X, y, clf, None, trials, seed)
-            sub = _cv_accuracy(X, y, clf, order, trials, seed)
-            if quick and cname == "ID3":
-                w_subset, w_cpu, wrap = [], float("nan"), [float("nan")]
-            else:
-                w_subset, w_cpu = _wrapper(X, y, clf)
-                wrap = _cv_accuracy(X, y, clf, w_subset, trials, seed)
+            wrapper = not (quick and cname == "ID3")
+            u = _classifier_unit(cache, X, y, symbolic, clf, order, trials, seed, wrapper)
+            bar.update()
+            full, sub, wrap = u["full"], u["sub"], u["wrap"]
+            w_subset, w_cpu = u["w_subset"], u["w_cpu"]
             row.update(
                 {
                     f"{cname}_full": _pm(full),
@@ -605,6 +703,7 @@ def group3_tables4_5(
         md_rows.append(
             [label, f"{X.shape[0]}x{X.shape[1]}", f"{row['subset']} ({cpu:.2f} s)", *cells]
         )
+    bar.close()
     tables = {"group3": write_csv(output_dir / "group3_tables4_5.csv", rows)}
     ours = _md(
         [
@@ -664,12 +763,15 @@ def group4_table6(
     output_dir.mkdir(parents=True, exist_ok=True)
     factors = (2, 3, 5, 8)
     names = ("pima",) if quick else ("crx", "pima")
+    cache = cache_for(output_dir)
     rows, md_rows = [], []
     n_same = n_total = 0
+    bar = Progress(len(names) * len(factors), "dongkothari-group4 selections")
     for name in names:
         X, y, symbolic = _group2_data(name, seed, data_path)
         for rf in factors:
-            order, scores, cpu = _ours(X, y, symbolic, radius_factor=float(rf))
+            order, scores, cpu = _cached_ours(cache, X, y, symbolic, radius_factor=float(rf))
+            bar.update()
             paper = _zero_based(PAPER_TABLE6[name][rf])
             n_total += 1
             n_same += order == paper
@@ -684,6 +786,7 @@ def group4_table6(
                 }
             )
             md_rows.append([name, f"{rf}r", " ".join(map(str, order)), " ".join(map(str, paper))])
+    bar.close()
     tables = {"group4": write_csv(output_dir / "group4_table6.csv", rows)}
     ours = _md(["data set", "d", "ours (0-based)", "paper (0-based)"], md_rows)
     stable = {

@@ -24,7 +24,10 @@ Protocol choices the paper leaves open (stated, not tuned):
   continuous data they do not occur.
 
 Reproductions: ``yuan-table1``, ``yuan-table2``, ``yuan-sensitivity``
-(``fsel reproduce NAME [--quick] [--seed S]``).
+(``fsel reproduce NAME [--quick] [--seed S]``). They cache every block of data sets of
+one model (the joblib task of :func:`simulate`: 250 data sets without bootstrap, 5
+with), so an interrupted run resumes with the blocks that were left, and draw a
+progress bar over the data sets on a terminal.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from fsel.datasets import make_yuan_regression
+from fsel.experiments.cache import cache_for, timed
 from fsel.experiments.report import Reproduction, write_csv
 from fsel.kernels.ranking_indices import (
     INDEX_NAMES,
@@ -49,6 +53,7 @@ from fsel.kernels.ranking_indices import (
 )
 from fsel.meta.bootstrap_ranking import bootstrap_scores
 from fsel.meta.resampling import replicate_seeds
+from fsel.utils.progress import Progress
 
 __all__ = [
     "PAPER_TABLE1",
@@ -234,6 +239,29 @@ def _bootstrap_task(
     return np.array(boot), np.array(plain)
 
 
+def _block_parts(
+    model: int,
+    block: Sequence[np.random.SeedSequence],
+    n: int,
+    d: int,
+    names: tuple[str, ...],
+    params: dict[str, int],
+    n_bootstraps: int,
+) -> dict[str, Any]:
+    """Cache key of one block: everything its detections depend on, the seeds included
+    (a child seed is fixed by its root entropy and spawn key)."""
+    return {
+        "protocol": "yuan-detection-block",
+        "model": model,
+        "indices": list(names),
+        "params": params,
+        "n_samples": n,
+        "n_features": d,
+        "n_bootstraps": n_bootstraps,
+        "seeds": [[str(s.entropy), list(s.spawn_key)] for s in block],
+    }
+
+
 def simulate(
     *,
     models: Sequence[int] = MODELS,
@@ -248,6 +276,8 @@ def simulate(
     n_bins_y: int | str = "auto",
     random_state: Any = 0,
     n_jobs: int | None = None,
+    cache: Any = None,
+    progress: Callable[[int], None] | None = None,
 ) -> YuanSimulation:
     """Run Yuan's detection-rate simulation (Section IV) for several models and indices.
 
@@ -271,6 +301,12 @@ def simulate(
     random_state : int, SeedSequence or None
     n_jobs : int or None
         joblib workers over blocks of data sets; results do not depend on it.
+    cache : ResultCache, optional
+        A :class:`fsel.experiments.cache.ResultCache`: every block of data sets (250
+        without bootstrap, 5 with) is looked up there first and stored as soon as it
+        is done, so an interrupted run resumes with the blocks that were left.
+    progress : callable, optional
+        Called with the number of data sets of every finished (or cached) block.
 
     Returns
     -------
@@ -302,25 +338,47 @@ def simulate(
     per_task = 250 if n_bootstraps == 0 else 5
     det = np.zeros((len(models), len(names), total), dtype=bool)
     plain = np.zeros_like(det) if n_bootstraps else None
-    parallel = Parallel(n_jobs=n_jobs)
     # one root seed per model number, so a run on a subset of the models agrees
     roots = replicate_seeds(random_state, len(N_GENUINE))
+    results: dict[tuple[int, int], Any] = {}
+    todo = []
     for a, model in enumerate(models):
         seeds = roots[model - 1].spawn(total)
-        blocks = [seeds[i : i + per_task] for i in range(0, total, per_task)]
-        if n_bootstraps == 0:
-            parts = parallel(
-                delayed(_plain_task)(model, blk, n_samples, n_features, names, params)
-                for blk in blocks
+        for i in range(0, total, per_task):
+            blk = seeds[i : i + per_task]
+            key = _block_parts(model, blk, n_samples, n_features, names, params, n_bootstraps)
+            hit = None if cache is None else cache.get(key)
+            if hit is not None:
+                results[(a, i)] = hit
+                if progress is not None:
+                    progress(len(blk))
+            else:
+                todo.append((a, i, model, blk, key))
+    if n_bootstraps == 0:
+        tasks = (
+            delayed(timed)(_plain_task, model, blk, n_samples, n_features, names, params)
+            for _, _, model, blk, _ in todo
+        )
+    else:
+        tasks = (
+            delayed(timed)(
+                _bootstrap_task, model, blk, n_samples, n_features, names, params, n_bootstraps
             )
+            for _, _, model, blk, _ in todo
+        )
+    # each block is stored as soon as it is done (generator), in submission order
+    done = Parallel(n_jobs=n_jobs, return_as="generator")(tasks)
+    for (a, i, _, blk, key), (res, secs) in zip(todo, done, strict=True):
+        if cache is not None:
+            cache.set(key, res, seconds=secs)
+        results[(a, i)] = res
+        if progress is not None:
+            progress(len(blk))
+    for a in range(len(models)):
+        parts = [results[(a, i)] for i in range(0, total, per_task)]
+        if n_bootstraps == 0:
             det[a] = np.concatenate(parts).T
         else:
-            parts = parallel(
-                delayed(_bootstrap_task)(
-                    model, blk, n_samples, n_features, names, params, n_bootstraps
-                )
-                for blk in blocks
-            )
             det[a] = np.concatenate([p[0] for p in parts]).T
             plain[a] = np.concatenate([p[1] for p in parts]).T  # type: ignore[index]
     shape = (len(models), len(names), n_repeats, n_datasets)
@@ -350,11 +408,15 @@ _FAMILIES = {
 _CHANCE = {m: 1.0 / math.comb(10, k) for m, k in N_GENUINE.items()}
 
 
-def _cached_simulation(output_dir: Path, **kwargs: Any) -> YuanSimulation:
-    from fsel.experiments.cache import cache_for
-
-    parts = {"protocol": "yuan-simulation-v1", **kwargs}
-    return cache_for(output_dir).get_or_compute(parts, lambda: simulate(**kwargs))
+def _cached_simulation(
+    output_dir: Path, bar: Progress | None = None, **kwargs: Any
+) -> YuanSimulation:
+    """:func:`simulate` with every block of data sets cached under ``output_dir``."""
+    return simulate(
+        cache=cache_for(output_dir),
+        progress=None if bar is None else bar.update,
+        **kwargs,
+    )
 
 
 def _md(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
@@ -433,7 +495,8 @@ def yuan_table1(
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     R, M = (20, 5) if quick else (100, 100)
-    sim = _cached_simulation(output_dir, n_datasets=R, n_repeats=M, random_state=seed)
+    with Progress(len(MODELS) * R * M, "yuan-table1 data sets") as bar:
+        sim = _cached_simulation(output_dir, bar, n_datasets=R, n_repeats=M, random_state=seed)
     names = list(sim.indices)
     paper_mean = np.array([[PAPER_TABLE1[m][nm][0] for nm in names] for m in sim.models])
     mean, std = sim.mean(), sim.std()
@@ -529,9 +592,10 @@ def yuan_table2(
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     R, B = (10, 10) if quick else (100, 100)
-    sim = _cached_simulation(
-        output_dir, n_datasets=R, n_repeats=1, n_bootstraps=B, random_state=seed
-    )
+    with Progress(len(MODELS) * R, "yuan-table2 data sets") as bar:
+        sim = _cached_simulation(
+            output_dir, bar, n_datasets=R, n_repeats=1, n_bootstraps=B, random_state=seed
+        )
     names = list(sim.indices)
     boot, plain, se = sim.mean(), sim.mean(plain=True), sim.std()
     paper2 = np.array([[PAPER_TABLE2[m][nm] for nm in names] for m in sim.models])
@@ -637,11 +701,20 @@ def yuan_sensitivity(
     settings = [("K-S", "n_slices", h, ("K1", "K2", "K3")) for h in (5, 10, 20)]
     settings += [("table", "n_bins", s, ("chi2", "mi")) for s in (4, 6, 8, 10)]
     rows, md_rows, gap_by = [], [], {}
-    for fam, param, value, idx in settings:
-        kw = {"n_slices": value} if param == "n_slices" else {"n_bins_x": value, "n_bins_y": value}
-        sim = _cached_simulation(
-            output_dir, indices=idx, n_datasets=R, n_repeats=M, random_state=seed, **kw
-        )
+    sims = []
+    with Progress(len(settings) * len(MODELS) * R * M, "yuan-sensitivity data sets") as bar:
+        for _fam, param, value, idx in settings:
+            kw = (
+                {"n_slices": value}
+                if param == "n_slices"
+                else {"n_bins_x": value, "n_bins_y": value}
+            )
+            sims.append(
+                _cached_simulation(
+                    output_dir, bar, indices=idx, n_datasets=R, n_repeats=M, random_state=seed, **kw
+                )
+            )
+    for (fam, _param, value, idx), sim in zip(settings, sims, strict=True):
         mean = sim.mean()
         paper = np.array([[PAPER_TABLE1[m][nm][0] for nm in idx] for m in sim.models])
         gap = float(np.mean(np.abs(mean - paper)))
