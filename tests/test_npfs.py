@@ -16,6 +16,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import fsel
+from _joblib_backends import MP_MARKS
 from fsel.datasets import make_npfs_uniform
 from fsel.meta.npfs import (
     NPFS,
@@ -218,21 +219,6 @@ def test_callable_and_kbest_give_same_matrix(uniform):
     np.testing.assert_array_equal(a.selection_matrix_, b.selection_matrix_)
 
 
-def _multiprocessing_available():
-    from joblib._multiprocessing_helpers import mp
-
-    return mp is not None
-
-
-# joblib's "multiprocessing" backend forks; Python >= 3.12 warns when a process with
-# threads (loky's, dask's) forks, which this suite would turn into an error
-_MP = [
-    pytest.mark.skipif(not _multiprocessing_available(), reason="multiprocessing unavailable"),
-    pytest.mark.filterwarnings(
-        "ignore:.*use of fork\\(\\) may lead to deadlocks:DeprecationWarning"
-    ),
-]
-
 _BACKENDS = [
     ("sequential", 1),
     ("threading", 2),
@@ -240,7 +226,7 @@ _BACKENDS = [
     pytest.param(
         "multiprocessing",
         2,
-        marks=_MP,
+        marks=MP_MARKS,
     ),
 ]
 
@@ -320,8 +306,8 @@ def test_stability_report(uniform):
     assert npfs.stability_.nogueira.stability == pytest.approx(1.0)
 
 
-@_MP[0]
-@_MP[1]
+@MP_MARKS[0]
+@MP_MARKS[1]
 def test_multiprocessing_backend_with_progress(uniform):
     # joblib's "multiprocessing" backend cannot stream results (return_as="generator");
     # the replicates still run there, identically, and the progress bar still advances

@@ -9,6 +9,7 @@ import pytest
 from joblib import Parallel, delayed, parallel_config
 from sklearn.feature_selection import SelectKBest, f_classif
 
+from _joblib_backends import MP_MARKS
 from fsel.meta.resampling import (
     Resample,
     bootstrap_indices,
@@ -94,29 +95,13 @@ def _row_sum(X, y, idx):
     return float(X[idx].sum() + y[idx].sum())
 
 
-def _multiprocessing_available():
-    from joblib._multiprocessing_helpers import mp
-
-    return mp is not None
-
-
-# joblib's "multiprocessing" backend forks; Python >= 3.12 warns when a process with
-# threads (loky's, dask's) forks, which this suite would turn into an error
-_MP = [
-    pytest.mark.skipif(not _multiprocessing_available(), reason="multiprocessing unavailable"),
-    pytest.mark.filterwarnings(
-        "ignore:.*use of fork\\(\\) may lead to deadlocks:DeprecationWarning"
-    ),
-]
-
-
 @pytest.mark.parametrize(
     "backend,n_jobs",
     [
         ("sequential", 1),
         ("threading", 2),
         ("loky", 2),
-        pytest.param("multiprocessing", 2, marks=_MP),
+        pytest.param("multiprocessing", 2, marks=MP_MARKS),
     ],
 )
 def test_run_replicates_identical_on_every_backend(backend, n_jobs):
@@ -134,7 +119,7 @@ def _arg_types(X, y, idx, *, extra):
     return type(X), type(y), type(extra)
 
 
-@pytest.mark.parametrize("backend", ["loky", pytest.param("multiprocessing", marks=_MP)])
+@pytest.mark.parametrize("backend", ["loky", pytest.param("multiprocessing", marks=MP_MARKS)])
 def test_process_backend_ships_small_data_once(backend):
     # joblib alone pickles arrays under max_nbytes (1 MB) into every task batch;
     # run_replicates hands the workers memory maps of one file per array instead
@@ -167,8 +152,8 @@ def test_process_backend_writes_the_data_once_and_keeps_the_pool():
     assert len(before | after | {p for _, p in out}) <= 2
 
 
-@_MP[0]
-@_MP[1]
+@MP_MARKS[0]
+@MP_MARKS[1]
 def test_explicit_max_nbytes_is_honoured():
     # a caller's own parallel_config(max_nbytes=None) turns memory-mapping off (tested
     # on the multiprocessing backend: a new loky pool would cost a worker start-up)
