@@ -1,8 +1,10 @@
-"""The layers import only downwards, and ``import fsel`` stays light."""
+"""The layers import only downwards, ``import fsel`` stays light, and pairwise distances
+are computed in one place, ``fsel.kernels.distances``."""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +52,60 @@ def test_import_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ----------------------------------------------------------- one distance kernel
+DISTANCES = SRC / "kernels" / "distances.py"
+#: Names of functions that compute distances; only kernels/distances.py defines them.
+DISTANCE_NAME = re.compile(r"distance|delta|manhattan|euclid", re.IGNORECASE)
+#: What the distance users must take from kernels/distances.py (and use).
+DISTANCE_USERS = {
+    "kernels/neighbors.py": {"map_distance_rows", "full_distance_matrix"},
+    "kernels/classifiability.py": {"sq_delta", "mixed_sq_distances", "numba_sq_delta_add"},
+}
+
+
+def _defined_functions(tree: ast.AST) -> list[str]:
+    """Every function defined in a module, nested ones (the numba kernels) included."""
+    return [
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+
+
+def test_only_kernels_distances_defines_distance_functions():
+    bad = []
+    for path in SRC.rglob("*.py"):
+        if path == DISTANCES:
+            continue
+        for name in _defined_functions(ast.parse(path.read_text())):
+            if DISTANCE_NAME.search(name):
+                bad.append(f"{path.relative_to(SRC)} defines {name}()")
+    assert not bad, f"pairwise distances belong in kernels/distances.py: {bad}"
+    # and the kernel does hold them
+    names = set(_defined_functions(ast.parse(DISTANCES.read_text())))
+    assert {"sq_delta", "mixed_sq_distances", "distance_block", "manhattan_upper"} <= names
+
+
+@pytest.mark.parametrize("module", sorted(DISTANCE_USERS))
+def test_distance_users_take_their_distances_from_kernels_distances(module):
+    tree = ast.parse((SRC / module).read_text())
+    imported = {
+        a.asname or a.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "fsel.kernels.distances"
+        for a in node.names
+    }
+    missing = DISTANCE_USERS[module] - imported
+    assert not missing, f"{module} does not import {missing} from fsel.kernels.distances"
+    # imported to be used (or re-exported), not merely named
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    unused = {name for name in DISTANCE_USERS[module] if name not in used}
+    exported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            exported = set(ast.literal_eval(node.value))
+    assert unused <= exported, f"{module} imports {unused - exported} without using them"

@@ -13,7 +13,14 @@ from fsel.kernels.distances import (
     block_rows_for_budget,
     distance_block,
     distance_blocks,
+    full_distance_matrix,
+    mixed_sq_distances,
+    numba_available,
+    numba_sq_delta_add,
+    sq_delta,
 )
+
+needs_numba = pytest.mark.skipif(not numba_available(), reason="numba absent or disabled")
 
 
 def _loops(X, Y, metric):
@@ -83,3 +90,95 @@ def test_metric_properties(X):
     tol = 1e-6 * (1 + np.abs(X).max() ** 2)
     assert np.all(E <= D + tol)
     assert np.all(D <= np.sqrt(X.shape[1]) * E + np.sqrt(tol) * 10 + tol)
+
+
+# ---------------------------------------------- primitives against plain-loop references
+# Python floats are IEEE doubles: a loop doing the same operations in the same order
+# gives the very same bits, so these comparisons are exact.
+
+
+def _mixed_data(seed=0, n=17, d=6):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    symbolic = np.zeros(d, dtype=bool)
+    symbolic[[1, 4]] = True
+    X[:, symbolic] = rng.integers(0, 3, size=(n, int(symbolic.sum())))
+    X[3] = X[5]  # duplicate rows: exact zeros
+    return X, symbolic
+
+
+def _delta_loop(a, b, sym):
+    if sym:
+        return 1.0 if a != b else 0.0
+    d = a - b
+    return d * d
+
+
+def test_sq_delta_equals_loop():
+    X, symbolic = _mixed_data()
+    for f in range(X.shape[1]):
+        z = X[:, f].tolist()
+        got = sq_delta(X[:, f, None], X[None, :, f], bool(symbolic[f]))
+        ref = [[_delta_loop(a, b, bool(symbolic[f])) for b in z] for a in z]
+        assert got.tolist() == ref
+
+
+@pytest.mark.parametrize("rows", [slice(None), slice(0, 5), slice(9, 17)])
+def test_mixed_sq_distances_equal_loop(rows):
+    X, symbolic = _mixed_data()
+    features = [4, 0, 2, 1, 5]  # not sorted: accumulated in list order
+    got = mixed_sq_distances(X, symbolic, features, rows)
+    a, b, _ = rows.indices(X.shape[0])
+    ref = []
+    for i in range(a, b):
+        row = []
+        for j in range(X.shape[0]):
+            s = 0.0
+            for f in features:
+                s += _delta_loop(float(X[i, f]), float(X[j, f]), bool(symbolic[f]))
+            row.append(s)
+        ref.append(row)
+    assert got.tolist() == ref
+    # the incremental update D2(v + f) = D2(v) + delta_f gives the same bits
+    inc = np.zeros((b - a, X.shape[0]))
+    for f in features:
+        inc += sq_delta(X[rows, f, None], X[None, :, f], bool(symbolic[f]))
+    np.testing.assert_array_equal(inc, got)
+
+
+@needs_numba
+def test_numba_sq_delta_add_equals_loop():
+    add = numba_sq_delta_add()
+    X, symbolic = _mixed_data(seed=1)
+    for f in range(X.shape[1]):
+        sym = bool(symbolic[f])
+        for a in X[:, f].tolist():
+            for b, s in zip(X[:, f].tolist(), X[:, 0].tolist(), strict=True):
+                assert add(s, a, b, sym) == s + _delta_loop(a, b, sym)
+
+
+def test_numpy_manhattan_equals_loop():
+    X, _ = _mixed_data(seed=2)
+    ref = []
+    for i in range(X.shape[0]):
+        row = []
+        for j in range(X.shape[0]):
+            s = 0.0
+            for k in range(X.shape[1]):
+                s += abs(float(X[i, k]) - float(X[j, k]))
+            row.append(s)
+        ref.append(row)
+    assert distance_block(X, X, metric="manhattan", use_numba=False).tolist() == ref
+    assert full_distance_matrix(X, metric="manhattan", use_numba=False).tolist() == ref
+
+
+@needs_numba
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_numba_manhattan_tilings_agree_exactly(n_jobs):
+    # the block kernel and the upper-triangle kernel share one per-pair primitive
+    X = np.random.default_rng(3).normal(size=(150, 37))
+    block = distance_block(X, X, metric="manhattan", use_numba=True)
+    np.fill_diagonal(block, 0.0)
+    full = full_distance_matrix(X, metric="manhattan", n_jobs=n_jobs, use_numba=True)
+    np.testing.assert_array_equal(full, block)
+    np.testing.assert_allclose(full, _loops(X, X, "manhattan"), rtol=1e-12)

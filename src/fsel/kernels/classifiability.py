@@ -15,7 +15,11 @@ accumulated feature by feature *in the order of the list*,
 
 so the incremental update ``D2(v + f) = D2(v) + delta_f`` of the forward search and the
 from-scratch computation of :func:`subset_scores` perform the very same floating-point
-operations and agree bit for bit.
+operations and agree bit for bit. This module computes no distance itself: ``delta_f``
+and the accumulated row blocks come from the one distance kernel
+(:func:`fsel.kernels.distances.sq_delta`, :func:`~fsel.kernels.distances.mixed_sq_distances`),
+and the compiled scans, which fuse the update with their counting, call its numba
+primitive :func:`~fsel.kernels.distances.numba_sq_delta_add`.
 
 Neighbourhoods
 --------------
@@ -48,7 +52,14 @@ from collections.abc import Sequence
 import numpy as np
 from joblib import Parallel, delayed
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, block_rows_for_budget
+from fsel.kernels.distances import (
+    DEFAULT_MEMORY_BUDGET,
+    block_rows_for_budget,
+    mixed_sq_distances,
+    numba_available,
+    numba_sq_delta_add,
+    sq_delta,
+)
 
 __all__ = [
     "IncrementalSearch",
@@ -74,14 +85,6 @@ def scale_columns(values: np.ndarray, symbolic: np.ndarray) -> np.ndarray:
     return Xs
 
 
-def _delta(a: np.ndarray, b: np.ndarray, symbolic: bool) -> np.ndarray:
-    """Contribution of one feature to the squared distance (``a`` rows, ``b`` columns)."""
-    if symbolic:
-        return (a != b).astype(np.float64)
-    d = a - b
-    return d * d
-
-
 def radius_sq(nn2: np.ndarray, radius_factor: float) -> float:
     """Squared neighbourhood radius ``(radius_factor * sqrt(mean(nn2)))**2``."""
     r = float(np.sqrt(np.mean(nn2)))
@@ -102,19 +105,6 @@ def _purity(counts: np.ndarray) -> np.ndarray:
         p = counts[:, c] / total
         out += p * p
     return out
-
-
-def _sq_distances(
-    Xs: np.ndarray, symbolic: np.ndarray, features: Sequence[int], rows: slice
-) -> np.ndarray:
-    """``D2`` of the rows ``rows`` against all rows over ``features``, in list order."""
-    n = Xs.shape[0]
-    a, b, _ = rows.indices(n)
-    D2 = np.zeros((b - a, n))
-    for f in features:
-        z = Xs[:, f]
-        D2 += _delta(z[rows, None], z[None, :], bool(symbolic[f]))
-    return D2
 
 
 def _blocks(n_rows: int, block: int) -> list[slice]:
@@ -147,7 +137,7 @@ def subset_scores(
     cached: list[np.ndarray] = []
     nn2 = np.empty(n)
     for blk in blocks:
-        D2 = _sq_distances(Xs, symbolic, features, blk)
+        D2 = mixed_sq_distances(Xs, symbolic, features, blk)
         idx = np.arange(blk.start, blk.stop)
         diag = D2[idx - blk.start, idx].copy()
         D2[idx - blk.start, idx] = np.inf
@@ -158,7 +148,7 @@ def subset_scores(
     thr = radius_sq(nn2, radius_factor)
     scores = np.empty(n)
     for b_i, blk in enumerate(blocks):
-        D2 = cached[b_i] if cache_all else _sq_distances(Xs, symbolic, features, blk)
+        D2 = cached[b_i] if cache_all else mixed_sq_distances(Xs, symbolic, features, blk)
         idx = np.arange(blk.start, blk.stop)
         theta = np.maximum(thr, nn2[blk])
         within = D2 <= theta[:, None]
@@ -202,13 +192,13 @@ def _nn_pass(
     m0 = min(8, n)
     Jh = J[:, :m0]
     zr = z[rows]
-    t = S[:, :m0] + _delta(zr[:, None], z[Jh], sym)
+    t = S[:, :m0] + sq_delta(zr[:, None], z[Jh], sym)
     t[Jh == rows[:, None]] = np.inf
     ub = t.min(axis=1)  # a real neighbour's distance: an upper bound of the minimum
     m = _count_le(S, ub)  # >= 2: self (0) and the neighbour giving ub
     row_of, flat, starts = _ragged(m, n)
     j = J.ravel()[flat]
-    t = S.ravel()[flat] + _delta(zr[row_of], z[j], sym)
+    t = S.ravel()[flat] + sq_delta(zr[row_of], z[j], sym)
     t[j == rows[row_of]] = np.inf
     return np.minimum.reduceat(t, starts)
 
@@ -229,7 +219,7 @@ def _count_pass(
     row_of, flat, _ = _ragged(m, n)
     j = J.ravel()[flat]
     zr = z[rows]
-    t = S.ravel()[flat] + _delta(zr[row_of], z[j], sym)
+    t = S.ravel()[flat] + sq_delta(zr[row_of], z[j], sym)
     ok = (t <= theta[row_of]) & (j != rows[row_of])
     counts = np.bincount(row_of[ok] * n_classes + y[j[ok]], minlength=r * n_classes)
     return _purity(counts.reshape(r, n_classes).astype(np.float64))
@@ -242,19 +232,21 @@ _NUMBA_KERNELS: tuple | None = None
 def _numba_kernels() -> tuple | None:
     """Compiled scans (lazy; None when numba is not installed or ``FSEL_DISABLE_NUMBA=1``).
 
-    Same arithmetic as the numpy path (``s + d * d`` without contraction), but a row
-    scan stops as soon as the sorted ``D2(v)`` passes the best distance found so far,
-    which visits far fewer pairs than the numpy path's fixed upper bound.
+    Same arithmetic as the numpy path: the distance update ``s + delta`` is the one
+    distance kernel's :func:`~fsel.kernels.distances.numba_sq_delta_add` (inlined, no
+    ``fastmath``), fused here with the scans. A row scan stops as soon as the sorted
+    ``D2(v)`` passes the best distance found so far, which visits far fewer pairs than
+    the numpy path's fixed upper bound. Not cached on disk (``cache=False``): numba's
+    cache would not notice a change of the primitive in another module.
     """
     global _NUMBA_KERNELS
     if _NUMBA_KERNELS is not None:
         return _NUMBA_KERNELS
-    if os.environ.get("FSEL_DISABLE_NUMBA", "").strip() not in ("", "0"):
+    if not numba_available():
         return None
-    try:
-        import numba
-    except ImportError:
-        return None
+    import numba
+
+    sq_delta_add = numba_sq_delta_add()
 
     @numba.njit(nogil=True, cache=False)
     def nn_rows(S, J, rows, z, sym, out):  # type: ignore[no-untyped-def]
@@ -270,12 +262,7 @@ def _numba_kernels() -> tuple | None:
                 j = J[r, k]
                 if j == i:
                     continue
-                if sym:
-                    dl = 1.0 if zi != z[j] else 0.0
-                else:
-                    dd = zi - z[j]
-                    dl = dd * dd
-                t = s + dl
+                t = sq_delta_add(s, zi, z[j], sym)
                 if t < best:
                     best = t
             out[r] = best
@@ -292,13 +279,8 @@ def _numba_kernels() -> tuple | None:
                 if s > th:
                     break
                 j = J[r, k]
-                if sym:
-                    dl = 1.0 if zi != z[j] else 0.0
-                else:
-                    dd = zi - z[j]
-                    dl = dd * dd
-                # branch-free count; the sample itself (s = dl = 0) is removed below
-                counts[r, y[j]] += 1.0 if s + dl <= th else 0.0
+                # branch-free count; the sample itself (s = delta = 0) is removed below
+                counts[r, y[j]] += 1.0 if sq_delta_add(s, zi, z[j], sym) <= th else 0.0
             counts[r, y[i]] -= 1.0
 
     _NUMBA_KERNELS = (nn_rows, count_rows)
@@ -341,7 +323,7 @@ def _single_feature(
     n = z.size
     o = np.argsort(z, kind="stable")
     zs = z[o]
-    gap = _delta(zs[1:], zs[:-1], sym)
+    gap = sq_delta(zs[1:], zs[:-1], sym)
     nn2s = np.full(n, np.inf)
     nn2s[1:] = gap
     nn2s[:-1] = np.minimum(nn2s[:-1], gap)
@@ -354,7 +336,7 @@ def _single_feature(
     lo, hi = np.zeros(n, dtype=np.intp), pos.copy()
     while (lo < hi).any():
         mid = (lo + hi) // 2
-        ok = _delta(zs, zs[mid], sym) <= theta
+        ok = sq_delta(zs, zs[mid], sym) <= theta
         hi = np.where(ok, mid, hi)
         lo = np.where(ok, lo, mid + 1)
     left = lo
@@ -362,7 +344,7 @@ def _single_feature(
     lo, hi = pos.copy(), np.full(n, n - 1, dtype=np.intp)
     while (lo < hi).any():
         mid = (lo + hi + 1) // 2
-        ok = _delta(zs, zs[mid], sym) <= theta
+        ok = sq_delta(zs, zs[mid], sym) <= theta
         lo = np.where(ok, mid, lo)
         hi = np.where(ok, hi, mid - 1)
     right = lo
@@ -438,7 +420,7 @@ class IncrementalSearch:
         f = int(f)
         if self._D2 is not None:
             z = self.Xs[:, f]
-            self._D2 += _delta(z[:, None], z[None, :], bool(self.symbolic[f]))
+            self._D2 += sq_delta(z[:, None], z[None, :], bool(self.symbolic[f]))
         self.selected.append(f)
         self._sorted = None
 
@@ -449,7 +431,7 @@ class IncrementalSearch:
                 self._sorted = (np.take_along_axis(self._D2, J, axis=1), J)
             S, J = self._sorted
             return S[blk], J[blk]
-        D2 = _sq_distances(self.Xs, self.symbolic, self.selected, blk)
+        D2 = mixed_sq_distances(self.Xs, self.symbolic, self.selected, blk)
         J = np.argsort(D2, axis=1)
         return np.take_along_axis(D2, J, axis=1), J
 

@@ -1,26 +1,58 @@
-"""Blocked pairwise distances under a memory budget.
+"""Pairwise distances: the one distance kernel of fsel.
 
-The one distance kernel of fsel: the Relief family and classifiability both compute
-their distances here. No ``N x N`` matrix larger than ``memory_budget`` bytes is ever
-materialised: rows are processed in blocks whose distance block fits the budget.
+Every pairwise distance in fsel is computed here; :mod:`fsel.kernels.neighbors` (the
+Relief family) and :mod:`fsel.kernels.classifiability` only call these functions.
+No ``N x N`` matrix larger than ``memory_budget`` bytes is materialised unless the
+caller asked for the full matrix after checking :func:`fits_full`.
 
-Metrics: ``"manhattan"`` (L1), ``"euclidean"`` (L2) and ``"sqeuclidean"`` (squared
-L2). The Euclidean metrics use BLAS (``|a|^2 + |b|^2 - 2 a.b``), clipped at zero, with
-exact zeros on the diagonal when ``X`` is compared with itself.
+Metric distances (Relief family, k-NN protocols)
+------------------------------------------------
+Metrics ``"manhattan"`` (L1), ``"euclidean"`` (L2) and ``"sqeuclidean"`` (squared L2).
 
-The Manhattan metric has no BLAS form; when numba is installed a compiled kernel
-(``nogil``, so row blocks can run in threads) sums ``|a_d - b_d|`` feature by feature in
-the same order as the pure-numpy fallback, so both paths give the same distances up to
-floating-point reassociation (tested to 1e-12). numba is imported lazily, the first
-time a Manhattan block is computed.
+* :func:`distance_block` / :func:`distance_blocks` -- dense row blocks ``dist(A_i, B_j)``.
+  The Euclidean metrics use BLAS (``|a|^2 + |b|^2 - 2 a.b``), clipped at zero, with
+  exact zeros on the diagonal when ``X`` is compared with itself.
+* :func:`full_distance_matrix` -- the whole symmetric matrix (Manhattan: the upper
+  triangle only, mirrored, split over threads in chunks of equal work).
+* :func:`map_distance_rows` -- applies a function to every row block (or row span of the
+  full matrix), in threads, under the memory budget (:func:`rows_per_block`,
+  :func:`fits_full`).
+
+The Manhattan metric has no BLAS form; when numba is installed compiled kernels
+(``nogil``, so row blocks can run in threads) sum ``|a_d - b_d|`` feature by feature
+with one per-pair primitive for both the block and the upper-triangle tilings, in the
+same order as the pure-numpy fallback, so both paths give the same distances up to
+floating-point reassociation (tested to 1e-12).
+
+Mixed squared distances (classifiability)
+-----------------------------------------
+On range-scaled data with numeric and symbolic columns the squared distance over a
+feature list ``v`` is accumulated feature by feature, in list order:
+
+.. math:: D^2_v(i, j) = \\sum_{f \\in v} \\delta_f(i, j), \\qquad
+          \\delta_f(i, j) = (x_{if} - x_{jf})^2 \\;\\text{or}\\; [x_{if} \\ne x_{jf}].
+
+:func:`sq_delta` is ``delta_f`` (numpy, broadcasting), :func:`mixed_sq_distances` the
+accumulated row block, and :func:`numba_sq_delta_add` the same update
+``s + delta_f`` as a numba-callable scalar for compiled kernels that fuse it with their
+own scans. All three perform the same floating-point operations (``d * d`` then one
+addition, no contraction), so an incremental ``D2(v + f) = D2(v) + delta_f`` and a
+from-scratch ``D2(v + f)`` agree bit for bit.
+
+numba is optional and imported lazily, the first time a compiled kernel is needed;
+``FSEL_DISABLE_NUMBA=1`` turns it off (:func:`numba_available`).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
+from joblib import Parallel, delayed
 
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
@@ -28,11 +60,29 @@ __all__ = [
     "block_rows_for_budget",
     "distance_block",
     "distance_blocks",
+    "effective_n_jobs",
+    "fits_full",
+    "full_distance_matrix",
+    "map_distance_rows",
+    "mixed_sq_distances",
     "numba_available",
+    "numba_sq_delta_add",
+    "rows_per_block",
+    "sq_delta",
 ]
 
 DEFAULT_MEMORY_BUDGET = 256 * 2**20  # bytes
 METRICS = ("manhattan", "euclidean", "sqeuclidean")
+
+#: Work arrays per distance row held at once by :func:`map_distance_rows`' callers
+#: (distances + coefficients + scratch).
+_FACTOR = 3
+#: The full matrix is used when ``_FULL_FACTOR * 8 * N^2`` bytes fit the budget: the
+#: matrix itself plus room for the row spans' work arrays.
+_FULL_FACTOR = 1.5
+
+
+# ------------------------------------------------------------------ budgets and threads
 
 
 def block_rows_for_budget(
@@ -44,7 +94,39 @@ def block_rows_for_budget(
     return max(1, int(memory_budget // (factor * itemsize * max(n_cols, 1))))
 
 
-_NUMBA: dict[str, object] = {}
+def rows_per_block(n_cols: int, memory_budget: int, n_workers: int = 1) -> int:
+    """Rows of an ``rows x n_cols`` distance block so that ``n_workers`` blocks (and
+    their work arrays) fit ``memory_budget`` bytes."""
+    if not isinstance(memory_budget, (int, np.integer)) or memory_budget <= 0:
+        raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
+    return block_rows_for_budget(n_cols, memory_budget, factor=_FACTOR * max(n_workers, 1))
+
+
+def fits_full(n: int, memory_budget: int) -> bool:
+    """Whether the full ``n x n`` distance matrix (with work arrays) fits the budget."""
+    if not isinstance(memory_budget, (int, np.integer)) or memory_budget <= 0:
+        raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
+    return _FULL_FACTOR * 8 * n * n <= memory_budget
+
+
+def effective_n_jobs(n_jobs: int | None) -> int:
+    """joblib's convention: None -> 1, -1 -> all cores, -2 -> all but one, ..."""
+    from joblib import effective_n_jobs as _ej
+
+    if n_jobs is None:
+        return 1
+    if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero int or None, got {n_jobs!r}")
+    return max(1, int(_ej(int(n_jobs))))
+
+
+# ----------------------------------------------------------------------------- numba
+
+_NUMBA_OK: dict[str, bool] = {}
+_COMPILED: dict[str, Any] = {}
+#: The per-pair L1 primitive, once compiled. A module global (not a closure variable)
+#: so that the kernels calling it can be cached on disk.
+_L1: Any = None
 
 
 def numba_available() -> bool:
@@ -52,38 +134,156 @@ def numba_available() -> bool:
     variable ``FSEL_DISABLE_NUMBA`` is unset or ``0``."""
     if os.environ.get("FSEL_DISABLE_NUMBA", "").strip() not in ("", "0"):
         return False
-    if "ok" not in _NUMBA:
+    if "ok" not in _NUMBA_OK:
         try:
             import numba  # noqa: F401
 
-            _NUMBA["ok"] = True
+            _NUMBA_OK["ok"] = True
         except ImportError:  # pragma: no cover - depends on the environment
-            _NUMBA["ok"] = False
-    return bool(_NUMBA["ok"])
+            _NUMBA_OK["ok"] = False
+    return bool(_NUMBA_OK["ok"])
 
 
-def _numba_manhattan():  # type: ignore[no-untyped-def]
-    """Compile (once, cached on disk) the numba Manhattan block kernel."""
-    if "manhattan" not in _NUMBA:
-        import numba
+def _use_numba(use_numba: bool | None) -> bool:
+    return numba_available() if use_numba is None else bool(use_numba)
 
-        @numba.njit(cache=True, nogil=True, fastmath=True)
-        def manhattan(A, B, out):  # pragma: no cover - compiled
-            n, m, d = A.shape[0], B.shape[0], A.shape[1]
-            tile = 64
-            for j0 in range(0, m, tile):
-                j1 = min(j0 + tile, m)
-                for i in range(n):
-                    a = A[i]
-                    for j in range(j0, j1):
-                        b = B[j]
-                        s = 0.0
-                        for k in range(d):
-                            s += abs(a[k] - b[k])
+
+def _numba_kernels() -> dict[str, Any]:
+    """Compile (once; the Manhattan kernels are cached on disk) the numba kernels."""
+    global _L1
+    if _COMPILED:
+        return _COMPILED
+    import numba
+
+    @numba.njit(cache=True, nogil=True, fastmath=True, inline="always")
+    def l1(a, b):  # pragma: no cover - compiled
+        # |a - b|_1 summed in feature order (fastmath: the compiler may vectorise)
+        s = 0.0
+        for k in range(a.shape[0]):
+            s += abs(a[k] - b[k])
+        return s
+
+    _L1 = l1
+
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def manhattan(A, B, out):  # pragma: no cover - compiled
+        # out[i, j] = |A_i - B_j|_1; column tiles of 64 keep B's rows in cache
+        n, m = A.shape[0], B.shape[0]
+        for j0 in range(0, m, 64):
+            j1 = min(j0 + 64, m)
+            for i in range(n):
+                a = A[i]
+                for j in range(j0, j1):
+                    out[i, j] = _L1(a, B[j])
+
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def manhattan_upper(X, r0, r1, out):  # pragma: no cover - compiled
+        # out[i, j] = out[j, i] = |x_i - x_j|_1 for r0 <= i < r1, j > i; tiles of
+        # 64 x 32 rows keep both operands in cache
+        n = X.shape[0]
+        for i0 in range(r0, r1, 64):
+            i1 = min(i0 + 64, r1)
+            for j0 in range(i0, n, 32):
+                j1 = min(j0 + 32, n)
+                for i in range(i0, i1):
+                    a = X[i]
+                    for j in range(max(j0, i + 1), j1):
+                        s = _L1(a, X[j])
                         out[i, j] = s
+                        out[j, i] = s
+        for i in range(r0, r1):
+            out[i, i] = 0.0
 
-        _NUMBA["manhattan"] = manhattan
-    return _NUMBA["manhattan"]
+    @numba.njit(nogil=True, inline="always")
+    def sq_delta_add(s, a, b, sym):  # pragma: no cover - compiled
+        # s + delta: no fastmath, so "d * d" and the addition are rounded separately
+        if sym:
+            return s + (1.0 if a != b else 0.0)
+        d = a - b
+        return s + d * d
+
+    _COMPILED.update(
+        manhattan=manhattan, manhattan_upper=manhattan_upper, sq_delta_add=sq_delta_add
+    )
+    return _COMPILED
+
+
+def numba_sq_delta_add() -> Any:
+    """The numba-callable scalar ``sq_delta_add(s, a, b, symbolic) -> s + delta(a, b)``.
+
+    ``delta`` is :func:`sq_delta` for one pair of values. For compiled kernels (of
+    :mod:`fsel.kernels.classifiability`) that fuse the distance update with their own
+    scans; it is inlined into the caller, which must be compiled without ``fastmath``
+    to keep the numpy path's rounding. Needs numba (check :func:`numba_available`).
+    """
+    return _numba_kernels()["sq_delta_add"]
+
+
+# ------------------------------------------------------------ mixed squared distances
+
+
+def sq_delta(a: np.ndarray, b: np.ndarray, symbolic: bool) -> np.ndarray:
+    """One feature's contribution to the squared distance, broadcasting ``a`` against ``b``.
+
+    ``(a - b)**2`` (computed as ``d * d``) for a numeric feature, ``[a != b]`` (0.0 or
+    1.0) for a symbolic one.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = np.array([0.0, 0.5, 1.0])
+    >>> sq_delta(z[:, None], z[None, :], False)[0].tolist()
+    [0.0, 0.25, 1.0]
+    >>> sq_delta(z[:, None], z[None, :], True)[0].tolist()
+    [0.0, 1.0, 1.0]
+    """
+    if symbolic:
+        return (a != b).astype(np.float64)
+    d = a - b
+    return d * d
+
+
+def mixed_sq_distances(
+    X: np.ndarray,
+    symbolic: np.ndarray,
+    features: Sequence[int],
+    rows: slice = slice(None),
+) -> np.ndarray:
+    """``D2[i, j]`` of the rows ``X[rows]`` against all rows of ``X`` over ``features``.
+
+    The per-feature :func:`sq_delta` are added in the order of ``features``, starting
+    from 0, so the result is bit for bit what adding them one at a time gives.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), float64
+        Range-scaled numeric columns and symbolic codes.
+    symbolic : ndarray of bool, shape (d,)
+    features : sequence of int
+    rows : slice
+        The row block (callers choose its size for their memory budget).
+
+    Returns
+    -------
+    ndarray of shape (rows, n)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 1.0], [0.5, 1.0], [1.0, 2.0]])
+    >>> mixed_sq_distances(X, np.array([False, True]), [0, 1], slice(0, 1)).tolist()
+    [[0.0, 0.25, 2.0]]
+    """
+    n = X.shape[0]
+    a, b, _ = rows.indices(n)
+    D2 = np.zeros((b - a, n))
+    for f in features:
+        z = X[:, f]
+        D2 += sq_delta(z[rows, None], z[None, :], bool(symbolic[f]))
+    return D2
+
+
+# -------------------------------------------------------------------- metric blocks
 
 
 def _manhattan_numpy(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -101,11 +301,9 @@ def _block(
     use_numba: bool | None = None,
 ) -> np.ndarray:
     if metric == "manhattan":
-        if use_numba is None:
-            use_numba = numba_available()
-        if use_numba:
+        if _use_numba(use_numba):
             out = np.empty((A.shape[0], B.shape[0]))
-            _numba_manhattan()(np.ascontiguousarray(A), np.ascontiguousarray(B), out)
+            _numba_kernels()["manhattan"](np.ascontiguousarray(A), np.ascontiguousarray(B), out)
             return out
         return _manhattan_numpy(A, B)
     if b_sq is None:
@@ -191,3 +389,139 @@ def distance_block(
     A = np.asarray(A, dtype=np.float64)
     B = np.asarray(B, dtype=np.float64)
     return _block(A, B, metric, b_sq, use_numba)
+
+
+# ------------------------------------------------ full matrix and row-block traversal
+
+
+def _balanced_upper_chunks(n: int, parts: int) -> list[tuple[int, int]]:
+    """Split rows 0..n so that each chunk holds about the same share of the upper
+    triangle (row i owns n - i - 1 pairs)."""
+    if parts <= 1 or n < 2 * parts:
+        return [(0, n)]
+    total = n * (n - 1) / 2
+    bounds = [0]
+    for q in range(1, parts):
+        # rows [0, r) own total - (n - r)(n - r - 1)/2 pairs
+        target = total * q / parts
+        r = n - 0.5 - math.sqrt(max((n - 0.5) ** 2 - 2 * target, 0.0))
+        bounds.append(min(n, max(bounds[-1] + 1, round(r))))
+    bounds.append(n)
+    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def _full_matrix(X: np.ndarray, metric: str, n_workers: int, use_numba: bool) -> np.ndarray:
+    n = X.shape[0]
+    if metric == "manhattan" and use_numba:
+        kern = _numba_kernels()["manhattan_upper"]
+        out = np.empty((n, n))
+        chunks = _balanced_upper_chunks(n, 4 * n_workers if n_workers > 1 else 1)
+        if len(chunks) == 1:
+            kern(X, 0, n, out)
+        else:
+            Parallel(n_jobs=n_workers, backend="threading")(
+                delayed(kern)(X, a, b, out) for a, b in chunks
+            )
+        return out
+    D = distance_block(X, X, metric=metric, use_numba=use_numba)
+    np.fill_diagonal(D, 0.0)
+    return D
+
+
+def map_distance_rows(
+    X: np.ndarray,
+    fn: Callable[[int, int, np.ndarray], Any],
+    *,
+    metric: str = "manhattan",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    n_jobs: int | None = None,
+    use_numba: bool | None = None,
+    D_full: np.ndarray | None = None,
+) -> list[Any]:
+    """Apply ``fn(start, stop, D)`` to every row block of the distance matrix of ``X``.
+
+    ``D[i, j] = dist(X[start + i], X[j])`` with ``D[i, start + i] = 0``. Blocks are
+    visited in row order and their results returned in that order; with ``n_jobs > 1``
+    they run in threads (the compiled kernels and BLAS release the GIL).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), float64
+    fn : callable
+        Called once per block; must not keep a reference to ``D`` (it may be reused).
+    metric : {"manhattan", "euclidean"}
+    memory_budget : int
+        Bytes allowed for the distance blocks in flight (all workers together).
+    n_jobs : int or None
+        Worker threads (joblib convention).
+    use_numba : bool or None
+        Force or forbid the compiled kernels; None uses them when numba is installed.
+    D_full : ndarray of shape (n, n) or None
+        A full distance matrix computed before (see :func:`full_distance_matrix`).
+
+    Returns
+    -------
+    list
+        ``fn``'s results, one per block, in row order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> map_distance_rows(X, lambda a, b, D: D.sum(axis=1).tolist())
+    [[4.0, 3.0, 5.0]]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = X.shape[0]
+    workers = effective_n_jobs(n_jobs)
+    numba_on = _use_numba(use_numba)
+    if D_full is None and fits_full(n, memory_budget):
+        D_full = _full_matrix(X, metric, workers, numba_on)
+    if D_full is not None:
+        step = max(1, -(-n // (4 * workers))) if workers > 1 else n
+        # the spans' work arrays share what the matrix leaves of the budget
+        spare = max(int(memory_budget) - 8 * n * n, 1)
+        step = min(step, rows_per_block(n, spare, workers))
+        spans = [(a, min(a + step, n)) for a in range(0, n, step)]
+        if len(spans) == 1:
+            return [fn(0, n, D_full)]
+        return list(
+            Parallel(n_jobs=workers, backend="threading")(
+                delayed(fn)(a, b, D_full[a:b]) for a, b in spans
+            )
+        )
+    rows = rows_per_block(n, memory_budget, workers)
+    spans = [(a, min(a + rows, n)) for a in range(0, n, rows)]
+    b_sq = None if metric == "manhattan" else np.einsum("ij,ij->i", X, X)
+
+    def run(a: int, b: int) -> Any:
+        D = distance_block(X[a:b], X, metric=metric, b_sq=b_sq, use_numba=numba_on)
+        D[np.arange(b - a), np.arange(a, b)] = 0.0
+        return fn(a, b, D)
+
+    if workers == 1 or len(spans) == 1:
+        return [run(a, b) for a, b in spans]
+    return list(Parallel(n_jobs=workers, backend="threading")(delayed(run)(a, b) for a, b in spans))
+
+
+def full_distance_matrix(
+    X: np.ndarray,
+    *,
+    metric: str = "manhattan",
+    n_jobs: int | None = None,
+    use_numba: bool | None = None,
+) -> np.ndarray:
+    """The full symmetric distance matrix with an exact zero diagonal (callers check
+    :func:`fits_full` first).
+
+    Manhattan with numba computes the upper triangle only (in ``n_jobs`` threads, in
+    chunks of equal work) and mirrors it; otherwise one :func:`distance_block`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> full_distance_matrix(np.array([[0.0, 0.0], [1.0, 2.0]])).tolist()
+    [[0.0, 3.0], [3.0, 0.0]]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return _full_matrix(X, metric, effective_n_jobs(n_jobs), _use_numba(use_numba))

@@ -1,9 +1,14 @@
-"""Blocked neighbour search and margin accumulation for the Relief family.
+"""Neighbour search and margin accumulation for the Relief family.
 
 Pure functions on validated float64 arrays (the estimators in
-:mod:`fsel.selectors.relief` validate and scale first). Distances come from the one
-distance kernel, :mod:`fsel.kernels.distances`; nothing here materialises an ``N x N``
-matrix larger than ``memory_budget`` bytes:
+:mod:`fsel.selectors.relief` validate and scale first). This module computes no
+distance: every distance comes from the one distance kernel,
+:mod:`fsel.kernels.distances`, through :func:`~fsel.kernels.distances.map_distance_rows`
+(re-exported here with :func:`~fsel.kernels.distances.full_distance_matrix`,
+:func:`~fsel.kernels.distances.fits_full`, :func:`~fsel.kernels.distances.rows_per_block`
+and :func:`~fsel.kernels.distances.effective_n_jobs`, which the Relief selectors import
+from here). Nothing materialises an ``N x N`` matrix larger than ``memory_budget``
+bytes:
 
 * when ``1.5 * N * N * 8`` bytes fit the budget, the whole distance matrix is
   computed once (Manhattan: only the upper triangle, mirrored; Euclidean: one BLAS
@@ -23,14 +28,15 @@ has a pure-numpy twin computing the same quantity; tests check that both agree.
 
 Functions
 ---------
-map_distance_rows
-    Compute distances row block by row block and apply a function to each block.
 knn_by_class
     The ``k`` nearest neighbours of every sample within each class.
 absdiff_rows
-    ``out[i] = sum_j A[i, j] * |x_i - x_j|`` for a dense coefficient block ``A``.
+    ``out[i] = sum_j A[i, j] * |x_i - x_j|`` for a dense coefficient block ``A`` (the
+    per-feature Relief margin, a vector per row; not a distance).
 absdiff_sparse
     ``out[i] = sum_m c[i, m] * |x_i - x_{idx[i, m]}|`` for neighbour lists.
+row_mean_std, radius_margin_rows
+    MultiSURF's per-row radius and the SURF-type margins of a distance block.
 gaussian_class_sums
     Per-feature class-by-class sums of the 1-D Gaussian kernel (P-Relief), exact to a
     stated tolerance in ``O(N p)`` per feature rather than ``O(N^2)``.
@@ -38,18 +44,21 @@ gaussian_class_sums
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
 
+# the distance traversal lives in the one distance kernel; re-exported here for the
+# Relief selectors, which import it with the neighbour kernels
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
-    distance_block,
+    effective_n_jobs,
+    fits_full,
+    full_distance_matrix,
+    map_distance_rows,
     numba_available,
+    rows_per_block,
 )
 
 __all__ = [
@@ -59,6 +68,8 @@ __all__ = [
     "absdiff_rows",
     "absdiff_sparse",
     "effective_n_jobs",
+    "fits_full",
+    "full_distance_matrix",
     "gaussian_class_sums",
     "knn_by_class",
     "map_distance_rows",
@@ -67,32 +78,7 @@ __all__ = [
     "rows_per_block",
 ]
 
-#: Work arrays per distance row held at once (distances + coefficients + scratch).
-_FACTOR = 3
-#: The full matrix is used when ``_FULL_FACTOR * 8 * N^2`` bytes fit the budget: the
-#: matrix itself plus room for the row spans' work arrays.
-_FULL_FACTOR = 1.5
 _COMPILED: dict[str, Any] = {}
-
-
-def effective_n_jobs(n_jobs: int | None) -> int:
-    """joblib's convention: None -> 1, -1 -> all cores, -2 -> all but one, ..."""
-    from joblib import effective_n_jobs as _ej
-
-    if n_jobs is None:
-        return 1
-    if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0:
-        raise ValueError(f"n_jobs must be a non-zero int or None, got {n_jobs!r}")
-    return max(1, int(_ej(int(n_jobs))))
-
-
-def rows_per_block(n_cols: int, memory_budget: int, n_workers: int = 1) -> int:
-    """Rows of an ``rows x n_cols`` distance block so that ``n_workers`` blocks (and
-    their work arrays) fit ``memory_budget`` bytes."""
-    if not isinstance(memory_budget, (int, np.integer)) or memory_budget <= 0:
-        raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
-    per_row = _FACTOR * 8 * max(n_cols, 1) * max(n_workers, 1)
-    return max(1, int(memory_budget // per_row))
 
 
 def _use_numba(use_numba: bool | None) -> bool:
@@ -107,27 +93,6 @@ def _numba_kernels() -> dict[str, Any]:
     if _COMPILED:
         return _COMPILED
     import numba
-
-    @numba.njit(cache=True, nogil=True, fastmath=True)
-    def manhattan_upper(X, r0, r1, out):  # pragma: no cover - compiled
-        # out[i, j] = out[j, i] = |x_i - x_j|_1 for r0 <= i < r1, j > i; tiles of
-        # 64 x 32 rows keep both operands in cache
-        n, d = X.shape
-        for i0 in range(r0, r1, 64):
-            i1 = min(i0 + 64, r1)
-            for j0 in range(i0, n, 32):
-                j1 = min(j0 + 32, n)
-                for i in range(i0, i1):
-                    a = X[i]
-                    for j in range(max(j0, i + 1), j1):
-                        b = X[j]
-                        s = 0.0
-                        for k in range(d):
-                            s += abs(a[k] - b[k])
-                        out[i, j] = s
-                        out[j, i] = s
-        for i in range(r0, r1):
-            out[i, i] = 0.0
 
     @numba.njit(cache=True, nogil=True)
     def knn_block(D, start, y, n_classes, k, idx, dist):  # pragma: no cover - compiled
@@ -269,146 +234,12 @@ def _numba_kernels() -> dict[str, Any]:
     _COMPILED.update(
         row_mean_std=row_mean_std,
         radius_rows=radius_rows,
-        manhattan_upper=manhattan_upper,
         knn_block=knn_block,
         absdiff_rows=absdiff_rows,
         absdiff_sparse=absdiff_sparse,
         gauss_sums=gauss_sums,
     )
     return _COMPILED
-
-
-# ------------------------------------------------------------------ distance traversal
-
-
-def _balanced_upper_chunks(n: int, parts: int) -> list[tuple[int, int]]:
-    """Split rows 0..n so that each chunk holds about the same share of the upper
-    triangle (row i owns n - i - 1 pairs)."""
-    if parts <= 1 or n < 2 * parts:
-        return [(0, n)]
-    total = n * (n - 1) / 2
-    bounds = [0]
-    for q in range(1, parts):
-        # rows [0, r) own total - (n - r)(n - r - 1)/2 pairs
-        target = total * q / parts
-        r = n - 0.5 - math.sqrt(max((n - 0.5) ** 2 - 2 * target, 0.0))
-        bounds.append(min(n, max(bounds[-1] + 1, round(r))))
-    bounds.append(n)
-    return [(a, b) for a, b in itertools.pairwise(bounds) if b > a]
-
-
-def _full_matrix(X: np.ndarray, metric: str, n_workers: int, use_numba: bool) -> np.ndarray:
-    n = X.shape[0]
-    if metric == "manhattan" and use_numba:
-        kern = _numba_kernels()["manhattan_upper"]
-        out = np.empty((n, n))
-        chunks = _balanced_upper_chunks(n, 4 * n_workers if n_workers > 1 else 1)
-        if len(chunks) == 1:
-            kern(X, 0, n, out)
-        else:
-            Parallel(n_jobs=n_workers, backend="threading")(
-                delayed(kern)(X, a, b, out) for a, b in chunks
-            )
-        return out
-    D = distance_block(X, X, metric=metric, use_numba=use_numba)
-    np.fill_diagonal(D, 0.0)
-    return D
-
-
-def map_distance_rows(
-    X: np.ndarray,
-    fn: Callable[[int, int, np.ndarray], Any],
-    *,
-    metric: str = "manhattan",
-    memory_budget: int = DEFAULT_MEMORY_BUDGET,
-    n_jobs: int | None = None,
-    use_numba: bool | None = None,
-    D_full: np.ndarray | None = None,
-) -> list[Any]:
-    """Apply ``fn(start, stop, D)`` to every row block of the distance matrix of ``X``.
-
-    ``D[i, j] = dist(X[start + i], X[j])`` with ``D[i, start + i] = 0``. Blocks are
-    visited in row order and their results returned in that order; with ``n_jobs > 1``
-    they run in threads (the compiled kernels and BLAS release the GIL).
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d), float64
-    fn : callable
-        Called once per block; must not keep a reference to ``D`` (it may be reused).
-    metric : {"manhattan", "euclidean"}
-    memory_budget : int
-        Bytes allowed for the distance blocks in flight (all workers together).
-    n_jobs : int or None
-        Worker threads (joblib convention).
-    use_numba : bool or None
-        Force or forbid the compiled kernels; None uses them when numba is installed.
-    D_full : ndarray of shape (n, n) or None
-        A full distance matrix computed before (see :func:`full_distance_matrix`).
-
-    Returns
-    -------
-    list
-        ``fn``'s results, one per block, in row order.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X = np.array([[0.0], [1.0], [3.0]])
-    >>> map_distance_rows(X, lambda a, b, D: D.sum(axis=1).tolist())
-    [[4.0, 3.0, 5.0]]
-    """
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    n = X.shape[0]
-    workers = effective_n_jobs(n_jobs)
-    numba_on = _use_numba(use_numba)
-    if D_full is None and fits_full(n, memory_budget):
-        D_full = _full_matrix(X, metric, workers, numba_on)
-    if D_full is not None:
-        step = max(1, -(-n // (4 * workers))) if workers > 1 else n
-        # the spans' work arrays share what the matrix leaves of the budget
-        spare = max(int(memory_budget) - 8 * n * n, 1)
-        step = min(step, rows_per_block(n, spare, workers))
-        spans = [(a, min(a + step, n)) for a in range(0, n, step)]
-        if len(spans) == 1:
-            return [fn(0, n, D_full)]
-        return list(
-            Parallel(n_jobs=workers, backend="threading")(
-                delayed(fn)(a, b, D_full[a:b]) for a, b in spans
-            )
-        )
-    rows = rows_per_block(n, memory_budget, workers)
-    spans = [(a, min(a + rows, n)) for a in range(0, n, rows)]
-    b_sq = None if metric == "manhattan" else np.einsum("ij,ij->i", X, X)
-
-    def run(a: int, b: int) -> Any:
-        D = distance_block(X[a:b], X, metric=metric, b_sq=b_sq, use_numba=numba_on)
-        D[np.arange(b - a), np.arange(a, b)] = 0.0
-        return fn(a, b, D)
-
-    if workers == 1 or len(spans) == 1:
-        return [run(a, b) for a, b in spans]
-    return list(Parallel(n_jobs=workers, backend="threading")(delayed(run)(a, b) for a, b in spans))
-
-
-def fits_full(n: int, memory_budget: int) -> bool:
-    """Whether the full ``n x n`` distance matrix (with work arrays) fits the budget."""
-    if not isinstance(memory_budget, (int, np.integer)) or memory_budget <= 0:
-        raise ValueError(f"memory_budget must be a positive number of bytes, got {memory_budget!r}")
-    return _FULL_FACTOR * 8 * n * n <= memory_budget
-
-
-def full_distance_matrix(
-    X: np.ndarray,
-    *,
-    metric: str = "manhattan",
-    n_jobs: int | None = None,
-    use_numba: bool | None = None,
-) -> np.ndarray:
-    """The full symmetric distance matrix with an exact zero diagonal (callers check
-    :func:`fits_full` first)."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    return _full_matrix(X, metric, effective_n_jobs(n_jobs), _use_numba(use_numba))
 
 
 # --------------------------------------------------------------------- neighbour lists
