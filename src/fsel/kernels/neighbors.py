@@ -249,13 +249,17 @@ def _knn_block_numpy(D: np.ndarray, start: int, y: np.ndarray, n_classes: int, k
     rows = D.shape[0]
     idx = np.full((rows, n_classes, k), -1, dtype=np.intp)
     dist = np.full((rows, n_classes, k), np.inf)
-    Dm = D.copy()
-    Dm[np.arange(rows), np.arange(start, start + rows)] = np.inf
+    r = np.arange(rows)
+    own_class = y[start : start + rows]
     for c in range(n_classes):
         cols = np.flatnonzero(y == c)
         if cols.size == 0:
             continue
-        sub = Dm[:, cols]
+        # a copy of the class's columns (no copy of the whole block, for the budget),
+        # with each row's own sample masked out
+        sub = D[:, cols]
+        own = r[own_class == c]
+        sub[own, np.searchsorted(cols, start + own)] = np.inf
         order = np.argsort(sub, axis=1, kind="stable")[:, :k]
         take = order.shape[1]
         idx[:, c, :take] = cols[order]
