@@ -42,7 +42,7 @@ import numpy as np
 from scipy import stats
 from sklearn.base import clone
 
-from fsel.kernels.distances import distance_blocks
+from fsel.kernels.distances import distance_blocks, sq_delta
 from fsel.meta.resampling import resample_indices, run_replicates
 
 __all__ = [
@@ -199,7 +199,7 @@ def loo_knn_mistakes(
     mistakes = np.empty(len(order), dtype=np.int64)
     for m, f in enumerate(order):
         col = X[:, int(f)]
-        D2 += (col[:, None] - col[None, :]) ** 2
+        D2 += sq_delta(col[:, None], col[None, :], False)
         D = D2.copy()
         D[diag, diag] = np.inf
         pred = _knn_vote(D, codes, k, classes.size)
