@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -44,13 +45,30 @@ def ref_midranks(v):
     return out
 
 
-def ref_slices(v, n_slices):
-    """One slice per distinct value when few, else floor(mid position * H / n)."""
+def ref_slice_shares(v, n_slices):
+    """Slices of every value as {slice: share}, the module's rule by counting.
+
+    One slice per distinct value when there are few; otherwise the midpoint coordinate
+    u = (r - 1/2) H / n of the value's 1-based mid rank r (exact, as a fraction): slice
+    floor(u), or halves of slices u - 1 and u when u is a whole number.
+    """
     distinct = sorted(set(v))
     if len(distinct) <= n_slices:
-        return [distinct.index(a) for a in v]
+        return [{distinct.index(a): 1.0} for a in v]
     n = len(v)
-    return [min(n_slices - 1, math.floor((r - 1) * n_slices / n)) for r in ref_midranks(v)]
+    out = []
+    for r in ref_midranks(v):
+        u = Fraction(round(2 * r) - 1, 2 * n) * n_slices
+        if u.denominator == 1:
+            out.append({int(u) - 1: 0.5, int(u): 0.5})
+        else:
+            out.append({math.floor(u): 1.0})
+    return out
+
+
+def ref_slices(v, n_slices):
+    """One slice per value: the lower slice of a shared value (the K-S indices' rule)."""
+    return [min(shares) for shares in ref_slice_shares(v, n_slices)]
 
 
 def ref_difference(x, y, name):
@@ -83,10 +101,12 @@ def ref_ks(x, y, n_slices):
 
 def ref_table(x, y, S, T):
     n = len(x)
-    sx, sy = ref_slices(x, S), ref_slices(y, T)
-    counts = [[0] * T for _ in range(S)]
-    for a, b in zip(sx, sy, strict=True):
-        counts[a][b] += 1
+    sx, sy = ref_slice_shares(x, S), ref_slice_shares(y, T)
+    counts = [[0.0] * T for _ in range(S)]
+    for shares_x, shares_y in zip(sx, sy, strict=True):
+        for a, wa in shares_x.items():
+            for b, wb in shares_y.items():
+                counts[a][b] += wa * wb
     rows = [sum(r) for r in counts]
     cols = [sum(counts[s][t] for s in range(S)) for t in range(T)]
     chi = mi = 0.0
@@ -151,6 +171,10 @@ def test_class_target_and_discrete_columns_match_reference(name):
     h=st.integers(1, 5),
 )
 def test_hypothesis_heavy_ties_match_reference(X, y, name, h):
+    if np.ptp(y) == 0:
+        with pytest.raises(ValueError, match="y is constant"):
+            ranking_scores(X, y, name, n_slices=h, n_bins_x=h, n_bins_y=2)
+        return
     got = ranking_scores(X, y, name, n_slices=h, n_bins_x=h, n_bins_y=2)[name]
     np.testing.assert_allclose(got, reference(X, y, name, h, h, 2), rtol=1e-12, atol=1e-12)
 
@@ -262,6 +286,86 @@ def test_ks_invariant_to_decreasing_transforms_with_ties():
         np.testing.assert_allclose(a[name], b[name], rtol=1e-12, atol=1e-12)
 
 
+INCREASING = {
+    "cube": lambda v: v**3 + v,
+    "exp": lambda v: np.exp(v / 10),
+    "arctan": lambda v: np.arctan(v / 10),
+}
+DECREASING = {
+    "negate": lambda v: -v,
+    "neg_cube": lambda v: -(v**3) - 2 * v,
+    "exp_neg": lambda v: np.exp(-v / 10),
+    "reciprocal": lambda v: 1 / (v + 100),
+}
+RANK_INDICES = ["K1", "K2", "K3", "chi2", "mi"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(5, 90),
+    ties=st.booleans(),
+    h=st.integers(1, 10),
+    s_x=st.integers(1, 10),
+    t_y=st.integers(1, 10),
+    transform=st.sampled_from(sorted(INCREASING) + sorted(DECREASING)),
+)
+def test_rank_indices_invariant_to_monotone_transforms_of_x(seed, n, ties, h, s_x, t_y, transform):
+    # any n (multiple of the slice counts or not), ties or not, increasing or decreasing
+    rng = np.random.default_rng(seed)
+    if ties:
+        X = rng.integers(-4, 5, (n, 3)).astype(float)
+    else:  # distinct values 1/7 apart: every transform keeps them strictly ordered
+        X = np.column_stack([rng.permutation(np.arange(n) - n // 2) / 7 for _ in range(3)])
+    y = np.round(X[:, 0] + rng.standard_normal(n), 0 if ties else 3)
+    if np.ptp(y) == 0:
+        y[0] += 1.0
+    f = {**INCREASING, **DECREASING}[transform]
+    params = {"n_slices": h, "n_bins_x": s_x, "n_bins_y": t_y}
+    base = ranking_scores(X, y, RANK_INDICES, **params)
+    moved = ranking_scores(f(X), y, RANK_INDICES, **params)
+    for name in RANK_INDICES:
+        np.testing.assert_allclose(moved[name], base[name], rtol=1e-12, atol=1e-12)
+    # the table is symmetric in x and y: chi2 and mi also ignore a decreasing map of y
+    flipped = ranking_scores(X, -y, ["chi2", "mi"], **params)
+    for name in ("chi2", "mi"):
+        np.testing.assert_allclose(flipped[name], base[name], rtol=1e-12, atol=1e-12)
+
+
+def test_decreasing_transform_with_n_not_a_multiple_of_the_slices():
+    # the audit's case: n = 61, 6 x slices; the old floor(p S / n) rule gave 4.46 apart
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((61, 8))
+    y = X[:, 0] + X[:, 1] ** 2 + rng.standard_normal(61)
+    for S in (2, 4, 6):
+        a = ranking_scores(X, y, ["chi2", "mi"], n_bins_x=S, n_bins_y=S)
+        b = ranking_scores(-np.exp(X), y, ["chi2", "mi"], n_bins_x=S, n_bins_y=S)
+        for name in a:
+            np.testing.assert_allclose(a[name], b[name], rtol=1e-12, atol=1e-12)
+
+
+def test_item_on_a_slice_boundary_is_shared_by_hand():
+    # n = 5, two slices: the median's midpoint coordinate (2 + 1/2) * 2 / 5 = 1 is the
+    # boundary; the table counts it a quarter in each cell, K-S puts it in slice 0
+    x = np.arange(5.0)
+    n = 5
+    counts = np.array([[2.25, 0.25], [0.25, 2.25]])  # margins 2.5, expected 1.25
+    assert chi2_index(x[:, None], x, 2, 2)[0] == pytest.approx(4 * 1.0**2 / 1.25)
+    p = counts / n
+    mi = sum(p[s, t] * math.log2(p[s, t] / 0.25) for s in range(2) for t in range(2))
+    assert mi_index(x[:, None], x, 2, 2)[0] == pytest.approx(mi)
+    # y slices {0, 1, 2} and {3, 4}; x' = .1 .3 .5 .7 .9
+    # slice 0: inner 1/6, 1/2, 5/6 -> |dev| 1/15, 1/5, 1/3; slice 1: .25, .75 -> .45, .15
+    k = ks_indices(x[:, None], x, n_slices=2)
+    assert k["K1"][0] == pytest.approx((1 / 3 + 0.45) / 2)
+    assert k["K2"][0] == pytest.approx(0.45)
+    assert k["K3"][0] == pytest.approx(((1 / 15 + 1 / 5 + 1 / 3) / 3 + 0.3) / 2)
+    # a tie group centred on the boundary is shared as a whole: x = 0 1 1 2, y = x
+    xt = np.array([0.0, 1.0, 1.0, 2.0])
+    # x, y slices: {0} + half of {1, 1} | half of {1, 1} + {2}: cells 1.5 .5 / .5 1.5
+    assert chi2_index(xt[:, None], xt, 2, 2)[0] == pytest.approx(4 * 0.5**2 / 1.0)
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(8, 40), ties=st.booleans())
 def test_properties_ranges_and_row_permutation(seed, n, ties):
@@ -307,6 +411,24 @@ def test_two_dimensional_target_and_batches_equal_separate_calls():
         one = ranking_scores(X2[:, [j]], Y2[:, j], n_slices=3, n_bins_x=3, n_bins_y=3)
         for name in INDEX_NAMES:
             np.testing.assert_array_equal(two_d[name][j], one[name][0])
+
+
+@pytest.mark.parametrize(("n", "slices"), [(31, 2), (31, 4), (45, 6), (23, 10)])
+def test_shared_boundary_items_in_batches_and_blocks_match_reference(n, slices, monkeypatch):
+    # n odd, slice counts even: medians (and tie groups) centred on a boundary, in x and
+    # in y, with one target per column and with column blocks
+    rng = np.random.default_rng(n * slices)
+    Xb = np.round(rng.standard_normal((3, n, 4)), 1)
+    yb = Xb[:, :, 0] + np.round(rng.standard_normal((3, n)), 1)
+    params = {"n_slices": slices, "n_bins_x": slices, "n_bins_y": slices}
+    batch = ranking_scores_batch(Xb, yb, RANK_INDICES, **params)
+    monkeypatch.setattr(ri, "_BLOCK_ELEMENTS", 2 * n)  # two columns per block
+    blocked = ranking_scores_batch(Xb, yb, RANK_INDICES, **params)
+    for name in RANK_INDICES:
+        for b in range(3):
+            ref = reference(Xb[b], yb[b], name, slices, slices, slices)
+            np.testing.assert_allclose(batch[name][b], ref, rtol=1e-12, atol=1e-12)
+        np.testing.assert_array_equal(blocked[name], batch[name])
 
 
 def test_inputs_are_not_modified():
@@ -370,12 +492,53 @@ def test_bad_data():
         ranking_scores_batch(X, y)
 
 
+def test_constant_target_raises_in_every_kernel_function():
+    X, _ = _data(0, 20, 2, ties=False)
+    const = np.full(20, 3.5)
+    calls = [
+        lambda: ranking_scores(X, const),
+        lambda: difference_index(X, const, "In3"),
+        lambda: ks_indices(X, const),
+        lambda: chi2_index(X, const),
+        lambda: mi_index(X, const),
+        lambda: get_index("K1").func(X, const),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="y is constant"):
+            call()
+    # one target per column: the constant one is named
+    Y = np.column_stack([np.arange(20.0), const])
+    with pytest.raises(ValueError, match=r"y is constant \(column 1\)"):
+        ranking_scores(X, Y)
+
+
+def test_batch_with_a_constant_set_raises_or_scores_zero():
+    rng = np.random.default_rng(2)
+    Xb = rng.standard_normal((3, 20, 4))
+    yb = Xb[:, :, 0] + rng.standard_normal((3, 20))
+    yb[1] = 7.0
+    with pytest.raises(ValueError, match=r"y is constant \(set 1\)"):
+        ranking_scores_batch(Xb, yb)
+    with pytest.raises(ValueError, match="constant_target"):
+        ranking_scores_batch(Xb, yb, constant_target="skip")
+    got = ranking_scores_batch(Xb, yb, constant_target="zero", n_slices=3)
+    for name in INDEX_NAMES:
+        np.testing.assert_array_equal(got[name][1], np.zeros(4))
+        for b in (0, 2):
+            one = ranking_scores(Xb[b], yb[b], name, n_slices=3)[name]
+            np.testing.assert_array_equal(got[name][b], one)
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     X=arrays(np.float64, (15, 2), elements=st.integers(-2, 2).map(float)),
     y=arrays(np.float64, 15, elements=st.integers(-3, 3).map(float)),
 )
 def test_all_indices_at_once_equal_one_at_a_time(X, y):
+    if np.ptp(y) == 0:
+        with pytest.raises(ValueError, match="y is constant"):
+            ranking_scores(X, y, n_slices=3, n_bins_x=3, n_bins_y=3)
+        return
     together = ranking_scores(X, y, n_slices=3, n_bins_x=3, n_bins_y=3)
     for name in INDEX_NAMES:
         alone = ranking_scores(X, y, name, n_slices=3, n_bins_x=3, n_bins_y=3)[name]

@@ -17,6 +17,14 @@ Protocol choices the paper leaves open (stated, not tuned):
   rows a slice) and ``S = T = clip(floor(sqrt(N / 5)), 2, 10) = 6`` for the
   chi-square / MI table (Cochran's five expected counts a cell); the
   ``yuan-sensitivity`` reproduction shows how the rates move with them;
+* the equal-count slices follow the kernel's reversal-symmetric midpoint rule (an item
+  goes to slice ``floor((p + 1/2) S / N)``; see :mod:`fsel.kernels.ranking_indices`).
+  At ``N = 200`` it leaves the ``H = 10`` slices of the K-S indices as they were under
+  the earlier ``floor(p S / N)`` rule, but moves one row at some of the ``S = T = 6``
+  boundaries of the chi-square / MI table (slice sizes 33, 34, 33, 33, 34, 33 instead
+  of 34, 33, 33, 34, 33, 33), so chi2/mi rates recorded before that change (e.g. in
+  ``docs/reproductions.md``) can differ slightly from a re-run; no item is shared at
+  ``N = 200`` (``(2p + 1) S / (2N)`` is never a whole number there);
 * data set ``(m, r)`` is drawn from its own child seed, so the bootstrap run scores
   the very data sets of the first repetition of the plain run, and both detection
   rates on the same data are reported (a paired comparison);

@@ -41,10 +41,35 @@ Rules where the paper is silent (all deterministic)
 * **Equal-count slices** (``y`` slices of the K-S indices, ``x`` and ``y`` slices of
   ``chi2``/``mi``): a variable with no more distinct values than slices gets one slice
   per distinct value (a class target gives one slice per class, as discretisation
-  does in SPEC section 1); otherwise the value with 0-based mid position ``p`` in the
-  sorted sample goes to slice ``floor(p H / n)``. Ties are never split, slices are of
-  equal count when ``n`` is a multiple of ``H`` and there are no ties, and of near
-  equal count otherwise. Empty slices are skipped in the averages.
+  does in SPEC section 1). Otherwise the sorted sample is cut by *items*: an item is
+  one distinct value with all its ties, covering the 0-based sorted positions
+  ``first..last``; its mid position is ``p = (first + last) / 2`` and its midpoint
+  coordinate ``u = (p + 1/2) H / n``, in ``(0, H)``, is the centre of the interval
+  ``[first, last + 1)`` it covers, in units of ``n / H`` positions. The item goes to
+  slice ``floor(u)``. An item centred exactly on a boundary (``u = k``, an integer,
+  ``0 < k < H``) is *shared*: the ``chi2``/``mi`` table counts it one half in slice
+  ``k - 1`` and one half in slice ``k``; the K-S indices, which need one slice per
+  member, put it in the lower slice ``k - 1``. The test is exact (integer arithmetic
+  on ``(2p + 1) H`` and ``2n``). Every member of a tie group gets the same slice (or
+  the same two halves), so tied values are always treated alike and never separated
+  in value. Slices are of equal count when ``n`` is a multiple of ``H`` and there are
+  no ties (then no item is shared, since ``(2p + 1) H / (2n)`` has an odd numerator
+  over an even multiple of ``H``), and of near equal count otherwise. Empty slices are
+  skipped in the averages.
+
+  *Reversal symmetry.* Reversing the order (any strictly decreasing transform) maps
+  ``p`` to ``n - 1 - p`` and ``u`` to ``H - u``. For a non-integer ``u``,
+  ``floor(H - u) = H - 1 - floor(u)``, so slice ``h`` becomes slice ``H - 1 - h``; a
+  shared item's pair ``{k - 1, k}`` becomes the mirrored pair ``{H - 1 - k, H - k}``.
+  The table of a reversed ``x`` is therefore the original table with its rows in
+  reverse order, and ``chi2`` and ``mi`` (sums over cells) are invariant to every
+  strictly monotone transform of ``x`` (and of ``y``), increasing or decreasing. The
+  shared items are necessary: with ``n`` odd, ``H`` even and no ties, the median is
+  centred on the middle boundary, and no cut into ``H`` whole groups is its own mirror
+  image (an even number of mirrored group sizes has an even total). The K-S indices
+  slice ``y`` only and use the symmetric scaled ranks of ``x``, so they are invariant
+  to every strictly monotone transform of ``x`` whichever slice a shared ``y`` item
+  gets.
 * **Chi-square expectation**: the expected count of cell ``(s, t)`` is
   ``N_s. N_.t / N``. With exactly equal-count slices this is SPEC's ``N / (S T)``;
   with unequal slices (ties, bootstrap duplicates, discrete columns) it is the
@@ -54,6 +79,12 @@ Rules where the paper is silent (all deterministic)
   ``H = clip(n // 20, 2, 10)`` (about 20 samples per slice) and
   ``S = T = clip(floor(sqrt(n / 5)), 2, 10)`` (Cochran's five expected counts per
   cell); :func:`resolve_slices` gives the numbers.
+
+A target must vary: every function here raises ``ValueError`` for a constant ``y``
+(every index would be 0 for every feature, a ranking with no information);
+:func:`ranking_scores_batch` can instead score such sets 0 on request
+(``constant_target="zero"``), which :mod:`fsel.meta.bootstrap_ranking` uses for a
+resample that happens to hold one target value only.
 
 The target may be one vector shared by all columns, shape ``(n,)``, or one vector per
 column, shape ``(n, d)`` — the second form lets a bootstrap or a simulation score many
@@ -213,13 +244,26 @@ def _ranks(M: np.ndarray, sort: tuple[np.ndarray, np.ndarray] | None = None) -> 
     return _Ranks(order, runs.mid(n), dense, dense[:, -1] + 1)
 
 
-def _slice_codes(r: _Ranks, n_slices: int) -> np.ndarray:
-    """Equal-count slice codes in *sorted* order (see the module rules)."""
-    n = r.order.shape[1]
-    by_value = r.n_distinct[:, None] <= n_slices
-    by_count = np.floor(r.mid * (n_slices / n)).astype(np.int64)
-    np.minimum(by_count, n_slices - 1, out=by_count)
-    return np.where(by_value, r.dense, by_count)
+def _slice_codes(r: _Ranks, n_slices: int) -> tuple[np.ndarray, np.ndarray]:
+    """Equal-count slices in *sorted* order: the lower and the upper slice of every item.
+
+    They differ only for an item centred exactly on a slice boundary, which is shared
+    between the two (see the module rules). With ``u = (2p + 1) H / (2n)``,
+    ``upper = floor(u)`` and ``lower = ceil(u) - 1``, both in exact integer arithmetic.
+    """
+    m, n = r.order.shape
+    mid = r.mid[:1] if r.all_distinct else r.mid  # no ties: the same in every row
+    two_p_plus_1 = (2.0 * mid + 1.0).astype(np.int64)  # mid is a multiple of 1/2
+    num = two_p_plus_1 * n_slices
+    den = 2 * n
+    upper = num // den
+    lower = (num - 1) // den
+    by_value = r.n_distinct <= n_slices
+    if by_value.any():
+        dense = np.broadcast_to(r.dense, (m, n))
+        upper = np.where(by_value[:, None], dense, upper)
+        lower = np.where(by_value[:, None], dense, lower)
+    return np.broadcast_to(lower, (m, n)), np.broadcast_to(upper, (m, n))
 
 
 def _gather(YT: np.ndarray, groups: int, order: np.ndarray) -> np.ndarray:
@@ -246,7 +290,25 @@ def _as_tables(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("X and y must not contain NaN or inf")
     if X.shape[0] < 2:
         raise ValueError(f"at least 2 samples are needed, got {X.shape[0]}")
-    return X, (y[:, None] if y.ndim == 1 else y)
+    y = y[:, None] if y.ndim == 1 else y
+    _check_not_constant(y)
+    return X, y
+
+
+def _constant_columns(Y: np.ndarray) -> np.ndarray:
+    """Flags of the columns of ``Y`` (shape ``(n, g)``) that hold one value only."""
+    return (Y == Y[:1]).all(axis=0)
+
+
+def _check_not_constant(Y: np.ndarray, what: str = "column") -> None:
+    """Raise ``ValueError`` when a target column of ``Y`` (shape ``(n, g)``) is constant."""
+    const = _constant_columns(Y)
+    if const.any():
+        where = "" if Y.shape[1] == 1 else f" ({what} {int(np.flatnonzero(const)[0])})"
+        raise ValueError(
+            f"y is constant{where}: a ranking index needs a target that varies (every "
+            "feature would score 0)"
+        )
 
 
 def _blocks(X: np.ndarray, Y: np.ndarray):  # type: ignore[no-untyped-def]
@@ -334,7 +396,8 @@ def _ks_block(
     rx: _Ranks, ry: _Ranks, groups: int, n_slices: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     m_rows, n = rx.order.shape
-    ycode = ry.to_rows(_slice_codes(ry, n_slices))  # slice of every row, (g, n)
+    # slice of every row, (g, n); a shared item goes to its lower slice
+    ycode = ry.to_rows(_slice_codes(ry, n_slices)[0])
     # slices of the rows in x order; a stable sort on the small slice codes groups
     # them by slice while keeping the x order inside each slice (a counting sort)
     code_type = np.int16 if n_slices <= np.iinfo(np.int16).max else np.int32
@@ -415,14 +478,33 @@ def _table_block(
     rx: _Ranks, ry: _Ranks, groups: int, n_bins_x: int, n_bins_y: int
 ) -> tuple[np.ndarray, np.ndarray]:
     m_rows, n = rx.order.shape
-    xcode = rx.to_rows(_slice_codes(rx, n_bins_x))
-    ycode = ry.to_rows(_slice_codes(ry, n_bins_y))
+    xlo_s, xhi_s = _slice_codes(rx, n_bins_x)
+    ylo_s, yhi_s = _slice_codes(ry, n_bins_y)
+    xlo, ylo = rx.to_rows(xlo_s), ry.to_rows(ylo_s)
     if groups > 1:
-        ycode = np.repeat(ycode, groups, axis=0)
+        ylo = np.repeat(ylo, groups, axis=0)
     cells = n_bins_x * n_bins_y
-    cell = xcode * n_bins_y + ycode + (np.arange(m_rows) * cells)[:, None]
-    counts = np.bincount(cell.ravel(), minlength=m_rows * cells).astype(np.float64)
-    counts = counts.reshape(m_rows, n_bins_x, n_bins_y)
+    size = m_rows * cells
+    offset = (np.arange(m_rows) * cells)[:, None]
+    counts4 = 4 * np.bincount((xlo * n_bins_y + ylo + offset).ravel(), minlength=size)
+    # shared items (centred on a slice boundary; few) get a quarter of every pairing of
+    # their lower and upper slices instead of the whole lower-lower cell: counts4 holds
+    # four times the counts, so the correction stays in integers
+    xi, xj = np.nonzero(xlo_s != xhi_s)
+    yi, yj = np.nonzero(ylo_s != yhi_s)
+    if xi.size or yi.size:
+        flat_x = xi * n + rx.order[xi, xj]  # flat positions in the (m_rows, n) layout
+        rows_y = (yi[:, None] * groups + np.arange(groups)).ravel()  # targets serve groups
+        flat_y = rows_y * n + np.repeat(ry.order[yi, yj], groups)
+        flat = np.union1d(flat_x, flat_y)
+        xl, yl = xlo.ravel()[flat], ylo.ravel()[flat]
+        xh, yh = xl.copy(), yl.copy()
+        xh[np.searchsorted(flat, flat_x)] = xhi_s[xi, xj]
+        yh[np.searchsorted(flat, flat_y)] = np.repeat(yhi_s[yi, yj], groups)
+        base = (flat // n) * cells
+        for xc, yc, weight in ((xl, yl, -3), (xl, yh, 1), (xh, yl, 1), (xh, yh, 1)):
+            counts4 += weight * np.bincount(base + xc * n_bins_y + yc, minlength=size)
+    counts = (counts4 / 4.0).reshape(m_rows, n_bins_x, n_bins_y)
     row = counts.sum(axis=2, keepdims=True)
     colm = counts.sum(axis=1, keepdims=True)
     expected = row * colm / n
@@ -651,6 +733,8 @@ def ranking_scores_batch(
     X: Any,
     y: Any,
     indices: str | Sequence[str] = INDEX_NAMES,
+    *,
+    constant_target: str = "raise",
     **params: Any,
 ) -> dict[str, np.ndarray]:
     """Ranking indices of many data sets of the same shape in one vectorised call.
@@ -660,6 +744,11 @@ def ranking_scores_batch(
     X : array of shape (n_sets, n_samples, n_features)
         E.g. the bootstrap resamples ``X[idx]`` of one table, or simulated data sets.
     y : array of shape (n_sets, n_samples)
+    constant_target : {"raise", "zero"}, default="raise"
+        What a set whose target is constant gets: ``"raise"`` a ``ValueError``;
+        ``"zero"`` the score 0 for every feature and index (what the indices give
+        there: an equal score for every feature, which leaves the ranking of a
+        bootstrap mean unchanged).
     indices, **params
         As in :func:`ranking_scores` (``"auto"`` resolves with ``n_samples``).
 
@@ -690,10 +779,20 @@ def ranking_scores_batch(
         raise ValueError("X and y must not contain NaN or inf")
     if n < 2:
         raise ValueError(f"at least 2 samples are needed, got {n}")
+    if constant_target not in ("raise", "zero"):
+        raise ValueError(f"constant_target must be 'raise' or 'zero', got {constant_target!r}")
     names = _check_names(indices)
+    YT = np.ascontiguousarray(y.T)
+    if constant_target == "raise":
+        _check_not_constant(YT, what="set")
     X2 = X.transpose(1, 0, 2).reshape(n, b * d)
-    out = _scores(X2, np.ascontiguousarray(y.T), names, **_resolve_params(n, **params))
-    return {nm: v.reshape(b, d) for nm, v in out.items()}
+    out = _scores(X2, YT, names, **_resolve_params(n, **params))
+    const = _constant_columns(YT)
+    result = {nm: v.reshape(b, d) for nm, v in out.items()}
+    if const.any():  # exact zeros (the kernels give 0 up to rounding)
+        for v in result.values():
+            v[const] = 0.0
+    return result
 
 
 INDEX_FUNCTIONS: dict[str, Callable[..., np.ndarray]] = {nm: INDICES[nm].func for nm in INDEX_NAMES}
