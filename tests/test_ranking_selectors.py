@@ -64,6 +64,93 @@ def test_class_targets_and_dataframes():
         assert sel.get_feature_names_out().tolist() == ["signal"], index
 
 
+def _integer_target_data():
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((90, 5))
+    # integer-valued regression target with gaps between its values (not 0..c-1)
+    y_int = np.round(10 * X[:, 0] + 3 * X[:, 2] ** 2 + rng.standard_normal(90)).astype(np.int64)
+    return X, y_int
+
+
+@pytest.mark.parametrize("index", INDEX_NAMES)
+def test_integer_target_is_used_by_value(index):
+    X, y_int = _integer_target_data()
+    assert np.unique(y_int).size > 10 and not np.array_equal(
+        np.unique(y_int), np.arange(np.unique(y_int).size)
+    )
+    y_float = y_int.astype(np.float64)
+    by_int = RankingIndex(index).fit(X, y_int)
+    by_float = RankingIndex(index).fit(X, y_float)
+    np.testing.assert_array_equal(by_int.scores_, by_float.scores_)
+    np.testing.assert_array_equal(by_int.selection_order_, by_float.selection_order_)
+    # the kernel on the values themselves (not on class codes 0..c-1)
+    direct = ranking_scores(X, y_float, index)[index]
+    np.testing.assert_array_equal(by_int.scores_, direct)
+    for dtype in (np.int32, np.uint16):  # any integer dtype
+        shifted = (y_int - y_int.min()).astype(dtype)
+        other = RankingIndex(index).fit(X, shifted)
+        if index in ("In", "In3", "In5"):  # shift-invariant differences
+            np.testing.assert_allclose(other.scores_, by_float.scores_, rtol=1e-9)
+        else:
+            np.testing.assert_array_equal(other.scores_, by_float.scores_)
+    boot_int = BootstrapRanking(index, n_bootstraps=6, random_state=1).fit(X, y_int)
+    boot_float = BootstrapRanking(index, n_bootstraps=6, random_state=1).fit(X, y_float)
+    np.testing.assert_array_equal(boot_int.bootstrap_scores_, boot_float.bootstrap_scores_)
+    np.testing.assert_array_equal(boot_int.scores_, boot_float.scores_)
+
+
+def test_difference_index_of_integer_target_by_hand():
+    # x sorts the rows as given; y = 0, 10, 20 -> In = (100 + 100) / (2 * 3), not the
+    # (1 + 1) / 6 of the class codes 0, 1, 2
+    X = np.array([[0.0], [1.0], [2.0]])
+    sel = RankingIndex("In").fit(X, np.array([0, 10, 20]))
+    assert sel.scores_[0] == pytest.approx(200 / 6)
+    # string labels are classes: coded 0, 1, 2 in sorted order
+    sel = RankingIndex("In").fit(X, np.array(["a", "b", "c"]))
+    assert sel.scores_[0] == pytest.approx(2 / 6)
+
+
+def test_rank_indices_see_numeric_labels_and_their_codes_alike():
+    rng = np.random.default_rng(5)
+    labels = rng.choice([-3, 7, 40], 120)
+    X = rng.standard_normal((120, 4))
+    X[:, 1] += (labels == 7) * 1.5
+    codes = np.unique(labels, return_inverse=True)[1]
+    strings = np.array(["a", "b", "c"])[codes]
+    for index in ("K1", "K2", "K3", "chi2", "mi"):
+        a = RankingIndex(index).fit(X, labels).scores_
+        np.testing.assert_array_equal(a, RankingIndex(index).fit(X, codes).scores_)
+        np.testing.assert_array_equal(a, RankingIndex(index).fit(X, strings).scores_)
+        assert int(np.argmax(a)) == 1
+
+
+def test_nullable_integer_series_is_numeric():
+    pd = pytest.importorskip("pandas")
+    X, y_int = _integer_target_data()
+    series = pd.Series(y_int, dtype="Int64")
+    a = RankingIndex("In5").fit(X, series).scores_
+    np.testing.assert_array_equal(a, RankingIndex("In5").fit(X, y_int.astype(float)).scores_)
+
+
+def test_bootstrap_of_a_rare_class_tolerates_constant_resamples():
+    # one positive in 12 rows: about a third of the resamples miss it (constant y)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((12, 3))
+    y = np.zeros(12, dtype=int)
+    y[5] = 1
+    X[5, 2] = 10.0
+    sel = BootstrapRanking("K3", n_bootstraps=40, random_state=0).fit(X, y)
+    rows = resample_indices(12, 40, scheme="bootstrap", random_state=0)
+    missed = [b for b, r in enumerate(rows) if 5 not in r]
+    assert missed, "some resample should miss the positive"
+    np.testing.assert_array_equal(sel.bootstrap_scores_[missed], 0.0)
+    kept = [b for b, r in enumerate(rows) if 5 in r]
+    direct = np.array([ranking_scores(X[rows[b]], y[rows[b]], "K3")["K3"] for b in kept])
+    np.testing.assert_allclose(sel.bootstrap_scores_[kept], direct, rtol=1e-13, atol=1e-15)
+    with pytest.raises(ValueError, match="constant"):
+        bootstrap_scores(X, np.ones(12), "K3", n_bootstraps=3)
+
+
 def test_regression_target_with_bootstrap_recovers_model_5():
     X, y, genuine = make_yuan_regression(5, n_samples=200, random_state=1)
     sel = BootstrapRanking("chi2", n_bootstraps=20, n_features_to_select=2, random_state=0).fit(

@@ -32,7 +32,7 @@ def _score_replicates(
     X: np.ndarray, y: np.ndarray, idx: np.ndarray, *, names: tuple[str, ...], params: dict
 ) -> dict[str, np.ndarray]:
     """Index scores of the resamples ``idx`` (shape ``(b, n)``): ``(b, d)`` per name."""
-    return ranking_scores_batch(X[idx], y[idx], names, **params)
+    return ranking_scores_batch(X[idx], y[idx], names, constant_target="zero", **params)
 
 
 def bootstrap_scores(
@@ -59,6 +59,9 @@ def bootstrap_scores(
     ----------
     X : ndarray of shape (n_samples, n_features), float
     y : ndarray of shape (n_samples,), numeric
+        Must not be constant. A resample that happens to draw one target value only
+        (likely for a rare class in a small sample) scores 0 for every feature: an
+        equal score for all, which leaves the ranking by the mean unchanged.
     indices : str or sequence of str
         Index names (``In, In3, In5, K1, K2, K3, chi2, mi``); all are computed from the
         same resamples.
@@ -96,6 +99,13 @@ def bootstrap_scores(
         raise TypeError(f"n_bootstraps must be an int, got {n_bootstraps!r}")
     if n_bootstraps < 1:
         raise ValueError(f"n_bootstraps must be at least 1, got {n_bootstraps}")
+    if X.ndim != 2 or y.shape != (X.shape[0],):
+        raise ValueError(
+            f"expected X of shape (n_samples, n_features) and y of shape (n_samples,); got "
+            f"{X.shape} and {y.shape}"
+        )
+    if y.size and (y == y[0]).all():
+        raise ValueError("y is constant: a ranking index needs a target that varies")
     n, d = X.shape
     rows = np.stack(resample_indices(n, int(n_bootstraps), random_state=random_state))
     # batch size depends on the data shape only (never on n_jobs): identical results
@@ -170,7 +180,7 @@ class BootstrapRanking(BaseSelector):
     ((30, 10), True)
     """
 
-    _target_kind = "any"
+    _target_kind = "numeric"
 
     def __init__(
         self,
@@ -200,6 +210,8 @@ class BootstrapRanking(BaseSelector):
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+            Numeric (used by value; must not be constant) or class labels (at least
+            two classes), as in :class:`fsel.RankingIndex`.
 
         Returns
         -------

@@ -37,7 +37,9 @@ def _fit_setup(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, Any, d
     """Shared ``fit`` preamble of the ranking selectors: validate data and parameters.
 
     Returns the feature matrix, the numeric target, the index spec, the resolved slice
-    counts and the number of features to select.
+    counts and the number of features to select. A numeric target (float, integer or
+    boolean) keeps its values, which the difference indices need; other labels
+    (strings, ...) become class codes ``0..c-1`` (``check_target(kind="numeric")``).
     """
     spec = get_index(est.index)
     table, y_out, _ = est._validate_fit_data(X, y, min_samples=2)
@@ -55,7 +57,7 @@ class RankingIndex(BaseSelector):
     """Select the features with the best value of one nonparametric ranking index.
 
     Every feature ``x`` is scored against the target ``y`` by one of Yuan's indices
-    (regression targets, or class labels coded ``0..c-1``):
+    (a numeric target by its values, or class labels coded ``0..c-1``):
 
     * ``"In"``, ``"In3"``, ``"In5"`` — difference-based estimates of the residual
       variance ``E[Var(y|x)]`` (lower is better)::
@@ -75,11 +77,15 @@ class RankingIndex(BaseSelector):
 
     The tie rules and the ``"auto"`` slice counts are documented in
     :mod:`fsel.kernels.ranking_indices`. Categorical columns are scored through their
-    integer codes (the K-S and table indices use only their ranks). A class target is
-    coded ``0..c-1`` in the sorted order of its labels: the K-S and table indices then
-    use one slice per class (when ``c`` is at most the slice count), while the
-    difference indices read the codes as numbers, which is meaningful for two classes
-    or ordered classes only.
+    integer codes (the K-S and table indices use only their ranks). A numeric target
+    (float, integer or boolean dtype) is used by its values, so an integer-valued
+    regression target gives the same scores as the same values stored as floats. A
+    target of other labels (strings, ...) is coded ``0..c-1`` in the sorted order of
+    its labels. The K-S and table indices depend on ``y`` only through its order and
+    ties, so they give the same scores for numeric class labels and for their codes,
+    with one slice per class when ``c`` is at most the slice count; the difference
+    indices read the numbers themselves, which is meaningful for a numeric target, two
+    classes or ordered classes only.
 
     Parameters
     ----------
@@ -132,7 +138,7 @@ class RankingIndex(BaseSelector):
     (200, 2)
     """
 
-    _target_kind = "any"
+    _target_kind = "numeric"
 
     def __init__(
         self,
@@ -156,7 +162,8 @@ class RankingIndex(BaseSelector):
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Numeric (regression) or class labels.
+            Numeric (used by value; must not be constant) or class labels (at least
+            two classes).
 
         Returns
         -------

@@ -14,7 +14,7 @@ The caller's arrays are never modified: every function here returns new arrays.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
@@ -263,11 +263,14 @@ def check_target(
     y : array-like or Series of shape (n_samples,)
     n_samples : int
         Number of rows of X; ``y`` must match it.
-    kind : {"classification", "regression", "any"}
+    kind : {"classification", "regression", "any", "numeric"}
         ``"classification"`` returns class codes 0..c-1 and the class labels, and
         requires at least two classes. ``"regression"`` returns float values and
         requires a non-constant target. ``"any"`` returns floats for float targets
-        and codes otherwise.
+        and codes otherwise. ``"numeric"`` keeps the values of every numeric target
+        (float, integer or boolean dtype, or an object array holding only numbers) as
+        floats, with ``classes`` None, and requires them not to be constant; any other
+        labels (strings, ...) become class codes as with ``"classification"``.
 
     Returns
     -------
@@ -293,6 +296,17 @@ def check_target(
             raise ValueError(f"{estimator_name}: y contains NaN or inf")
     elif arr.dtype.kind == "O" and any(v is None for v in arr.tolist()):
         raise ValueError(f"{estimator_name}: y contains missing values (None)")
+    if kind == "numeric" and _is_numeric_target(arr):
+        out = arr.astype(np.float64)
+        if not np.isfinite(out).all():
+            raise ValueError(f"{estimator_name}: y contains NaN or inf")
+        if np.ptp(out) == 0:
+            what = "a single class, " if arr.dtype.kind in "biuO" else ""
+            raise ValueError(
+                f"{estimator_name}: y is constant ({what}{arr[:1].tolist()[0]!r}); nothing "
+                "can be ranked against it"
+            )
+        return out, None
     if kind == "regression" or (kind == "any" and arr.dtype.kind == "f"):
         try:
             out = arr.astype(np.float64)
@@ -313,6 +327,15 @@ def check_target(
             "least two classes are needed to select features"
         )
     return codes.reshape(-1).astype(np.intp), classes
+
+
+def _is_numeric_target(arr: np.ndarray) -> bool:
+    """True for a float, integer or boolean target, or an object array of numbers only."""
+    if arr.dtype.kind in "biuf":
+        return True
+    if arr.dtype.kind != "O":
+        return False
+    return all(isinstance(v, Real) for v in arr.tolist())
 
 
 def check_n_features_to_select(k: Any, n_features: int, *, allow_none: bool = True) -> int:
