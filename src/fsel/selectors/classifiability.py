@@ -15,6 +15,7 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from sklearn.utils.multiclass import type_of_target
 
 from fsel.kernels.classifiability import (
     IncrementalSearch,
@@ -334,6 +335,15 @@ class Classifiability(BaseSelector):
         table, y_codes, classes = self._validate_fit_data(
             X, y, categorical=self.categorical, min_samples=2
         )
+        if type_of_target(y) == "continuous":
+            raise ValueError(
+                "Classifiability needs class labels, but y is a continuous target "
+                f"({classes.size} distinct values, not all whole numbers, in {y_codes.size} "
+                "samples; scikit-learn's type_of_target rule). Classifiability measures how "
+                "well classes separate: bin a regression target into classes first, encode "
+                "float class labels as integers or strings, or rank a regression target "
+                "with fsel.RankingIndex"
+            )
         symbolic = _symbolic_mask(X, table, self.categorical)
         self.classes_ = classes
         d = table.values.shape[1]
