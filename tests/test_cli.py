@@ -109,3 +109,111 @@ def test_parquet(tmp_path, capsys):
     df.to_parquet(path)
     assert main(["select", str(path), "-t", "y", "-k", "1"]) == 0
     assert " c" in capsys.readouterr().out
+
+
+def _write_csv(path, X, y, names, target="y", y_format="{:.6f}"):
+    with path.open("w") as fh:
+        fh.write(",".join([*names, target]) + "\n")
+        for row, v in zip(X, y, strict=True):
+            fh.write(",".join(f"{a:.6f}" for a in row) + "," + y_format.format(v) + "\n")
+
+
+def _regression_csv(tmp_path):
+    from fsel.datasets import make_yuan_regression
+
+    X, y, genuine = make_yuan_regression(1, n_samples=200, random_state=0)
+    names = [f"f{j}" for j in range(X.shape[1])]
+    path = tmp_path / "reg.csv"
+    _write_csv(path, X, y, names)
+    return path, {names[j] for j in genuine}, len(genuine)
+
+
+def test_select_ranking_index_on_regression_csv(tmp_path):
+    path, genuine, k = _regression_csv(tmp_path)
+    out = tmp_path / "k3.json"
+    r = run("select", str(path), "--target", "y", "--method", "k3", "-k", str(k), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    res = json.loads(out.read_text())
+    assert res["method"] == "k3" and res["n_features"] == 10 and res["n_samples"] == 200
+    assert {row["name"] for row in res["features"]} == genuine
+    scores = [row["score"] for row in res["features"]]
+    assert len(scores) == k and all(0 < s < 1 for s in scores)  # K3 lies in [0, 1)
+    assert scores == sorted(scores, reverse=True)  # higher is better, best first
+    # the scores are those of the library on the same table
+    from fsel import RankingIndex
+
+    data = np.loadtxt(path, delimiter=",", skiprows=1)
+    sel = RankingIndex("K3", n_features_to_select=k).fit(data[:, :-1], data[:, -1])
+    np.testing.assert_allclose(scores, sel.scores_[sel.selection_order_], rtol=1e-12)
+
+
+def test_select_ranking_index_with_bootstrap(tmp_path):
+    path, genuine, k = _regression_csv(tmp_path)
+    out = tmp_path / "boot.json"
+    r = run(
+        "select",
+        str(path),
+        "--target",
+        "y",
+        "--method",
+        "k3",
+        "--bootstrap",
+        "20",
+        "--random-state",
+        "0",
+        "-k",
+        str(k),
+        "-q",
+        "-o",
+        str(out),
+    )
+    assert r.returncode == 0, r.stderr
+    res = json.loads(out.read_text())
+    assert res["params"]["n_bootstraps"] == 20 and res["params"]["index"] == "K3"
+    assert {row["name"] for row in res["features"]} == genuine
+    scores = [row["score"] for row in res["features"]]
+    assert all(0 < s < 1 for s in scores) and scores == sorted(scores, reverse=True)
+
+
+def test_integer_target_column_is_used_by_value(tmp_path, capsys):
+    # the same integer-valued target written as "12" and as "12.0": identical In scores
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(80, 4))
+    y = np.round(10 * X[:, 1] + rng.normal(size=80)).astype(int)
+    as_int, as_float = tmp_path / "int.csv", tmp_path / "float.csv"
+    _write_csv(as_int, X, y, list("abcd"), y_format="{:d}")
+    _write_csv(as_float, X, y, list("abcd"), y_format="{:.1f}")
+    results = []
+    for path in (as_int, as_float):
+        out = path.with_suffix(".json")
+        assert main(["select", str(path), "-t", "y", "-m", "in", "-k", "4", "-o", str(out)]) == 0
+        results.append(json.loads(out.read_text())["features"])
+    capsys.readouterr()
+    assert results[0] == results[1]
+    assert results[0][0]["name"] == "b"
+    # In by hand on the values: (1 / 2n) sum of squared successive differences
+    order = np.argsort(X[:, 1], kind="stable")
+    expected = np.sum(np.diff(y[order].astype(float)) ** 2) / (2 * 80)
+    assert results[0][0]["score"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_select_classifiability_with_epsilon_and_radius(tmp_path, capsys):
+    rng = np.random.default_rng(2)
+    n = 160
+    labels = np.repeat(["spam", "ham"], n // 2)
+    X = rng.uniform(size=(n, 5))
+    X[:, 3] += 1.5 * (labels == "spam")  # only feature 3 separates the classes
+    path = tmp_path / "cls.csv"
+    _write_csv(path, X, labels, ["a", "b", "c", "relevant", "e"], target="label", y_format="{}")
+    out = tmp_path / "cls.json"
+    args = ["select", str(path), "-t", "label", "-m", "classifiability", "-k", "3", "-q"]
+    args += ["--epsilon", "0.001", "--radius-factor", "5", "-o", str(out)]
+    assert main(args) == 0
+    assert "relevant" in capsys.readouterr().out
+    res = json.loads(out.read_text())
+    assert res["params"]["epsilon"] == 0.001 and res["params"]["radius_factor"] == 5.0
+    assert res["features"][0]["name"] == "relevant" and res["features"][0]["index"] == 3
+    # the classes do not overlap on feature 3 (gap 0.5 of its range 2.5, far more than
+    # 5 nearest-neighbour distances): every neighbourhood is pure, L = 1, and no other
+    # feature can add more than epsilon, so the search stops at one feature (k is a cap)
+    assert [row["score"] for row in res["features"]] == [1.0]
