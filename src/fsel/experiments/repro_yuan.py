@@ -22,7 +22,7 @@ Protocol choices the paper leaves open (stated, not tuned):
   At ``N = 200`` it leaves the ``H = 10`` slices of the K-S indices as they were under
   the earlier ``floor(p S / N)`` rule, but moves one row at some of the ``S = T = 6``
   boundaries of the chi-square / MI table (slice sizes 33, 34, 33, 33, 34, 33 instead
-  of 34, 33, 33, 34, 33, 33): chi2/mi rates moved by at most 0.03 against runs made
+  of 34, 33, 33, 34, 33, 33): chi2/mi rates moved by at most 0.06 against runs made
   before that change (``docs/reproductions.md`` holds the new runs); no item is shared at
   ``N = 200`` (``(2p + 1) S / (2N)`` is never a whole number there);
 * data set ``(m, r)`` is drawn from its own child seed, so the bootstrap run scores
