@@ -268,6 +268,54 @@ def test_irelief_matches_brute_force(metric):
     np.testing.assert_allclose(est.feature_importances_, w, atol=1e-10)
 
 
+def test_irelief_one_iteration_by_hand():
+    # Four points already in [0, 1] (min-max scaling leaves them unchanged), classes
+    # {0, 1} and {2, 3}; sigma = 0.5 and the starting weights w = (1/sqrt2, 1/sqrt2), so
+    # d_w(n, i) = (|dx0| + |dx1|) / sqrt2 and f(d) = exp(-d / 0.5) = exp(-sqrt2 * L1)
+    # with L1 = |dx0| + |dx1|. Pairs, |x_n - x_i| and L1:
+    #   0-1 (0.4, 0.2) 0.6 | 0-2 (1.0, 0.4) 1.4 | 0-3 (0.6, 0.8) 1.4
+    #   1-2 (0.6, 0.6) 1.2 | 1-3 (0.2, 1.0) 1.2 | 2-3 (0.4, 0.4) 0.8
+    # Every sample has one hit (beta = 1) and two misses. Sun 2007 (SPEC 3):
+    #   m_n = (1 - gamma_n) (sum_M alpha_i |x_n - x_i| - sum_H beta_i |x_n - x_i|),
+    #   1 - gamma_n = f(hit) / (f(hit) + sum_M f),  alpha_i = f_i / sum_M f.
+    X = np.array([[0.0, 0.2], [0.4, 0.0], [1.0, 0.6], [0.6, 1.0]])
+    y = np.array([0, 0, 1, 1])
+
+    def f(l1):
+        return math.exp(-math.sqrt(2.0) * l1)
+
+    # n = 0: hit 1 (0.6), misses 2 and 3 both at 1.4 -> alpha = 1/2 each
+    #   1 - gamma = 1 / (1 + 2 exp(-0.8 sqrt2)) = 0.60784
+    #   m_0 = 0.60784 * ((1.0 + 0.6) / 2 - 0.4, (0.4 + 0.8) / 2 - 0.2) = 0.60784 * (0.4, 0.4)
+    k0 = f(0.6) / (f(0.6) + 2 * f(1.4))
+    m0 = k0 * np.array([0.4, 0.4])
+    # n = 1: hit 0 (0.6), misses 2 and 3 both at 1.2 -> alpha = 1/2 each
+    #   1 - gamma = 1 / (1 + 2 exp(-0.6 sqrt2)) = 0.53877
+    #   m_1 = 0.53877 * ((0.6 + 0.2) / 2 - 0.4, (0.6 + 1.0) / 2 - 0.2) = 0.53877 * (0, 0.6)
+    k1 = f(0.6) / (f(0.6) + 2 * f(1.2))
+    m1 = k1 * np.array([0.0, 0.6])
+    # n = 2: hit 3 (0.8), misses 0 (1.4) and 1 (1.2):
+    #   alpha_0 = f(1.4) / (f(1.4) + f(1.2)) = 0.42976, alpha_1 = 0.57024
+    #   1 - gamma = f(0.8) / (f(0.8) + f(1.4) + f(1.2)) = 0.50100
+    # n = 3: hit 2 (0.8), misses 0 (1.4) and 1 (1.2): the same alpha and 1 - gamma
+    a0 = f(1.4) / (f(1.4) + f(1.2))
+    a1 = f(1.2) / (f(1.4) + f(1.2))
+    k2 = f(0.8) / (f(0.8) + f(1.4) + f(1.2))
+    m2 = k2 * (a0 * np.array([1.0, 0.4]) + a1 * np.array([0.6, 0.6]) - np.array([0.4, 0.4]))
+    m3 = k2 * (a0 * np.array([0.6, 0.8]) + a1 * np.array([0.2, 1.0]) - np.array([0.4, 0.4]))
+    # m_2 = (0.18632, 0.05714), m_3 = (-0.01408, 0.25754)
+    z = (m0 + m1 + m2 + m3) / 4  # = (0.10385, 0.22027)
+    w = z / math.hypot(z[0], z[1])  # both positive: = (0.42643, 0.90452)
+    assert z == pytest.approx([0.103845, 0.220268], abs=1e-6)
+    assert w == pytest.approx([0.426435, 0.904518], abs=1e-6)
+    with pytest.warns(ConvergenceWarning):  # ||w - w0|| = 0.3 > theta after one step
+        est = IRelief(sigma=0.5, max_iter=1).fit(X, y)
+    assert est.n_iter_ == 1 and not est.converged_
+    np.testing.assert_allclose(est.margin_, z, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(est.feature_importances_, w, rtol=1e-12)
+    assert est.selection_order_.tolist() == [1, 0]
+
+
 def test_irelief_converges_and_recovers_relevant_features():
     rng = np.random.default_rng(0)
     X = rng.random((150, 20))
@@ -351,6 +399,61 @@ def test_n_jobs_and_memory_budget_do_not_change_results(cls):
     small_budget = cls(n_jobs=2, memory_budget=3 * 8 * 120 * 7).fit(X, y)
     np.testing.assert_array_equal(small_budget.feature_importances_, ref)
     np.testing.assert_array_equal(cls(n_jobs=2).fit(X, y).feature_importances_, ref)
+
+
+def _traced_peak(fit):
+    """Peak bytes traced by tracemalloc (numpy registers its buffers) during ``fit()``."""
+    import tracemalloc
+
+    if tracemalloc.is_tracing():
+        pytest.skip("tracemalloc already running")
+    tracemalloc.start()
+    try:
+        fit()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    ("n", "budget"),
+    [(3000, 2 * 2**20), pytest.param(12000, 16 * 2**20, marks=pytest.mark.slow)],
+    ids=["3000-2MiB", "12000-16MiB"],
+)
+@pytest.mark.parametrize("name", ["IRelief", "ReliefF", "MultiSURF"])
+def test_peak_memory_within_budget(name, n, budget):
+    # Block path (the full N x N matrix does not fit). The budget covers the distance
+    # blocks and their work arrays; on top of it the estimators hold O(N D) arrays
+    # (validated, scaled, class-sorted and weighted copies, per-row margins and their
+    # sum: at most 8 of the input's size), O(N) vectors and ReliefF's neighbour lists
+    # (N x classes x k indices and distances, 16 bytes each), plus a stated slack of
+    # 256 KiB for interpreter bookkeeping. Before the fix I-Relief held about 8
+    # block-sized temporaries (2.2x the budget at N = 20000, D = 5, 64 MiB).
+    from fsel.kernels.distances import numba_available
+
+    if not numba_available():
+        pytest.skip("the pure-numpy fallbacks of the distance/neighbour kernels hold more")
+    d = 5
+    rng = np.random.default_rng(0)
+    X = rng.random((n, d))
+    y = (X[:, 0] + 0.2 * rng.random(n) > 0.6).astype(int)
+    make = {
+        "IRelief": lambda: IRelief(max_iter=1, memory_budget=budget),
+        "ReliefF": lambda: ReliefF(memory_budget=budget),
+        "MultiSURF": lambda: MultiSURF(memory_budget=budget),
+    }[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        make().fit(X[:300], y[:300])  # compile the numba kernels outside the trace
+        peak = _traced_peak(lambda: make().fit(X, y))
+    io = 8 * X.nbytes + 8 * 8 * n
+    if name == "ReliefF":
+        io += n * 2 * 10 * 16
+    slack = 256 * 2**10
+    assert peak <= budget + io + slack, (
+        f"{name}: peak {peak / 2**20:.2f} MiB > budget {budget / 2**20:.0f} MiB "
+        f"+ inputs/outputs {io / 2**20:.2f} MiB + slack"
+    )
 
 
 @pytest.mark.parametrize("cls", ALL)
