@@ -35,7 +35,10 @@ pair should be ranks 1 and 2) and, for fsel, the peak traced memory
 
 Run ``python benchmarks/run.py relief [--quick]`` or
 ``python benchmarks/bench_relief.py --help``. Results go to
-``benchmarks/results/relief[_quick].{json,csv}``.
+``benchmarks/results/relief[_quick].{json,csv}``: one row per call, plus rows with
+``library = "ratio"``: competitor CPU time over fsel's (``status = "vs LIB"``) and the
+time of P-Relief, I-Relief and M-Relief over fsel Relief's (``status = "vs fsel
+Relief ..."``, CPU and wall ratios, I-Relief's iteration count).
 """
 
 from __future__ import annotations
@@ -305,6 +308,18 @@ def main(argv: list[str] | None = None) -> int:
                     extra = f" ({r['n_iter']} iterations)" if r.get("n_iter") else ""
                     ratio = r["cpu"] / base["cpu"]
                     print(f"  {method:13s} takes {ratio:6.2f}x Relief's time{extra}")
+                    rows.append(
+                        {
+                            "size": size_name,
+                            "library": "ratio",
+                            "method": method,
+                            "metric": metric,
+                            "status": "vs fsel Relief (CPU time / Relief's; > 1: slower)",
+                            "cpu": ratio,
+                            "wall": r["wall"] / base["wall"],
+                            "n_iter": r.get("n_iter"),
+                        }
+                    )
     RESULTS.mkdir(exist_ok=True)
     stem = args.output or ("relief_quick" if args.quick else "relief")
     (RESULTS / f"{stem}.json").write_text(
