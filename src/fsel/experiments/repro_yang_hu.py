@@ -62,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from fsel.experiments.report import Reproduction, write_csv
+from fsel.utils.progress import Progress
 
 __all__ = [
     "REPRODUCTIONS",
@@ -186,12 +187,13 @@ def evaluate_selectors(
     seed: int,
     quick: bool = False,
     hide_minority: bool = False,
+    progress: Callable[[], None] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Run the probe protocol ``n_runs`` times; per selector return the AUCs, the
     mean ROC curve on a common grid, the test errors (runs x m) and the m grid.
 
     ``selectors`` maps a name to a function building an unfitted estimator from the
-    categorical mask of the (probe-extended) data.
+    categorical mask of the (probe-extended) data; ``progress`` is called after each run.
     """
     from fsel.datasets import add_probes
     from fsel.experiments.protocols import probe_roc
@@ -202,7 +204,7 @@ def evaluate_selectors(
     d0 = X.shape[1]
     grid = _m_grid(d0 + N_PROBES, quick)
     fgrid = np.linspace(0, 1, 51)
-    for r, ss in enumerate(seeds):
+    for ss in seeds:
         rng = np.random.default_rng(ss)
         Xr, yr = _hide_minority(X, y, rng) if hide_minority else (X, y)
         Xp = add_probes(Xr, N_PROBES, PROBE_VARIANCE, random_state=rng)
@@ -221,7 +223,8 @@ def evaluate_selectors(
             rec["auc"].append(auc)
             rec["err"].append(errs)
             rec["roc"].append(np.interp(fgrid, fpr, tpr))
-            _ = r
+        if progress is not None:
+            progress()
     for rec in out.values():
         rec["auc"] = np.asarray(rec["auc"])
         rec["err"] = np.asarray(rec["err"])
@@ -373,6 +376,7 @@ def yanghu_roc(
 ) -> Reproduction:
     """Yang & Hu 2012, Figs. 1, 2, 5: Relief vs P-Relief on binary UCI data with probes."""
     from fsel import PRelief, Relief
+    from fsel.experiments.cache import array_fingerprint, cache_for, estimator_fingerprint
 
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -384,20 +388,40 @@ def yanghu_roc(
         "P-Relief (Silverman, default)": lambda cat: PRelief(categorical=cat),
     }
     methods = list(selectors)
+    fingerprints = {m: estimator_fingerprint(make(None)) for m, make in selectors.items()}
+    cache = cache_for(output_dir)
+    bar = Progress(len(sets) * _runs(quick), "yanghu-roc runs")
     results = {}
     for i, ds in enumerate(sets):
         n_train, keep = BINARY[ds]
         X, y, cat = _load(ds, data_path, keep)
-        results[ds] = evaluate_selectors(
-            X,
-            y,
-            cat,
-            selectors,
-            n_runs=_runs(quick),
-            n_train=n_train,
-            seed=seed + 1000 * i,
-            quick=quick,
+        parts = {
+            "protocol": "yanghu-roc/1",
+            "dataset": ds,
+            "data": array_fingerprint(X, y, cat),
+            "selectors": fingerprints,
+            "n_runs": _runs(quick),
+            "n_train": n_train,
+            "seed": seed + 1000 * i,
+            "quick": quick,
+        }
+        hits = bar.n
+        results[ds] = cache.get_or_compute(
+            parts,
+            lambda X=X, y=y, cat=cat, n_train=n_train, i=i: evaluate_selectors(
+                X,
+                y,
+                cat,
+                selectors,
+                n_runs=_runs(quick),
+                n_train=n_train,
+                seed=seed + 1000 * i,
+                quick=quick,
+                progress=bar.update,
+            ),
         )
+        bar.update(hits + _runs(quick) - bar.n)  # a cached set counts all its runs
+    bar.close()
     tables = _tables(output_dir, "yanghu_roc", results, methods)
     figures = _figures(output_dir, "yanghu_roc", results)
     rows = [
@@ -485,6 +509,7 @@ def _three_way_group(
     selectors = _three_way_selectors()
     fingerprints = {m: estimator_fingerprint(make(None)) for m, make in selectors.items()}
     cache = cache_for(output_dir)
+    bar = Progress(len(sets) * _runs(quick), f"yanghu-{group} runs")
     results: dict[str, dict[str, dict[str, Any]]] = {}
     noise_coef: dict[str, float] = {}
     for i, ds in enumerate(sets):
@@ -511,6 +536,7 @@ def _three_way_group(
             "quick": quick,
             "hide": hide,
         }
+        hits = bar.n
         results[ds] = cache.get_or_compute(
             parts,
             lambda X=X, y=y, cat=cat, n_train=n_train, i=i: evaluate_selectors(
@@ -523,8 +549,11 @@ def _three_way_group(
                 seed=seed + 1000 * i,
                 quick=quick,
                 hide_minority=hide,
+                progress=bar.update,
             ),
         )
+        bar.update(hits + _runs(quick) - bar.n)  # a cached set counts all its runs
+    bar.close()
     return results, noise_coef
 
 
