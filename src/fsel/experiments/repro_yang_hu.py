@@ -371,12 +371,64 @@ def _sets_phrase(sets: Sequence[str], quick: bool) -> str:
 
 
 # ------------------------------------------------------------------ reproductions
+def _cached_evaluation(
+    cache: Any,
+    bar: Progress,
+    protocol: str,
+    ds: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    cat: np.ndarray,
+    selectors: dict[str, Callable[[np.ndarray], Any]],
+    fingerprints: dict[str, Any],
+    *,
+    n_train: int | None,
+    seed: int,
+    quick: bool,
+    hide: bool | None = None,
+) -> dict[str, dict[str, Any]]:
+    """:func:`evaluate_selectors` on one data set through the result cache; the bar
+    advances once per run (all at once for a cached set)."""
+    from fsel.experiments.cache import array_fingerprint
+
+    parts = {
+        "protocol": protocol,
+        "dataset": ds,
+        "data": array_fingerprint(X, y, cat),
+        "selectors": fingerprints,
+        "n_runs": _runs(quick),
+        "n_train": n_train,
+        "seed": seed,
+        "quick": quick,
+    }
+    if hide is not None:
+        parts["hide"] = hide
+    start = bar.n
+    out = cache.get_or_compute(
+        parts,
+        lambda: evaluate_selectors(
+            X,
+            y,
+            cat,
+            selectors,
+            n_runs=_runs(quick),
+            n_train=n_train,
+            seed=seed,
+            quick=quick,
+            hide_minority=bool(hide),
+            progress=bar.update,
+        ),
+    )
+    bar.update(start + _runs(quick) - bar.n)
+    return out
+
+
 def yanghu_roc(
     output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
 ) -> Reproduction:
     """Yang & Hu 2012, Figs. 1, 2, 5: Relief vs P-Relief on binary UCI data with probes."""
     from fsel import PRelief, Relief
-    from fsel.experiments.cache import array_fingerprint, cache_for, estimator_fingerprint
+    from fsel.experiments.cache import cache_for, estimator_fingerprint
 
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
@@ -395,32 +447,20 @@ def yanghu_roc(
     for i, ds in enumerate(sets):
         n_train, keep = BINARY[ds]
         X, y, cat = _load(ds, data_path, keep)
-        parts = {
-            "protocol": "yanghu-roc/1",
-            "dataset": ds,
-            "data": array_fingerprint(X, y, cat),
-            "selectors": fingerprints,
-            "n_runs": _runs(quick),
-            "n_train": n_train,
-            "seed": seed + 1000 * i,
-            "quick": quick,
-        }
-        hits = bar.n
-        results[ds] = cache.get_or_compute(
-            parts,
-            lambda X=X, y=y, cat=cat, n_train=n_train, i=i: evaluate_selectors(
-                X,
-                y,
-                cat,
-                selectors,
-                n_runs=_runs(quick),
-                n_train=n_train,
-                seed=seed + 1000 * i,
-                quick=quick,
-                progress=bar.update,
-            ),
+        results[ds] = _cached_evaluation(
+            cache,
+            bar,
+            "yanghu-roc/1",
+            ds,
+            X,
+            y,
+            cat,
+            selectors,
+            fingerprints,
+            n_train=n_train,
+            seed=seed + 1000 * i,
+            quick=quick,
         )
-        bar.update(hits + _runs(quick) - bar.n)  # a cached set counts all its runs
     bar.close()
     tables = _tables(output_dir, "yanghu_roc", results, methods)
     figures = _figures(output_dir, "yanghu_roc", results)
@@ -502,7 +542,7 @@ def _three_way_group(
     """Per set of one group: the probe protocol's results for the three selectors
     (cached per set) and the coefficient ``2 sum_c p_c^2 - 1`` of a noise feature's
     expected M-Relief margin (class shares after hiding, for the imbalanced group)."""
-    from fsel.experiments.cache import array_fingerprint, cache_for, estimator_fingerprint
+    from fsel.experiments.cache import cache_for, estimator_fingerprint
 
     full, quick_sets, hide = THREE_WAY_GROUPS[group]
     sets = quick_sets if quick else full
@@ -525,34 +565,21 @@ def _three_way_group(
             counts[small] -= round(0.8 * counts[small])
         p = counts / counts.sum()
         noise_coef[ds] = float(np.sum(p * (2 * p - 1)))
-        parts = {
-            "protocol": "yanghu-three-way/1",
-            "dataset": ds,
-            "data": array_fingerprint(X, y, cat),
-            "selectors": fingerprints,
-            "n_runs": _runs(quick),
-            "n_train": n_train,
-            "seed": seed + 1000 * i,
-            "quick": quick,
-            "hide": hide,
-        }
-        hits = bar.n
-        results[ds] = cache.get_or_compute(
-            parts,
-            lambda X=X, y=y, cat=cat, n_train=n_train, i=i: evaluate_selectors(
-                X,
-                y,
-                cat,
-                selectors,
-                n_runs=_runs(quick),
-                n_train=n_train,
-                seed=seed + 1000 * i,
-                quick=quick,
-                hide_minority=hide,
-                progress=bar.update,
-            ),
+        results[ds] = _cached_evaluation(
+            cache,
+            bar,
+            "yanghu-three-way/1",
+            ds,
+            X,
+            y,
+            cat,
+            selectors,
+            fingerprints,
+            n_train=n_train,
+            seed=seed + 1000 * i,
+            quick=quick,
+            hide=hide,
         )
-        bar.update(hits + _runs(quick) - bar.n)  # a cached set counts all its runs
     bar.close()
     return results, noise_coef
 
