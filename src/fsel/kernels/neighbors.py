@@ -325,10 +325,22 @@ def knn_by_class(
             return idx, dist
         return _knn_block_numpy(D, a, y, C, k)
 
+    # Euclidean neighbours are ranked on squared distances (the same order, without a
+    # square root over the whole n x n block); only the n x C x k kept distances are rooted
+    root = metric == "euclidean"
     parts = map_distance_rows(
-        X, fn, metric=metric, memory_budget=memory_budget, n_jobs=n_jobs, use_numba=numba_on
+        X,
+        fn,
+        metric="sqeuclidean" if root else metric,
+        memory_budget=memory_budget,
+        n_jobs=n_jobs,
+        use_numba=numba_on,
     )
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    idx = np.concatenate([p[0] for p in parts])
+    dist = np.concatenate([p[1] for p in parts])
+    if root:
+        np.sqrt(dist, out=dist)
+    return idx, dist
 
 
 # ---------------------------------------------------------------- margin accumulation
