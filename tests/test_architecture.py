@@ -60,7 +60,8 @@ DISTANCES = SRC / "kernels" / "distances.py"
 DISTANCE_NAME = re.compile(r"distance|delta|manhattan|euclid", re.IGNORECASE)
 #: What the distance users must take from kernels/distances.py (and use).
 DISTANCE_USERS = {
-    "kernels/neighbors.py": {"map_distance_rows", "full_distance_matrix"},
+    "kernels/neighbors.py": {"map_distance_rows"},
+    "selectors/relief/_nearest.py": {"map_distance_rows", "full_distance_matrix"},
     "kernels/classifiability.py": {"sq_delta", "mixed_sq_distances", "numba_sq_delta_add"},
 }
 

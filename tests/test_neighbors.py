@@ -11,19 +11,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fsel.kernels.distances as distances
-import fsel.kernels.neighbors as nb
+from fsel.kernels.distances import (
+    effective_n_jobs,
+    fits_full,
+    full_distance_matrix,
+    map_distance_rows,
+    rows_per_block,
+)
 from fsel.kernels.neighbors import (
     GAUSS_TOL,
     absdiff_rows,
     absdiff_sparse,
-    fits_full,
-    full_distance_matrix,
     gaussian_class_sums,
     knn_by_class,
-    map_distance_rows,
     radius_margin_rows,
     row_mean_std,
-    rows_per_block,
 )
 
 BOTH = [True, False]
@@ -205,7 +207,7 @@ def test_budget_helpers():
     with pytest.raises(ValueError, match="memory_budget"):
         rows_per_block(10, 0)
     with pytest.raises(ValueError, match="n_jobs"):
-        nb.effective_n_jobs(0)
+        effective_n_jobs(0)
 
 
 def _bounded_memory_run(n, budget):

@@ -4,11 +4,8 @@ Pure functions on validated float64 arrays (the estimators in
 :mod:`fsel.selectors.relief` validate and scale first). This module computes no
 distance: every distance comes from the one distance kernel,
 :mod:`fsel.kernels.distances`, through :func:`~fsel.kernels.distances.map_distance_rows`
-(re-exported here with :func:`~fsel.kernels.distances.full_distance_matrix`,
-:func:`~fsel.kernels.distances.fits_full`, :func:`~fsel.kernels.distances.rows_per_block`
-and :func:`~fsel.kernels.distances.effective_n_jobs`, which the Relief selectors import
-from here). Nothing materialises an ``N x N`` matrix larger than ``memory_budget``
-bytes:
+(the Relief selectors import the traversal from there too). Nothing materialises an
+``N x N`` matrix larger than ``memory_budget`` bytes:
 
 * when ``1.5 * N * N * 8`` bytes fit the budget, the whole distance matrix is
   computed once (Manhattan: only the upper triangle, mirrored; Euclidean: one BLAS
@@ -49,17 +46,7 @@ from typing import Any
 
 import numpy as np
 
-# the distance traversal lives in the one distance kernel; re-exported here for the
-# Relief selectors, which import it with the neighbour kernels
-from fsel.kernels.distances import (
-    DEFAULT_MEMORY_BUDGET,
-    effective_n_jobs,
-    fits_full,
-    full_distance_matrix,
-    map_distance_rows,
-    numba_available,
-    rows_per_block,
-)
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _use_numba, map_distance_rows
 
 __all__ = [
     "GAUSS_L",
@@ -67,22 +54,13 @@ __all__ = [
     "GAUSS_TOL",
     "absdiff_rows",
     "absdiff_sparse",
-    "effective_n_jobs",
-    "fits_full",
-    "full_distance_matrix",
     "gaussian_class_sums",
     "knn_by_class",
-    "map_distance_rows",
     "radius_margin_rows",
     "row_mean_std",
-    "rows_per_block",
 ]
 
 _COMPILED: dict[str, Any] = {}
-
-
-def _use_numba(use_numba: bool | None) -> bool:
-    return numba_available() if use_numba is None else bool(use_numba)
 
 
 # ----------------------------------------------------------------------------- numba

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
-from fsel.kernels.neighbors import effective_n_jobs, knn_by_class
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, effective_n_jobs
+from fsel.kernels.neighbors import knn_by_class
 from fsel.selectors._base import BaseSelector
 from fsel.utils.validation import (
     _categorical_mask,

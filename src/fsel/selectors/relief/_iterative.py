@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
-from fsel.kernels.neighbors import absdiff_rows, map_distance_rows
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, map_distance_rows
+from fsel.kernels.neighbors import absdiff_rows
 from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief, positive_unit
 
 __all__ = ["IRelief", "irelief_coefficients"]

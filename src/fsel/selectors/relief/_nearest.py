@@ -10,15 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
-from fsel.kernels.neighbors import (
-    absdiff_sparse,
+from fsel.kernels.distances import (
+    DEFAULT_MEMORY_BUDGET,
     fits_full,
     full_distance_matrix,
     map_distance_rows,
-    radius_margin_rows,
-    row_mean_std,
 )
+from fsel.kernels.neighbors import absdiff_sparse, radius_margin_rows, row_mean_std
 from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
 
 __all__ = ["SURF", "MRelief", "MultiSURF", "Relief", "ReliefF"]

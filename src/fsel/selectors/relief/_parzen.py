@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
-from fsel.kernels.neighbors import GAUSS_TOL, effective_n_jobs, gaussian_class_sums
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, effective_n_jobs
+from fsel.kernels.neighbors import GAUSS_TOL, gaussian_class_sums
 from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
 
 __all__ = ["SIGMA_RULES", "PRelief", "parzen_mean_margin", "silverman_bandwidth"]
