@@ -24,7 +24,9 @@ from fsel.kernels.neighbors import (
     absdiff_sparse,
     gaussian_class_sums,
     knn_by_class,
+    radius_coefficients,
     radius_margin_rows,
+    radius_margin_sum,
     row_mean_std,
 )
 
@@ -55,7 +57,8 @@ def test_full_matrix_and_blocks(use_numba, metric):
     D = full_distance_matrix(X, metric=metric, use_numba=use_numba, n_jobs=2)
     np.testing.assert_allclose(D, ref, atol=1e-12)
     assert np.all(np.diag(D) == 0)
-    if metric == "manhattan":
+    if metric == "manhattan" or use_numba:
+        # numba: Manhattan's upper triangle and Euclidean's fused Gram pass are mirrored
         np.testing.assert_array_equal(D, D.T)
     for budget in (10**9, 3 * 8 * 70 * 5):
         parts = map_distance_rows(
@@ -151,6 +154,78 @@ def test_row_mean_std_and_radius_margins(use_numba):
             for j in js:
                 ref += coef * np.abs(X[n] - X[j]) / len(js)
         np.testing.assert_allclose(out[r], ref, atol=1e-13)
+
+
+def _brute_radius_total(X, D, T, y, priors):
+    """sum_n m_n with loops over every ordered pair (SPEC's SURF-type margin)."""
+    n = X.shape[0]
+    total = np.zeros(X.shape[1])
+    for i in range(n):
+        near = [j for j in range(n) if j != i and D[i, j] < T[i]]
+        for c in range(priors.size):
+            js = [j for j in near if y[j] == c]
+            coef = -1.0 if c == y[i] else priors[c] / (1 - priors[y[i]])
+            for j in js:
+                total += coef * np.abs(X[i] - X[j]) / len(js)
+    return total
+
+
+@pytest.mark.parametrize("use_numba", BOTH)
+@pytest.mark.parametrize("d", [4, 600])  # 600 features: several column tiles of 54 rows
+def test_radius_margin_sum_against_loops(use_numba, d):
+    rng = np.random.default_rng(8)
+    n = 130
+    X = rng.random((n, d))
+    X[7] = X[3]  # a duplicate sample: distance 0, inside every radius
+    y = rng.integers(0, 3, size=n)  # unsorted labels: runs of length 1-4
+    priors = np.bincount(y) / n
+    D = _loops_l1(X) if d < 10 else full_distance_matrix(X, metric="manhattan", use_numba=False)
+    m, s = row_mean_std(D, 0)
+    T = m - s / 2
+    T[5] = 0.0  # a sample with no neighbour at all
+    ref = _brute_radius_total(X, D, T, y, priors)
+    got = radius_margin_sum(X, D, T, y, priors, use_numba=use_numba)
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    # threads split the rows, never a row's sum: bit-identical for every n_jobs
+    np.testing.assert_array_equal(
+        radius_margin_sum(X, D, T, y, priors, n_jobs=3, use_numba=use_numba), got
+    )
+    # grouping the samples by class (as the selectors do) gives the same sum
+    o = np.argsort(y, kind="stable")
+    got_sorted = radius_margin_sum(X[o], D[np.ix_(o, o)], T[o], y[o], priors, use_numba=use_numba)
+    np.testing.assert_allclose(got_sorted, ref, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(2, 40),
+    C=st.integers(2, 4),
+    seed=st.integers(0, 2**16),
+    frac=st.floats(0.0, 1.5),
+)
+def test_radius_margin_sum_is_the_sum_of_the_row_margins(n, C, seed, frac):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.random((n, 3)), 1)  # coarse values: ties at the radius
+    y = rng.integers(0, C, size=n)
+    priors = np.bincount(y, minlength=C) / n
+    priors = np.where(priors == 1.0, 0.5, priors)  # a single class present: no misses
+    D = _loops_l1(X)
+    T = frac * np.quantile(D, 0.5, axis=1)
+    # half the radii equal to a distance in their row: "inside" is strict
+    at = rng.random(n) < 0.5
+    T[at] = D[np.arange(n), rng.integers(0, n, size=n)][at]
+    rows = radius_margin_rows(X, 0, D, T, y, priors, use_numba=False).sum(axis=0)
+    for use_numba in BOTH:
+        np.testing.assert_allclose(
+            radius_margin_sum(X, D, T, y, priors, use_numba=use_numba), rows, atol=1e-12
+        )
+    for use_numba in BOTH:
+        np.testing.assert_allclose(
+            radius_coefficients(D, 0, T, y, priors, use_numba=use_numba),
+            radius_coefficients(D, 0, T, y, priors, use_numba=not use_numba),
+            rtol=0,
+            atol=0,
+        )
 
 
 def _brute_gauss(X, y, sigma, C):

@@ -13,7 +13,10 @@ Metrics ``"manhattan"`` (L1), ``"euclidean"`` (L2) and ``"sqeuclidean"`` (square
   The Euclidean metrics use BLAS (``|a|^2 + |b|^2 - 2 a.b``), clipped at zero, with
   exact zeros on the diagonal when ``X`` is compared with itself.
 * :func:`full_distance_matrix` -- the whole symmetric matrix (Manhattan: the upper
-  triangle only, mirrored, split over threads in chunks of equal work).
+  triangle only, mirrored, split over threads in chunks of equal work,
+  :func:`balanced_upper_chunks`; Euclidean with numba: one BLAS ``X X^T`` turned into
+  distances by one fused pass over its upper triangle, so the matrix is exactly
+  symmetric).
 * :func:`map_distance_rows` -- applies a function to every row block (or row span of the
   full matrix), in threads, under the memory budget (:func:`rows_per_block`,
   :func:`fits_full`).
@@ -57,6 +60,7 @@ from joblib import Parallel, delayed
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
     "METRICS",
+    "balanced_upper_chunks",
     "block_rows_for_budget",
     "distance_block",
     "distance_blocks",
@@ -194,6 +198,29 @@ def _numba_kernels() -> dict[str, Any]:
         for i in range(r0, r1):
             out[i, i] = 0.0
 
+    @numba.njit(cache=True, nogil=True)
+    def gram_upper(G, sq, r0, r1, root):  # pragma: no cover - compiled
+        # in place: G[i, j] = G[j, i] = sqrt(max(sq_i + sq_j - 2 G_ij, 0)) (root) for
+        # r0 <= i < r1, j > i, reading the upper triangle only; 64 x 64 tiles keep the
+        # mirrored writes in cache. Symmetric in (i, j), so the matrix is exactly
+        # symmetric.
+        n = G.shape[0]
+        for i0 in range(r0, r1, 64):
+            i1 = min(i0 + 64, r1)
+            for j0 in range(i0, n, 64):
+                j1 = min(j0 + 64, n)
+                for i in range(i0, i1):
+                    for j in range(max(j0, i + 1), j1):
+                        v = (sq[i] + sq[j]) - 2.0 * G[i, j]
+                        if v < 0.0:
+                            v = 0.0
+                        if root:
+                            v = math.sqrt(v)
+                        G[i, j] = v
+                        G[j, i] = v
+        for i in range(r0, r1):
+            G[i, i] = 0.0
+
     @numba.njit(nogil=True, inline="always")
     def sq_delta_add(s, a, b, sym):  # pragma: no cover - compiled
         # s + delta: no fastmath, so "d * d" and the addition are rounded separately
@@ -203,7 +230,10 @@ def _numba_kernels() -> dict[str, Any]:
         return s + d * d
 
     _COMPILED.update(
-        manhattan=manhattan, manhattan_upper=manhattan_upper, sq_delta_add=sq_delta_add
+        manhattan=manhattan,
+        manhattan_upper=manhattan_upper,
+        gram_upper=gram_upper,
+        sq_delta_add=sq_delta_add,
     )
     return _COMPILED
 
@@ -394,9 +424,16 @@ def distance_block(
 # ------------------------------------------------ full matrix and row-block traversal
 
 
-def _balanced_upper_chunks(n: int, parts: int) -> list[tuple[int, int]]:
+def balanced_upper_chunks(n: int, parts: int) -> list[tuple[int, int]]:
     """Split rows 0..n so that each chunk holds about the same share of the upper
-    triangle (row i owns n - i - 1 pairs)."""
+    triangle (row i owns n - i - 1 pairs); the chunks of threaded upper-triangle
+    kernels.
+
+    Examples
+    --------
+    >>> balanced_upper_chunks(10, 2)  # 45 pairs: rows 0-2 own 24, rows 3-9 own 21
+    [(0, 3), (3, 10)]
+    """
     if parts <= 1 or n < 2 * parts:
         return [(0, n)]
     total = n * (n - 1) / 2
@@ -412,16 +449,30 @@ def _balanced_upper_chunks(n: int, parts: int) -> list[tuple[int, int]]:
 
 def _full_matrix(X: np.ndarray, metric: str, n_workers: int, use_numba: bool) -> np.ndarray:
     n = X.shape[0]
-    if metric == "manhattan" and use_numba:
-        kern = _numba_kernels()["manhattan_upper"]
-        out = np.empty((n, n))
-        chunks = _balanced_upper_chunks(n, 4 * n_workers if n_workers > 1 else 1)
-        if len(chunks) == 1:
-            kern(X, 0, n, out)
+    if use_numba:
+        chunks = balanced_upper_chunks(n, 4 * n_workers if n_workers > 1 else 1)
+        if metric == "manhattan":
+            out = np.empty((n, n))
+            upper = _numba_kernels()["manhattan_upper"]
+
+            def run(a: int, b: int) -> None:
+                upper(X, a, b, out)
+
         else:
-            Parallel(n_jobs=n_workers, backend="threading")(
-                delayed(kern)(X, a, b, out) for a, b in chunks
-            )
+            # one BLAS product (numpy calls syrk for X @ X.T), then one fused pass over
+            # its upper triangle instead of five elementwise passes over the matrix
+            out = X @ X.T
+            sq = np.einsum("ij,ij->i", X, X)
+            root = metric == "euclidean"
+            gram = _numba_kernels()["gram_upper"]
+
+            def run(a: int, b: int) -> None:
+                gram(out, sq, a, b, root)
+
+        if len(chunks) == 1:
+            run(0, n)
+        else:
+            Parallel(n_jobs=n_workers, backend="threading")(delayed(run)(a, b) for a, b in chunks)
         return out
     D = distance_block(X, X, metric=metric, use_numba=use_numba)
     np.fill_diagonal(D, 0.0)

@@ -16,7 +16,11 @@ distance: every distance comes from the one distance kernel,
 Every per-row result (neighbour lists, per-row margins) depends only on the row, never
 on the block partition, so results are identical for every ``n_jobs`` and budget (up
 to the last bit for Manhattan; Euclidean distances come from BLAS, whose rounding may
-depend on the block shape, see :func:`fsel.kernels.distances.distance_blocks`).
+depend on the block shape, see :func:`fsel.kernels.distances.distance_blocks`). The
+one exception is by design: with the full matrix, :func:`radius_margin_sum` adds the
+SURF/MultiSURF margins pair by pair (each pair once, for both of its rows), the row
+blocks row by row; the two sums agree to rounding (tested to 1e-12), and each is
+bit-identical for every ``n_jobs``.
 
 Ties between equal distances are broken by the smaller sample index.
 
@@ -32,8 +36,11 @@ absdiff_rows
     per-feature Relief margin, a vector per row; not a distance).
 absdiff_sparse
     ``out[i] = sum_m c[i, m] * |x_i - x_{idx[i, m]}|`` for neighbour lists.
-row_mean_std, radius_margin_rows
-    MultiSURF's per-row radius and the SURF-type margins of a distance block.
+row_mean_std, radius_coefficients, radius_margin_rows
+    MultiSURF's per-row radius, the SURF-type neighbour weights and margins of a
+    distance block.
+radius_margin_sum
+    The summed SURF-type margins from the full matrix, each pair visited once.
 gaussian_class_sums
     Per-feature class-by-class sums of the 1-D Gaussian kernel (P-Relief), exact to a
     stated tolerance in ``O(N p)`` per feature rather than ``O(N^2)``.
@@ -45,8 +52,16 @@ import math
 from typing import Any
 
 import numpy as np
+from joblib import Parallel, delayed
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _use_numba, map_distance_rows
+from fsel.kernels.distances import (
+    DEFAULT_MEMORY_BUDGET,
+    _use_numba,
+    balanced_upper_chunks,
+    effective_n_jobs,
+    map_distance_rows,
+    rows_per_block,
+)
 
 __all__ = [
     "GAUSS_L",
@@ -56,7 +71,9 @@ __all__ = [
     "absdiff_sparse",
     "gaussian_class_sums",
     "knn_by_class",
+    "radius_coefficients",
     "radius_margin_rows",
+    "radius_margin_sum",
     "row_mean_std",
 ]
 
@@ -73,24 +90,32 @@ def _numba_kernels() -> dict[str, Any]:
     import numba
 
     @numba.njit(cache=True, nogil=True)
-    def knn_block(D, start, y, n_classes, k, idx, dist):  # pragma: no cover - compiled
-        # idx/dist: (rows, n_classes, k), prefilled with -1 / inf
+    def knn_block(D, start, y, run_end, k, idx, dist):  # pragma: no cover - compiled
+        # idx/dist: (rows, n_classes, k), prefilled with -1 / inf. Columns are scanned
+        # in index order, run by run of equal labels (run_end[j]: end of j's run), so
+        # the k-th distance of the run's class stays in a register: most columns cost
+        # one comparison
         rows, n = D.shape
         for r in range(rows):
             self_j = start + r
-            for j in range(n):
-                if j == self_j:
-                    continue
+            Dr = D[r]
+            j = 0
+            while j < n:
+                e = run_end[j]
                 c = y[j]
-                dj = D[r, j]
-                if dj < dist[r, c, k - 1]:
-                    pos = k - 1
-                    while pos > 0 and dj < dist[r, c, pos - 1]:
-                        dist[r, c, pos] = dist[r, c, pos - 1]
-                        idx[r, c, pos] = idx[r, c, pos - 1]
-                        pos -= 1
-                    dist[r, c, pos] = dj
-                    idx[r, c, pos] = j
+                kth = dist[r, c, k - 1]
+                for jj in range(j, e):
+                    dj = Dr[jj]
+                    if dj < kth and jj != self_j:
+                        pos = k - 1
+                        while pos > 0 and dj < dist[r, c, pos - 1]:
+                            dist[r, c, pos] = dist[r, c, pos - 1]
+                            idx[r, c, pos] = idx[r, c, pos - 1]
+                            pos -= 1
+                        dist[r, c, pos] = dj
+                        idx[r, c, pos] = jj
+                        kth = dist[r, c, k - 1]
+                j = e
 
     @numba.njit(cache=True, nogil=True, fastmath=True)
     def absdiff_rows(X, start, A, out):  # pragma: no cover - compiled
@@ -176,23 +201,30 @@ def _numba_kernels() -> dict[str, Any]:
             out_std[r] = math.sqrt(v / (n - 1))
 
     @numba.njit(cache=True, nogil=True, fastmath=True)
-    def radius_rows(X, start, D, T, y, priors, out):  # pragma: no cover - compiled
+    def radius_counts(D, start, T, y, run_end, cnt):  # pragma: no cover - compiled
+        # cnt[r, c] = #{j != start + r: D[r, j] < T[r], y_j = c}, counted over the runs
+        # of equal labels (run_end[j]: end of j's run), so the inner loop vectorises;
+        # the counts are integers, exact in any order
+        rows, n = D.shape
+        for r in range(rows):
+            t = T[r]
+            Dr = D[r]
+            j = 0
+            while j < n:
+                e = run_end[j]
+                s = 0.0
+                for jj in range(j, e):
+                    s += 1.0 if Dr[jj] < t else 0.0
+                cnt[r, y[j]] += s
+                j = e
+            if Dr[start + r] < t:
+                cnt[r, y[start + r]] -= 1.0
+
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def radius_rows(X, start, D, T, y, coef, out):  # pragma: no cover - compiled
+        # out[r] = sum_{j in radius of row start + r} coef[r, y_j] |x_{start+r} - x_j|
         rows, n = D.shape
         d = X.shape[1]
-        C = priors.shape[0]
-        coef = np.zeros((rows, C))
-        for r in range(rows):
-            cnt = np.zeros(C)
-            for j in range(n):
-                if j != start + r and D[r, j] < T[r]:
-                    cnt[y[j]] += 1.0
-            yr = y[start + r]
-            for c in range(C):
-                if cnt[c] > 0:
-                    if c == yr:
-                        coef[r, c] = -1.0 / cnt[c]
-                    else:
-                        coef[r, c] = priors[c] / (1.0 - priors[yr]) / cnt[c]
         for i0 in range(0, rows, 64):
             i1 = min(i0 + 64, rows)
             for j0 in range(0, n, 32):
@@ -209,9 +241,83 @@ def _numba_kernels() -> dict[str, Any]:
                             for k in range(d):
                                 o[k] += w * abs(a[k] - b[k])
 
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def radius_pairs(X, D, T, y, coef, coefT, run_end, r0, r1, out):  # pragma: no cover
+        # out[r - r0] = sum_{j > r} w_rj |x_r - x_j| for r0 <= r < r1, with the pair
+        # weight w_rj = [D_rj < T_r] coef[r, y_j] + [D_rj < T_j] coef[j, y_r]: each
+        # pair's |x_r - x_j| is computed once for both directions.
+        # Rows go in groups of 16: first each row's nonzero weights are listed (a
+        # branch-free pass over its run of equal labels, then a compaction), then the
+        # group's lists are consumed tile by tile of X's rows, so a tile is read from
+        # cache 16 times. Tiles lie on a global grid and each row's pairs are summed in
+        # column order, four at a time from each tile's first, so out[r] does not
+        # depend on (r0, r1).
+        n, d = X.shape
+        tile = max(32, min(512, 32768 // max(d, 1)))
+        G = 16
+        JS = np.empty((G, n), dtype=np.intp)
+        WS = np.empty((G, n))
+        M = np.zeros(G, dtype=np.intp)
+        P = np.zeros(G, dtype=np.intp)
+        tmp = np.empty(n)
+        for g0 in range(r0, r1, G):
+            g1 = min(g0 + G, r1)
+            for r in range(g0, g1):
+                tr = T[r]
+                ct = coefT[y[r]]
+                Dr = D[r]
+                j = r + 1
+                while j < n:
+                    e = run_end[j]
+                    cr = coef[r, y[j]]
+                    for jj in range(j, e):
+                        dr = Dr[jj]
+                        tmp[jj] = cr * (dr < tr) + ct[jj] * (dr < T[jj])
+                    j = e
+                js = JS[r - g0]
+                ws = WS[r - g0]
+                m = 0
+                for jj in range(r + 1, n):
+                    w = tmp[jj]
+                    js[m] = jj
+                    ws[m] = w
+                    m += w != 0.0
+                M[r - g0] = m
+                P[r - g0] = 0
+            for t0 in range(((g0 + 1) // tile) * tile, n, tile):
+                t1 = min(t0 + tile, n)
+                for r in range(g0, g1):
+                    js = JS[r - g0]
+                    ws = WS[r - g0]
+                    q = P[r - g0]
+                    e = q
+                    m = M[r - g0]
+                    while e < m and js[e] < t1:
+                        e += 1
+                    P[r - g0] = e
+                    a = X[r]
+                    o = out[r - r0]
+                    while q + 4 <= e:
+                        b0, b1, b2, b3 = X[js[q]], X[js[q + 1]], X[js[q + 2]], X[js[q + 3]]
+                        w0, w1, w2, w3 = ws[q], ws[q + 1], ws[q + 2], ws[q + 3]
+                        for k in range(d):
+                            ak = a[k]
+                            o[k] += (w0 * abs(ak - b0[k]) + w1 * abs(ak - b1[k])) + (
+                                w2 * abs(ak - b2[k]) + w3 * abs(ak - b3[k])
+                            )
+                        q += 4
+                    while q < e:
+                        b0 = X[js[q]]
+                        w0 = ws[q]
+                        for k in range(d):
+                            o[k] += w0 * abs(a[k] - b0[k])
+                        q += 1
+
     _COMPILED.update(
         row_mean_std=row_mean_std,
+        radius_counts=radius_counts,
         radius_rows=radius_rows,
+        radius_pairs=radius_pairs,
         knn_block=knn_block,
         absdiff_rows=absdiff_rows,
         absdiff_sparse=absdiff_sparse,
@@ -261,7 +367,8 @@ def knn_by_class(
     """The ``n_neighbors`` nearest samples of each class, for every sample.
 
     The sample itself is never its own neighbour. Ties are broken by the smaller
-    index, so the result is deterministic.
+    index, so the result is deterministic. Any label order is accepted; samples
+    grouped by class (``y`` sorted) run fastest with the compiled kernel.
 
     Parameters
     ----------
@@ -294,12 +401,13 @@ def knn_by_class(
         raise ValueError(f"n_neighbors must be at least 1, got {n_neighbors}")
     C = int(y.max()) + 1 if n_classes is None else int(n_classes)
     numba_on = _use_numba(use_numba)
+    runs = _label_runs(y)
 
     def fn(a: int, b: int, D: np.ndarray):
         if numba_on:
             idx = np.full((b - a, C, k), -1, dtype=np.intp)
             dist = np.full((b - a, C, k), np.inf)
-            _numba_kernels()["knn_block"](D, a, y, C, k, idx, dist)
+            _numba_kernels()["knn_block"](D, a, y, runs, k, idx, dist)
             return idx, dist
         return _knn_block_numpy(D, a, y, C, k)
 
@@ -417,6 +525,62 @@ def row_mean_std(
     return m, np.sqrt((dev * dev).sum(axis=1) / (n - 1))
 
 
+def radius_coefficients(
+    D: np.ndarray,
+    start: int,
+    T: np.ndarray,
+    y: np.ndarray,
+    priors: np.ndarray,
+    *,
+    use_numba: bool | None = None,
+) -> np.ndarray:
+    r"""The SURF/MultiSURF weight of a neighbour, by class, for a row block.
+
+    For row ``n = start + r`` with radius ``T[r]`` let ``k_c`` be the number of samples
+    ``j != n`` of class ``c`` with ``D[r, j] < T[r]``; then ``coef[r, c]`` is
+    ``-1 / k_c`` for ``c = y_n`` (hits), ``p_c / (1 - p_{y_n}) / k_c`` otherwise
+    (misses), and 0 when ``k_c = 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> D = np.array([[0.0, 1.0, 3.0, 9.0]])  # row 0 against samples 0..3
+    >>> radius_coefficients(D, 0, np.array([5.0]), np.array([0, 0, 1, 1]),
+    ...                     np.array([0.5, 0.5])).tolist()
+    [[-1.0, 1.0]]
+    """
+    D = np.ascontiguousarray(D, dtype=np.float64)
+    T = np.ascontiguousarray(T, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.intp)
+    priors = np.asarray(priors, dtype=np.float64)
+    rows, C = D.shape[0], priors.size
+    r = np.arange(rows)
+    if _use_numba(use_numba):
+        counts = np.zeros((rows, C))
+        _numba_kernels()["radius_counts"](D, int(start), T, y, _label_runs(y), counts)
+    else:
+        mask = D < T[:, None]
+        mask[r, start + r] = False
+        onehot = np.zeros((y.size, C))
+        onehot[np.arange(y.size), y] = 1.0
+        counts = mask.astype(np.float64) @ onehot
+    y_rows = y[start : start + rows]
+    py = priors[y_rows]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        coef = np.where(counts > 0, (priors[None, :] / (1.0 - py[:, None])) / counts, 0.0)
+        hits = counts[r, y_rows]
+        coef[r, y_rows] = np.where(hits > 0, -1.0 / hits, 0.0)
+    return coef
+
+
+def _label_runs(y: np.ndarray) -> np.ndarray:
+    """``run_end[j]``: one past the last index of the run of equal labels holding ``j``."""
+    n = y.size
+    ends = np.append(np.flatnonzero(y[1:] != y[:-1]) + 1, n)
+    lengths = np.diff(ends, prepend=0)
+    return np.repeat(ends, lengths).astype(np.intp)
+
+
 def radius_margin_rows(
     X: np.ndarray,
     start: int,
@@ -438,7 +602,7 @@ def radius_margin_rows(
         m_n = \sum_{c \ne y_n} \frac{p_c}{1 - p_{y_n}} \frac{1}{|M_c|}
               \sum_{j \in M_c} |x_n - x_j| - \frac{1}{|H|} \sum_{i \in H} |x_n - x_i|
 
-    (an empty set contributes 0).
+    (an empty set contributes 0; the weights are :func:`radius_coefficients`).
 
     Examples
     --------
@@ -454,27 +618,89 @@ def radius_margin_rows(
     D = np.ascontiguousarray(D, dtype=np.float64)
     T = np.ascontiguousarray(T, dtype=np.float64)
     y = np.ascontiguousarray(y, dtype=np.intp)
-    priors = np.ascontiguousarray(priors, dtype=np.float64)
     rows = D.shape[0]
-    if _use_numba(use_numba):
+    numba_on = _use_numba(use_numba)
+    coef = radius_coefficients(D, start, T, y, priors, use_numba=numba_on)
+    if numba_on:
         out = np.zeros((rows, X.shape[1]))
-        _numba_kernels()["radius_rows"](X, int(start), D, T, y, priors, out)
+        _numba_kernels()["radius_rows"](X, int(start), D, T, y, coef, out)
         return out
     mask = D < T[:, None]
     mask[np.arange(rows), start + np.arange(rows)] = False
-    C = priors.size
-    onehot = np.zeros((y.size, C))
-    onehot[np.arange(y.size), y] = 1.0
-    counts = mask.astype(np.float64) @ onehot
-    r = np.arange(rows)
-    y_rows = y[start : start + rows]
-    py = priors[y_rows]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        coef = np.where(counts > 0, (priors[None, :] / (1.0 - py[:, None])) / counts, 0.0)
-        hits = counts[r, y_rows]
-        coef[r, y_rows] = np.where(hits > 0, -1.0 / hits, 0.0)
     A = np.where(mask, coef[:, y], 0.0)
     return absdiff_rows(X, start, A, use_numba=False)
+
+
+def radius_margin_sum(
+    X: np.ndarray,
+    D: np.ndarray,
+    T: np.ndarray,
+    y: np.ndarray,
+    priors: np.ndarray,
+    *,
+    n_jobs: int | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    use_numba: bool | None = None,
+) -> np.ndarray:
+    r"""Sum over all samples of the SURF/MultiSURF margins, from the full matrix.
+
+    ``sum_n m_n`` with ``m_n`` as in :func:`radius_margin_rows` and ``D`` the full
+    ``N x N`` distance matrix. The compiled path visits each unordered pair once:
+
+    .. math::
+
+        \sum_n m_n = \sum_{r < j} \big([D_{rj} < T_r]\, c_{r, y_j}
+                      + [D_{rj} < T_j]\, c_{j, y_r}\big)\, |x_r - x_j|
+
+    (``c`` from :func:`radius_coefficients`), so a pair inside both radii costs one
+    ``|x_r - x_j|`` instead of two; rows run in ``n_jobs`` threads. The per-row
+    partial sums do not depend on the thread partition, so the result is identical for
+    every ``n_jobs``. Any label order is accepted; samples grouped by class (``y``
+    sorted) run fastest, as the weights are then set run by run. The numpy path sums
+    :func:`radius_margin_rows` over row spans whose work arrays fit ``memory_budget``
+    bytes (the compiled path needs ``O(N D)`` beyond ``D``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> D = np.abs(X - X.T)
+    >>> T, y, p = np.full(3, 2.5), np.array([0, 0, 1]), np.array([0.5, 0.5])
+    >>> radius_margin_sum(X, D, T, y, p).tolist()  # rows 0-2: -1, -1 + 2, 2
+    [2.0]
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    D = np.ascontiguousarray(D, dtype=np.float64)
+    T = np.ascontiguousarray(T, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.intp)
+    priors = np.ascontiguousarray(priors, dtype=np.float64)
+    n, d = X.shape
+    workers = effective_n_jobs(n_jobs)
+    if not _use_numba(use_numba):
+        step = rows_per_block(n, max(int(memory_budget), 1))
+        parts = [
+            radius_margin_rows(X, a, D[a : a + step], T[a : a + step], y, priors, use_numba=False)
+            for a in range(0, n, step)
+        ]
+        return np.concatenate(parts).sum(axis=0)
+    chunks = balanced_upper_chunks(n, 4 * workers if workers > 1 else 1)
+    spans = [(a, min(a + -(-n // len(chunks)), n)) for a in range(0, n, -(-n // len(chunks)))]
+    coef = np.concatenate(
+        _threaded(lambda a, b: radius_coefficients(D[a:b], a, T[a:b], y, priors), spans, workers)
+    )
+    coefT = np.ascontiguousarray(coef.T)
+    runs = _label_runs(y)
+    out = np.zeros((n, d))
+    pairs = _numba_kernels()["radius_pairs"]
+    _threaded(lambda a, b: pairs(X, D, T, y, coef, coefT, runs, a, b, out[a:b]), chunks, workers)
+    return out.sum(axis=0)
+
+
+def _threaded(fn: Any, spans: list[tuple[int, int]], workers: int) -> list[Any]:
+    """``[fn(a, b) for a, b in spans]``, in ``workers`` threads when there are several."""
+    if workers == 1 or len(spans) == 1:
+        return [fn(a, b) for a, b in spans]
+    return list(Parallel(n_jobs=workers, backend="threading")(delayed(fn)(a, b) for a, b in spans))
 
 
 # ------------------------------------------------------------ 1-D Gaussian kernel sums

@@ -16,7 +16,12 @@ from fsel.kernels.distances import (
     full_distance_matrix,
     map_distance_rows,
 )
-from fsel.kernels.neighbors import absdiff_sparse, radius_margin_rows, row_mean_std
+from fsel.kernels.neighbors import (
+    absdiff_sparse,
+    radius_margin_rows,
+    radius_margin_sum,
+    row_mean_std,
+)
 from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
 
 __all__ = ["SURF", "MRelief", "MultiSURF", "Relief", "ReliefF"]
@@ -222,6 +227,10 @@ class ReliefF(BaseRelief):
         self._check_positive("n_neighbors", self.n_neighbors, integer=True)
         k = int(self.n_neighbors)
         n, C = y.size, priors.size
+        # the mean margin is a sum over samples: group them by class for the neighbour
+        # kernel (a stable order keeps the index tie-break within every class)
+        order = np.argsort(y, kind="stable")
+        Z, y = Z[order], y[order]
         idx, _ = self._knn(Z, y, k, C)
         found = (idx >= 0).sum(axis=2)  # (n, C)
         py = priors[y]
@@ -245,17 +254,26 @@ class _RadiusRelief(BaseRelief):
     def _mean_margin(self, Z, y, priors, nominal=None):
         n = y.size
         budget = int(self.memory_budget)
-        D_full = None
         if fits_full(n, budget):
+            # the mean margin is a sum over samples: group them by class (the compiled
+            # pair kernel then sets weights run by run) and visit every pair once
+            order = np.argsort(y, kind="stable")
+            Z, y = Z[order], y[order]
             D_full = full_distance_matrix(Z, metric=self.metric, n_jobs=self.n_jobs)
-        self._prepare(Z, D_full)
+            self._prepare(Z, D_full)
+            T = self._thresholds(0, n, D_full, n)
+            margin = radius_margin_sum(
+                Z, D_full, T, y, priors, n_jobs=self.n_jobs, memory_budget=budget - 8 * n * n
+            )
+            return margin / n
+        self._prepare(Z, None)
 
         def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
             T = self._thresholds(a, b, D, n)
             return radius_margin_rows(Z, a, D, T, y, priors)
 
         parts = map_distance_rows(
-            Z, fn, metric=self.metric, memory_budget=budget, n_jobs=self.n_jobs, D_full=D_full
+            Z, fn, metric=self.metric, memory_budget=budget, n_jobs=self.n_jobs
         )
         # per-row margins, summed in row order: independent of the block partition
         return np.concatenate(parts).sum(axis=0) / n
