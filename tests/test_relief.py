@@ -426,17 +426,22 @@ def _traced_peak(fit):
 
 @pytest.mark.parametrize(
     ("n", "budget"),
-    [(3000, 2 * 2**20), pytest.param(12000, 16 * 2**20, marks=pytest.mark.slow)],
-    ids=["3000-2MiB", "12000-16MiB"],
+    [
+        (1000, 12 * 10**6),  # the full matrix (8 MB) fits: the full-matrix paths
+        (3000, 2 * 2**20),
+        pytest.param(12000, 16 * 2**20, marks=pytest.mark.slow),
+    ],
+    ids=["1000-full-12MB", "3000-2MiB", "12000-16MiB"],
 )
 @pytest.mark.parametrize("name", ["IRelief", "ReliefF", "MultiSURF"])
 def test_peak_memory_within_budget(name, n, budget):
-    # Block path (the full N x N matrix does not fit). The budget covers the distance
-    # blocks and their work arrays; on top of it the estimators hold O(N D) arrays
-    # (validated, scaled, class-sorted and weighted copies, per-row margins and their
-    # sum: at most 8 of the input's size), O(N) vectors and ReliefF's neighbour lists
-    # (N x classes x k indices and distances, 16 bytes each), plus a stated slack of
-    # 256 KiB for interpreter bookkeeping. Before the fix I-Relief held about 8
+    # Full-matrix path (N = 1000) and block path (the full N x N matrix does not fit).
+    # The budget covers the distance matrix or blocks and their work arrays; on top of
+    # it the estimators hold O(N D) arrays (validated, scaled, class-sorted and weighted
+    # copies, per-row margins and their sum: at most 8 of the input's size), O(N)
+    # vectors and ReliefF's neighbour lists (N x classes x k indices and distances, 16
+    # bytes each), plus a stated slack of 256 KiB for interpreter bookkeeping. Before
+    # the fix I-Relief held about 8
     # block-sized temporaries (2.2x the budget at N = 20000, D = 5, 64 MiB).
     from fsel.kernels.distances import numba_available
 

@@ -316,10 +316,15 @@ def mixed_sq_distances(
 # -------------------------------------------------------------------- metric blocks
 
 
-def _manhattan_numpy(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    out = np.zeros((A.shape[0], B.shape[0]))
+def _manhattan_numpy(A: np.ndarray, B: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    # feature by feature, with one block-sized temporary
+    out = np.zeros((A.shape[0], B.shape[0])) if out is None else out
+    out[...] = 0.0
+    tmp = np.empty_like(out)
     for d in range(A.shape[1]):
-        out += np.abs(A[:, d, None] - B[None, :, d])
+        np.subtract(A[:, d, None], B[None, :, d], out=tmp)
+        np.abs(tmp, out=tmp)
+        out += tmp
     return out
 
 
@@ -474,7 +479,14 @@ def _full_matrix(X: np.ndarray, metric: str, n_workers: int, use_numba: bool) ->
         else:
             Parallel(n_jobs=n_workers, backend="threading")(delayed(run)(a, b) for a, b in chunks)
         return out
-    D = distance_block(X, X, metric=metric, use_numba=use_numba)
+    if metric == "manhattan":
+        # in eight row blocks: the temporary is an eighth of the matrix
+        D = np.empty((n, n))
+        step = max(1, -(-n // 8))
+        for a in range(0, n, step):
+            _manhattan_numpy(X[a : a + step], X, out=D[a : a + step])
+    else:
+        D = distance_block(X, X, metric=metric, use_numba=use_numba)
     np.fill_diagonal(D, 0.0)
     return D
 

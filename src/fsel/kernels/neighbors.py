@@ -686,7 +686,11 @@ def radius_margin_sum(
     chunks = balanced_upper_chunks(n, 4 * workers if workers > 1 else 1)
     spans = [(a, min(a + -(-n // len(chunks)), n)) for a in range(0, n, -(-n // len(chunks)))]
     coef = np.concatenate(
-        _threaded(lambda a, b: radius_coefficients(D[a:b], a, T[a:b], y, priors), spans, workers)
+        _threaded(
+            lambda a, b: radius_coefficients(D[a:b], a, T[a:b], y, priors, use_numba=True),
+            spans,
+            workers,
+        )
     )
     coefT = np.ascontiguousarray(coef.T)
     runs = _label_runs(y)
