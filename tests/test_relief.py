@@ -433,20 +433,24 @@ def _traced_peak(fit):
     ],
     ids=["1000-full-12MB", "3000-2MiB", "12000-16MiB"],
 )
+@pytest.mark.parametrize("engine", ["numba", "numpy"])
 @pytest.mark.parametrize("name", ["IRelief", "ReliefF", "MultiSURF"])
-def test_peak_memory_within_budget(name, n, budget):
-    # Full-matrix path (N = 1000) and block path (the full N x N matrix does not fit).
-    # The budget covers the distance matrix or blocks and their work arrays; on top of
-    # it the estimators hold O(N D) arrays (validated, scaled, class-sorted and weighted
-    # copies, per-row margins and their sum: at most 8 of the input's size), O(N)
-    # vectors and ReliefF's neighbour lists (N x classes x k indices and distances, 16
-    # bytes each), plus a stated slack of 256 KiB for interpreter bookkeeping. Before
-    # the fix I-Relief held about 8
-    # block-sized temporaries (2.2x the budget at N = 20000, D = 5, 64 MiB).
+def test_peak_memory_within_budget(name, n, budget, engine, monkeypatch):
+    # Full-matrix path (N = 1000) and block path (the full N x N matrix does not fit),
+    # with the compiled kernels and with the pure-numpy fallback. The budget covers the
+    # distance matrix or blocks and their work arrays; on top of it the estimators hold
+    # O(N D) arrays (validated, scaled, class-sorted and weighted copies, per-row
+    # margins and their sum: at most 8 of the input's size), O(N) vectors and
+    # ReliefF's neighbour lists (N x classes x k indices and distances, 16 bytes each),
+    # plus a stated slack of 256 KiB for interpreter bookkeeping. Before the fix
+    # I-Relief held about 8 block-sized temporaries (2.2x the budget at N = 20000,
+    # D = 5, 64 MiB); the numpy fallback of MultiSURF held 3 full matrices.
     from fsel.kernels.distances import numba_available
 
-    if not numba_available():
-        pytest.skip("the pure-numpy fallbacks of the distance/neighbour kernels hold more")
+    if engine == "numpy":
+        monkeypatch.setenv("FSEL_DISABLE_NUMBA", "1")
+    elif not numba_available():
+        pytest.skip("numba is not installed")
     d = 5
     rng = np.random.default_rng(0)
     X = rng.random((n, d))
@@ -458,7 +462,11 @@ def test_peak_memory_within_budget(name, n, budget):
     }[name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        make().fit(X[:300], y[:300])  # compile the numba kernels outside the trace
+        # compile the numba kernels (and import lazily loaded modules) outside the
+        # trace, on the same path: the budget scaled with the full matrix
+        small = {"IRelief": IRelief, "ReliefF": ReliefF, "MultiSURF": MultiSURF}[name]
+        kw = {"max_iter": 1} if name == "IRelief" else {}
+        small(memory_budget=budget * 300**2 // n**2, **kw).fit(X[:300], y[:300])
         peak = _traced_peak(lambda: make().fit(X, y))
     io = 8 * X.nbytes + 8 * 8 * n
     if name == "ReliefF":

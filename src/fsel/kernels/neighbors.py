@@ -454,9 +454,12 @@ def absdiff_rows(
     if _use_numba(use_numba):
         _numba_kernels()["absdiff_rows"](X, int(start), A, out)
         return out
+    tmp = np.empty_like(A)  # one block-sized work array, reused feature by feature
     for d in range(X.shape[1]):
         col = X[:, d]
-        out[:, d] = np.einsum("rj,rj->r", A, np.abs(col[start : start + rows, None] - col[None, :]))
+        np.subtract(col[start : start + rows, None], col[None, :], out=tmp)
+        np.abs(tmp, out=tmp)
+        out[:, d] = np.einsum("rj,rj->r", A, tmp)
     return out
 
 
@@ -489,12 +492,16 @@ def absdiff_sparse(
         _numba_kernels()["absdiff_sparse"](X, rows_idx, idx, coef, out)
         return out
     m = max(idx.shape[1], 1)
-    step = max(1, int(memory_budget // (8 * 2 * m * max(X.shape[1], 1))))
+    # per span one (rows, m, d) work array, differenced in place, and the (rows, m)
+    # coefficients
+    step = max(1, int(memory_budget // (8 * m * (max(X.shape[1], 1) + 2))))
     for a in range(0, idx.shape[0], step):
         b = min(a + step, idx.shape[0])
         ii = idx[a:b]
         cc = np.where(ii >= 0, coef[a:b], 0.0)
-        diff = np.abs(X[rows_idx[a:b], None, :] - X[np.maximum(ii, 0)])
+        diff = X[np.maximum(ii, 0)]
+        np.subtract(X[rows_idx[a:b], None, :], diff, out=diff)
+        np.abs(diff, out=diff)
         out[a:b] = np.einsum("rm,rmd->rd", cc, diff)
     return out
 
@@ -518,11 +525,19 @@ def row_mean_std(
         m, s = np.empty(rows), np.empty(rows)
         _numba_kernels()["row_mean_std"](D, int(start), m, s)
         return m, s
-    keep = np.ones((rows, n), dtype=bool)
-    keep[np.arange(rows), start + np.arange(rows)] = False
-    m = np.where(keep, D, 0.0).sum(axis=1) / (n - 1)
-    dev = np.where(keep, D - m[:, None], 0.0)
-    return m, np.sqrt((dev * dev).sum(axis=1) / (n - 1))
+    m, v = np.empty(rows), np.empty(rows)
+    step = max(1, -(-rows // 8))  # one temporary of an eighth of the block
+    for a in range(0, rows, step):
+        b = min(a + step, rows)
+        r = np.arange(b - a)
+        tmp = D[a:b].copy()
+        tmp[r, start + a + r] = 0.0
+        m[a:b] = tmp.sum(axis=1) / (n - 1)
+        np.subtract(D[a:b], m[a:b, None], out=tmp)
+        tmp[r, start + a + r] = 0.0
+        np.multiply(tmp, tmp, out=tmp)
+        v[a:b] = tmp.sum(axis=1) / (n - 1)
+    return m, np.sqrt(v)
 
 
 def radius_coefficients(
@@ -561,9 +576,9 @@ def radius_coefficients(
     else:
         mask = D < T[:, None]
         mask[r, start + r] = False
-        onehot = np.zeros((y.size, C))
-        onehot[np.arange(y.size), y] = 1.0
-        counts = mask.astype(np.float64) @ onehot
+        counts = np.zeros((rows, C))
+        for c in range(C):  # a boolean copy of the class's columns at a time
+            counts[:, c] = np.count_nonzero(mask[:, y == c], axis=1)
     y_rows = y[start : start + rows]
     py = priors[y_rows]
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -627,7 +642,9 @@ def radius_margin_rows(
         return out
     mask = D < T[:, None]
     mask[np.arange(rows), start + np.arange(rows)] = False
-    A = np.where(mask, coef[:, y], 0.0)
+    A = np.take(coef, y, axis=1)  # C-ordered (coef[:, y] is not: a copy downstream)
+    A *= mask
+    del mask
     return absdiff_rows(X, start, A, use_numba=False)
 
 

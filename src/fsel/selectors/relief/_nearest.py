@@ -57,7 +57,8 @@ class _OneNeighbour(BaseRelief):
         coef = np.stack([c_hit, c_miss], axis=1)
         self.nearest_hits_ = hit
         self.nearest_misses_ = miss
-        return absdiff_sparse(Z, nb, coef).sum(axis=0) / y.size
+        budget = int(self.memory_budget)
+        return absdiff_sparse(Z, nb, coef, memory_budget=budget).sum(axis=0) / y.size
 
 
 class Relief(_OneNeighbour):
@@ -231,7 +232,7 @@ class ReliefF(BaseRelief):
         # kernel (a stable order keeps the index tie-break within every class)
         order = np.argsort(y, kind="stable")
         Z, y = Z[order], y[order]
-        idx, _ = self._knn(Z, y, k, C)
+        idx = self._knn(Z, y, k, C)[0]
         found = (idx >= 0).sum(axis=2)  # (n, C)
         py = priors[y]
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -239,7 +240,9 @@ class ReliefF(BaseRelief):
             hit_coef = np.where(found[np.arange(n), y] > 0, -1.0 / found[np.arange(n), y], 0.0)
         cls_coef[np.arange(n), y] = hit_coef
         coef = np.repeat(cls_coef, k, axis=1)  # (n, C*k) matching idx.reshape(n, C*k)
-        return absdiff_sparse(Z, idx.reshape(n, C * k), coef).sum(axis=0) / n
+        budget = int(self.memory_budget)
+        margins = absdiff_sparse(Z, idx.reshape(n, C * k), coef, memory_budget=budget)
+        return margins.sum(axis=0) / n
 
 
 class _RadiusRelief(BaseRelief):
