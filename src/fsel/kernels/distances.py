@@ -73,6 +73,7 @@ __all__ = [
     "numba_sq_delta_add",
     "rows_per_block",
     "sq_delta",
+    "threaded_spans",
 ]
 
 DEFAULT_MEMORY_BUDGET = 256 * 2**20  # bytes
@@ -122,6 +123,22 @@ def effective_n_jobs(n_jobs: int | None) -> int:
     if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero int or None, got {n_jobs!r}")
     return max(1, int(_ej(int(n_jobs))))
+
+
+def threaded_spans(
+    fn: Callable[[int, int], Any], spans: Sequence[tuple[int, int]], workers: int
+) -> list[Any]:
+    """``[fn(a, b) for a, b in spans]``, in ``workers`` threads (joblib's threading
+    backend) when there are several workers and spans; results in span order.
+
+    Examples
+    --------
+    >>> threaded_spans(lambda a, b: b - a, [(0, 3), (3, 5)], 2)
+    [3, 2]
+    """
+    if workers == 1 or len(spans) == 1:
+        return [fn(a, b) for a, b in spans]
+    return list(Parallel(n_jobs=workers, backend="threading")(delayed(fn)(a, b) for a, b in spans))
 
 
 # ----------------------------------------------------------------------------- numba
@@ -474,10 +491,7 @@ def _full_matrix(X: np.ndarray, metric: str, n_workers: int, use_numba: bool) ->
             def run(a: int, b: int) -> None:
                 gram(out, sq, a, b, root)
 
-        if len(chunks) == 1:
-            run(0, n)
-        else:
-            Parallel(n_jobs=n_workers, backend="threading")(delayed(run)(a, b) for a, b in chunks)
+        threaded_spans(run, chunks, n_workers)
         return out
     if metric == "manhattan":
         # in eight row blocks: the temporary is an eighth of the matrix
@@ -546,13 +560,8 @@ def map_distance_rows(
         spare = max(int(memory_budget) - 8 * n * n, 1)
         step = min(step, rows_per_block(n, spare, workers))
         spans = [(a, min(a + step, n)) for a in range(0, n, step)]
-        if len(spans) == 1:
-            return [fn(0, n, D_full)]
-        return list(
-            Parallel(n_jobs=workers, backend="threading")(
-                delayed(fn)(a, b, D_full[a:b]) for a, b in spans
-            )
-        )
+        full = D_full
+        return threaded_spans(lambda a, b: fn(a, b, full[a:b]), spans, workers)
     rows = rows_per_block(n, memory_budget, workers)
     spans = [(a, min(a + rows, n)) for a in range(0, n, rows)]
     b_sq = None if metric == "manhattan" else np.einsum("ij,ij->i", X, X)
@@ -562,9 +571,7 @@ def map_distance_rows(
         D[np.arange(b - a), np.arange(a, b)] = 0.0
         return fn(a, b, D)
 
-    if workers == 1 or len(spans) == 1:
-        return [run(a, b) for a, b in spans]
-    return list(Parallel(n_jobs=workers, backend="threading")(delayed(run)(a, b) for a, b in spans))
+    return threaded_spans(run, spans, workers)
 
 
 def full_distance_matrix(

@@ -52,7 +52,6 @@ import math
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
 
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
@@ -61,6 +60,7 @@ from fsel.kernels.distances import (
     effective_n_jobs,
     map_distance_rows,
     rows_per_block,
+    threaded_spans,
 )
 
 __all__ = [
@@ -703,7 +703,7 @@ def radius_margin_sum(
     chunks = balanced_upper_chunks(n, 4 * workers if workers > 1 else 1)
     spans = [(a, min(a + -(-n // len(chunks)), n)) for a in range(0, n, -(-n // len(chunks)))]
     coef = np.concatenate(
-        _threaded(
+        threaded_spans(
             lambda a, b: radius_coefficients(D[a:b], a, T[a:b], y, priors, use_numba=True),
             spans,
             workers,
@@ -713,15 +713,10 @@ def radius_margin_sum(
     runs = _label_runs(y)
     out = np.zeros((n, d))
     pairs = _numba_kernels()["radius_pairs"]
-    _threaded(lambda a, b: pairs(X, D, T, y, coef, coefT, runs, a, b, out[a:b]), chunks, workers)
+    threaded_spans(
+        lambda a, b: pairs(X, D, T, y, coef, coefT, runs, a, b, out[a:b]), chunks, workers
+    )
     return out.sum(axis=0)
-
-
-def _threaded(fn: Any, spans: list[tuple[int, int]], workers: int) -> list[Any]:
-    """``[fn(a, b) for a, b in spans]``, in ``workers`` threads when there are several."""
-    if workers == 1 or len(spans) == 1:
-        return [fn(a, b) for a, b in spans]
-    return list(Parallel(n_jobs=workers, backend="threading")(delayed(fn)(a, b) for a, b in spans))
 
 
 # ------------------------------------------------------------ 1-D Gaussian kernel sums
