@@ -214,7 +214,7 @@ def test_input_never_modified():
         (np.empty((0, 3)), [], 1, "empty"),
         (np.ones((4, 2)), [0, 1, 0, 1], 3, "larger than the number of features"),
         (np.ones((4, 2)), [0, 1, 0, 1], 0, "at least 1"),
-        (np.ones((4, 2)), [0.0, 1.0, np.nan, 1.0], 1, "y contains NaN"),
+        (np.ones((4, 2)), [0.0, 1.0, np.nan, 1.0], 1, "y has 1 missing value"),
         (np.array([["a", 1], ["b", 2]], dtype=object), [0, 1], 1, "not numeric"),
     ],
 )

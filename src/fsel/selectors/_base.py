@@ -49,11 +49,13 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         categorical: Any = None,
         min_samples: int = 1,
         keep_integer: bool = False,
+        allow_missing: bool = False,
     ) -> tuple[Table, np.ndarray, np.ndarray | None]:
         """Validate ``X`` and ``y`` once and record ``n_features_in_``/names.
 
         ``keep_integer=True`` lets an integer ndarray through without a float copy
-        (``Table.values`` then keeps its dtype)."""
+        (``Table.values`` then keeps its dtype); ``allow_missing=True`` keeps missing
+        values as NaN (``Table.missing`` flags their columns) for the family's own rule."""
         name = type(self).__name__
         table = check_table(
             X,
@@ -61,6 +63,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             min_samples=min_samples,
             estimator_name=name,
             keep_integer=keep_integer,
+            allow_missing=allow_missing,
         )
         _check_feature_names(self, X, reset=True)
         self.n_features_in_ = table.values.shape[1]
@@ -97,5 +100,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.input_tags.allow_nan = False
+        # a family that handles missing values has a ``missing`` parameter; "error"
+        # refuses them (SPEC section 10)
+        tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"
         return tags

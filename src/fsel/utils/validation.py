@@ -3,7 +3,10 @@
 Every public estimator validates its input once, in ``fit``, through the helpers of
 this module, so that bad input gets the same clear message everywhere:
 
-* NaN or inf in ``X`` or ``y``;
+* inf in ``X``; NaN in ``X`` unless the caller allows missing values
+  (``allow_missing=True``: a missing value is kept as NaN in ``Table.values``, whatever
+  the input held — ``NaN``, ``None``, ``pd.NA``, a polars null — and each family applies
+  its own rule, SPEC section 10); NaN, ``None`` or ``pd.NA`` in ``y``, named by row;
 * mismatched lengths, an empty table, a single class;
 * ``k`` smaller than 1 or larger than the number of features;
 * a non-numeric column that was not declared categorical.
@@ -20,7 +23,9 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "MISSING_ERROR",
     "Table",
+    "check_missing_policy",
     "check_n_features_to_select",
     "check_table",
     "check_target",
@@ -41,11 +46,66 @@ class Table:
         declared categorical by the user) and must never be re-binned.
     feature_names : ndarray of str or None
         Column names when the input was a DataFrame.
+    missing : ndarray of shape (n_features,), bool, or None
+        True for the columns that hold at least one missing value (NaN in ``values``);
+        None when no value is missing (always the case when missing values were not
+        allowed).
     """
 
     values: np.ndarray
     discrete: np.ndarray
     feature_names: np.ndarray | None
+    missing: np.ndarray | None = None
+
+    @property
+    def has_missing(self) -> bool:
+        """Whether any value of the table is missing."""
+        return self.missing is not None and bool(self.missing.any())
+
+
+#: The ``missing=`` value every estimator accepts to refuse missing values.
+MISSING_ERROR = "error"
+
+
+def check_missing_policy(missing: Any, allowed: tuple[str, ...], estimator_name: str) -> str:
+    """Check an estimator's ``missing=`` parameter against its family's rules.
+
+    Examples
+    --------
+    >>> check_missing_policy("error", ("level", "available", "error"), "JMI")
+    'error'
+    >>> check_missing_policy("drop", ("level", "error"), "JMI")
+    Traceback (most recent call last):
+    ...
+    ValueError: JMI: missing must be one of ('level', 'error'), got 'drop'
+    """
+    if not isinstance(missing, str) or missing not in allowed:
+        raise ValueError(f"{estimator_name}: missing must be one of {allowed}, got {missing!r}")
+    return missing
+
+
+def _missing_mask(col: np.ndarray) -> np.ndarray:
+    """Cells of a column that are missing: NaN, None, ``pd.NA`` or ``pd.NaT``."""
+    if col.dtype.kind == "f":
+        return np.isnan(col)
+    if col.dtype.kind != "O":
+        return np.zeros(col.shape, dtype=bool)
+    out = np.zeros(col.shape, dtype=bool)
+    for i, v in enumerate(col.tolist()):
+        if (
+            v is None
+            or (isinstance(v, float) and v != v)
+            or type(v).__name__ in ("NAType", "NaTType")
+        ):
+            out[i] = True
+    return out
+
+
+def _missing_error(estimator_name: str, label: str) -> ValueError:
+    return ValueError(
+        f"{estimator_name}: X has missing values (NaN) in column {label!r} and "
+        "missing='error'; use the estimator's default missing-value rule or impute them first"
+    )
 
 
 def is_dataframe(X: Any) -> bool:
@@ -90,20 +150,29 @@ def _categorical_mask(categorical: Any, n_features: int, names: list[str] | None
     return mask
 
 
-def _codes(values: np.ndarray) -> np.ndarray:
-    """Map arbitrary labels to integer codes 0..a-1 (sorted order of the labels)."""
+def _codes(values: np.ndarray, missing: np.ndarray | None = None) -> np.ndarray:
+    """Map arbitrary labels to integer codes 0..a-1 (sorted order of the labels).
+
+    Cells flagged in ``missing`` become NaN and take no code."""
+    out = np.full(values.shape[0], np.nan)
+    keep = slice(None) if missing is None else ~missing
+    vals = values[keep]
     try:
-        _, inv = np.unique(values, return_inverse=True)
-    except TypeError:  # mixed types such as str and None
-        _, inv = np.unique(values.astype(str), return_inverse=True)
-    return inv.reshape(-1).astype(np.float64)
+        _, inv = np.unique(vals, return_inverse=True)
+    except TypeError:  # mixed types such as str and int
+        _, inv = np.unique(vals.astype(str), return_inverse=True)
+    out[keep] = inv.reshape(-1)
+    return out
 
 
-def _dataframe_columns(X: Any) -> tuple[list[str], list[np.ndarray], list[bool]]:
-    """Column names, column arrays and 'declared categorical by dtype' flags."""
+def _dataframe_columns(X: Any) -> tuple[list[str], list[np.ndarray], list[bool], list[bool]]:
+    """Column names, column arrays, 'declared categorical by dtype' flags and
+    'integer or boolean dtype' flags (an integer column with missing values arrives as
+    floats with NaN and must still be taken as codes)."""
     names = [str(c) for c in X.columns]
     cols: list[np.ndarray] = []
     declared: list[bool] = []
+    integral: list[bool] = []
     if type(X).__module__.startswith("polars"):
         for c in X.columns:
             s = X[c]
@@ -113,19 +182,26 @@ def _dataframe_columns(X: Any) -> tuple[list[str], list[np.ndarray], list[bool]]
                 s = s.cast(str)
             cols.append(s.to_numpy())
             declared.append(is_cat)
+            integral.append(s.dtype.is_integer() or dt == "Boolean")
     else:
         for c in X.columns:
             s = X[c]
             is_cat = str(s.dtype) == "category"
             if is_cat:
-                codes = s.cat.codes.to_numpy()
-                if (codes < 0).any():
-                    raise ValueError(f"column {str(c)!r} has missing values (NaN)")
+                codes = s.cat.codes.to_numpy().astype(np.float64)
+                codes[codes < 0] = np.nan  # a missing category
                 cols.append(codes)
+                integral.append(False)
             else:
-                cols.append(s.to_numpy())
+                kind = getattr(s.dtype, "kind", "O")
+                is_int = kind in "iub"
+                if is_int and s.hasnans:  # nullable Int64/boolean holding pd.NA
+                    cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))
+                else:
+                    cols.append(s.to_numpy())
+                integral.append(is_int)
             declared.append(is_cat)
-    return names, cols, declared
+    return names, cols, declared, integral
 
 
 def check_table(
@@ -135,6 +211,7 @@ def check_table(
     min_samples: int = 1,
     estimator_name: str = "estimator",
     keep_integer: bool = False,
+    allow_missing: bool = False,
 ) -> Table:
     """Validate a feature table and return it as numbers plus a 'discrete' mask.
 
@@ -151,6 +228,10 @@ def check_table(
     keep_integer : bool
         For a plain integer or boolean ndarray, return it as it is (no float copy) in
         ``Table.values``; every column is then discrete.
+    allow_missing : bool
+        Keep missing values (NaN, None, ``pd.NA``, polars nulls) as NaN in
+        ``Table.values`` and flag their columns in ``Table.missing``, instead of raising.
+        ``inf`` is always an error.
 
     Returns
     -------
@@ -162,7 +243,7 @@ def check_table(
         raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")
     names: list[str] | None
     if is_dataframe(X):
-        names, cols, declared = _dataframe_columns(X)
+        names, cols, declared, integral = _dataframe_columns(X)
         n_features = len(cols)
         n_samples = len(cols[0]) if cols else 0
     else:
@@ -179,24 +260,30 @@ def check_table(
         n_samples, n_features = arr.shape
         if arr.dtype.kind in "iubf" and n_samples and n_features and n_samples >= min_samples:
             # fast path for a plain numeric array: whole-array checks, one copy
+            missing = None
             if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-                bad = int(np.flatnonzero(~np.isfinite(arr).all(axis=0))[0])
-                what = "NaN" if np.isnan(arr[:, bad]).any() else "inf"
-                raise ValueError(
-                    f"{estimator_name}: X contains {what} in column '{bad}'; remove or "
-                    "impute missing values first"
-                )
+                nan = np.isnan(arr)
+                inf_cols = np.flatnonzero(np.isinf(arr).any(axis=0))
+                if inf_cols.size:
+                    raise ValueError(
+                        f"{estimator_name}: X contains inf in column '{int(inf_cols[0])}'; "
+                        "infinite values are not allowed"
+                    )
+                missing = nan.any(axis=0)
+                if not allow_missing:
+                    raise _missing_error(estimator_name, str(int(np.flatnonzero(missing)[0])))
             mask = _categorical_mask(categorical, n_features, None)
             if keep_integer and arr.dtype.kind in "iub" and not mask.any():
                 return Table(arr, np.ones(n_features, dtype=bool), None)
             discrete = mask | (arr.dtype.kind in "iub")
             values = arr.astype(np.float64)  # always a copy: never touch the caller's data
             for j in np.flatnonzero(mask & (arr.dtype.kind == "f")):
-                values[:, j] = _codes(values[:, j])
-            return Table(values, discrete, None)
+                values[:, j] = _codes(values[:, j], np.isnan(values[:, j]))
+            return Table(values, discrete, None, missing)
         names = None
         cols = [arr[:, j] for j in range(n_features)]
         declared = [False] * n_features
+        integral = [False] * n_features
     if n_samples == 0 or n_features == 0:
         raise ValueError(
             f"{estimator_name}: X is empty: {n_features} feature(s) (shape=({n_samples}, "
@@ -210,43 +297,59 @@ def check_table(
     cat_mask = _categorical_mask(categorical, n_features, names) | np.asarray(declared, bool)
     values = np.empty((n_samples, n_features), dtype=np.float64)
     discrete = np.zeros(n_features, dtype=bool)
+    missing = np.zeros(n_features, dtype=bool)
     for j, col in enumerate(cols):
         col = np.asarray(col)
         label = names[j] if names is not None else str(j)
         kind = _column_kind(col)
+        miss = _missing_mask(col)
+        if miss.any():
+            if not allow_missing:
+                raise _missing_error(estimator_name, label)
+            missing[j] = True
+        if kind == "float" and np.isinf(col).any():
+            raise ValueError(
+                f"{estimator_name}: X contains inf in column {label!r}; infinite values "
+                "are not allowed"
+            )
         if cat_mask[j]:
-            if kind == "float" and not np.isfinite(col).all():
-                raise ValueError(f"{estimator_name}: column {label!r} contains NaN or inf")
-            if kind == "other" and any(v is None for v in col.tolist()):
-                raise ValueError(f"{estimator_name}: column {label!r} contains missing values")
-            values[:, j] = _codes(col)
+            values[:, j] = _codes(col, miss if missing[j] else None)
             discrete[j] = True
         elif kind in ("int", "bool"):
             values[:, j] = col
             discrete[j] = True
         elif kind == "float":
-            if not np.isfinite(col).all():
-                what = "NaN" if np.isnan(col).any() else "inf"
-                raise ValueError(
-                    f"{estimator_name}: X contains {what} in column {label!r}; remove or "
-                    "impute missing values first"
-                )
             values[:, j] = col
+            discrete[j] = integral[j]
         else:
-            # object columns that hold only numbers (e.g. pandas nullable ints) are fine
+            # object columns that hold only numbers, booleans or missing values
+            # (e.g. pandas nullable dtypes) are fine
+            observed = col[~miss]
             try:
-                num = col.astype(np.float64)
+                num = observed.astype(np.float64)
             except (TypeError, ValueError):
                 raise TypeError(
                     f"{estimator_name}: column {label!r} is not numeric (dtype {col.dtype}): "
                     "each argument must be a string or a number convertible to float; "
                     f"declare it with categorical=[{label!r}] or encode it"
                 ) from None
-            if not np.isfinite(num).all():
-                raise ValueError(f"{estimator_name}: X contains NaN or inf in column {label!r}")
-            values[:, j] = num
+            if np.isinf(num).any():
+                raise ValueError(
+                    f"{estimator_name}: X contains inf in column {label!r}; infinite values "
+                    "are not allowed"
+                )
+            values[:, j] = np.nan
+            values[~miss, j] = num
+            discrete[j] = bool(observed.size) and all(
+                isinstance(v, (bool, np.bool_, Integral)) for v in observed.tolist()
+            )
     fn = np.asarray(names, dtype=object) if names is not None else None
-    return Table(values=values, discrete=discrete, feature_names=fn)
+    return Table(
+        values=values,
+        discrete=discrete,
+        feature_names=fn,
+        missing=missing if missing.any() else None,
+    )
 
 
 def check_target(
@@ -291,11 +394,16 @@ def check_target(
             f"{estimator_name}: X and y have inconsistent lengths: X has {n_samples} "
             f"samples, y has {arr.shape[0]}"
         )
-    if arr.dtype.kind in "fc":
-        if not np.isfinite(arr).all():
-            raise ValueError(f"{estimator_name}: y contains NaN or inf")
-    elif arr.dtype.kind == "O" and any(v is None for v in arr.tolist()):
-        raise ValueError(f"{estimator_name}: y contains missing values (None)")
+    miss = _missing_mask(arr)
+    if miss.any():
+        rows = np.flatnonzero(miss)
+        shown = ", ".join(str(int(r)) for r in rows[:5]) + (", ..." if rows.size > 5 else "")
+        raise ValueError(
+            f"{estimator_name}: y has {rows.size} missing value(s) (NaN/None) at row(s) "
+            f"{shown}; drop those rows or fill the target first"
+        )
+    if arr.dtype.kind in "fc" and not np.isfinite(arr).all():
+        raise ValueError(f"{estimator_name}: y contains inf")
     if kind == "numeric" and _is_numeric_target(arr):
         out = arr.astype(np.float64)
         if not np.isfinite(out).all():
