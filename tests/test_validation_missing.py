@@ -76,3 +76,20 @@ def test_missing_policy_check():
     assert check_missing_policy("level", ("level", "error"), "JMI") == "level"
     with pytest.raises(ValueError, match="JMI: missing must be one of"):
         check_missing_policy(None, ("level", "error"), "JMI")
+
+
+def test_sparse_accepted_as_csc_copy_with_missing_and_never_densified():
+    sp = pytest.importorskip("scipy.sparse")
+    X = sp.coo_matrix(([1.0, np.nan, 2.0, 0.0], ([0, 1, 2, 2], [0, 1, 1, 0])), shape=(3, 3))
+    with pytest.raises(TypeError, match="sparse input is not supported"):
+        check_table(X)
+    with pytest.raises(ValueError, match="column '1'"):
+        check_table(X, accept_sparse=True)
+    t = check_table(X, accept_sparse=True, allow_missing=True)
+    assert t.is_sparse and t.values.format == "csc" and t.values.nnz == 3  # explicit 0 dropped
+    assert t.missing.tolist() == [False, True, False]
+    np.testing.assert_array_equal(t.values.toarray(), X.toarray())
+    with pytest.raises(ValueError, match="inf in column '2'"):
+        check_table(sp.csr_array(np.array([[0.0, 0, np.inf]])), accept_sparse=True)
+    t = check_table(sp.csr_array(np.eye(3, dtype=np.int8)), accept_sparse=True)
+    assert t.discrete.all() and t.values.dtype == np.float64

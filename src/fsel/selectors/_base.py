@@ -50,12 +50,14 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         min_samples: int = 1,
         keep_integer: bool = False,
         allow_missing: bool = False,
+        accept_sparse: bool = False,
     ) -> tuple[Table, np.ndarray, np.ndarray | None]:
         """Validate ``X`` and ``y`` once and record ``n_features_in_``/names.
 
         ``keep_integer=True`` lets an integer ndarray through without a float copy
         (``Table.values`` then keeps its dtype); ``allow_missing=True`` keeps missing
-        values as NaN (``Table.missing`` flags their columns) for the family's own rule."""
+        values as NaN (``Table.missing`` flags their columns) for the family's own rule;
+        ``accept_sparse=True`` returns scipy.sparse input as a CSC matrix, never densified."""
         name = type(self).__name__
         table = check_table(
             X,
@@ -64,6 +66,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
             estimator_name=name,
             keep_integer=keep_integer,
             allow_missing=allow_missing,
+            accept_sparse=accept_sparse,
         )
         _check_feature_names(self, X, reset=True)
         self.n_features_in_ = table.values.shape[1]

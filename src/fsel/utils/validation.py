@@ -30,6 +30,7 @@ __all__ = [
     "check_table",
     "check_target",
     "is_dataframe",
+    "is_sparse",
 ]
 
 
@@ -56,6 +57,11 @@ class Table:
     discrete: np.ndarray
     feature_names: np.ndarray | None
     missing: np.ndarray | None = None
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether ``values`` is a scipy.sparse CSC matrix (see ``accept_sparse``)."""
+        return is_sparse(self.values)
 
     @property
     def has_missing(self) -> bool:
@@ -106,6 +112,62 @@ def _missing_error(estimator_name: str, label: str) -> ValueError:
         f"{estimator_name}: X has missing values (NaN) in column {label!r} and "
         "missing='error'; use the estimator's default missing-value rule or impute them first"
     )
+
+
+def is_sparse(X: Any) -> bool:
+    """True for scipy.sparse matrices and arrays (checked without importing scipy.sparse)."""
+    return type(X).__module__.startswith("scipy.sparse")
+
+
+def _check_sparse(
+    X: Any,
+    categorical: Any,
+    min_samples: int,
+    estimator_name: str,
+    allow_missing: bool,
+) -> Table:
+    """A scipy.sparse input as a float64 CSC copy (sorted indices, no duplicates, no
+    explicit zeros): never densified, the caller's matrix untouched. An implicit zero is
+    the value 0 (SPEC section 11); a stored NaN is a missing value."""
+    if X.ndim != 2:
+        raise ValueError(f"{estimator_name}: expected a 2-D sparse matrix, got {X.ndim}-D")
+    n_samples, n_features = X.shape
+    if n_samples == 0 or n_features == 0:
+        raise ValueError(
+            f"{estimator_name}: X is empty: {n_features} feature(s) (shape=({n_samples}, "
+            f"{n_features})) while a minimum of 1 is required (and at least 1 sample)."
+        )
+    if n_samples < min_samples:
+        raise ValueError(
+            f"{estimator_name}: X has {n_samples} sample(s), but a minimum of "
+            f"{min_samples} is required"
+        )
+    kind = X.dtype.kind
+    if kind == "c":
+        raise ValueError(f"{estimator_name}: Complex data not supported")
+    if kind not in "biuf":
+        raise TypeError(f"{estimator_name}: sparse X must be numeric, got dtype {X.dtype}")
+    M = X.tocsc(copy=True).astype(np.float64, copy=False)
+    M.sum_duplicates()
+    M.eliminate_zeros()
+    M.sort_indices()
+    data = M.data
+    missing = None
+    if kind == "f" and not np.isfinite(data).all():
+        col_of = np.repeat(np.arange(n_features), np.diff(M.indptr))
+        bad = ~np.isfinite(data)
+        if np.isinf(data).any():
+            j = int(col_of[np.isinf(data)][0])
+            raise ValueError(
+                f"{estimator_name}: X contains inf in column '{j}'; infinite values are not allowed"
+            )
+        missing = np.zeros(n_features, dtype=bool)
+        missing[col_of[bad]] = True
+        if not allow_missing:
+            raise _missing_error(estimator_name, str(int(np.flatnonzero(missing)[0])))
+    mask = _categorical_mask(categorical, n_features, None)
+    discrete = mask | (kind in "biu")
+    return Table(values=M, discrete=discrete, feature_names=None, missing=missing)
 
 
 def is_dataframe(X: Any) -> bool:
@@ -212,6 +274,7 @@ def check_table(
     estimator_name: str = "estimator",
     keep_integer: bool = False,
     allow_missing: bool = False,
+    accept_sparse: bool = False,
 ) -> Table:
     """Validate a feature table and return it as numbers plus a 'discrete' mask.
 
@@ -232,6 +295,9 @@ def check_table(
         Keep missing values (NaN, None, ``pd.NA``, polars nulls) as NaN in
         ``Table.values`` and flag their columns in ``Table.missing``, instead of raising.
         ``inf`` is always an error.
+    accept_sparse : bool
+        Return a scipy.sparse input (CSR, CSC, COO; matrix or array) as a float64 CSC
+        copy in ``Table.values`` instead of refusing it; it is never densified.
 
     Returns
     -------
@@ -239,7 +305,11 @@ def check_table(
     """
     if X is None:
         raise ValueError(f"{estimator_name}: X is None; expected a 2-D table of features")
-    if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
+    if is_sparse(X):
+        if not accept_sparse:
+            raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")
+        return _check_sparse(X, categorical, min_samples, estimator_name, allow_missing)
+    if hasattr(X, "toarray"):
         raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")
     names: list[str] | None
     if is_dataframe(X):
