@@ -207,7 +207,8 @@ def test_input_never_modified():
 @pytest.mark.parametrize(
     ("X", "y", "k", "match"),
     [
-        (np.array([[1.0, np.nan], [2, 3]]), [0, 1], 1, "NaN"),
+        # NaN in X: accepted by default (missing="level"); missing="error" refuses it,
+        # tested in test_information_missing.py
         (np.array([[1.0, np.inf], [2, 3]]), [0, 1], 1, "inf"),
         (np.ones((4, 2)), [1, 1, 1, 1], 1, "single class"),
         (np.ones((4, 2)), [0, 1, 0], 1, "inconsistent lengths"),

@@ -7,6 +7,11 @@ returns per feature the sums ``sum n log2 n`` over the non-empty cells and the n
 of non-empty cells. Every entropy the criteria need follows from these sums:
 ``H = log2 N - (sum n log2 n) / N``.
 
+:func:`available_nlogn` is the same count for pairwise deletion (missing values,
+SPEC section 10): a row is skipped for feature ``k`` when ``C[k]`` holds that feature's
+missing code or ``z`` is negative, and every marginal of the kept cells is summed too
+(per feature, the entropies then use that feature's own sample size).
+
 One pass over the ``N x K`` codes per call: ``O(N K)`` work. Two back-ends give the same
 numbers: a numba kernel (used when numba is installed, compiled lazily on first use and
 cached on disk; set ``FSEL_DISABLE_NUMBA=1`` to turn it off) and a pure-numpy one
@@ -22,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["cmim_lazy", "grouped_nlogn", "nlogn_table", "numba_enabled"]
+__all__ = ["available_nlogn", "cmim_lazy", "grouped_nlogn", "nlogn_table", "numba_enabled"]
 
 # Dense numpy histograms are processed in column blocks of at most this many cells.
 _NUMPY_BLOCK_CELLS = 1 << 22
@@ -101,6 +106,42 @@ def _numpy_grouped(
         for o, r in zip(outs, res, strict=True):
             o[k0 : k0 + step] = r
     return tuple(outs)
+
+
+def _numpy_available(
+    C: np.ndarray, miss: np.ndarray, z: np.ndarray, nz: int, group: int, table: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    k, n = C.shape
+    a = int(C.max()) + 1 if k else 1
+    ng = nz // group
+    cells = a * nz + 1  # the last cell of each feature collects the skipped rows
+    step = max(1, min(k, _NUMPY_BLOCK_CELLS // cells, _NUMPY_BLOCK_CELLS // max(n, 1)))
+    s_out = np.zeros((_N_MARGINALS, k))
+    m_out = np.zeros((_N_MARGINALS, k), np.int64)
+    n_out = np.zeros(k, np.int64)
+    zmiss = z < 0
+    for k0 in range(0, k, step):
+        blk = C[k0 : k0 + step].astype(np.int64)
+        kb = blk.shape[0]
+        keys = blk * nz + z[None, :]
+        keys[(blk == miss[k0 : k0 + step, None]) | zmiss[None, :]] = a * nz
+        keys += (np.arange(kb, dtype=np.int64) * cells)[:, None]
+        full = np.bincount(keys.ravel(), minlength=kb * cells).reshape(kb, cells)
+        h4 = full[:, :-1].reshape(kb, a, ng, group)
+        margins = (
+            h4.reshape(kb, -1),  # (Xk, z)
+            h4.sum(axis=3).reshape(kb, -1),  # (Xk, z // group)
+            h4.sum(axis=(2, 3)),  # Xk
+            h4.sum(axis=2).reshape(kb, -1),  # (Xk, z % group)
+            h4.sum(axis=1).reshape(kb, -1),  # z
+            h4.sum(axis=(1, 3)),  # z // group
+            h4.sum(axis=(1, 2)),  # z % group
+        )
+        for r, hist in enumerate(margins):
+            s_out[r, k0 : k0 + kb] = table[hist].sum(axis=1)
+            m_out[r, k0 : k0 + kb] = np.count_nonzero(hist, axis=1)
+        n_out[k0 : k0 + kb] = h4.sum(axis=(1, 2, 3))
+    return s_out, m_out, n_out
 
 
 # ----------------------------------------------------------------------------- numba
@@ -268,13 +309,99 @@ def _numba_kernels() -> Any:
             steps[step] = ps[pick]
             selected[pick] = True
 
-    return dense, sparse, cmim_lazy
+    @numba.njit(nogil=True, cache=True)
+    def available(C, miss, z, nz, group, a, table, s_out, m_out, n_out, k0, k1):
+        """Counts of the kept cells and of their six marginals, via touched lists: a
+        row is skipped when C[k] holds miss[k] or z is negative."""
+        n = C.shape[1]
+        ng = nz // group
+        full = np.zeros(a * nz, np.int64)
+        coarse = np.zeros(a * ng, np.int64)
+        km = np.zeros(a, np.int64)
+        kg = np.zeros(a * group, np.int64)
+        zm = np.zeros(nz, np.int64)
+        zc = np.zeros(ng, np.int64)
+        zg = np.zeros(group, np.int64)
+        touched = np.empty(n, np.int64)
+        for k in range(k0, k1):
+            row = C[k]
+            mk = miss[k]
+            nt = 0
+            cnt = 0
+            for i in range(n):
+                zi = z[i]
+                x = np.int64(row[i])
+                if zi < 0 or x == mk:
+                    continue
+                idx = x * nz + zi
+                if full[idx] == 0:
+                    touched[nt] = idx
+                    nt += 1
+                full[idx] += 1
+                cnt += 1
+            for t in range(nt):
+                idx = touched[t]
+                c = full[idx]
+                x = idx // nz
+                zz = idx - x * nz
+                coarse[x * ng + zz // group] += c
+                km[x] += c
+                kg[x * group + zz % group] += c
+                zm[zz] += c
+                zc[zz // group] += c
+                zg[zz % group] += c
+            s = np.zeros(7)
+            m = np.zeros(7, np.int64)
+            for t in range(nt):  # each marginal cell is summed once, then cleared
+                idx = touched[t]
+                x = idx // nz
+                zz = idx - x * nz
+                c = full[idx]
+                s[0] += table[c]
+                m[0] += 1
+                full[idx] = 0
+                c = coarse[x * ng + zz // group]
+                if c:
+                    s[1] += table[c]
+                    m[1] += 1
+                    coarse[x * ng + zz // group] = 0
+                c = km[x]
+                if c:
+                    s[2] += table[c]
+                    m[2] += 1
+                    km[x] = 0
+                c = kg[x * group + zz % group]
+                if c:
+                    s[3] += table[c]
+                    m[3] += 1
+                    kg[x * group + zz % group] = 0
+                c = zm[zz]
+                if c:
+                    s[4] += table[c]
+                    m[4] += 1
+                    zm[zz] = 0
+                c = zc[zz // group]
+                if c:
+                    s[5] += table[c]
+                    m[5] += 1
+                    zc[zz // group] = 0
+                c = zg[zz % group]
+                if c:
+                    s[6] += table[c]
+                    m[6] += 1
+                    zg[zz % group] = 0
+            for r in range(7):
+                s_out[r, k] = s[r]
+                m_out[r, k] = m[r]
+            n_out[k] = cnt
+
+    return dense, sparse, cmim_lazy, available
 
 
 def _numba_grouped(
     C: np.ndarray, z: np.ndarray, nz: int, group: int, table: np.ndarray, n_jobs: int
 ) -> tuple[np.ndarray, ...]:
-    dense, sparse, _ = _numba_kernels()
+    dense, sparse, *_ = _numba_kernels()
     k, n = C.shape
     a = int(C.max()) + 1 if k else 1
     outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
@@ -333,6 +460,77 @@ def grouped_nlogn(
     return _numpy_grouped(C, np.asarray(z, dtype=np.int64), nz, group, table)
 
 
+_N_MARGINALS = 7
+
+
+def _run_threads(kernel: Any, k: int, n_jobs: int, args: tuple) -> None:
+    """Run ``kernel(*args, k0, k1)`` over feature blocks, in threads when worth it."""
+    if n_jobs <= 1 or k < 2 * n_jobs:
+        kernel(*args, 0, k)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = np.linspace(0, k, n_jobs + 1).astype(int)
+    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
+        futs = [ex.submit(kernel, *args, int(b0), int(b1)) for b0, b1 in itertools.pairwise(bounds)]
+        for f in futs:
+            f.result()
+
+
+def available_nlogn(
+    C: np.ndarray,
+    miss: np.ndarray,
+    z: np.ndarray,
+    nz: int,
+    group: int,
+    table: np.ndarray,
+    n_jobs: int = 1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`grouped_nlogn` for pairwise deletion: per feature, only the rows where
+    both ``C[k]`` and ``z`` are observed, and all the marginals of those rows.
+
+    Parameters
+    ----------
+    C : ndarray of shape (n_features, n_samples), unsigned integer codes
+    miss : ndarray of shape (n_features,), int
+        The missing code of every feature (rows holding it are skipped for that
+        feature), or -1 for a feature without missing values.
+    z : ndarray of shape (n_samples,), codes ``0..nz-1``, or -1 for a row to skip
+    nz, group : int
+        As in :func:`grouped_nlogn` (``z // group`` and ``z % group`` are the two
+        parts of a merged variable ``z = u * group + v``).
+    table : ndarray
+        :func:`nlogn_table` of at least ``n_samples + 1`` entries.
+    n_jobs : int
+        Threads over feature blocks (numba back-end only).
+
+    Returns
+    -------
+    s : ndarray of shape (7, n_features)
+        ``sum c log2 c`` over the kept cells of, in this order: ``(C[k], z)``,
+        ``(C[k], z // group)``, ``C[k]``, ``(C[k], z % group)``, ``z``, ``z // group``
+        and ``z % group``.
+    m : ndarray of shape (7, n_features), int
+        Numbers of non-empty cells of the same histograms.
+    n : ndarray of shape (n_features,), int
+        Number of kept rows of every feature.
+    """
+    if nz % group:
+        raise ValueError("nz must be a multiple of group")
+    z = np.ascontiguousarray(z, dtype=np.int64)
+    miss = np.ascontiguousarray(miss, dtype=np.int64)
+    k = C.shape[0]
+    if not numba_enabled():
+        return _numpy_available(C, miss, z, nz, group, table)
+    kernel = _numba_kernels()[3]
+    a = int(C.max()) + 1 if k else 1
+    s_out = np.zeros((_N_MARGINALS, k))
+    m_out = np.zeros((_N_MARGINALS, k), np.int64)
+    n_out = np.zeros(k, np.int64)
+    _run_threads(kernel, k, n_jobs, (C, miss, z, nz, group, a, table, s_out, m_out, n_out))
+    return s_out, m_out, n_out
+
+
 def cmim_lazy(
     C: np.ndarray,
     y: np.ndarray,
@@ -350,7 +548,7 @@ def cmim_lazy(
     """Fleuret's lazy CMIM (numba back-end only; the caller checks
     :func:`numba_enabled`). Returns the order, the step scores and the partial scores
     (upper bounds of the last-step scores for unselected features)."""
-    *_, kernel = _numba_kernels()
+    kernel = _numba_kernels()[2]
     K = C.shape[0]
     order = np.zeros(k, np.int64)
     steps = np.zeros(k)

@@ -8,7 +8,11 @@ Rules (SPEC section 1):
 * float columns are binned: equal-width into ``n_bins`` bins by default
   (``strategy="uniform"``), equal-frequency as an option (``strategy="quantile"``);
   a float column with no more distinct values than ``n_bins`` is kept as codes;
-* ``strategy=None`` takes every column as codes.
+* ``strategy=None`` takes every column as codes;
+* missing values (NaN, SPEC section 10), when allowed: the edges of a column are learned
+  on its observed values only, the observed values are binned/compacted as above, and
+  the missing cells get one more code, the last one (``a - 1``): "is missing" is a
+  level of its column. Columns without NaN are coded exactly as without the option.
 
 Bin edges are learned once (:func:`fit_bin_edges`) and can be applied to new rows
 (:func:`apply_bin_edges`); values outside the learned range fall into the first or
@@ -159,11 +163,14 @@ def fit_bin_edges(
     discrete: np.ndarray,
     n_bins: int = 5,
     strategy: str | None = "uniform",
+    missing: np.ndarray | None = None,
 ) -> list[np.ndarray | None]:
     """Learn the inner bin edges of every float column.
 
     Returns a list with one entry per column: ``None`` for a column kept as codes, or
     the sorted inner edges (``searchsorted(edges, x, side="right")`` gives the bin).
+    ``missing`` (bool per column, or None) flags the columns that hold NaN: their
+    edges are learned on the observed values only.
     """
     if strategy not in _STRATEGIES:
         raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
@@ -173,6 +180,15 @@ def fit_bin_edges(
     if strategy is None:
         return edges
     cols = np.flatnonzero(~np.asarray(discrete, dtype=bool))
+    if missing is not None:
+        holes = np.asarray(missing, dtype=bool)
+        mcols = cols[holes[cols]]
+        if mcols.size:
+            for j, e in zip(
+                mcols.tolist(), _observed_edges(values, mcols, n_bins, strategy), strict=True
+            ):
+                edges[j] = e
+        cols = cols[~holes[cols]]
     if not cols.size:
         return edges
     # vectorised over columns (same edges as the per-column np.unique/np.linspace):
@@ -194,6 +210,41 @@ def fit_bin_edges(
             col = values[:, j]
             edges[j] = np.unique(np.quantile(col, np.linspace(0, 1, n_bins + 1)[1:-1]))
     return edges
+
+
+def _observed_edges(
+    values: np.ndarray, cols: np.ndarray, n_bins: int, strategy: str
+) -> list[np.ndarray | None]:
+    """Inner edges of the columns ``cols`` (which hold NaN) learned on their observed
+    values, with the same arithmetic as the complete-column path of
+    :func:`fit_bin_edges`."""
+    out: list[np.ndarray | None] = [None] * cols.size
+    V = values[:, cols]
+    head = np.sort(V[: 8 * (n_bins + 1)], axis=0)  # NaN sorts last
+    step_ = np.diff(head, axis=0)
+    distinct = (~np.isnan(head[0])).astype(np.int64) + np.count_nonzero(
+        (step_ != 0) & ~np.isnan(step_), axis=0
+    )
+    many = distinct > n_bins
+    for i in np.flatnonzero(~many).tolist():
+        col = V[:, i]
+        many[i] = np.unique(col[~np.isnan(col)]).size > n_bins
+    idx = np.flatnonzero(many)
+    if not idx.size:
+        return out
+    if strategy == "uniform":
+        W = V[:, idx]
+        lo = np.nanmin(W, axis=0).astype(np.float64)
+        step = (np.nanmax(W, axis=0).astype(np.float64) - lo) / n_bins
+        inner = np.arange(1, n_bins, dtype=np.float64)[None, :] * step[:, None] + lo[:, None]
+        for r, i in enumerate(idx.tolist()):
+            out[i] = inner[r]
+    else:
+        for i in idx.tolist():
+            col = V[:, i]
+            col = col[~np.isnan(col)]
+            out[i] = np.unique(np.quantile(col, np.linspace(0, 1, n_bins + 1)[1:-1]))
+    return out
 
 
 def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.ndarray:
@@ -236,6 +287,7 @@ def discretize(
     discrete: np.ndarray | None = None,
     n_bins: int = 5,
     strategy: str | None = "uniform",
+    missing: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
     """Discretise a table into feature-major integer codes.
 
@@ -247,11 +299,17 @@ def discretize(
     n_bins : int
         Bins per float column.
     strategy : {"uniform", "quantile", None}
+    missing : bool ndarray of shape (n_features,) or None
+        Columns that hold missing values (NaN), e.g. ``Table.missing``. Their edges
+        are learned on the observed values, and their missing cells get one extra
+        code, the last (``n_levels - 1``; an all-missing column has the single code
+        0). None: no column holds NaN (nothing is checked, no extra pass).
 
     Returns
     -------
     codes : ndarray of shape (n_features, n_samples)
     n_levels : ndarray of shape (n_features,)
+        Including the missing level of the columns flagged in ``missing``.
     edges : list
         The learned inner edges (None for code columns).
 
@@ -264,21 +322,71 @@ def discretize(
     [[0, 1, 1, 1, 0, 0], [0, 0, 1, 2, 2, 0]]
     >>> levels.tolist()
     [2, 3]
+
+    A missing value is one more level, the last code of its column:
+
+    >>> X = np.array([[0.0, 1], [np.nan, 1], [1.0, np.nan], [0.8, 2]])
+    >>> codes, levels, _ = discretize(X, np.array([False, True]), 2, missing=np.array([True, True]))
+    >>> codes.tolist()
+    [[0, 2, 1, 1], [0, 0, 2, 1]]
+    >>> levels.tolist()
+    [3, 3]
     """
     values = np.asarray(values)
     if values.dtype.kind not in "iubf":
         values = values.astype(np.float64)
     if discrete is None:
         discrete = np.zeros(values.shape[1], dtype=bool)
+    if missing is not None:
+        missing = np.asarray(missing, dtype=bool)
+        if not missing.any():
+            missing = None
     if strategy is None:
         bad = np.flatnonzero(discrete == 0)
-        bad = bad[np.any(values[:, bad] != np.round(values[:, bad]), axis=0)] if bad.size else bad
+        if bad.size:
+            V = values[:, bad]
+            frac = V != np.round(V)
+            if missing is not None:
+                frac &= ~np.isnan(V)
+            bad = bad[np.any(frac, axis=0)]
         if bad.size:
             raise ValueError(
                 f"discretize=None takes every column as codes, but column {int(bad[0])} "
                 "has non-integer values; bin it (discretize='uniform') or encode it"
             )
-    edges = fit_bin_edges(values, discrete, n_bins, strategy)
+    edges = fit_bin_edges(values, discrete, n_bins, strategy, missing)
+    if missing is not None:
+        return _discretize_with_missing(values, edges, missing)
     binned = values if all(e is None for e in edges) else apply_bin_edges(values, edges)
     codes, n_levels = compact_codes(binned)
+    return codes, n_levels, edges
+
+
+def _discretize_with_missing(
+    values: np.ndarray, edges: list[np.ndarray | None], missing: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
+    """The coding of :func:`discretize` with the NaN cells of the flagged columns as one
+    more level, the last code of each such column."""
+    cols = np.flatnonzero(missing)
+    nan = np.isnan(values[:, cols])  # (n, m): only the flagged columns are scanned
+    binned = apply_bin_edges(values, edges)
+    if binned is values or np.shares_memory(binned, values):  # pragma: no cover - defensive
+        binned = binned.copy()
+    # a hole takes a value its column already has (its first observed one), so that
+    # compaction codes the observed values alone; then it becomes the extra level
+    first = np.argmin(nan, axis=0)
+    sub = binned[:, cols]
+    fill = sub[first, np.arange(cols.size)]
+    fill = np.where(nan.all(axis=0), 0, fill)
+    binned[:, cols] = np.where(nan, fill[None, :], sub)
+    codes, n_levels = compact_codes(binned)
+    observed_any = ~nan.all(axis=0)
+    n_levels = n_levels.copy()
+    n_levels[cols[observed_any]] += 1  # all-missing columns keep the single code 0
+    dtype = smallest_code_dtype(int(n_levels.max()))
+    if dtype != codes.dtype:
+        codes = codes.astype(dtype)
+    for i, j in enumerate(cols.tolist()):
+        if observed_any[i]:
+            codes[j, nan[:, i]] = n_levels[j] - 1
     return codes, n_levels, edges

@@ -26,7 +26,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsel.kernels._counting import cmim_lazy, grouped_nlogn, nlogn_table, numba_enabled
+from fsel.kernels._counting import (
+    available_nlogn,
+    cmim_lazy,
+    grouped_nlogn,
+    nlogn_table,
+    numba_enabled,
+)
 
 __all__ = [
     "InformationTable",
@@ -178,6 +184,16 @@ class InformationTable:
     estimator : {"plugin", "miller_madow"}
     n_jobs : int
         Threads for the counting pass (numba back-end).
+    missing_codes : ndarray of shape (n_features,) or None
+        Pairwise deletion (``missing="available"``, SPEC section 10): the code that
+        marks a missing value of every feature (-1 for a feature without any). Each
+        term is then estimated on the rows where its own variables are observed, with
+        its own sample size: ``I(Xk;Y)`` where ``Xk`` is observed; the pair terms where
+        ``Xk`` and ``Xj`` both are; ``I(Xk;Y|S)`` where ``Xk`` and every member of
+        ``S`` are (the conditioning codes carry -1 for the rows to drop). These terms
+        do not come from one joint distribution, so identities such as the chain rule
+        need not hold between them. None (or no feature with a missing code): every
+        row counts, missing codes being ordinary levels (``missing="level"``).
 
     Attributes
     ----------
@@ -185,6 +201,8 @@ class InformationTable:
         ``I(Xk;Y)`` in bits.
     feature_entropy : ndarray of shape (n_features,)
         ``H(Xk)`` in bits.
+    missing_codes : ndarray or None
+        As given, or None when no feature has a missing code.
     """
 
     def __init__(
@@ -195,6 +213,7 @@ class InformationTable:
         *,
         estimator: str = "plugin",
         n_jobs: int = 1,
+        missing_codes: np.ndarray | None = None,
     ) -> None:
         if estimator not in _ESTIMATORS:
             raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
@@ -213,6 +232,15 @@ class InformationTable:
         ycounts = np.bincount(self.y)
         self._s_y = float(self._table[ycounts].sum())
         self._m_y = int(np.count_nonzero(ycounts))
+        self.missing_codes = None
+        if missing_codes is not None:
+            miss = np.asarray(missing_codes, dtype=np.int64)
+            if miss.shape != (self.codes.shape[0],):
+                raise ValueError("missing_codes must hold one code per feature")
+            if (miss >= 0).any():
+                self.missing_codes = miss
+                self._init_available()
+                return
         # (Xk, Y) and Xk alone for every feature, in one pass
         s_ky, s_k, m_ky, m_k = grouped_nlogn(
             self.codes, self.y, self.n_classes, self.n_classes, self._table, self.n_jobs
@@ -228,6 +256,52 @@ class InformationTable:
     def n_features(self) -> int:
         return self.codes.shape[0]
 
+    # ------------------------------------------------ pairwise deletion ("available")
+
+    def _h_rows(self, s: np.ndarray, m: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """Entropies in bits from ``sum c log2 c``, non-empty cells and the per-term
+        sample size ``n`` (0 where no row is left)."""
+        n = np.asarray(n, dtype=np.float64)
+        safe = np.maximum(n, 1.0)
+        h = np.log2(safe) - np.asarray(s) / safe
+        if self._mm:
+            h = h + (np.asarray(m) - 1) / (2.0 * safe * np.log(2.0))
+        return np.where(n > 0, h, 0.0)
+
+    def _available_entropies(self, z: np.ndarray, nz: int) -> tuple[np.ndarray, ...]:
+        """The seven entropies of :func:`available_nlogn` for ``z = u * ny + y``."""
+        if nz == 0:  # no row observed at all
+            zero = np.zeros(self.n_features)
+            return (zero,) * 7
+        s, m, n = available_nlogn(
+            self.codes, self.missing_codes, z, nz, self.n_classes, self._table, self.n_jobs
+        )
+        return tuple(self._h_rows(s[r], m[r], n) for r in range(s.shape[0]))
+
+    def _init_available(self) -> None:
+        ny = self.n_classes
+        h_ky, _, h_k, _, _, _, h_y = self._available_entropies(self.y, ny)
+        self.feature_entropy = h_k
+        self.target_entropy = float(self._h(np.array(self._s_y), np.array(self._m_y)))
+        self.relevance = np.maximum(0.0, h_k + h_y - h_ky)
+
+    def _available_pair_terms(self, j: int) -> PairTerms:
+        ny = self.n_classes
+        cj = self.codes[j].astype(np.int64)
+        z = cj * ny + self.y
+        if self.missing_codes[j] >= 0:
+            z[cj == self.missing_codes[j]] = -1
+        h_kjy, h_kj, h_k, h_ky, h_jy, h_j, h_y = self._available_entropies(
+            z, int(self.n_levels[j]) * ny
+        )
+        return PairTerms(
+            mi=np.maximum(0.0, h_k + h_j - h_kj),
+            cmi_given_y=np.maximum(0.0, h_ky + h_jy - h_kjy - h_y),
+            joint_mi=np.maximum(0.0, h_kj + h_y - h_kjy),
+            joint_entropy=h_kjy,
+            cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
+        )
+
     def _h(self, s: np.ndarray, m: np.ndarray) -> np.ndarray:
         """Entropy in bits from ``sum c log2 c`` and the non-empty cell count."""
         h = self._log2n - np.asarray(s) / self.n_samples
@@ -237,6 +311,8 @@ class InformationTable:
 
     def pair_terms(self, j: int) -> PairTerms:
         """All pairwise terms of every candidate against feature ``j``, one pass."""
+        if self.missing_codes is not None:
+            return self._available_pair_terms(j)
         ny = self.n_classes
         z = self.codes[j].astype(np.int64) * ny + self.y
         s_kjy, s_kj, m_kjy, m_kj = grouped_nlogn(
@@ -261,9 +337,10 @@ class InformationTable:
         """Fleuret's lazy CMIM when the numba back-end is available, else None.
 
         Same picks and step scores as the vectorised engine; the third array holds,
-        for unselected features, upper bounds of their last-step scores.
+        for unselected features, upper bounds of their last-step scores. None under
+        pairwise deletion (the engine's vectorised path then runs).
         """
-        if not numba_enabled():
+        if not numba_enabled() or self.missing_codes is not None:
             return None
         return cmim_lazy(
             self.codes,
@@ -282,10 +359,15 @@ class InformationTable:
 
     def conditional_relevance(self, s: np.ndarray) -> np.ndarray:
         """``I(Xk;Y|S)`` for every candidate, ``s`` being the codes ``0..ns-1`` of a
-        (joint) conditioning variable."""
+        (joint) conditioning variable (under pairwise deletion, -1 marks the rows where
+        a member of ``S`` is missing)."""
         s = np.asarray(s, dtype=np.int64)
         ns = int(s.max()) + 1
         ny = self.n_classes
+        if self.missing_codes is not None:
+            z = np.where(s < 0, -1, s * ny + self.y)
+            h_ksy, h_ks, _, _, h_sy, h_s, _ = self._available_entropies(z, max(ns, 0) * ny)
+            return np.maximum(0.0, h_ks + h_sy - h_ksy - h_s)
         z = s * ny + self.y
         s_ksy, s_ks, m_ksy, m_ks = grouped_nlogn(
             self.codes, z, ns * ny, ny, self._table, self.n_jobs
