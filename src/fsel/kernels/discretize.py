@@ -219,7 +219,7 @@ def _observed_edges(
     values, with the same arithmetic as the complete-column path of
     :func:`fit_bin_edges`."""
     out: list[np.ndarray | None] = [None] * cols.size
-    V = values[:, cols]
+    V = values if cols.size == values.shape[1] else values[:, cols]
     head = np.sort(V[: 8 * (n_bins + 1)], axis=0)  # NaN sorts last
     step_ = np.diff(head, axis=0)
     distinct = (~np.isnan(head[0])).astype(np.int64) + np.count_nonzero(
@@ -233,9 +233,10 @@ def _observed_edges(
     if not idx.size:
         return out
     if strategy == "uniform":
-        W = V[:, idx]
-        lo = np.nanmin(W, axis=0).astype(np.float64)
-        step = (np.nanmax(W, axis=0).astype(np.float64) - lo) / n_bins
+        W = V if idx.size == V.shape[1] else V[:, idx]
+        # fmin/fmax skip NaN (every column here has an observed value)
+        lo = np.fmin.reduce(W, axis=0).astype(np.float64)
+        step = (np.fmax.reduce(W, axis=0).astype(np.float64) - lo) / n_bins
         inner = np.arange(1, n_bins, dtype=np.float64)[None, :] * step[:, None] + lo[:, None]
         for r, i in enumerate(idx.tolist()):
             out[i] = inner[r]
@@ -368,25 +369,40 @@ def _discretize_with_missing(
     """The coding of :func:`discretize` with the NaN cells of the flagged columns as one
     more level, the last code of each such column."""
     cols = np.flatnonzero(missing)
-    nan = np.isnan(values[:, cols])  # (n, m): only the flagged columns are scanned
-    binned = apply_bin_edges(values, edges)
-    if binned is values or np.shares_memory(binned, values):  # pragma: no cover - defensive
-        binned = binned.copy()
-    # a hole takes a value its column already has (its first observed one), so that
-    # compaction codes the observed values alone; then it becomes the extra level
-    first = np.argmin(nan, axis=0)
-    sub = binned[:, cols]
-    fill = sub[first, np.arange(cols.size)]
-    fill = np.where(nan.all(axis=0), 0, fill)
-    binned[:, cols] = np.where(nan, fill[None, :], sub)
-    codes, n_levels = compact_codes(binned)
+    every = cols.size == values.shape[1]  # no gather/scatter when every column has holes
+    sub = values if every else values[:, cols]  # only the flagged columns are scanned
+    nan = np.isnan(sub)
+    # a hole first takes a value its column already has (its observed minimum), so that
+    # binning and compaction see the observed values alone (and integer-valued columns
+    # stay integers, on the fast compaction path); then it becomes the extra level
     observed_any = ~nan.all(axis=0)
+    fill = np.zeros(cols.size)
+    if observed_any.any():
+        with np.errstate(invalid="ignore"):
+            fill = np.where(observed_any, np.fmin.reduce(sub, axis=0), 0.0)
+    if every:
+        filled = np.where(nan, fill[None, :], values)
+    else:
+        filled = values.copy()
+        filled[:, cols] = np.where(nan, fill[None, :], sub)
+    del sub
+    if all(e is None for e in edges) and filled.dtype.kind == "f":
+        # every column is codes: integer-valued floats go to the integer compaction
+        with np.errstate(invalid="ignore"):  # values beyond int64 fail the equality
+            as_int = filled.astype(np.int64)
+        binned = as_int if np.array_equal(as_int, filled) else filled
+    else:
+        binned = apply_bin_edges(filled, edges)
+    del filled
+    codes, n_levels = compact_codes(binned)
     n_levels = n_levels.copy()
     n_levels[cols[observed_any]] += 1  # all-missing columns keep the single code 0
     dtype = smallest_code_dtype(int(n_levels.max()))
     if dtype != codes.dtype:
         codes = codes.astype(dtype)
-    for i, j in enumerate(cols.tolist()):
-        if observed_any[i]:
-            codes[j, nan[:, i]] = n_levels[j] - 1
+    last = (n_levels[cols] - 1).astype(dtype)[:, None]
+    if every:
+        np.copyto(codes, last, where=nan.T)
+    else:
+        codes[cols] = np.where(nan.T, last, codes[cols])
     return codes, n_levels, edges
