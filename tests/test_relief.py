@@ -540,7 +540,7 @@ def test_missing_values_error_and_imputation():
     Xn = X.copy()
     Xn[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        ReliefF().fit(Xn, y)
+        ReliefF(missing="error").fit(Xn, y)
     Xn0 = Xn.copy()
     est = ReliefF(missing="impute-mean").fit(Xn, y)
     np.testing.assert_array_equal(np.isnan(Xn), np.isnan(Xn0))  # caller's array untouched

@@ -184,7 +184,7 @@ class IRelief(BaseRelief):
         metric: str = "manhattan",
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
-        missing: str = "error",
+        missing: str = "expected",
         categorical: Any = None,
     ) -> None:
         super().__init__(
