@@ -8,7 +8,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, effective_n_jobs
-from fsel.kernels.neighbors import GAUSS_TOL, gaussian_class_sums
+from fsel.kernels.neighbors import GAUSS_TOL, gaussian_class_sums, gaussian_hit_total_sums
 from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
 
 __all__ = [
@@ -159,8 +159,11 @@ class PRelief(BaseRelief):
 
     Notes
     -----
-    ``metric`` and ``memory_budget`` are accepted for a uniform interface but unused:
-    P-Relief needs no distances in the full feature space.
+    ``metric`` is accepted for a uniform interface but unused: P-Relief needs no
+    distances in the full feature space. ``memory_budget`` bounds the class-pair tables:
+    when ``C x C`` tables per feature (or ``N x C`` work arrays) would take more than a
+    quarter of it, only their diagonals and row sums are computed
+    (:func:`fsel.kernels.neighbors.gaussian_hit_total_sums`), in ``O(N)`` memory.
 
     References
     ----------
@@ -239,6 +242,17 @@ class PRelief(BaseRelief):
         self.sigma_ = sig
         counts = np.bincount(y, minlength=C)
         nominal = np.zeros(d, bool) if nominal is None else nominal
+        budget = int(self.memory_budget)
+        if 8 * C * max(n, d * C) > budget // 4:
+            # many classes (e.g. one sample each): no C x C table, only its diagonal
+            # and row sums (all the margin needs), in O(N) memory per feature
+            if hole_cols.any():
+                raise ValueError(
+                    f"PRelief: missing='expected' with {C} classes needs {C} x {C} "
+                    f"tables per feature, more than a quarter of memory_budget={budget}; "
+                    "raise memory_budget or impute"
+                )
+            return self._margin_many_classes(Z, y, sig, nominal, counts)
         S = np.zeros((d, C, C))
         for j in np.flatnonzero(hole_cols):
             obs = ~holes[:, j]
@@ -276,3 +290,31 @@ class PRelief(BaseRelief):
             np.add.at(cnt, inv.reshape(-1), onehot)
             S[j] = cnt.T @ cnt
         return parzen_mean_margin(S, counts)
+
+    def _margin_many_classes(self, Z, y, sig, nominal, counts):
+        d = Z.shape[1]
+        C = counts.size
+        hits = np.zeros((d, C))
+        totals = np.zeros((d, C))
+        cont = np.flatnonzero(~nominal)
+        if cont.size:
+            hits[cont], totals[cont] = gaussian_hit_total_sums(
+                Z[:, cont], y, sig[cont], n_classes=C
+            )
+        for j in np.flatnonzero(nominal):
+            _, inv = np.unique(Z[:, j], return_inverse=True)
+            inv = inv.reshape(-1)
+            level_n = np.bincount(inv)
+            # same-level pairs: per class, sum over levels of (members at the level)^2
+            key = y * level_n.size + inv
+            ck = np.bincount(key).astype(np.float64)
+            hits[j] = np.bincount(np.arange(ck.size) // level_n.size, weights=ck * ck, minlength=C)[
+                :C
+            ]
+            totals[j] = np.bincount(y, weights=level_n[inv].astype(np.float64), minlength=C)
+        N = counts.sum()
+        cf = counts.astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            hit = np.where(counts > 1, (hits - cf) / (cf - 1), 0.0)
+            other = (totals - hits) / (N - cf)
+        return (hit - other).sum(axis=1) / N
