@@ -60,11 +60,13 @@ from joblib import Parallel, delayed
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
     "METRICS",
+    "ExpectedDiff",
     "balanced_upper_chunks",
     "block_rows_for_budget",
     "distance_block",
     "distance_blocks",
     "effective_n_jobs",
+    "expected_distance_block",
     "fits_full",
     "full_distance_matrix",
     "map_distance_rows",
@@ -514,6 +516,8 @@ def map_distance_rows(
     n_jobs: int | None = None,
     use_numba: bool | None = None,
     D_full: np.ndarray | None = None,
+    expected: ExpectedDiff | None = None,
+    rows: np.ndarray | None = None,
 ) -> list[Any]:
     """Apply ``fn(start, stop, D)`` to every row block of the distance matrix of ``X``.
 
@@ -535,6 +539,13 @@ def map_distance_rows(
         Force or forbid the compiled kernels; None uses them when numba is installed.
     D_full : ndarray of shape (n, n) or None
         A full distance matrix computed before (see :func:`full_distance_matrix`).
+    expected : ExpectedDiff or None
+        Missing values: the distances use its expected differences for the holes
+        (:func:`expected_distance_block`); row blocks only, never the full matrix.
+    rows : ndarray of int or None
+        Only these rows (reference samples) against all rows: ``start, stop`` are then
+        positions in ``rows`` and ``D[i, j] = dist(X[rows[start + i]], X[j])``, with
+        ``D[i, rows[start + i]] = 0``; row blocks only.
 
     Returns
     -------
@@ -552,6 +563,22 @@ def map_distance_rows(
     n = X.shape[0]
     workers = effective_n_jobs(n_jobs)
     numba_on = _use_numba(use_numba)
+    if expected is not None or rows is not None:
+        ref = np.arange(n) if rows is None else np.asarray(rows, dtype=np.intp)
+        step = rows_per_block(n, memory_budget, workers)
+        spans = [(a, min(a + step, ref.size)) for a in range(0, ref.size, step)]
+        sq_b = None if metric == "manhattan" else np.einsum("ij,ij->i", X, X)
+
+        def run_rows(a: int, b: int) -> Any:
+            r = ref[a:b]
+            if expected is not None:
+                D = expected_distance_block(expected, r, metric=metric, use_numba=numba_on)
+            else:
+                D = distance_block(X[r], X, metric=metric, b_sq=sq_b, use_numba=numba_on)
+            D[np.arange(b - a), r] = 0.0
+            return fn(a, b, D)
+
+        return threaded_spans(run_rows, spans, workers)
     if D_full is None and fits_full(n, memory_budget):
         D_full = _full_matrix(X, metric, workers, numba_on)
     if D_full is not None:
@@ -595,3 +622,395 @@ def full_distance_matrix(
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     return _full_matrix(X, metric, effective_n_jobs(n_jobs), _use_numba(use_numba))
+
+
+# ------------------------------------------------- expected differences (missing values)
+
+
+class ExpectedDiff:
+    r"""Kononenko's expected difference for missing components (SPEC section 10).
+
+    Built once from a (range-scaled) matrix ``X`` with NaN holes and the class code of
+    every row. For one feature ``k`` and two rows ``i``, ``j`` of classes ``c_i``,
+    ``c_j``, the per-feature difference is
+
+    * both observed: ``|x_ik - x_jk|``;
+    * ``x_ik`` missing: ``E|X - x_jk|`` with ``X`` drawn from the observed values of
+      feature ``k`` in class ``c_i`` (the empirical class-conditional distribution;
+      computed exactly from the sorted values and their prefix sums);
+    * ``x_jk`` missing: the same with the roles swapped;
+    * both missing: ``E|X - X'|`` with ``X`` from class ``c_i`` and ``X'`` independently
+      from class ``c_j`` (a ``C x C`` table per feature with holes).
+
+    A class without any observed value of a feature uses the pooled observed values of
+    that feature; a feature without any observed value contributes 0. On one-hot
+    columns (entries 0 or ``s``) this rule sums to ``2 s (1 - P(v | c_i))`` and
+    ``2 s (1 - sum_v P(v|c_i) P(v|c_j))``: Kononenko's rule for symbolic features.
+
+    The squared metrics use the expected *squared* difference: ``(x - mu_c)^2 + var_c``
+    with one side missing and ``(mu_ci - mu_cj)^2 + var_ci + var_cj`` with both
+    (``mu``, ``var``: mean and population variance of the observed values).
+
+    Attributes used by the kernels: ``filled`` (``X`` with holes set to 0), ``mask``
+    (uint8), ``mptr``/``midx`` (each row's missing features), ``y``, the segment arrays
+    ``vals``/``cum``/``off``/``cnt`` (sorted observed values per (class, feature);
+    segment ``e * d + k`` with ``e = eff[c, k]``, ``C`` standing for the pooled values),
+    ``H`` (``C x C x d``), ``mu``/``var`` (``(C + 1) x d``) and, when it fits
+    ``memory_budget / 4``, the table ``G[c, j, k] = E|X_ck - x_jk|`` of every observed
+    entry (``has_table``).
+    """
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    ) -> None:
+        X = np.asarray(X, dtype=np.float64)
+        n, d = X.shape
+        C = int(n_classes)
+        self.n_classes = C
+        self.y = np.ascontiguousarray(y, dtype=np.intp)
+        miss = np.isnan(X)
+        self.mask = np.ascontiguousarray(miss, dtype=np.uint8)
+        self.filled = np.ascontiguousarray(np.where(miss, 0.0, X))
+        counts = miss.sum(axis=1)
+        self.mptr = np.r_[0, np.cumsum(counts)].astype(np.intp)
+        self.midx = np.ascontiguousarray(np.nonzero(miss)[1], dtype=np.intp)
+        obs = ~miss
+        # per (class, feature) sorted observed values, segment s = e * d + k (e = C:
+        # the pooled values); only features with holes ever look them up
+        feats = np.flatnonzero(miss.any(axis=0))
+        cnt = np.zeros((C + 1, d), np.intp)
+        for k in feats:
+            ok = obs[:, k]
+            cnt[:C, k] = np.bincount(self.y[ok], minlength=C)[:C]
+            cnt[C, k] = int(ok.sum())
+        off = np.r_[0, np.cumsum(cnt.ravel())].astype(np.intp)
+        vals = np.zeros(int(off[-1]))
+        cum = np.zeros(int(off[-1]) + cnt.size)
+        mu = np.zeros((C + 1, d))
+        var = np.zeros((C + 1, d))
+        for k in feats:
+            ok = obs[:, k]
+            xk, ck = X[ok, k], self.y[ok]
+            order = np.lexsort((xk, ck))
+            xs, cs = xk[order], ck[order]
+            starts = np.searchsorted(cs, np.arange(C + 1))
+            for e in range(C + 1):
+                v = np.sort(xk) if e == C else xs[starts[e] : starts[e + 1]]
+                if v.size == 0:
+                    continue
+                seg = e * d + k
+                vals[off[seg] : off[seg + 1]] = v
+                cum[off[seg] + seg + 1 : off[seg + 1] + seg + 1] = np.cumsum(v)
+                mu[e, k] = v.mean()
+                var[e, k] = v.var()
+        self.vals, self.cum, self.off = vals, cum, off
+        self.cnt = np.ascontiguousarray(cnt.ravel())
+        self.mu, self.var = mu, var
+        have = cnt[:C] > 0
+        self.eff = np.ascontiguousarray(np.where(have, np.arange(C)[:, None], C), dtype=np.intp)
+        if feats.size and 8 * C * C * d > memory_budget // 4:
+            raise ValueError(
+                f"missing='expected' with {C} classes needs a {C} x {C} x {d} table "
+                f"({8 * C * C * d} bytes), more than a quarter of "
+                f"memory_budget={memory_budget}; raise memory_budget or impute"
+            )
+        self.H = np.zeros((C, C, d) if feats.size else (1, 1, 1))
+        for k in feats:
+            ok = obs[:, k]
+            xk = X[ok, k]
+            cls = self.y[ok]
+            for c2 in range(C):
+                e2 = np.full(xk.size, c2)
+                ev = self.expected(e2, np.full(xk.size, k), xk)
+                tot = ev.sum()
+                by = np.bincount(cls, weights=ev, minlength=C)
+                nb = np.bincount(cls, minlength=C)
+                pooled = tot / xk.size if xk.size else 0.0
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
+        self.has_table = bool(feats.size) and 8 * C * n * d <= memory_budget // 4
+        if self.has_table:
+            G = np.zeros((C, n, d))
+            for c in range(C):
+                for k in feats:
+                    G[c, obs[:, k], k] = self.expected(
+                        np.full(int(obs[:, k].sum()), c),
+                        np.full(int(obs[:, k].sum()), k),
+                        X[obs[:, k], k],
+                    )
+            self.G = G
+        else:
+            self.G = np.zeros((1, 1, 1))
+        self.has_missing = bool(miss.any())
+
+    def expected(self, c: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``E|X_{c,k} - v|`` elementwise (class ``c``'s observed values of feature ``k``)."""
+        d = self.mu.shape[1]
+        c = np.asarray(c, dtype=np.intp)
+        k = np.asarray(k, dtype=np.intp)
+        v = np.asarray(v, dtype=np.float64)
+        seg = self.eff[c, k] * d + k
+        out = np.zeros(v.shape)
+        for s in np.unique(seg):
+            sel = seg == s
+            n_s = int(self.cnt[s])
+            if n_s == 0:
+                continue
+            lo = int(self.off[s])
+            sv = self.vals[lo : lo + n_s]
+            P = self.cum[lo + s : lo + s + n_s + 1]
+            b = v[sel]
+            L = np.searchsorted(sv, b, side="left")
+            below = b * L - P[L]
+            above = (P[n_s] - P[L]) - b * (n_s - L)
+            out[sel] = (below + above) / n_s
+        return out
+
+    def expected_sq(self, c: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``E(X_{c,k} - v)^2 = (v - mu)^2 + var`` elementwise."""
+        e = self.eff[np.asarray(c, dtype=np.intp), np.asarray(k, dtype=np.intp)]
+        t = np.asarray(v, dtype=np.float64) - self.mu[e, k]
+        return t * t + self.var[e, k]
+
+    def both(self, ci: np.ndarray, cj: np.ndarray, k: np.ndarray, sq: bool) -> np.ndarray:
+        """Both components missing: ``E|X_ci - X'_cj|`` (or its squared form)."""
+        ci, cj, k = (np.asarray(a, dtype=np.intp) for a in (ci, cj, k))
+        if not sq:
+            return self.H[ci, cj, k]
+        e1, e2 = self.eff[ci, k], self.eff[cj, k]
+        t = self.mu[e1, k] - self.mu[e2, k]
+        return t * t + self.var[e1, k] + self.var[e2, k]
+
+    def args(self) -> tuple:
+        """The arrays the compiled kernels take, in their order."""
+        return (
+            self.filled,
+            self.mask,
+            self.mptr,
+            self.midx,
+            self.y,
+            self.G,
+            self.has_table,
+            self.vals,
+            self.cum,
+            self.off,
+            self.cnt,
+            self.eff,
+            self.H,
+            self.mu,
+            self.var,
+        )
+
+
+_EXPECTED: dict[str, Any] = {}
+
+
+def _expected_kernels() -> dict[str, Any]:
+    """Compile (once; cached on disk) the kernels of :class:`ExpectedDiff`.
+
+    No ``fastmath``: the holes are flagged in a mask, and the corrections subtract the
+    filled difference and add the expected one in a fixed order."""
+    if _EXPECTED:
+        return _EXPECTED
+    import numba
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def one(c, k, v, j, G, has_table, vals, cum, off, cnt, eff, mu, var, sq):  # pragma: no cover
+        # E|X_ck - v| (table entry G[c, j, k] of the observed value v = x_jk, or a
+        # binary search in the sorted values), or the squared form (v - mu)^2 + var
+        d = mu.shape[1]
+        e = eff[c, k]
+        if sq:
+            t = v - mu[e, k]
+            return t * t + var[e, k]
+        if has_table:
+            return G[c, j, k]
+        s = e * d + k
+        n = cnt[s]
+        if n == 0:
+            return 0.0
+        lo = off[s]
+        a = 0
+        b = n
+        while a < b:
+            m = (a + b) // 2
+            if vals[lo + m] < v:
+                a = m + 1
+            else:
+                b = m
+        p0 = cum[lo + s + a]
+        pn = cum[lo + s + n]
+        return ((v * a - p0) + ((pn - p0) - v * (n - a))) / n
+
+    @numba.njit(cache=True, nogil=True, inline="always")
+    def both(ci, cj, k, H, eff, mu, var, sq):  # pragma: no cover - compiled
+        if sq:
+            e1 = eff[ci, k]
+            e2 = eff[cj, k]
+            t = mu[e1, k] - mu[e2, k]
+            return t * t + var[e1, k] + var[e2, k]
+        return H[ci, cj, k]
+
+    @numba.njit(cache=True, nogil=True)
+    def block(
+        rows, F, M, mptr, midx, y, G, ht, vals, cum, off, cnt, eff, H, mu, var, sq, out
+    ):  # pragma: no cover
+        n, d = F.shape
+        for r in range(rows.size):
+            i = rows[r]
+            a = F[i]
+            ci = y[i]
+            for j in range(n):
+                b = F[j]
+                cj = y[j]
+                s = 0.0
+                if sq:
+                    for k in range(d):
+                        t = a[k] - b[k]
+                        s += t * t
+                else:
+                    for k in range(d):
+                        s += abs(a[k] - b[k])
+                for q in range(mptr[i], mptr[i + 1]):
+                    k = midx[q]
+                    t = a[k] - b[k]
+                    s -= t * t if sq else abs(t)
+                    if M[j, k]:
+                        s += both(ci, cj, k, H, eff, mu, var, sq)
+                    else:
+                        s += one(ci, k, b[k], j, G, ht, vals, cum, off, cnt, eff, mu, var, sq)
+                for q in range(mptr[j], mptr[j + 1]):
+                    k = midx[q]
+                    if M[i, k]:
+                        continue
+                    t = a[k] - b[k]
+                    s -= t * t if sq else abs(t)
+                    s += one(cj, k, a[k], i, G, ht, vals, cum, off, cnt, eff, mu, var, sq)
+                out[r, j] = s
+
+    @numba.njit(cache=True, nogil=True)
+    def absdiff(
+        rows,
+        idx,
+        coef,
+        dense,
+        F,
+        M,
+        mptr,
+        midx,
+        y,
+        G,
+        ht,
+        vals,
+        cum,
+        off,
+        cnt,
+        eff,
+        H,
+        mu,
+        var,
+        out,
+    ):  # pragma: no cover
+        # out[r] += coef[r, t] * diff(x_i, x_j) (a vector; the expected |difference|
+        # for holes), j = idx[r, t] (or t when dense); j < 0, j == i, 0 skipped
+        d = F.shape[1]
+        for r in range(rows.size):
+            i = rows[r]
+            a = F[i]
+            ci = y[i]
+            o = out[r]
+            for t in range(coef.shape[1]):
+                j = t if dense else idx[r, t]
+                w = coef[r, t]
+                if j < 0 or j == i or w == 0.0:
+                    continue
+                b = F[j]
+                cj = y[j]
+                for k in range(d):
+                    o[k] += w * abs(a[k] - b[k])
+                for q in range(mptr[i], mptr[i + 1]):
+                    k = midx[q]
+                    if M[j, k]:
+                        e = both(ci, cj, k, H, eff, mu, var, False)
+                    else:
+                        e = one(ci, k, b[k], j, G, ht, vals, cum, off, cnt, eff, mu, var, False)
+                    o[k] += w * (e - abs(a[k] - b[k]))
+                for q in range(mptr[j], mptr[j + 1]):
+                    k = midx[q]
+                    if M[i, k]:
+                        continue
+                    e = one(cj, k, a[k], i, G, ht, vals, cum, off, cnt, eff, mu, var, False)
+                    o[k] += w * (e - abs(a[k] - b[k]))
+
+    _EXPECTED.update(block=block, absdiff=absdiff)
+    return _EXPECTED
+
+
+def _expected_block_numpy(ed: ExpectedDiff, rows: np.ndarray, sq: bool) -> np.ndarray:
+    F, M, y = ed.filled, ed.mask.astype(bool), ed.y
+    A = F[rows]
+    out = _block(A, F, "sqeuclidean" if sq else "manhattan", None, use_numba=False)
+    one = ed.expected_sq if sq else ed.expected
+    ya = y[rows]
+    for k in np.flatnonzero(M.any(axis=0)):
+        ma, mb = M[rows, k], M[:, k]
+        fb, fa = F[:, k], A[:, k]
+        J = np.flatnonzero(mb)
+        for c in np.unique(ya[ma]):
+            rr = np.flatnonzero(ma & (ya == c))
+            true = one(np.full(F.shape[0], c), np.full(F.shape[0], k), fb)
+            true[J] = ed.both(np.full(J.size, c), y[J], np.full(J.size, k), sq)
+            wrong = fa[rr, None] - fb[None, :]
+            wrong = wrong * wrong if sq else np.abs(wrong)
+            out[rr] += true[None, :] - wrong
+        nm = np.flatnonzero(~ma)
+        if nm.size == 0:
+            continue
+        for c2 in np.unique(y[J]):
+            jj = J[y[J] == c2]
+            vec = one(np.full(nm.size, c2), np.full(nm.size, k), fa[nm])
+            wrong = fa[nm, None] - fb[None, jj]
+            wrong = wrong * wrong if sq else np.abs(wrong)
+            out[np.ix_(nm, jj)] += vec[:, None] - wrong
+    return out
+
+
+def expected_distance_block(
+    ed: ExpectedDiff,
+    rows: np.ndarray,
+    *,
+    metric: str = "manhattan",
+    use_numba: bool | None = None,
+) -> np.ndarray:
+    """Distances of the rows ``rows`` to all rows, with :class:`ExpectedDiff`'s rule
+    for the missing components (``D[r, j]``; the diagonal is not zeroed here).
+
+    Manhattan sums the expected absolute differences; ``"sqeuclidean"`` the expected
+    squared differences; ``"euclidean"`` is the square root of the latter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [np.nan], [0.5]])
+    >>> ed = ExpectedDiff(X, np.array([0, 0, 0, 1]), 2)
+    >>> expected_distance_block(ed, np.array([2])).tolist()  # E|X_0 - v|, X_0 in {0, 1}
+    [[0.5, 0.5, 0.5, 0.5]]
+    """
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    sq = metric != "manhattan"
+    if _use_numba(use_numba):
+        out = np.empty((rows.size, ed.filled.shape[0]))
+        _expected_kernels()["block"](rows, *ed.args(), sq, out)
+    else:
+        out = _expected_block_numpy(ed, rows, sq)
+    if metric == "euclidean":
+        np.maximum(out, 0.0, out=out)
+        np.sqrt(out, out=out)
+    return out
