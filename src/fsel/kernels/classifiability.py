@@ -581,8 +581,12 @@ def _partial_samples(
     """
     blocks = _blocks(n, block)
     nn2 = np.empty(n)
+    kept: list[np.ndarray] = []  # one block holds all rows: keep D2 for the second pass
     for blk in blocks:
-        nn2[blk] = _partial_d2(*state(blk), k, blk).min(axis=1)
+        D2 = _partial_d2(*state(blk), k, blk)
+        nn2[blk] = D2.min(axis=1)
+        if len(blocks) == 1:
+            kept.append(D2)
     finite = np.isfinite(nn2)
     out = np.full(n, empty_subset_value(y, n_classes))
     if not finite.any():
@@ -591,7 +595,7 @@ def _partial_samples(
     onehot = np.zeros((n, n_classes))
     onehot[np.arange(n), y] = 1.0
     for blk in blocks:
-        D2 = _partial_d2(*state(blk), k, blk)
+        D2 = kept[0] if kept else _partial_d2(*state(blk), k, blk)
         theta = np.maximum(thr, nn2[blk])
         counts = (D2 <= theta[:, None]).astype(np.float64) @ onehot
         ok = finite[blk]
