@@ -118,7 +118,7 @@ def select(
     if missing is not None:
         accepted = m.make().get_params(deep=False)
         if "missing" not in accepted:
-            raise ValueError(f"method {m.name!r} has no missing-value rule (no 'missing' parameter)")
+            raise ValueError(f"method {m.name!r} has no missing-value rule ('missing')")
         params["missing"] = missing
     est = m.make(n_features_to_select=k, **params)
     est.fit(X, y)
