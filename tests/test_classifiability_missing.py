@@ -153,3 +153,35 @@ def test_incomparable_samples_get_the_empty_value():
     np.testing.assert_allclose(
         got, reference_samples(S, np.array([0, 1, 1, 0]), [0], [True]), rtol=1e-12
     )
+
+
+def test_constant_columns_carry_no_information():
+    # issue 17 item 4: a constant column must not beat the empty set
+    y = np.array([0, 1] * 6)
+    X = np.ones((12, 3))
+    X[:, 1] = 5.0
+    X[:, 2] = 2.0
+    empty = 0.5  # sum_c prior(c)^2 for two balanced classes
+    for cat in ("auto", None, [2]):
+        sel = Classifiability(categorical=cat).fit(X, y)
+        assert sel.selection_order_.tolist() == []
+        assert sel.classifiability_empty_ == empty
+        assert sel.candidate_scores_.tolist() == [[empty] * 3]
+    assert classifiability(X, y) == empty
+    # beside an informative column, a constant one adds nothing and is never picked
+    X[:, 0] = y + 0.01 * np.arange(12)
+    sel = Classifiability(epsilon=-1.0).fit(X, y)
+    assert sel.selection_order_[0] == 0
+    assert sel.selection_scores_[1] == sel.selection_scores_[0]  # no change in L
+    # the same with missing values (partial-distance path)
+    X[3, 1] = np.nan
+    assert classifiability(X, y, features=[1, 2]) == empty
+    assert Classifiability(n_features_to_select=2).fit(X, y).selection_order_.tolist() == [0]
+
+
+def test_first_positional_parameter_is_the_count():
+    X, y, _ = _table(4, 40, 0.0)
+    sel = Classifiability(2, epsilon=-1.0).fit(X, y)
+    assert sel.n_features_to_select == 2 and sel.n_features_selected_ == 2
+    with pytest.raises(TypeError):
+        Classifiability(2, 0.1)  # epsilon is keyword-only

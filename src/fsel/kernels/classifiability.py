@@ -115,6 +115,25 @@ def _purity(counts: np.ndarray) -> np.ndarray:
     return out
 
 
+def all_zero(Xs: np.ndarray, symbolic: np.ndarray, features: Sequence[int]) -> bool:
+    """Whether every feature of the subset is constant (all samples coincide on it).
+
+    Then every other sample is at distance 0 and a neighbour; the subset carries no
+    information and gets the empty set's value ``sum_c prior(c)**2`` (the sample's
+    own class left out of its neighbourhood would otherwise give a leave-one-out
+    value that differs by ``O(1/N)`` and looks like a gain over the empty set).
+    Missing numeric values (NaN) are ignored.
+    """
+    for f in features:
+        col = Xs[:, int(f)]
+        obs = col[~np.isnan(col)]
+        if obs.size and (obs != obs[0]).any():
+            return False
+        if bool(symbolic[int(f)]) and obs.size not in (0, col.size):
+            return False  # a missing symbolic value mismatches the observed ones
+    return True
+
+
 def _blocks(n_rows: int, block: int) -> list[slice]:
     return [slice(a, min(a + block, n_rows)) for a in range(0, n_rows, block)]
 
@@ -154,6 +173,8 @@ def subset_scores(
         if cache_all:
             cached.append(D2)
     thr = radius_sq(nn2, radius_factor)
+    if thr == 0.0 and all_zero(Xs, symbolic, features):
+        return np.full(n, empty_subset_value(y, n_classes)), thr
     scores = np.empty(n)
     for b_i, blk in enumerate(blocks):
         D2 = cached[b_i] if cache_all else mixed_sq_distances(Xs, symbolic, features, blk)
@@ -332,6 +353,8 @@ def _single_feature(
     o = np.argsort(z, kind="stable")
     zs = z[o]
     gap = sq_delta(zs[1:], zs[:-1], sym)
+    if not gap.any():  # a constant column: all samples coincide, no information
+        return np.full(n, empty_subset_value(y, n_classes))
     nn2s = np.full(n, np.inf)
     nn2s[1:] = gap
     nn2s[:-1] = np.minimum(nn2s[:-1], gap)
@@ -573,8 +596,12 @@ def _partial_samples(
     n_classes: int,
     radius_factor: float,
     block: int,
+    constant: bool = False,
 ) -> np.ndarray:
     """Per-sample purity from the partial distances; ``state(blk)`` gives ``(S, C)``.
+
+    ``constant``: the subset is constant (:func:`all_zero`); every sample gets the
+    empty set's value.
 
     A sample with no comparable other sample (no pair with an observed component) gets
     the empty set's value ``sum_c prior(c)**2`` and is left out of the radius mean.
@@ -589,7 +616,7 @@ def _partial_samples(
             kept.append(D2)
     finite = np.isfinite(nn2)
     out = np.full(n, empty_subset_value(y, n_classes))
-    if not finite.any():
+    if not finite.any() or constant:
         return out
     thr = radius_sq(nn2[finite], radius_factor)
     onehot = np.zeros((n, n_classes))
@@ -631,9 +658,9 @@ def subset_scores_partial(
     def state(blk: slice) -> tuple[np.ndarray, np.ndarray]:
         return _partial_state(Xs, symbolic, features, blk)
 
-    return _partial_samples(
-        state, n, k, y, n_classes, radius_factor, _partial_block_rows(n, memory_budget)
-    )
+    block = _partial_block_rows(n, memory_budget)
+    constant = all_zero(Xs, symbolic, features)
+    return _partial_samples(state, n, k, y, n_classes, radius_factor, block, constant)
 
 
 class PartialSearch:
@@ -694,7 +721,9 @@ class PartialSearch:
 
         n = self.Xs.shape[0]
         k = len(self.selected) + 1
-        return _partial_samples(state, n, k, self.y, self.n_classes, self.radius_factor, self.block)
+        constant = all_zero(self.Xs, self.symbolic, [*self.selected, f])
+        y, c, rf = self.y, self.n_classes, self.radius_factor
+        return _partial_samples(state, n, k, y, c, rf, self.block, constant)
 
     def evaluate(self, candidates: Sequence[int]) -> np.ndarray:
         """Per-sample values of ``v + f`` for every candidate ``f``: shape (k, n)."""

@@ -155,8 +155,11 @@ def classifiability(
     few neighbours per sample the purity of random labels is inflated (about
     ``0.5 + 0.5 E[1/k]`` for two balanced classes and ``k`` neighbours), so a pure-noise
     feature can score above a weakly relevant one; a larger ``radius_factor`` reduces
-    this. ``L(empty)`` is the limit ``sum_c prior(c)^2``; a subset on which all samples
-    coincide gives leave-one-out fractions instead, which differ by ``O(1/N)``.
+    this. ``L(empty)`` is the limit ``sum_c prior(c)^2``. A subset of constant columns,
+    on which all samples coincide, carries no information and also gets
+    ``sum_c prior(c)^2`` (its neighbourhoods, every *other* sample, would give
+    leave-one-out fractions that differ by ``O(1/N)`` and look like a gain over the
+    empty set), so the forward search never selects a constant column.
 
     References
     ----------
