@@ -393,7 +393,9 @@ def test_bad_data():
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        classifiability(Xn, y)
+        classifiability(Xn, y, missing="error")
+    with pytest.raises(ValueError, match="missing must be one of"):
+        classifiability(Xn, y, missing="drop")
     with pytest.raises(ValueError, match="inconsistent"):
         classifiability(X, y[:5])
     with pytest.raises(ValueError, match="minimum of 2"):

@@ -39,6 +39,7 @@ _FLAG_PARAMS = {
     "n_slices": "n_slices",
     "n_bins_x": "n_bins_x",
     "n_bins_y": "n_bins_y",
+    "missing": "missing",
 }
 
 
@@ -100,6 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--n-slices", type=int)
     g.add_argument("--n-bins-x", type=int)
     g.add_argument("--n-bins-y", type=int)
+    g.add_argument(
+        "--missing",
+        metavar="RULE",
+        help="missing-value rule of the method (SPEC section 10; default: the method's "
+        "own rule, e.g. 'level' for the information criteria, 'expected' for Relief, "
+        "'partial' for classifiability, 'available' for the ranking indices; 'error' "
+        "refuses missing values)",
+    )
     g.add_argument(
         "--bootstrap",
         type=int,

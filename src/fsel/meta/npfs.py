@@ -511,7 +511,8 @@ class NPFS(BaseSelector):
             _check_feature_names(self, X, reset=True)
             Xw = X
         else:
-            table = check_table(X, min_samples=2, estimator_name=name)
+            # missing values go through: the wrapped selector applies its own rule
+            table = check_table(X, min_samples=2, estimator_name=name, allow_missing=True)
             n_samples, n_features = table.values.shape
             _check_feature_names(self, X, reset=True)
             Xw = np.asarray(X)
