@@ -399,7 +399,7 @@ def _data_section(rep: Any) -> str:
     )
     return (
         "<h2>The data</h2>"
-        + html_table(["", ""], rows)
+        + html_table([], rows)
         + f"<details><summary>All {s.n_features} features</summary>{per}</details>"
     )
 
@@ -540,7 +540,7 @@ def _body(rep: Any, figs: dict[str, tuple[bytes, str]]) -> str:
             )
             + ".</p>"
             + _rank_table(rep)
-            + '<div class="figs">'
+            + '<div class="figs pair">'
             + _img(figs, "agreement_kuncheva")
             + _img(figs, "agreement_jaccard")
             + "</div>"

@@ -227,12 +227,9 @@ def _prepare(
             cat.add(names.index(str(c)))
         else:
             raise ValueError(f"fsel.report: categorical column {c!r} is not a feature")
-    if hasattr(X, "dtypes"):  # pandas category / object columns are categorical
-        for j, col in enumerate(cols):
-            if col.dtype.kind == "O" or str(getattr(X, "dtypes", [None] * n_features)[j]) in (
-                "category",
-                "Categorical",
-            ):
+    if hasattr(X, "columns"):  # pandas category, polars Categorical/Enum columns
+        for j, c in enumerate(X.columns):
+            if str(X[c].dtype).startswith(("category", "Categorical", "Enum")):
                 cat.add(j)
     values = np.empty((n_samples, n_features))
     types = []
