@@ -21,11 +21,13 @@ from fsel.experiments.html import figure_png, html_page, html_table, png_img
 __all__ = ["figures", "render", "summary_sentences", "write"]
 
 _CSS = """
+.lead ul{margin:.3em 0 0 0;padding-left:1.2em}
 .lead{font-size:1.05em;background:#eef4fb;border-left:4px solid #2166ac;padding:.5em .9em}
 .figs{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}
 .figs img{max-width:100%}.figs.pair img{max-width:48%}
 .muted{color:#666;font-size:.9em}
-table.sel td{text-align:left}
+table.sel{font-size:.78em}table.sel td{text-align:left}
+.scroll{overflow-x:auto}
 .err{color:#a00}
 """
 _MAX_ROWS = 30
@@ -361,7 +363,7 @@ def _selection_table(rep: Any) -> str:
             else:
                 row.append("")
         rows.append(row)
-    return html_table(["rank", *ok], rows, cls="sel")
+    return '<div class="scroll">' + html_table(["rank", *ok], rows, cls="sel") + "</div>"
 
 
 def _data_section(rep: Any) -> str:
@@ -512,7 +514,14 @@ def _reproduce_section(rep: Any) -> str:
 
 def _body(rep: Any, figs: dict[str, tuple[bytes, str]]) -> str:
     ok = rep.ok_methods
-    parts = ['<p class="lead">' + html.escape(" ".join(summary_sentences(rep))) + "</p>"]
+    sentences = summary_sentences(rep)
+    parts = [
+        '<div class="lead"><b>'
+        + html.escape(sentences[0])
+        + "</b><ul>"
+        + "".join(f"<li>{html.escape(t)}</li>" for t in sentences[1:])
+        + "</ul></div>"
+    ]
     parts.append(_data_section(rep))
     if rep.errors:
         parts.append(
@@ -539,7 +548,9 @@ def _body(rep: Any, figs: dict[str, tuple[bytes, str]]) -> str:
                 else ""
             )
             + ".</p>"
+            + '<div class="scroll">'
             + _rank_table(rep)
+            + "</div>"
             + '<div class="figs pair">'
             + _img(figs, "agreement_kuncheva")
             + _img(figs, "agreement_jaccard")

@@ -688,7 +688,9 @@ def report(
         "n_folds": folds,
         "task": task,
         "random_state": seed,
-        "model": f"{_N_NEIGHBORS}-nearest neighbours on standardised features",
+        "model": f"{_N_NEIGHBORS}-nearest-neighbour "
+        + ("classifier" if task == "classification" else "regressor")
+        + " on standardised features",
     }
     # the data as the selectors see it: the caller's DataFrame (dtypes, names) or the
     # numeric table
