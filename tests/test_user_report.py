@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import binom
 
 import fsel
@@ -318,3 +320,38 @@ def test_page_renders_in_headless_chromium(small_report, tmp_path):
     ):
         assert key in text, key
     assert (tmp_path / "report.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# ---------------------------------------------------------------- properties and edges
+@given(
+    st.integers(2, 30).flatmap(
+        lambda d: st.tuples(
+            st.just(d),
+            st.sets(st.integers(0, d - 1)),
+            st.sets(st.integers(0, d - 1)),
+        )
+    )
+)
+@settings(max_examples=60, deadline=None)
+def test_jaccard_index_is_the_set_ratio(args):
+    from fsel.meta.stability import jaccard_index
+
+    d, a, b = args
+    expect = 1.0 if not (a | b) else len(a & b) / len(a | b)
+    assert jaccard_index(sorted(a), sorted(b), d) == pytest.approx(expect)
+    assert jaccard_index(sorted(b), sorted(a), d) == jaccard_index(sorted(a), sorted(b), d)
+
+
+def test_k_equal_to_the_number_of_features_and_string_labels():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(90, 3))
+    y = np.where(X[:, 0] > 0, "yes", "no")
+    rep = fsel.report(X, y, methods="mim,relieff", k=3, quick=True, progress=False)
+    # every method keeps every feature: NPFS and Kuncheva are undefined, Jaccard is 1
+    assert rep.npfs is None and np.isnan(rep.kuncheva).all()
+    np.testing.assert_array_equal(rep.jaccard, np.ones((2, 2)))
+    assert rep.summary.classes == [("no", int(np.sum(y == "no"))), ("yes", int(np.sum(y == "yes")))]
+    page = rep.html()
+    assert "NPFS needs fewer selected features than features" in page
+    one = fsel.report(X[:, :1], y, methods="mim", quick=True, progress=False)
+    assert one.k == 1 and "1 feature," in one.summary_text()

@@ -53,13 +53,26 @@ def _score_label(rep: Any) -> str:
 
 
 # --------------------------------------------------------------------------- summary
+def _n(count: int, word: str) -> str:
+    """``1 feature``, ``2 features``, ``3 classes``.
+
+    Examples
+    --------
+    >>> _n(1, "feature"), _n(2, "feature"), _n(3, "class")
+    ('1 feature', '2 features', '3 classes')
+    """
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {word}es" if word.endswith("s") else f"{count} {word}s"
+
+
 def summary_sentences(rep: Any) -> list[str]:
     """The short plain-language summary at the top of the page."""
     s = rep.summary
     ok = rep.ok_methods
-    what = f"{len(s.classes)} classes" if s.task == "classification" else "a numeric target"
-    miss = "no missing values" if s.n_missing == 0 else f"{s.n_missing} missing values"
-    out = [f"{s.n_samples} rows × {s.n_features} features, {what}, {miss}."]
+    what = _n(len(s.classes), "class") if s.task == "classification" else "a numeric target"
+    miss = "no missing values" if s.n_missing == 0 else _n(s.n_missing, "missing value")
+    out = [f"{s.n_samples} rows × {_n(s.n_features, 'feature')}, {what}, {miss}."]
     if not ok:
         out.append("No method could run on this table (see the errors below).")
         return out
@@ -69,24 +82,31 @@ def summary_sentences(rep: Any) -> list[str]:
         rel = {int(f) for f in rep.npfs.relevant}
         both = [f for f in cons if f in rel]
         if both:
+            names = _names(rep, both)
             out.append(
-                f"These {len(both)} features are selected by every method and pass NPFS at "
-                f"alpha={alpha:g}: {_list(_names(rep, both))}."
+                f"One feature, {names[0]}, is selected by every method and passes NPFS at "
+                f"alpha={alpha:g}."
+                if len(names) == 1
+                else f"These {len(names)} features are selected by every method and pass "
+                f"NPFS at alpha={alpha:g}: {_list(names)}."
             )
         elif cons:
             out.append(
-                f"{len(cons)} features are selected by every method "
+                f"{_n(len(cons), 'feature')} selected by every method "
                 f"({_list(_names(rep, cons))}), but none passes NPFS at alpha={alpha:g}."
             )
         else:
             out.append("No feature is selected by every method.")
         out.append(
-            f"NPFS on {ok[0]} finds {rep.npfs.n_relevant} relevant features (selected in "
-            f"more than {rep.npfs.threshold} of {rep.params['n_bootstraps']} bootstraps)."
+            f"NPFS on {ok[0]} finds {_n(rep.npfs.n_relevant, 'relevant feature')} (selected "
+            f"in more than {rep.npfs.threshold} of {rep.params['n_bootstraps']} bootstraps)."
         )
     elif cons:
+        names = _names(rep, cons)
         out.append(
-            f"These {len(cons)} features are selected by every method: {_list(_names(rep, cons))}."
+            f"One feature, {names[0]}, is selected by every method."
+            if len(names) == 1
+            else f"These {len(names)} features are selected by every method: {_list(names)}."
         )
     stab = [(m, rep.stability[m]) for m in ok if rep.stability.get(m) is not None]
     if stab:
@@ -101,19 +121,29 @@ def summary_sentences(rep: Any) -> list[str]:
         out.append(txt + ".")
     label = _score_label(rep)
     best_m, best_j, best_v = None, 0, -np.inf
+    first: tuple[int, str] | None = None
+    base = float(rep.baseline.mean[0])
     for m in ok:
         cur = rep.curves.get(m)
         if cur is not None and cur.n_kept.size:
             j = int(np.nanargmax(cur.mean))
             if cur.mean[j] > best_v:
                 best_m, best_j, best_v = m, j, float(cur.mean[j])
+            reach = np.flatnonzero(cur.mean >= base)
+            if reach.size and (first is None or cur.n_kept[reach[0]] < first[0]):
+                first = (int(cur.n_kept[reach[0]]), m)
     if best_m is not None:
         cur = rep.curves[best_m]
+        top = int(cur.n_kept[best_j])
         out.append(
             f"The best cross-validated {label}, {best_v:.3f} ± {cur.std[best_j]:.3f}, comes "
-            f"from the top {int(cur.n_kept[best_j])} features of {best_m}; all "
-            f"{s.n_features} features give {rep.baseline.mean[0]:.3f} ± "
-            f"{rep.baseline.std[0]:.3f}."
+            f"from the top {_n(top, 'feature')} of {best_m}; all "
+            f"{s.n_features} features give {base:.3f} ± {rep.baseline.std[0]:.3f}"
+            + (
+                f"; {first[1]}'s top {_n(first[0], 'feature')} already match that."
+                if first is not None and first[0] < s.n_features
+                else f"; no selection of up to {_n(rep.k, 'feature')} matches all features here."
+            )
         )
     if rep.errors:
         out.append(f"Failed on this table: {', '.join(rep.errors)}.")
@@ -564,6 +594,27 @@ def _body(rep: Any, figs: dict[str, tuple[bytes, str]]) -> str:
     return "\n".join(parts)
 
 
+def _scoped(css: str, scope: str) -> str:
+    """Prefix every selector of ``css`` with ``scope`` (so the page's style stays inside
+    its ``<div>`` in a notebook).
+
+    Examples
+    --------
+    >>> _scoped("h1{a:b}td,th{c:d}.x{e:f}", ".r")
+    '.r h1{a:b}.r td,.r th{c:d}.r .x{e:f}'
+    """
+    out = []
+    for rule in css.replace("\n", "").split("}"):
+        if "{" not in rule:
+            continue
+        sel, body = rule.split("{", 1)
+        sels = [t.strip() for t in sel.split(",")]
+        out.append(
+            ",".join(t if t.startswith(scope) else f"{scope} {t}" for t in sels) + "{" + body + "}"
+        )
+    return "".join(out)
+
+
 def _title(rep: Any) -> str:
     return f"fsel report: which of {rep.summary.n_features} features matter"
 
@@ -576,7 +627,7 @@ def render(rep: Any, *, standalone: bool = True, figs: dict | None = None) -> st
     body = _body(rep, figs)
     if standalone:
         return html_page(_title(rep), body, css=_CSS)
-    css = BASE_CSS.replace("body{", ".fsel-report{") + _CSS
+    css = _scoped(BASE_CSS.replace("body{", ".fsel-report{") + _CSS, ".fsel-report")
     return (
         f'<div class="fsel-report"><style>{css}</style>'
         f"<h1>{html.escape(_title(rep))}</h1>{body}</div>"
