@@ -355,3 +355,15 @@ def test_k_equal_to_the_number_of_features_and_string_labels():
     assert "NPFS needs fewer selected features than features" in page
     one = fsel.report(X[:, :1], y, methods="mim", quick=True, progress=False)
     assert one.k == 1 and "1 feature," in one.summary_text()
+
+
+def test_integer_codes_reach_the_selectors_as_codes():
+    # integer columns are codes for the selectors, exactly as in fsel.select (not re-binned)
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 8, size=(300, 8))
+    y = ((X[:, 1] > 3) ^ (X[:, 6] > 5)).astype(int)
+    rep = fsel.report(X, y, methods="jmi", k=2, quick=True, progress=False)
+    direct = fsel.select(X, y, method="jmi", k=2)
+    assert rep.selections["jmi"].features.tolist() == direct.features.tolist()
+    assert sorted(direct.features.tolist()) == [1, 6]
+    assert rep.summary.feature_types == ["integer"] * 8

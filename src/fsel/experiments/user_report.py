@@ -694,9 +694,17 @@ def report(
     }
     # the data as the selectors see it: the caller's DataFrame (dtypes, names) or the
     # numeric table
-    X_sel = X if hasattr(X, "columns") else values
+    # numeric arrays as they are (integer columns stay codes, as in fsel.select), other
+    # arrays as the numeric table (categorical codes)
+    if hasattr(X, "columns"):
+        X_sel, dtypes = X, [str(X[c].dtype) for c in X.columns]
+    else:
+        arr = np.asarray(X)
+        X_sel = arr if arr.dtype.kind in "biuf" else values
+        dtypes = [str(arr.dtype)]
     data_key = {
         "X": array_fingerprint(values),
+        "dtypes": dtypes,
         "y": array_fingerprint(np.asarray(y_arr).astype(str)),
         "categorical": cat,
     }
