@@ -367,3 +367,16 @@ def test_integer_codes_reach_the_selectors_as_codes():
     assert rep.selections["jmi"].features.tolist() == direct.features.tolist()
     assert sorted(direct.features.tolist()) == [1, 6]
     assert rep.summary.feature_types == ["integer"] * 8
+
+
+def test_progress_bar_on_stderr_and_jobs_do_not_change_the_result(capsys):
+    X, y = _classification(80, 6)
+    a = fsel.report(X, y, methods="mim", k=2, quick=True, progress=True)
+    err = capsys.readouterr().err
+    assert "fsel report" in err and "|" in err
+    from joblib import parallel_config
+
+    with parallel_config(backend="threading"):
+        b = fsel.report(X, y, methods="mim", k=2, quick=True, progress=False, n_jobs=2)
+    assert capsys.readouterr().err == ""
+    np.testing.assert_array_equal(a.bootstrap_matrices["mim"], b.bootstrap_matrices["mim"])

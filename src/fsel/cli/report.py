@@ -64,6 +64,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--quick", action="store_true", help="a small, fast run")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--no-cache", action="store_true", help="recompute everything")
+    p.add_argument(
+        "--jobs", "-j", type=int, default=None, help="parallel workers for the bootstraps"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
     return p
@@ -93,6 +96,7 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         random_state=args.seed,
         cache_dir=None if args.no_cache else out / ".cache",
         progress=False if args.quiet else None,
+        n_jobs=args.jobs,
     )
     rep.command = cli_command(_argv(args, rep.params))
     page = rep.save(out)

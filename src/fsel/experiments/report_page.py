@@ -594,6 +594,14 @@ def _body(rep: Any, figs: dict[str, tuple[bytes, str]]) -> str:
     return "\n".join(parts)
 
 
+def _figures_once(rep: Any) -> dict[str, tuple[bytes, str]]:
+    """:func:`figures`, drawn once per report (the page, ``save`` and Jupyter share them)."""
+    cached = rep.__dict__.get("_figures")
+    if cached is None:
+        cached = rep.__dict__["_figures"] = figures(rep)
+    return cached
+
+
 def _scoped(css: str, scope: str) -> str:
     """Prefix every selector of ``css`` with ``scope`` (so the page's style stays inside
     its ``<div>`` in a notebook).
@@ -623,7 +631,7 @@ def render(rep: Any, *, standalone: bool = True, figs: dict | None = None) -> st
     """The HTML of the page (``standalone=False``: a fragment for Jupyter)."""
     from fsel.experiments.html import _CSS as BASE_CSS
 
-    figs = figures(rep) if figs is None else figs
+    figs = _figures_once(rep) if figs is None else figs
     body = _body(rep, figs)
     if standalone:
         return html_page(_title(rep), body, css=_CSS)
@@ -638,7 +646,7 @@ def write(rep: Any, directory: Path) -> Path:
     """Write ``report.html``, the PNG figures, ``report.json`` and ``selections.csv``."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    figs = figures(rep)
+    figs = _figures_once(rep)
     for stem, (data, _) in figs.items():
         (directory / f"{stem}.png").write_bytes(data)
     (directory / "report.json").write_text(json.dumps(rep.to_dict(), indent=1) + "\n")

@@ -565,6 +565,7 @@ def report(
     random_state: int = 0,
     cache_dir: str | Path | None = None,
     progress: bool | None = None,
+    n_jobs: int | None = None,
 ) -> FeatureReport:
     """Which features matter for ``y``, how sure, how stable, and is keeping them worth it.
 
@@ -607,6 +608,8 @@ def report(
         Cache every unit of work there, so an interrupted report resumes.
     progress : bool or None
         A progress bar on stderr; None draws it only when stderr is a terminal.
+    n_jobs : int or None
+        joblib workers for the bootstrap replicates (the results do not depend on it).
 
     Returns
     -------
@@ -757,6 +760,7 @@ def report(
                         y_arr,
                         B,
                         random_state=seed,
+                        n_jobs=n_jobs,
                         progress=bar.update,
                     )
                     cache.set(parts, stored, seconds=stored[1])
