@@ -380,3 +380,16 @@ def test_progress_bar_on_stderr_and_jobs_do_not_change_the_result(capsys):
         b = fsel.report(X, y, methods="mim", k=2, quick=True, progress=False, n_jobs=2)
     assert capsys.readouterr().err == ""
     np.testing.assert_array_equal(a.bootstrap_matrices["mim"], b.bootstrap_matrices["mim"])
+
+
+def test_cli_report_shows_the_class_names_of_a_shared_data_set(tmp_path, shared_datasets):
+    from fsel.cli.main import main
+
+    out = tmp_path / "glass"
+    argv = ["report", str(shared_datasets / "glass.npz"), "--methods", "mim", "-k", "3"]
+    assert main([*argv, "--quick", "--output", str(out), "-q"]) == 0
+    data = json.loads((out / "report.json").read_text())["data"]
+    z = np.load(shared_datasets / "glass.npz")
+    expect = {str(z["class_names"][c]): int(np.sum(z["y"] == c)) for c in np.unique(z["y"])}
+    assert data["classes"] == expect
+    assert "headlamps" in (out / "report.html").read_text()

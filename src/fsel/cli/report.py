@@ -79,11 +79,12 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     from fsel.experiments.user_report import cli_command, report
 
     cats = [c for c in (args.categorical or "").split(",") if c]
-    data = read_data(_resolve_data(args.data), args.target, cats)
+    path = _resolve_data(args.data)
+    data = read_data(path, args.target, cats)
     out = Path(args.output)
     rep = report(
         data.X,
-        data.y,
+        _class_names(path, data.y),
         methods=args.methods,
         k=args.k,
         n_bootstraps=args.bootstraps,
@@ -103,6 +104,23 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     print(rep.summary_text())
     print(f"wrote {page}", file=sys.stderr)
     return 0
+
+
+def _class_names(path: str, y: Any) -> Any:
+    """The class labels of a ``.npz`` data set that names them (``class_names[y]``), so
+    that the page shows ``good``/``bad`` rather than ``0``/``1``."""
+    import numpy as np
+
+    if not path.lower().endswith(".npz"):
+        return y
+    with np.load(path, allow_pickle=False) as z:
+        if "class_names" not in z.files:
+            return y
+        names = z["class_names"]
+    codes = np.asarray(y)
+    if codes.dtype.kind not in "iu" or codes.min() < 0 or codes.max() >= names.shape[0]:
+        return y
+    return names[codes]
 
 
 def _argv(args: argparse.Namespace, params: dict[str, Any]) -> list[str]:
