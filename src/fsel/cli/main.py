@@ -3,8 +3,9 @@
 ``fsel select DATA --target COLUMN --method jmi -k 10`` selects features of a CSV,
 Parquet or ``.npz`` table and prints them with their scores; ``--output`` writes JSON or
 CSV; ``--npfs`` wraps the method in the Neyman-Pearson bootstrap test. ``fsel methods``
-lists every method; ``fsel reproduce`` re-runs the papers' experiments; ``fsel datasets``
-lists the shared data sets.
+lists every method; ``fsel reproduce`` re-runs the papers' experiments; ``fsel report``
+writes one HTML page on which features matter; ``fsel datasets`` lists the shared data
+sets.
 """
 
 from __future__ import annotations
@@ -137,6 +138,12 @@ def build_parser() -> argparse.ArgumentParser:
         add_reproduce = None
     if add_reproduce is not None:
         add_reproduce(sub)
+    try:
+        from fsel.cli.report import add_parser as add_report
+    except ImportError:  # pragma: no cover - experiments layer not installed
+        add_report = None
+    if add_report is not None:
+        add_report(sub)
     return parser
 
 
