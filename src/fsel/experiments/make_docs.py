@@ -27,6 +27,7 @@ import json
 import shutil
 from pathlib import Path
 
+from fsel.datasets.loaders import DatasetNotFoundError
 from fsel.experiments.registry import (
     discover,
     load_reproduction,
@@ -153,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
                         cache_dir=outputs / ".cache",
                         registry=reg,
                     )
-                except FileNotFoundError as exc:
+                except DatasetNotFoundError as exc:
                     print(f"{name}: skipped, missing data: {exc}")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(build_page(outputs, out.parent))

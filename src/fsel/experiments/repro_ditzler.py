@@ -430,6 +430,7 @@ def ditzler_uci(
     from scipy.stats import wilcoxon
 
     from fsel.datasets import list_datasets, load
+    from fsel.datasets.loaders import DatasetNotFoundError
     from fsel.experiments.protocols import average_ranks
 
     output_dir = Path(output_dir)
@@ -437,7 +438,7 @@ def ditzler_uci(
     available = list_datasets(data_path)
     names = [d for d in (_UCI_QUICK if quick else _UCI) if d in available]
     if not names:
-        raise FileNotFoundError("none of the UCI data sets was found; pass data_path=")
+        raise DatasetNotFoundError("none of the UCI data sets was found; pass data_path=")
     n_folds, n_boot = (3, 25) if quick else (10, 100)
     methods = ["nb-all", "nb-jmi", "nb-npfs", "cart-all", "cart-jmi", "cart-npfs"]
     rows, errs, skipped = [], [], []
