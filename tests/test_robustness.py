@@ -213,3 +213,16 @@ def test_boolean_column_with_na_reports_missing_values(name):
     with pytest.raises(ValueError, match=r"column 'flag' has missing values") as info:
         _make(name, k=1).fit(frame, y)
     assert "not numeric" not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["betagamma", "jmi", "mim"])
+def test_float_codes_beyond_int64_are_compacted_without_overflow(name):
+    """A float column with few distinct values is kept as codes; values beyond int64
+    (found by the fuzz test: -2.4e19) used to overflow the integer cast."""
+    X, y = _table(12)
+    Xf = X.astype(np.float64)
+    Xf[:, 2] = np.where(X[:, 2] > 0, -2.44146738e19, -4.13063543e18)
+    ref = Xf.copy()
+    ref[:, 2] = _unique_codes(X[:, 2:3] > 0)[:, 0]
+    got = _make(name).fit(Xf, y)
+    np.testing.assert_array_equal(got.scores_, _make(name).fit(ref, y).scores_)

@@ -88,7 +88,8 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             ok = small
         else:
             shifted = vt - vmin[:, None]
-            as_int = shifted.astype(np.int64)
+            with np.errstate(invalid="ignore"):  # huge or non-integral: not ok below
+                as_int = shifted.astype(np.int64)
             span = as_int.max(axis=1)
             ok = (as_int == shifted).all(axis=1) & (span <= max(2 * n, 1024))
         if not ok.any():
@@ -218,7 +219,9 @@ def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.nd
     """
     code_cols = [j for j, e in enumerate(edges) if e is None]
     kept = values[:, code_cols]
-    integral = kept.dtype.kind in "iub" or bool(np.all(kept == np.round(kept)))
+    integral = kept.dtype.kind in "iub" or bool(
+        np.all(kept == np.round(kept)) and np.all(np.abs(kept) <= 2.0**62)
+    )
     out = np.empty(values.shape, dtype=np.int64 if integral else np.float64)
     if code_cols:
         out[:, code_cols] = kept
