@@ -80,10 +80,22 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         c1 = min(c0 + block, d)
         vt = np.ascontiguousarray(values[:, c0:c1].T)  # (b, n), one transpose per block
         vmin = vt.min(axis=1)
-        shifted = vt - vmin[:, None]
-        as_int = shifted.astype(np.int64)
-        span = as_int.max(axis=1)
-        ok = (as_int == shifted).all(axis=1) & (span <= max(2 * n, 1024))
+        if vt.dtype.kind in "iu":
+            # exact even for int64 extremes and uint64 above 2**63: the modular uint64
+            # difference max - min is the true span; columns with a small one shift
+            # without overflow
+            span_u = vt.max(axis=1).astype(np.uint64) - vmin.astype(np.uint64)
+            small = span_u <= np.uint64(max(2 * n, 1024))
+            as_int = (vt.astype(np.uint64) - vmin.astype(np.uint64)[:, None]).astype(np.int64)
+            as_int[~small] = 0
+            span = np.where(small, span_u, 0).astype(np.int64)
+            ok = small
+        else:
+            shifted = vt - vmin[:, None]
+            with np.errstate(invalid="ignore"):  # huge or non-integral: not ok below
+                as_int = shifted.astype(np.int64)
+            span = as_int.max(axis=1)
+            ok = (as_int == shifted).all(axis=1) & (span <= max(2 * n, 1024))
         if not ok.any():
             continue
         rows = np.flatnonzero(ok)
@@ -149,10 +161,13 @@ def _numba_compact():  # pragma: no cover - compiled
 def _compact_integers_numba(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """One-pass compaction of an integer matrix (numba back-end), or None when the
     value ranges are too wide for a lookup table."""
-    vmin = values.min(axis=0).astype(np.int64)
-    width = int((values.max(axis=0).astype(np.int64) - vmin).max()) + 1
+    lo = values.min(axis=0)
+    # the true span max - min: a modular uint64 difference, exact for any int64/uint64
+    span = int((values.max(axis=0).astype(np.uint64) - lo.astype(np.uint64)).max())
+    width = span + 1
     if width > 65536 or width * values.shape[1] > 1 << 26:
         return None
+    vmin = lo.astype(np.int64)  # wraps for uint64 above 2**63; X - vmin wraps back
     out = np.empty((values.shape[1], values.shape[0]), dtype=smallest_code_dtype(width))
     levels = _numba_compact()(values, vmin, width, out)
     return out, levels
@@ -256,7 +271,9 @@ def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.nd
     """
     code_cols = [j for j, e in enumerate(edges) if e is None]
     kept = values[:, code_cols]
-    integral = kept.dtype.kind in "iub" or bool(np.all(kept == np.round(kept)))
+    integral = kept.dtype.kind in "iub" or bool(
+        np.all(kept == np.round(kept)) and np.all(np.abs(kept) <= 2.0**62)
+    )
     out = np.empty(values.shape, dtype=np.int64 if integral else np.float64)
     if code_cols:
         out[:, code_cols] = kept

@@ -44,7 +44,7 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted
 from fsel.meta.resampling import selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
-from fsel.utils.validation import check_table, check_target, is_dataframe
+from fsel.utils.validation import check_table, check_target, check_unique_names, is_dataframe
 
 __all__ = [
     "NPFS",
@@ -502,6 +502,7 @@ class NPFS(BaseSelector):
         self._check_params()
         name = type(self).__name__
         if is_dataframe(X):
+            check_unique_names(X, name)
             n_samples, n_features = int(X.shape[0]), int(X.shape[1])
             if n_samples < 2 or n_features < 1:
                 raise ValueError(
