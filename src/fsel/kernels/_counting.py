@@ -561,10 +561,10 @@ def _numpy_sparse_grouped(
     base = owner * a_max + codes.astype(np.int64)
     # explicit cells (k, code, z) and (k, code, z // group)
     uf, cf = np.unique(base * nz + zi, return_counts=True)
-    s_full = np.bincount(uf // (a_max * nz), weights=table[cf], minlength=K)
+    s_full = np.bincount(uf // (a_max * nz), weights=table[cf], minlength=K).astype(float)
     m_full = np.bincount(uf // (a_max * nz), minlength=K)
     uc, cc = np.unique(base * ng + zi // group, return_counts=True)
-    s_coarse = np.bincount(uc // (a_max * ng), weights=table[cc], minlength=K)
+    s_coarse = np.bincount(uc // (a_max * ng), weights=table[cc], minlength=K).astype(float)
     m_coarse = np.bincount(uc // (a_max * ng), minlength=K)
     # zero-code row: totals minus the explicit entries, corrected where touched
     for u, c, width, t, s_out, m_out in (
@@ -574,9 +574,8 @@ def _numpy_sparse_grouped(
         k_of = u // width
         v = u % width
         rest = t[v] - c
-        s_out += float(table[t].sum()) + np.bincount(
-            k_of, weights=table[rest] - table[t[v]], minlength=K
-        )
+        corr = np.bincount(k_of, weights=table[rest] - table[t[v]], minlength=K)
+        s_out += float(table[t].sum()) + corr.astype(float)
         m_out += int(np.count_nonzero(t)) - np.bincount(k_of[rest == 0], minlength=K)
     return s_full, s_coarse, m_full, m_coarse
 
