@@ -340,21 +340,76 @@ class SparseCodes:
         return np.stack([self.row(k) for k in range(self.shape[0])])
 
 
-def _segment_ranks(owner: np.ndarray, key: np.ndarray, n_features: int) -> tuple[np.ndarray, ...]:
-    """Rank of every entry among the distinct keys of its feature (0-based, sorted), and
-    the number of distinct keys per feature. ``key`` has no NaN."""
-    order = np.lexsort((key, owner))
-    so = owner[order]
-    sk = key[order]
+@lru_cache(maxsize=1)
+def _numba_column_ranks():  # pragma: no cover - compiled
+    import numba
+
+    @numba.njit(nogil=True, cache=True)
+    def column_ranks(indptr, key, has_zero, zero_val, ranks, n_levels, zero_code):
+        d = indptr.size - 1
+        for k in range(d):
+            p0 = indptr[k]
+            p1 = indptr[k + 1]
+            w = p1 - p0
+            m = w + 1 if has_zero[k] else w
+            buf = np.empty(m)
+            buf[:w] = key[p0:p1]
+            if has_zero[k]:
+                buf[w] = zero_val[k]
+            buf.sort()
+            nu = 0
+            for t in range(m):  # distinct values, in place
+                if t == 0 or buf[t] != buf[nu - 1]:
+                    buf[nu] = buf[t]
+                    nu += 1
+            u = buf[:nu]
+            n_levels[k] = nu
+            for p in range(p0, p1):
+                ranks[p] = np.searchsorted(u, key[p])
+            if has_zero[k]:
+                zero_code[k] = np.searchsorted(u, zero_val[k])
+
+    return column_ranks
+
+
+def _column_ranks(
+    indptr: np.ndarray,
+    owner: np.ndarray,
+    key: np.ndarray,
+    has_zero: np.ndarray,
+    zero_val: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rank of every stored entry among the distinct values of its column, the implicit
+    zeros (value ``zero_val``) included where a column has them.
+
+    ``key`` holds no NaN (the caller maps it to +inf: the last level). Returns the
+    ranks, the number of distinct values per column and the rank of the zero value.
+    """
+    d = indptr.size - 1
+    zero_code = np.zeros(d, dtype=np.int64)
+    if numba_enabled():
+        ranks = np.empty(key.size, dtype=np.int64)
+        n_levels = np.zeros(d, dtype=np.int64)
+        _numba_column_ranks()(
+            indptr, key, has_zero, zero_val.astype(np.float64), ranks, n_levels, zero_code
+        )
+        return ranks, n_levels, zero_code
+    zcols = np.flatnonzero(has_zero)
+    own = np.concatenate((owner, zcols))
+    k_all = np.concatenate((key, zero_val[zcols]))
+    order = np.lexsort((k_all, own))
+    so = own[order]
+    sk = k_all[order]
     new = np.ones(so.size, dtype=bool)
     if so.size > 1:
         new[1:] = (so[1:] != so[:-1]) | (sk[1:] != sk[:-1])
     csum = np.cumsum(new)
-    n_distinct = np.bincount(so[new], minlength=n_features)
-    start = np.concatenate(([0], np.cumsum(n_distinct)[:-1]))
-    ranks = np.empty(so.size, dtype=np.int64)
-    ranks[order] = csum - 1 - start[so]
-    return ranks, n_distinct
+    n_levels = np.bincount(so[new], minlength=d)
+    start = np.concatenate(([0], np.cumsum(n_levels)[:-1]))
+    r_all = np.empty(so.size, dtype=np.int64)
+    r_all[order] = csum - 1 - start[so]
+    zero_code[zcols] = r_all[owner.size :]
+    return r_all[: owner.size], n_levels, zero_code
 
 
 def discretize_sparse(
@@ -421,10 +476,13 @@ def discretize_sparse(
             )
     else:
         fcols = ~discrete
-        sel = fcols[owner] & ~nan
-        if sel.any() or fcols.any():
-            _, n_obs = _segment_ranks(owner[sel], data[sel], d)
-            many = fcols & (n_obs + has_zero > n_bins)
+        if fcols.any():
+            # distinct observed values per column (NaN is not a value; 0 is, if implicit)
+            _, n_distinct, _ = _column_ranks(
+                indptr, owner, np.where(nan, np.inf, data), has_zero, np.zeros(d)
+            )
+            n_obs = n_distinct - (np.bincount(owner[nan], minlength=d) > 0)
+            many = fcols & (n_obs > n_bins)
             cols = np.flatnonzero(many)
             if cols.size and strategy == "uniform":
                 big = np.where(nan, np.inf, data)
@@ -441,7 +499,7 @@ def discretize_sparse(
                 inner = np.arange(1, n_bins, dtype=np.float64)[None, :] * step[:, None]
                 inner += lo_c[:, None]
                 for i, j in enumerate(cols.tolist()):
-                    edges[j] = inner[i]
+                    edges[j] = inner[i]  # views: no copy
             elif cols.size:
                 qs = np.linspace(0, 1, n_bins + 1)[1:-1]
                 for j in cols.tolist():
@@ -452,29 +510,30 @@ def discretize_sparse(
                     keep[rows[p0:p1][nan[p0:p1]]] = False
                     edges[j] = np.unique(np.quantile(col[keep], qs))
     # values after binning (implicit zeros: the bin of 0)
-    binned = [j for j, e in enumerate(edges) if e is not None]
+    is_binned = np.array([e is not None for e in edges], dtype=bool)
+    binned = np.flatnonzero(is_binned)
     zero_val = np.zeros(d)
     vals = data
-    if binned:
-        length = max(len(edges[j]) for j in binned)
-        E = np.full((d, length), np.inf)
-        for j in binned:
-            E[j, : len(edges[j])] = edges[j]
+    if binned.size:
+        if strategy == "uniform":  # all of length n_bins - 1
+            E = np.full((d, n_bins - 1), np.inf)
+            E[binned] = inner
+        else:
+            E = np.full((d, max(len(edges[j]) for j in binned.tolist())), np.inf)
+            for j in binned.tolist():
+                E[j, : len(edges[j])] = edges[j]
+        length = E.shape[1]
         zero_val[binned] = (E[binned] <= 0.0).sum(axis=1)
         vals = data.copy()
-        ent = np.flatnonzero(np.isin(owner, binned) & ~nan)
+        ent = np.flatnonzero(is_binned[owner] & ~nan)
         acc = np.zeros(ent.size)
         for m in range(length):
             acc += data[ent] >= E[owner[ent], m]
         vals[ent] = acc
     # codes: ranks among the distinct values of each column (NaN last: its own level)
-    zcols = np.flatnonzero(has_zero)
-    key = np.concatenate((np.where(nan, np.inf, vals), zero_val[zcols]))
-    own = np.concatenate((owner, zcols))
-    ranks, n_levels = _segment_ranks(own, key, d)
-    zero_code = np.zeros(d, dtype=np.int64)
-    zero_code[zcols] = ranks[owner.size :]
-    codes = ranks[: owner.size]
+    codes, n_levels, zero_code = _column_ranks(
+        indptr, owner, np.where(nan, np.inf, vals), has_zero, zero_val
+    )
     keep = codes != zero_code[owner]
     kept_owner = owner[keep]
     new_indptr = np.zeros(d + 1, dtype=np.int64)
