@@ -27,7 +27,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["available_nlogn", "cmim_lazy", "grouped_nlogn", "nlogn_table", "numba_enabled"]
+__all__ = [
+    "available_nlogn",
+    "cmim_lazy",
+    "grouped_nlogn",
+    "nlogn_table",
+    "numba_enabled",
+    "sparse_grouped_nlogn",
+]
 
 # Dense numpy histograms are processed in column blocks of at most this many cells.
 _NUMPY_BLOCK_CELLS = 1 << 22
@@ -573,3 +580,285 @@ def cmim_lazy(
         ps,
     )
     return order, steps, ps
+
+
+# ----------------------------------------------------------------------------- sparse
+#
+# Sparse codes (feature-major, see :class:`fsel.kernels.discretize.SparseCodes`): per
+# feature ``k`` the rows ``rows[indptr[k]:indptr[k+1]]`` whose code differs from the
+# feature's "zero code" and their codes; every other row holds the zero code. For a
+# variable ``z`` with totals ``T[v] = #{i: z_i = v}``, the joint histogram of
+# ``(X_k, z)`` is the histogram of the explicit entries plus one zero-code row
+# ``T[v] - (explicit entries with z = v)``. Its ``sum n log2 n`` starts from
+# ``sum_v T[v] log2 T[v]`` and is corrected only at the values ``v`` the explicit
+# entries touch: ``O(nnz_k)`` per feature, ``O(nnz + K)`` per pass.
+
+# The numba kernel keeps one dense scratch of ``a_max * nz`` cells; above this many it
+# counts by sorting each feature's keys instead.
+_SPARSE_SCRATCH_CELLS = 1 << 24
+
+
+@lru_cache(maxsize=1)
+def _numba_sparse_kernel() -> Any:
+    import numba
+
+    @numba.njit(nogil=True, cache=True)
+    def sparse_codes_grouped(
+        indptr,
+        rows,
+        codes,
+        z,
+        nz,
+        group,
+        a_max,
+        tot,
+        totc,
+        s_tot,
+        m_tot,
+        s_totc,
+        m_totc,
+        table,
+        use_sort,
+        s_full,
+        s_coarse,
+        m_full,
+        m_coarse,
+        k0,
+        k1,
+    ):
+        ng = nz // group
+        max_nnz = 0
+        for k in range(k0, k1):
+            w = indptr[k + 1] - indptr[k]
+            if w > max_nnz:
+                max_nnz = w
+        n_scratch = 1 if use_sort else a_max * nz
+        full = np.zeros(n_scratch, np.int64)
+        touched = np.empty(max_nnz, np.int64)
+        keys = np.empty(max_nnz, np.int64)
+        coarse = np.zeros(1 if use_sort else a_max * ng, np.int64)
+        ctouched = np.empty(max_nnz, np.int64)
+        colsum = np.zeros(nz, np.int64)
+        zt = np.empty(max_nnz, np.int64)
+        gsum = np.zeros(ng, np.int64)
+        gt = np.empty(max_nnz, np.int64)
+        for k in range(k0, k1):
+            p0 = indptr[k]
+            p1 = indptr[k + 1]
+            nzt = 0
+            sf = 0.0
+            mf = 0
+            sc = 0.0
+            mc = 0
+            if use_sort:
+                w = p1 - p0
+                for p in range(p0, p1):
+                    zi = z[rows[p]]
+                    keys[p - p0] = np.int64(codes[p]) * nz + zi
+                    if colsum[zi] == 0:
+                        zt[nzt] = zi
+                        nzt += 1
+                    colsum[zi] += 1
+                ks = np.sort(keys[:w])
+                run = 0
+                for t in range(w):
+                    run += 1
+                    if t + 1 == w or ks[t + 1] != ks[t]:
+                        sf += table[run]
+                        mf += 1
+                        run = 0
+                for t in range(w):  # coarse keys, still sorted
+                    ks[t] = (ks[t] // nz) * ng + (ks[t] % nz) // group
+                run = 0
+                for t in range(w):
+                    run += 1
+                    if t + 1 == w or ks[t + 1] != ks[t]:
+                        sc += table[run]
+                        mc += 1
+                        run = 0
+            else:
+                nt = 0
+                for p in range(p0, p1):
+                    zi = z[rows[p]]
+                    idx = np.int64(codes[p]) * nz + zi
+                    if full[idx] == 0:
+                        touched[nt] = idx
+                        nt += 1
+                    full[idx] += 1
+                    if colsum[zi] == 0:
+                        zt[nzt] = zi
+                        nzt += 1
+                    colsum[zi] += 1
+                nct = 0
+                for t in range(nt):
+                    idx = touched[t]
+                    c = full[idx]
+                    full[idx] = 0
+                    sf += table[c]
+                    mf += 1
+                    cidx = (idx // nz) * ng + (idx % nz) // group
+                    if coarse[cidx] == 0:
+                        ctouched[nct] = cidx
+                        nct += 1
+                    coarse[cidx] += c
+                for t in range(nct):
+                    cidx = ctouched[t]
+                    sc += table[coarse[cidx]]
+                    mc += 1
+                    coarse[cidx] = 0
+            # the zero-code row: column totals minus the explicit entries
+            sf0 = s_tot
+            mf0 = m_tot
+            ngt = 0
+            for t in range(nzt):
+                zi = zt[t]
+                cs = colsum[zi]
+                colsum[zi] = 0
+                rest = tot[zi] - cs
+                sf0 += table[rest] - table[tot[zi]]
+                if rest == 0:
+                    mf0 -= 1
+                g = zi // group
+                if gsum[g] == 0:
+                    gt[ngt] = g
+                    ngt += 1
+                gsum[g] += cs
+            sc0 = s_totc
+            mc0 = m_totc
+            for t in range(ngt):
+                g = gt[t]
+                cs = gsum[g]
+                gsum[g] = 0
+                rest = totc[g] - cs
+                sc0 += table[rest] - table[totc[g]]
+                if rest == 0:
+                    mc0 -= 1
+            s_full[k] = sf + sf0
+            s_coarse[k] = sc + sc0
+            m_full[k] = mf + mf0
+            m_coarse[k] = mc + mc0
+
+    return sparse_codes_grouped
+
+
+def _numpy_sparse_grouped(
+    indptr: np.ndarray,
+    rows: np.ndarray,
+    codes: np.ndarray,
+    z: np.ndarray,
+    nz: int,
+    group: int,
+    a_max: int,
+    tot: np.ndarray,
+    totc: np.ndarray,
+    table: np.ndarray,
+) -> tuple[np.ndarray, ...]:
+    K = indptr.size - 1
+    ng = nz // group
+    owner = np.repeat(np.arange(K, dtype=np.int64), np.diff(indptr))
+    zi = z[rows]
+    base = owner * a_max + codes.astype(np.int64)
+    # explicit cells (k, code, z) and (k, code, z // group)
+    uf, cf = np.unique(base * nz + zi, return_counts=True)
+    s_full = np.bincount(uf // (a_max * nz), weights=table[cf], minlength=K).astype(float)
+    m_full = np.bincount(uf // (a_max * nz), minlength=K)
+    uc, cc = np.unique(base * ng + zi // group, return_counts=True)
+    s_coarse = np.bincount(uc // (a_max * ng), weights=table[cc], minlength=K).astype(float)
+    m_coarse = np.bincount(uc // (a_max * ng), minlength=K)
+    # zero-code row: totals minus the explicit entries, corrected where touched
+    for u, c, width, t, s_out, m_out in (
+        (*np.unique(owner * nz + zi, return_counts=True), nz, tot, s_full, m_full),
+        (*np.unique(owner * ng + zi // group, return_counts=True), ng, totc, s_coarse, m_coarse),
+    ):
+        k_of = u // width
+        v = u % width
+        rest = t[v] - c
+        corr = np.bincount(k_of, weights=table[rest] - table[t[v]], minlength=K)
+        s_out += float(table[t].sum()) + corr.astype(float)
+        m_out += int(np.count_nonzero(t)) - np.bincount(k_of[rest == 0], minlength=K)
+    return s_full, s_coarse, m_full, m_coarse
+
+
+def sparse_grouped_nlogn(
+    indptr: np.ndarray,
+    rows: np.ndarray,
+    codes: np.ndarray,
+    a_max: int,
+    z: np.ndarray,
+    nz: int,
+    group: int,
+    table: np.ndarray,
+    n_jobs: int = 1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`grouped_nlogn` for sparse codes, from the explicit entries only.
+
+    Parameters
+    ----------
+    indptr : ndarray of shape (n_features + 1,)
+    rows : ndarray of shape (nnz,)
+        Row of every explicit entry, feature by feature.
+    codes : ndarray of shape (nnz,)
+        Code of every explicit entry (each differs from its feature's zero code; the
+        zero code itself is not needed: a joint histogram's entropy does not depend
+        on the labels of its cells).
+    a_max : int
+        Upper bound (exclusive) of the codes.
+    z, nz, group, table, n_jobs
+        As in :func:`grouped_nlogn`.
+
+    Returns
+    -------
+    s_full, s_coarse, m_full, m_coarse : as :func:`grouped_nlogn`, in ``O(nnz + K)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = nlogn_table(4)
+    >>> # one feature over 4 rows: codes [0, 1, 0, 1] with zero code 0; z = [0, 0, 1, 1]
+    >>> s = sparse_grouped_nlogn(np.array([0, 2]), np.array([1, 3]), np.array([1, 1]),
+    ...                          2, np.array([0, 0, 1, 1]), 2, 2, t)
+    >>> [float(s[0][0]), int(s[2][0])]  # four cells of one count each
+    [0.0, 4]
+    """
+    if nz % group:
+        raise ValueError("nz must be a multiple of group")
+    z = np.ascontiguousarray(z, dtype=np.int64)
+    K = indptr.size - 1
+    tot = np.bincount(z, minlength=nz).astype(np.int64)
+    totc = tot.reshape(-1, group).sum(axis=1) if group > 1 else tot
+    if not numba_enabled():
+        return _numpy_sparse_grouped(indptr, rows, codes, z, nz, group, a_max, tot, totc, table)
+    kernel = _numba_sparse_kernel()
+    use_sort = a_max * nz > _SPARSE_SCRATCH_CELLS
+    args = (
+        np.ascontiguousarray(indptr, dtype=np.int64),
+        rows,
+        codes,
+        z,
+        nz,
+        group,
+        a_max,
+        tot,
+        totc,
+        float(table[tot].sum()),
+        int(np.count_nonzero(tot)),
+        float(table[totc].sum()),
+        int(np.count_nonzero(totc)),
+        table,
+        use_sort,
+    )
+    outs = (np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.int64))
+    if n_jobs <= 1 or K < 2 * n_jobs:
+        kernel(*args, *outs, 0, K)
+        return outs
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = np.linspace(0, K, n_jobs + 1).astype(int)
+    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
+        futs = [
+            ex.submit(kernel, *args, *outs, int(b0), int(b1))
+            for b0, b1 in itertools.pairwise(bounds)
+        ]
+        for f in futs:
+            f.result()
+    return outs

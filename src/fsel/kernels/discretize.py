@@ -21,16 +21,20 @@ last bin.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from fsel.kernels._counting import numba_enabled
 
 __all__ = [
+    "SparseCodes",
     "apply_bin_edges",
     "compact_codes",
     "discretize",
+    "discretize_sparse",
     "fit_bin_edges",
     "smallest_code_dtype",
 ]
@@ -67,6 +71,8 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Number of distinct values per column.
     """
     values = np.asarray(values)
+    if values.dtype.kind == "b":  # numpy cannot subtract booleans
+        values = values.view(np.uint8)
     n, d = values.shape
     if values.dtype.kind in "iub" and n and d and numba_enabled():
         fast = _compact_integers_numba(values)
@@ -423,3 +429,262 @@ def _discretize_with_missing(
     else:
         codes[cols] = np.where(nan.T, last, codes[cols])
     return codes, n_levels, edges
+
+
+# ----------------------------------------------------------------------------- sparse
+
+
+@dataclass
+class SparseCodes:
+    """Feature-major sparse codes: per feature the rows whose code differs from the
+    feature's *zero code* (the code of the value 0), and their codes.
+
+    ``codes[k]`` (or :meth:`row`) gives the dense code vector of one feature, of length
+    ``n_samples``; the whole matrix is never built.
+
+    Attributes
+    ----------
+    indptr : ndarray of shape (n_features + 1,), int64
+    rows : ndarray of shape (nnz,), int32 or int64
+    codes : ndarray of shape (nnz,), the smallest unsigned dtype that holds them
+    zero_code : ndarray of shape (n_features,), int64
+    n_samples : int
+    """
+
+    indptr: np.ndarray
+    rows: np.ndarray
+    codes: np.ndarray
+    zero_code: np.ndarray
+    n_samples: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.indptr.size - 1, self.n_samples)
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indptr[-1])
+
+    def row(self, k: int) -> np.ndarray:
+        """Dense codes of feature ``k``."""
+        dtype = smallest_code_dtype(int(max(self.codes.max(initial=0), self.zero_code.max())) + 1)
+        out = np.full(self.n_samples, self.zero_code[k], dtype=dtype)
+        p0, p1 = int(self.indptr[k]), int(self.indptr[k + 1])
+        out[self.rows[p0:p1]] = self.codes[p0:p1]
+        return out
+
+    def __getitem__(self, k: int) -> np.ndarray:
+        return self.row(int(k))
+
+    def toarray(self) -> np.ndarray:
+        """Dense ``(n_features, n_samples)`` codes (for tests and small data)."""
+        return np.stack([self.row(k) for k in range(self.shape[0])])
+
+
+@lru_cache(maxsize=1)
+def _numba_column_ranks():  # pragma: no cover - compiled
+    import numba
+
+    @numba.njit(nogil=True, cache=True)
+    def column_ranks(indptr, key, has_zero, zero_val, ranks, n_levels, zero_code):
+        d = indptr.size - 1
+        for k in range(d):
+            p0 = indptr[k]
+            p1 = indptr[k + 1]
+            w = p1 - p0
+            m = w + 1 if has_zero[k] else w
+            buf = np.empty(m)
+            buf[:w] = key[p0:p1]
+            if has_zero[k]:
+                buf[w] = zero_val[k]
+            buf.sort()
+            nu = 0
+            for t in range(m):  # distinct values, in place
+                if t == 0 or buf[t] != buf[nu - 1]:
+                    buf[nu] = buf[t]
+                    nu += 1
+            u = buf[:nu]
+            n_levels[k] = nu
+            for p in range(p0, p1):
+                ranks[p] = np.searchsorted(u, key[p])
+            if has_zero[k]:
+                zero_code[k] = np.searchsorted(u, zero_val[k])
+
+    return column_ranks
+
+
+def _column_ranks(
+    indptr: np.ndarray,
+    owner: np.ndarray,
+    key: np.ndarray,
+    has_zero: np.ndarray,
+    zero_val: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rank of every stored entry among the distinct values of its column, the implicit
+    zeros (value ``zero_val``) included where a column has them.
+
+    ``key`` holds no NaN (the caller maps it to +inf: the last level). Returns the
+    ranks, the number of distinct values per column and the rank of the zero value.
+    """
+    d = indptr.size - 1
+    zero_code = np.zeros(d, dtype=np.int64)
+    if numba_enabled():
+        ranks = np.empty(key.size, dtype=np.int64)
+        n_levels = np.zeros(d, dtype=np.int64)
+        _numba_column_ranks()(
+            indptr, key, has_zero, zero_val.astype(np.float64), ranks, n_levels, zero_code
+        )
+        return ranks, n_levels, zero_code
+    zcols = np.flatnonzero(has_zero)
+    own = np.concatenate((owner, zcols))
+    k_all = np.concatenate((key, zero_val[zcols]))
+    order = np.lexsort((k_all, own))
+    so = own[order]
+    sk = k_all[order]
+    new = np.ones(so.size, dtype=bool)
+    if so.size > 1:
+        new[1:] = (so[1:] != so[:-1]) | (sk[1:] != sk[:-1])
+    csum = np.cumsum(new)
+    n_levels = np.bincount(so[new], minlength=d)
+    start = np.concatenate(([0], np.cumsum(n_levels)[:-1]))
+    r_all = np.empty(so.size, dtype=np.int64)
+    r_all[order] = csum - 1 - start[so]
+    zero_code[zcols] = r_all[owner.size :]
+    return r_all[: owner.size], n_levels, zero_code
+
+
+def discretize_sparse(
+    M: Any,
+    discrete: np.ndarray | None = None,
+    n_bins: int = 5,
+    strategy: str | None = "uniform",
+) -> tuple[SparseCodes, np.ndarray, list[np.ndarray | None]]:
+    """:func:`discretize` for a scipy.sparse CSC matrix, without densifying it.
+
+    The same codes as ``discretize(M.toarray(), ...)``: implicit zeros are the value 0,
+    so they count in the equal-width range (min/max include 0 when a column has an
+    implicit zero) and in the quantiles, and 0 falls in its bin as usual. A stored NaN
+    is a missing value: one more code after the observed levels of its column.
+
+    Parameters
+    ----------
+    M : scipy.sparse CSC matrix of shape (n_samples, n_features), float64, sorted
+        indices, no duplicates (as :func:`fsel.utils.validation.check_table` returns).
+    discrete, n_bins, strategy
+        As in :func:`discretize`.
+
+    Returns
+    -------
+    codes : SparseCodes
+    n_levels : ndarray of shape (n_features,)
+    edges : list
+        The learned inner edges (None for code columns).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> X = np.array([[0.0, 3], [0.5, 0], [1.0, 7], [0.9, 0], [0.1, 9], [0.0, 3]])
+    >>> sc, levels, _ = discretize_sparse(sp.csc_matrix(X), np.array([False, True]), n_bins=2)
+    >>> sc.toarray().tolist()
+    [[0, 1, 1, 1, 0, 0], [1, 0, 2, 0, 3, 1]]
+    >>> levels.tolist()
+    [2, 4]
+    """
+    if strategy not in _STRATEGIES:
+        raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
+    if strategy is not None and (not isinstance(n_bins, (int, np.integer)) or n_bins < 2):
+        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    M = M.tocsc()
+    n, d = M.shape
+    indptr = M.indptr.astype(np.int64)
+    rows = M.indices
+    data = np.asarray(M.data, dtype=np.float64)
+    counts = np.diff(indptr)
+    has_zero = counts < n
+    owner = np.repeat(np.arange(d, dtype=np.int64), counts)
+    nan = np.isnan(data)
+    if discrete is None:
+        discrete = np.zeros(d, dtype=bool)
+    discrete = np.asarray(discrete, dtype=bool)
+    edges: list[np.ndarray | None] = [None] * d
+    if strategy is None:
+        bad = ~discrete[owner] & ~nan & (data != np.round(data))
+        if bad.any():
+            raise ValueError(
+                f"discretize=None takes every column as codes, but column "
+                f"{int(owner[np.argmax(bad)])} has non-integer values; bin it "
+                "(discretize='uniform') or encode it"
+            )
+    else:
+        fcols = ~discrete
+        if fcols.any():
+            # distinct observed values per column (NaN is not a value; 0 is, if implicit)
+            _, n_distinct, _ = _column_ranks(
+                indptr, owner, np.where(nan, np.inf, data), has_zero, np.zeros(d)
+            )
+            n_obs = n_distinct - (np.bincount(owner[nan], minlength=d) > 0)
+            many = fcols & (n_obs > n_bins)
+            cols = np.flatnonzero(many)
+            if cols.size and strategy == "uniform":
+                big = np.where(nan, np.inf, data)
+                small = np.where(nan, -np.inf, data)
+                lo = np.where(has_zero, 0.0, np.inf)
+                hi = np.where(has_zero, 0.0, -np.inf)
+                nonempty = counts > 0
+                starts = indptr[:-1][nonempty]
+                if starts.size:
+                    lo[nonempty] = np.minimum(lo[nonempty], np.minimum.reduceat(big, starts))
+                    hi[nonempty] = np.maximum(hi[nonempty], np.maximum.reduceat(small, starts))
+                lo_c = lo[cols]
+                step = (hi[cols] - lo_c) / n_bins  # as np.linspace does (and discretize)
+                inner = np.arange(1, n_bins, dtype=np.float64)[None, :] * step[:, None]
+                inner += lo_c[:, None]
+                for i, j in enumerate(cols.tolist()):
+                    edges[j] = inner[i]  # views: no copy
+            elif cols.size:
+                qs = np.linspace(0, 1, n_bins + 1)[1:-1]
+                for j in cols.tolist():
+                    p0, p1 = int(indptr[j]), int(indptr[j + 1])
+                    col = np.zeros(n)
+                    col[rows[p0:p1]] = data[p0:p1]
+                    keep = np.ones(n, dtype=bool)
+                    keep[rows[p0:p1][nan[p0:p1]]] = False
+                    edges[j] = np.unique(np.quantile(col[keep], qs))
+    # values after binning (implicit zeros: the bin of 0)
+    is_binned = np.array([e is not None for e in edges], dtype=bool)
+    binned = np.flatnonzero(is_binned)
+    zero_val = np.zeros(d)
+    vals = data
+    if binned.size:
+        if strategy == "uniform":  # all of length n_bins - 1
+            E = np.full((d, n_bins - 1), np.inf)
+            E[binned] = inner
+        else:
+            E = np.full((d, max(len(edges[j]) for j in binned.tolist())), np.inf)
+            for j in binned.tolist():
+                E[j, : len(edges[j])] = edges[j]
+        length = E.shape[1]
+        zero_val[binned] = (E[binned] <= 0.0).sum(axis=1)
+        vals = data.copy()
+        ent = np.flatnonzero(is_binned[owner] & ~nan)
+        acc = np.zeros(ent.size)
+        for m in range(length):
+            acc += data[ent] >= E[owner[ent], m]
+        vals[ent] = acc
+    # codes: ranks among the distinct values of each column (NaN last: its own level)
+    codes, n_levels, zero_code = _column_ranks(
+        indptr, owner, np.where(nan, np.inf, vals), has_zero, zero_val
+    )
+    keep = codes != zero_code[owner]
+    kept_owner = owner[keep]
+    new_indptr = np.zeros(d + 1, dtype=np.int64)
+    np.cumsum(np.bincount(kept_owner, minlength=d), out=new_indptr[1:])
+    dtype = smallest_code_dtype(int(n_levels.max(initial=1)))
+    sc = SparseCodes(
+        indptr=new_indptr,
+        rows=np.asarray(rows)[keep],
+        codes=codes[keep].astype(dtype),
+        zero_code=zero_code,
+        n_samples=n,
+    )
+    return sc, n_levels.astype(np.int64), edges

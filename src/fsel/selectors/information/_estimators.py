@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from fsel.kernels.discretize import discretize as _discretize
-from fsel.kernels.information import InformationTable
+from fsel.kernels.discretize import discretize_sparse
+from fsel.kernels.information import InformationTable, SparseInformationTable
 from fsel.selectors._base import BaseSelector
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
 from fsel.utils.progress import Progress
@@ -149,6 +150,11 @@ class InformationSelector(BaseSelector):
     def _criterion_params(self) -> dict[str, float]:
         return {}
 
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse in, never densified
+        return tags
+
     def _n_threads(self) -> int:
         if self.n_jobs is None:
             return 1
@@ -163,7 +169,9 @@ class InformationSelector(BaseSelector):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
+            Sparse input (CSR, CSC, COO) is never densified: an implicit zero is the
+            value 0 and each step counts from the non-zeros (``O(nnz)``).
         y : array-like of shape (n_samples,)
             Class labels (any dtype). A float target with non-integer values is
             continuous: it is binned like a float feature (``n_bins``, ``discretize``;
@@ -191,25 +199,40 @@ class InformationSelector(BaseSelector):
             categorical=self.categorical,
             keep_integer=True,
             allow_missing=missing != "error",
+            accept_sparse=True,
         )
         k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
         y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
-        codes, n_levels, edges = _discretize(
-            table.values, table.discrete, self.n_bins, self.discretize, table.missing
-        )
+        if table.is_sparse:
+            if missing == "available" and table.has_missing:
+                raise ValueError(
+                    f"{type(self).__name__}: missing='available' is not supported for sparse "
+                    "input; use missing='level' (a stored NaN is one more level)"
+                )
+            # sparse codes and the O(nnz) table, same engine (SPEC section 11); a stored
+            # NaN is the last level of its column, as missing="level" does densely
+            codes, n_levels, edges = discretize_sparse(
+                table.values, table.discrete, self.n_bins, self.discretize
+            )
+        else:
+            codes, n_levels, edges = _discretize(
+                table.values, table.discrete, self.n_bins, self.discretize, table.missing
+            )
         self.bin_edges_ = edges
         self.n_levels_ = n_levels
         self.classes_ = classes
         missing_codes = None
         if missing == "available" and table.missing is not None:
             missing_codes = np.where(table.missing, n_levels - 1, -1)
-        info = InformationTable(
+        table_cls = SparseInformationTable if table.is_sparse else InformationTable
+        extra = {} if missing_codes is None else {"missing_codes": missing_codes}
+        info = table_cls(
             codes,
             n_levels,
             y_codes,
             estimator=self.estimator,
             n_jobs=self._n_threads(),
-            missing_codes=missing_codes,
+            **extra,
         )
         self.relevance_ = info.relevance
         with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
