@@ -208,6 +208,9 @@ class InformationTable:
         As given, or None when no feature has a missing code.
     """
 
+    #: per feature the code of a missing value (-1: none), for pairwise deletion
+    missing_codes: np.ndarray | None = None
+
     def __init__(
         self,
         codes: np.ndarray,
