@@ -181,7 +181,7 @@ def test_gallery_has_at_least_eight_examples_each_with_a_figure_and_fast(built: 
             assert (page.parent / src).resolve().is_file(), f"{page.name}: {src} missing"
     # sphinx-gallery's own timing table: every example under 30 s
     times = (DOCS / "auto_examples" / "sg_execution_times.rst").read_text(encoding="utf-8")
-    rows = re.findall(r"plot_\w+\.py`\)\s*\|\s*(\d+):(\d+)\.(\d+)", times)
+    rows = re.findall(r"``plot_\w+\.py``\)\s*\n\s*- (\d+):(\d+)\.(\d+)", times)
     assert len(rows) >= 8, times
     slow = [int(m) * 60 + int(s) for m, s, _ in rows if int(m) * 60 + int(s) >= 30]
     assert not slow, f"gallery examples over 30 s: {slow}\n{times}"
