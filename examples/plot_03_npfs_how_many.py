@@ -34,13 +34,17 @@ print("threshold: selected in more than", npfs.threshold_, "of 100 bootstraps")
 # bootstrap, dark where the feature was picked. The rows NPFS finds relevant are
 # marked.
 
-fig = plot_selection_matrix(npfs, relevant=relevant)
+# The plotting functions draw on the ``ax`` they are given (or build their own
+# figure without pyplot when none is).
+fig, ax = plt.subplots(figsize=(8, 4), layout="constrained")
+plot_selection_matrix(npfs, relevant=relevant, ax=ax)
 
 # %%
 # How many bootstraps? With few bootstraps the test has little power; the number
 # found relevant climbs to the true 5 and stays there (the paper's Fig. 2).
 
-fig = plot_relevant_vs_bootstraps(npfs, true_k=5)
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
+plot_relevant_vs_bootstraps(npfs, true_k=5, ax=ax)
 
 # %%
 # Reading the result
