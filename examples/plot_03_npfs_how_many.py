@@ -31,13 +31,13 @@ print("threshold: selected in more than", npfs.threshold_, "of 100 bootstraps")
 
 # %%
 # The selection matrix (the paper's Fig. 1): one row per feature, one column per
-# bootstrap, dark where the feature was picked. The rows NPFS finds relevant are
-# marked.
+# bootstrap, white where the feature was picked; the rows NPFS finds relevant are
+# drawn in orange.
 
 # The plotting functions draw on the ``ax`` they are given (or build their own
 # figure without pyplot when none is).
 fig, ax = plt.subplots(figsize=(8, 4), layout="constrained")
-plot_selection_matrix(npfs, relevant=relevant, ax=ax)
+plot_selection_matrix(npfs, ax=ax)
 
 # %%
 # How many bootstraps? With few bootstraps the test has little power; the number
