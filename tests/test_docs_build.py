@@ -59,6 +59,8 @@ PUBLIC_MODULES = (
     "fsel.meta.plots",
     "fsel.meta.bootstrap_ranking",
     "fsel.datasets",
+    "fsel.experiments",
+    "fsel.experiments.protocols",
 )
 _NOT_API = {"order_by_score"}  # helper re-exported for the experiments, not user API
 
