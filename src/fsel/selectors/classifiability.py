@@ -293,11 +293,11 @@ class Classifiability(BaseSelector):
         ``L`` after each addition.
     classifiability_empty_ : float
         ``L`` of the empty set, ``sum_c prior(c)^2``.
-    candidate_scores_ : ndarray of shape (n_steps, n_features_in_)
+    candidate_scores_ : ndarray of shape (n_steps, n_features)
         ``L(v + f)`` of every candidate at every evaluated step (NaN for features
         already selected). The last row is the step that stopped the search, when it
         stopped on ``epsilon``.
-    scores_ : ndarray of shape (n_features_in_,)
+    scores_ : ndarray of shape (n_features,)
         ``L(v + f)`` at the last step where ``f`` was evaluated: for selected features
         the ``L`` reached when they were added.
     support_, ranking_, n_features_selected_, n_features_in_, feature_names_in_
