@@ -33,6 +33,16 @@ def reference_samples(X, y, features, symbolic, radius_factor=3.0):
         span = span if span != 0 else 1.0
         cols[f] = [(v - lo) / span for v in col]
     k = len(features)
+    prior = sum((list(y).count(c) / n) ** 2 for c in classes)
+
+    def constant(f):  # one observed value (numeric); one value or all missing (symbolic)
+        vals = [v for v in X[:, f].tolist() if not math.isnan(v)]
+        if symbolic[f] and 0 < len(vals) < n:
+            return False
+        return len(set(vals)) <= 1
+
+    if all(constant(f) for f in features):  # no information: the empty set's value
+        return np.full(n, prior)
     D2 = [[math.inf] * n for _ in range(n)]
     for i in range(n):
         for j in range(n):
@@ -49,7 +59,6 @@ def reference_samples(X, y, features, symbolic, radius_factor=3.0):
                     count += 1
             if count:
                 D2[i][j] = total * k / count
-    prior = sum((list(y).count(c) / n) ** 2 for c in classes)
     nn2 = [min(row) for row in D2]
     finite = [v for v in nn2 if v < math.inf]
     out = [prior] * n
@@ -185,3 +194,25 @@ def test_first_positional_parameter_is_the_count():
     assert sel.n_features_to_select == 2 and sel.n_features_selected_ == 2
     with pytest.raises(TypeError):
         Classifiability(2, 0.1)  # epsilon is keyword-only
+
+
+@pytest.mark.parametrize("holes", [0.0, 0.1])
+def test_many_classes_use_pair_counts_with_identical_results(monkeypatch, holes):
+    # issue 17 item 6: one sample per class must not build (N, n_classes) tables
+    import fsel.kernels.classifiability as K
+
+    rng = np.random.default_rng(6)
+    n = 90
+    X = rng.standard_normal((n, 3))
+    X[rng.random(X.shape) < holes] = np.nan
+    y = np.arange(n) % 80  # 80 classes, most with one sample
+    sparse = Classifiability(epsilon=-1.0).fit(X, y)
+    single = classifiability(X, y, features=[1], return_samples=True)[1]
+    monkeypatch.setattr(K, "_DENSE_CLASSES", 10_000)
+    dense = Classifiability(epsilon=-1.0).fit(X, y)
+    assert np.array_equal(sparse.candidate_scores_, dense.candidate_scores_, equal_nan=True)
+    assert np.array_equal(single, classifiability(X, y, features=[1], return_samples=True)[1])
+    for step in range(3):
+        chosen = sparse.selection_order_[: step + 1].tolist()
+        ref = reference_samples(X, y, chosen, [False] * 3).mean()
+        assert sparse.selection_scores_[step] == pytest.approx(ref, rel=1e-12)

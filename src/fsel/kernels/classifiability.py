@@ -134,6 +134,43 @@ def all_zero(Xs: np.ndarray, symbolic: np.ndarray, features: Sequence[int]) -> b
     return True
 
 
+#: Above this many classes the neighbourhood counts are kept per (sample, class) pair
+#: found instead of as a dense ``(rows, n_classes)`` table (issue 17 item 6: many
+#: classes, e.g. one sample per class, made the dense table O(N * n_classes)).
+_DENSE_CLASSES = 64
+
+
+def _purity_pairs(row_of: np.ndarray, cls: np.ndarray, n_rows: int, n_classes: int) -> np.ndarray:
+    """:func:`_purity` from the neighbour list: ``row_of[p]`` has a neighbour of class
+    ``cls[p]``. Same value bit for bit (the squares are added per row in class order;
+    the zero counts the dense table adds change nothing), in O(pairs log pairs)."""
+    key = row_of.astype(np.int64) * n_classes + cls
+    uniq, cnt = np.unique(key, return_counts=True)
+    r = uniq // n_classes
+    total = np.bincount(r, weights=cnt, minlength=n_rows)
+    p = cnt / total[r]
+    return np.bincount(r, weights=p * p, minlength=n_rows)
+
+
+def _onehot(y: np.ndarray, n_classes: int) -> np.ndarray | None:
+    """The ``(n, n_classes)`` class indicator matrix; None above ``_DENSE_CLASSES``."""
+    if n_classes > _DENSE_CLASSES:
+        return None
+    onehot = np.zeros((y.size, n_classes))
+    onehot[np.arange(y.size), y] = 1.0
+    return onehot
+
+
+def _within_purity(
+    within: np.ndarray, y: np.ndarray, onehot: np.ndarray | None, n_classes: int
+) -> np.ndarray:
+    """Per-row purity of a block of neighbour flags (dense counts, or the pair list)."""
+    if onehot is not None:
+        return _purity(within.astype(np.float64) @ onehot)
+    rows, cols = np.nonzero(within)
+    return _purity_pairs(rows, y[cols], within.shape[0], n_classes)
+
+
 def _blocks(n_rows: int, block: int) -> list[slice]:
     return [slice(a, min(a + block, n_rows)) for a in range(0, n_rows, block)]
 
@@ -157,8 +194,7 @@ def subset_scores(
     features = [int(f) for f in features]
     if not features:
         raise ValueError("features must not be empty; use empty_subset_value")
-    onehot = np.zeros((n, n_classes))
-    onehot[np.arange(n), y] = 1.0
+    onehot = _onehot(y, n_classes)
     blocks = _blocks(n, block_rows_for_budget(n, memory_budget, factor=3))
     cache_all = 8 * n * n * 2 <= memory_budget
     cached: list[np.ndarray] = []
@@ -182,8 +218,7 @@ def subset_scores(
         theta = np.maximum(thr, nn2[blk])
         within = D2 <= theta[:, None]
         within[idx - blk.start, idx] = False
-        counts = within.astype(np.float64) @ onehot
-        scores[blk] = _purity(counts)
+        scores[blk] = _within_purity(within, y, onehot, n_classes)
     return scores, thr
 
 
@@ -250,6 +285,8 @@ def _count_pass(
     zr = z[rows]
     t = S.ravel()[flat] + sq_delta(zr[row_of], z[j], sym)
     ok = (t <= theta[row_of]) & (j != rows[row_of])
+    if n_classes > _DENSE_CLASSES:
+        return _purity_pairs(row_of[ok], y[j[ok]], r, n_classes)
     counts = np.bincount(row_of[ok] * n_classes + y[j[ok]], minlength=r * n_classes)
     return _purity(counts.reshape(r, n_classes).astype(np.float64))
 
@@ -380,6 +417,19 @@ def _single_feature(
         hi = np.where(ok, hi, mid - 1)
     right = lo
     ys = y[o]
+    if n_classes > _DENSE_CLASSES:  # the intervals as neighbour lists, in row chunks
+        scores_s = np.empty(n)
+        size = right - left + 1
+        step = max(1, int((1 << 22) // max(1.0, float(size.mean()))))
+        for a in range(0, n, step):
+            b = min(n, a + step)
+            row_of, flat, _ = _ragged(size[a:b], 1)
+            q = left[a:b][row_of] + (flat - row_of)
+            keep = q != pos[a:b][row_of]
+            scores_s[a:b] = _purity_pairs(row_of[keep], ys[q[keep]], b - a, n_classes)
+        scores = np.empty(n)
+        scores[o] = scores_s
+        return scores
     cum = np.zeros((n + 1, n_classes), dtype=np.int64)
     cum[1:] = np.cumsum(np.eye(n_classes, dtype=np.int64)[ys], axis=0)
     counts = cum[right + 1] - cum[left]
@@ -527,7 +577,7 @@ class IncrementalSearch:
                     f = cand[q]
                     theta = np.maximum(thr[q], nn2[q, blk])
                     z, sym = self.Xs[:, f], bool(self.symbolic[f])
-                    if self.kernels is not None:
+                    if self.kernels is not None and self.n_classes <= _DENSE_CLASSES:
                         out[q, blk] = _count_pass_numba(
                             self.kernels, S, J, rows, z, sym, theta, self.y, self.n_classes
                         )
@@ -619,14 +669,13 @@ def _partial_samples(
     if not finite.any() or constant:
         return out
     thr = radius_sq(nn2[finite], radius_factor)
-    onehot = np.zeros((n, n_classes))
-    onehot[np.arange(n), y] = 1.0
+    onehot = _onehot(y, n_classes)
     for blk in blocks:
         D2 = kept[0] if kept else _partial_d2(*state(blk), k, blk)
         theta = np.maximum(thr, nn2[blk])
-        counts = (D2 <= theta[:, None]).astype(np.float64) @ onehot
+        values = _within_purity(D2 <= theta[:, None], y, onehot, n_classes)
         ok = finite[blk]
-        out[blk][ok] = _purity(counts[ok])
+        out[blk][ok] = values[ok]
     return out
 
 
