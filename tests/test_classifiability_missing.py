@@ -216,3 +216,28 @@ def test_many_classes_use_pair_counts_with_identical_results(monkeypatch, holes)
         chosen = sparse.selection_order_[: step + 1].tolist()
         ref = reference_samples(X, y, chosen, [False] * 3).mean()
         assert sparse.selection_scores_[step] == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_sparse_input_matches_dense(fmt):
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(9)
+    n = 70
+    X = rng.standard_normal((n, 5)) * (rng.random((n, 5)) < 0.3)  # mostly implicit zeros
+    X[:, 1] -= 2.0 * (X[:, 1] != 0)  # a column whose nonzeros are all negative
+    y = (X[:, 0] > 0).astype(int) + (X[:, 3] > 0)
+    M = sp.coo_matrix(X).asformat(fmt)
+    a = Classifiability(epsilon=-1.0).fit(M, y)
+    b = Classifiability(epsilon=-1.0).fit(X, y)
+    assert np.array_equal(a.candidate_scores_, b.candidate_scores_, equal_nan=True)
+    assert classifiability(M, y, features=[0, 3]) == classifiability(X, y, features=[0, 3])
+    # integer (symbolic under "auto") and missing values (stored NaN) as well
+    Xi = rng.integers(0, 3, (n, 4)) * (rng.random((n, 4)) < 0.5)
+    ai = Classifiability(epsilon=-1.0).fit(sp.csr_matrix(Xi), y)
+    bi = Classifiability(epsilon=-1.0).fit(Xi, y)
+    assert np.array_equal(ai.candidate_scores_, bi.candidate_scores_, equal_nan=True)
+    Xn = X.copy()
+    Xn[[2, 5], 0] = np.nan
+    an = Classifiability(n_features_to_select=2).fit(sp.csc_matrix(Xn), y)
+    bn = Classifiability(n_features_to_select=2).fit(Xn, y)
+    assert np.array_equal(an.candidate_scores_, bn.candidate_scores_, equal_nan=True)

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -63,10 +64,13 @@ from fsel.kernels.distances import (
 
 __all__ = [
     "IncrementalSearch",
+    "PartialSearch",
+    "ScaledColumns",
     "empty_subset_value",
     "radius_sq",
     "scale_columns",
     "subset_scores",
+    "subset_scores_partial",
 ]
 
 
@@ -91,6 +95,56 @@ def scale_columns(values: np.ndarray, symbolic: np.ndarray) -> np.ndarray:
         span[span == 0] = 1.0
         Xs[:, num] = (block - lo) / span
     return Xs
+
+
+class ScaledColumns:
+    """:func:`scale_columns` of a scipy.sparse CSC matrix, one dense column at a time.
+
+    The search reads ``Xs[:, f]`` only, so a sparse table is never densified whole:
+    each access builds one column (``O(N)`` memory, far below any ``memory_budget``)
+    with exactly the values ``scale_columns(M.toarray(), symbolic)[:, f]`` holds (the
+    range includes the implicit zeros; a stored NaN is a missing value).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> M = sparse.csc_matrix(np.array([[0.0, 2.0], [4.0, 0.0], [2.0, 1.0]]))
+    >>> cols = ScaledColumns(M, np.array([False, True]))
+    >>> cols[:, 0].tolist(), cols[:, 1].tolist(), cols.shape
+    ([0.0, 1.0, 0.5], [2.0, 0.0, 1.0], (3, 2))
+    """
+
+    def __init__(self, M: Any, symbolic: np.ndarray) -> None:
+        self.M = M.tocsc()
+        self.shape = self.M.shape
+        n, d = self.shape
+        self.symbolic = np.asarray(symbolic, dtype=bool)
+        lo = np.zeros(d)
+        span = np.ones(d)
+        for f in np.flatnonzero(~self.symbolic):
+            vals = self.M.data[self.M.indptr[f] : self.M.indptr[f + 1]]
+            vals = vals[~np.isnan(vals)]
+            has_zero = self.M.indptr[f + 1] - self.M.indptr[f] < n
+            if has_zero:
+                vals = np.append(vals, 0.0)
+            if vals.size:
+                lo[f] = vals.min()
+                width = vals.max() - lo[f]
+                span[f] = width if width != 0 else 1.0
+        self.lo, self.span = lo, span
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        rows, f = key
+        if not (isinstance(rows, slice) and rows == slice(None)):
+            raise IndexError("ScaledColumns supports whole columns only: cols[:, f]")
+        f = int(f)
+        a, b = self.M.indptr[f], self.M.indptr[f + 1]
+        z = np.zeros(self.shape[0])
+        z[self.M.indices[a:b]] = self.M.data[a:b]
+        if not self.symbolic[f]:
+            z = (z - self.lo[f]) / self.span[f]
+        return z
 
 
 def radius_sq(nn2: np.ndarray, radius_factor: float) -> float:
