@@ -605,6 +605,23 @@ class IncrementalSearch:
 
             self._run(one, chunks)
             return out
+        k = len(self.selected) + 1
+        if cand.size * k < 0.5 * np.log2(max(n, 2)):
+            # few candidates: sorting every row (N^2 log N) would cost more than
+            # computing their distances from scratch; same numbers (subset_scores is
+            # the exact reference of this search)
+            for q, f in enumerate(cand):
+                feats = [*self.selected, int(f)]
+                out[q] = subset_scores(
+                    self.Xs,
+                    self.symbolic,
+                    self.y,
+                    self.n_classes,
+                    feats,
+                    self.radius_factor,
+                    self.memory_budget,
+                )[0]
+            return out
         nn2 = np.empty((cand.size, n))
         blocks = _blocks(n, self.block)
         for blk in blocks:
@@ -639,6 +656,9 @@ class IncrementalSearch:
                         out[q, blk] = _count_pass(S, J, rows, z, sym, theta, self.y, self.n_classes)
 
             self._run(second, chunks)
+        for q, f in enumerate(cand):  # constant subsets: no information (see all_zero)
+            if all_zero(self.Xs, self.symbolic, [*self.selected, int(f)]):
+                out[q] = empty_subset_value(self.y, self.n_classes)
         return out
 
 
