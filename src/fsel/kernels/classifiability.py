@@ -237,17 +237,37 @@ def subset_scores(
     features: Sequence[int],
     radius_factor: float,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    use_numba: bool = True,
 ) -> tuple[np.ndarray, float]:
     """Per-sample values ``sum_c p_i(c)**2`` and the squared radius, from scratch.
 
     Dense computation in row blocks whose distance block fits ``memory_budget``; the
     reference that the incremental search must reproduce exactly. ``features`` must
-    not be empty (the empty set is :func:`empty_subset_value`).
+    not be empty (the empty set is :func:`empty_subset_value`). With numba two
+    compiled scans over all pairs do the same arithmetic without any distance block
+    (identical results).
     """
     n = Xs.shape[0]
     features = [int(f) for f in features]
     if not features:
         raise ValueError("features must not be empty; use empty_subset_value")
+    kernels = _numba_kernels() if use_numba else None
+    if kernels is not None:
+        Xf = np.ascontiguousarray(np.column_stack([Xs[:, f] for f in features]))
+        sym = np.array([bool(symbolic[f]) for f in features])
+        nn2 = np.empty(n)
+        kernels[2](Xf, sym, nn2)
+        thr = radius_sq(nn2, radius_factor)
+        if thr == 0.0 and all_zero(Xs, symbolic, features):
+            return np.full(n, empty_subset_value(y, n_classes)), thr
+        theta, codes = np.maximum(thr, nn2), np.asarray(y, dtype=np.intp)
+        if n_classes > _DENSE_CLASSES:
+            out = np.empty(n)
+            kernels[4](Xf, sym, theta, codes, n_classes, out)
+            return out, thr
+        counts = np.zeros((n, n_classes))
+        kernels[3](Xf, sym, theta, codes, counts)
+        return _purity(counts), thr
     onehot = _onehot(y, n_classes)
     blocks = _blocks(n, block_rows_for_budget(n, memory_budget, factor=3))
     cache_all = 8 * n * n * 2 <= memory_budget
@@ -403,7 +423,70 @@ def _numba_kernels() -> tuple | None:
                 counts[r, y[j]] += 1.0 if sq_delta_add(s, zi, z[j], sym) <= th else 0.0
             counts[r, y[i]] -= 1.0
 
-    _NUMBA_KERNELS = (nn_rows, count_rows)
+    @numba.njit(nogil=True, cache=False)
+    def dense_nn(Xf, sym, out):  # type: ignore[no-untyped-def]
+        # every pair from scratch, features added in list order from 0.0 (the numpy
+        # path's mixed_sq_distances); no N x N array
+        n, k = Xf.shape
+        for i in range(n):
+            best = np.inf
+            for j in range(n):
+                if j == i:
+                    continue
+                s = 0.0
+                for f in range(k):
+                    s = sq_delta_add(s, Xf[i, f], Xf[j, f], sym[f])
+                if s < best:
+                    best = s
+            out[i] = best
+
+    @numba.njit(nogil=True, cache=False)
+    def dense_count(Xf, sym, theta, y, counts):  # type: ignore[no-untyped-def]
+        n, k = Xf.shape
+        for i in range(n):
+            th = theta[i]
+            for j in range(n):
+                if j == i:
+                    continue
+                s = 0.0
+                for f in range(k):
+                    s = sq_delta_add(s, Xf[i, f], Xf[j, f], sym[f])
+                if s <= th:
+                    counts[i, y[j]] += 1.0
+
+    @numba.njit(nogil=True, cache=False)
+    def dense_purity(Xf, sym, theta, y, n_classes, out):  # type: ignore[no-untyped-def]
+        # many classes: per-row counts in one reused array; the squares are added in
+        # class order (as _purity does), so the values are identical
+        n, k = Xf.shape
+        cnt = np.zeros(n_classes)
+        touched = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            th = theta[i]
+            m = 0
+            total = 0.0
+            for j in range(n):
+                if j == i:
+                    continue
+                s = 0.0
+                for f in range(k):
+                    s = sq_delta_add(s, Xf[i, f], Xf[j, f], sym[f])
+                if s <= th:
+                    c = y[j]
+                    if cnt[c] == 0.0:
+                        touched[m] = c
+                        m += 1
+                    cnt[c] += 1.0
+                    total += 1.0
+            order = np.sort(touched[:m])
+            acc = 0.0
+            for q in range(m):
+                p = cnt[order[q]] / total
+                acc += p * p
+                cnt[order[q]] = 0.0
+            out[i] = acc
+
+    _NUMBA_KERNELS = (nn_rows, count_rows, dense_nn, dense_count, dense_purity)
     return _NUMBA_KERNELS
 
 
@@ -620,6 +703,7 @@ class IncrementalSearch:
                     feats,
                     self.radius_factor,
                     self.memory_budget,
+                    use_numba=self.kernels is not None,
                 )[0]
             return out
         nn2 = np.empty((cand.size, n))
