@@ -265,3 +265,26 @@ def test_compiled_from_scratch_scans_equal_numpy_blocks(n_classes):
     fast = Classifiability(epsilon=-1.0, categorical=[1]).fit(X, y)
     ref = [reference_samples(X, y, fast.selection_order_[:1].tolist(), symbolic).mean()]
     assert fast.selection_scores_[0] == pytest.approx(ref[0], rel=1e-12)
+
+
+def test_pandas_missing_values_are_holes():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(12)
+    n = 40
+    y = rng.integers(0, 2, n)
+    num = rng.standard_normal(n) + y
+    cat = np.where(y == 1, "a", "b").astype(object)
+    cat[[1, 4]] = None  # missing category
+    ints = pd.array(rng.integers(0, 3, n), dtype="Int64")
+    ints[[0, 9]] = pd.NA
+    df = pd.DataFrame({"num": num, "cat": pd.Categorical(cat), "ints": ints})
+    df.loc[[3, 5], "num"] = np.nan
+    sel = Classifiability(epsilon=-1.0, categorical="auto").fit(df, y)
+    assert sel.symbolic_.tolist() == [False, True, True]
+    codes = df["cat"].cat.codes.to_numpy().astype(float)
+    codes[codes < 0] = np.nan
+    X = np.column_stack([df["num"].to_numpy(), codes, df["ints"].to_numpy(float, na_value=np.nan)])
+    for step in range(3):
+        chosen = sel.selection_order_[: step + 1].tolist()
+        ref = reference_samples(X, y, chosen, [False, True, True]).mean()
+        assert sel.selection_scores_[step] == pytest.approx(ref, rel=1e-12)
