@@ -33,6 +33,16 @@ def reference_samples(X, y, features, symbolic, radius_factor=3.0):
         span = span if span != 0 else 1.0
         cols[f] = [(v - lo) / span for v in col]
     k = len(features)
+    prior = sum((list(y).count(c) / n) ** 2 for c in classes)
+
+    def constant(f):  # one observed value (numeric); one value or all missing (symbolic)
+        vals = [v for v in X[:, f].tolist() if not math.isnan(v)]
+        if symbolic[f] and 0 < len(vals) < n:
+            return False
+        return len(set(vals)) <= 1
+
+    if all(constant(f) for f in features):  # no information: the empty set's value
+        return np.full(n, prior)
     D2 = [[math.inf] * n for _ in range(n)]
     for i in range(n):
         for j in range(n):
@@ -49,7 +59,6 @@ def reference_samples(X, y, features, symbolic, radius_factor=3.0):
                     count += 1
             if count:
                 D2[i][j] = total * k / count
-    prior = sum((list(y).count(c) / n) ** 2 for c in classes)
     nn2 = [min(row) for row in D2]
     finite = [v for v in nn2 if v < math.inf]
     out = [prior] * n
@@ -185,3 +194,97 @@ def test_first_positional_parameter_is_the_count():
     assert sel.n_features_to_select == 2 and sel.n_features_selected_ == 2
     with pytest.raises(TypeError):
         Classifiability(2, 0.1)  # epsilon is keyword-only
+
+
+@pytest.mark.parametrize("holes", [0.0, 0.1])
+def test_many_classes_use_pair_counts_with_identical_results(monkeypatch, holes):
+    # issue 17 item 6: one sample per class must not build (N, n_classes) tables
+    import fsel.kernels.classifiability as K
+
+    rng = np.random.default_rng(6)
+    n = 90
+    X = rng.standard_normal((n, 3))
+    X[rng.random(X.shape) < holes] = np.nan
+    y = np.arange(n) % 80  # 80 classes, most with one sample
+    sparse = Classifiability(epsilon=-1.0).fit(X, y)
+    single = classifiability(X, y, features=[1], return_samples=True)[1]
+    monkeypatch.setattr(K, "_DENSE_CLASSES", 10_000)
+    dense = Classifiability(epsilon=-1.0).fit(X, y)
+    assert np.array_equal(sparse.candidate_scores_, dense.candidate_scores_, equal_nan=True)
+    assert np.array_equal(single, classifiability(X, y, features=[1], return_samples=True)[1])
+    for step in range(3):
+        chosen = sparse.selection_order_[: step + 1].tolist()
+        ref = reference_samples(X, y, chosen, [False] * 3).mean()
+        assert sparse.selection_scores_[step] == pytest.approx(ref, rel=1e-12)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_sparse_input_matches_dense(fmt):
+    sp = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(9)
+    n = 70
+    X = rng.standard_normal((n, 5)) * (rng.random((n, 5)) < 0.3)  # mostly implicit zeros
+    X[:, 1] -= 2.0 * (X[:, 1] != 0)  # a column whose nonzeros are all negative
+    y = (X[:, 0] > 0).astype(int) + (X[:, 3] > 0)
+    M = sp.coo_matrix(X).asformat(fmt)
+    a = Classifiability(epsilon=-1.0).fit(M, y)
+    b = Classifiability(epsilon=-1.0).fit(X, y)
+    assert np.array_equal(a.candidate_scores_, b.candidate_scores_, equal_nan=True)
+    assert classifiability(M, y, features=[0, 3]) == classifiability(X, y, features=[0, 3])
+    # integer (symbolic under "auto") and missing values (stored NaN) as well
+    Xi = rng.integers(0, 3, (n, 4)) * (rng.random((n, 4)) < 0.5)
+    ai = Classifiability(epsilon=-1.0).fit(sp.csr_matrix(Xi), y)
+    bi = Classifiability(epsilon=-1.0).fit(Xi, y)
+    assert np.array_equal(ai.candidate_scores_, bi.candidate_scores_, equal_nan=True)
+    Xn = X.copy()
+    Xn[[2, 5], 0] = np.nan
+    an = Classifiability(n_features_to_select=2).fit(sp.csc_matrix(Xn), y)
+    bn = Classifiability(n_features_to_select=2).fit(Xn, y)
+    assert np.array_equal(an.candidate_scores_, bn.candidate_scores_, equal_nan=True)
+
+
+@pytest.mark.parametrize("n_classes", [3, 70])
+def test_compiled_from_scratch_scans_equal_numpy_blocks(n_classes):
+    pytest.importorskip("numba")
+    from fsel.kernels import classifiability as K
+
+    if K._numba_kernels() is None:
+        pytest.skip("numba disabled (FSEL_DISABLE_NUMBA)")
+    rng = np.random.default_rng(11)
+    n = 150
+    X = rng.standard_normal((n, 4))
+    X[:, 1] = rng.integers(0, 3, n)  # ties and a symbolic column
+    symbolic = np.array([False, True, False, False])
+    y = rng.integers(0, n_classes, n)
+    Xs = K.scale_columns(X, symbolic)
+    for feats in ([0], [2, 1], [3, 0, 1]):
+        a, ta = K.subset_scores(Xs, symbolic, y, n_classes, feats, 2.0, use_numba=True)
+        b, tb = K.subset_scores(Xs, symbolic, y, n_classes, feats, 2.0, use_numba=False)
+        assert ta == tb and np.array_equal(a, b)
+    # and the forward search (few candidates go through subset_scores) agrees
+    fast = Classifiability(epsilon=-1.0, categorical=[1]).fit(X, y)
+    ref = [reference_samples(X, y, fast.selection_order_[:1].tolist(), symbolic).mean()]
+    assert fast.selection_scores_[0] == pytest.approx(ref[0], rel=1e-12)
+
+
+def test_pandas_missing_values_are_holes():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(12)
+    n = 40
+    y = rng.integers(0, 2, n)
+    num = rng.standard_normal(n) + y
+    cat = np.where(y == 1, "a", "b").astype(object)
+    cat[[1, 4]] = None  # missing category
+    ints = pd.array(rng.integers(0, 3, n), dtype="Int64")
+    ints[[0, 9]] = pd.NA
+    df = pd.DataFrame({"num": num, "cat": pd.Categorical(cat), "ints": ints})
+    df.loc[[3, 5], "num"] = np.nan
+    sel = Classifiability(epsilon=-1.0, categorical="auto").fit(df, y)
+    assert sel.symbolic_.tolist() == [False, True, True]
+    codes = df["cat"].cat.codes.to_numpy().astype(float)
+    codes[codes < 0] = np.nan
+    X = np.column_stack([df["num"].to_numpy(), codes, df["ints"].to_numpy(float, na_value=np.nan)])
+    for step in range(3):
+        chosen = sel.selection_order_[: step + 1].tolist()
+        ref = reference_samples(X, y, chosen, [False, True, True]).mean()
+        assert sel.selection_scores_[step] == pytest.approx(ref, rel=1e-12)

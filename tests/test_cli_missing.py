@@ -84,3 +84,13 @@ def test_npfs_lets_the_wrapped_selector_decide():
     with pytest.raises(ValueError, match="inf"):
         X[0, 0] = np.inf
         npfs.fit(X, y)
+
+
+def test_cli_npfs_and_bootstrap_on_incomplete_data(shared_datasets, capsys):
+    path = str(shared_datasets / "congressional_voting.npz")
+    args = ["select", path, "-m", "k3", "-k", "3", "-q", "--npfs", "--bootstraps", "20"]
+    assert main([*args, "--random-state", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("NPFS(k3):") and "physician-fee-freeze" in out
+    assert main(["select", path, "-m", "k3", "-k", "2", "-q", "--bootstrap", "10"]) == 0
+    assert len(_rows(capsys.readouterr().out)) == 2

@@ -22,7 +22,8 @@ Protocol, written down here:
   probability ``p`` in {1/3, 2/3, 1} (about 10%, 20% and 30% of the cells, all from the
   upper tail: the missingness depends on the value itself). The whole table gets
   holes, relevant features included. One hole pattern per repeat (3 repeats; 1 in the
-  quick run), the same pattern for every method and strategy.
+  quick run), the same pattern for every method and strategy (MNAR with ``p = 1`` is
+  one pattern; its repeats differ only in the cross-validation folds).
 * Strategies. ``built-in``: the incomplete table goes to the estimator as it is (its
   default rule). ``mean-impute``: every hole gets its column's observed mean.
   ``drop-rows``: only the complete rows are kept (too few rows, or one class left, is
@@ -287,13 +288,14 @@ def missing_values(
                         est = make(k)
                         for strategy in STRATEGIES:
                             parts = {
-                                "protocol": "missing-values/unit/1",
+                                "protocol": "missing-values/unit/2",
                                 "data": array_fingerprint(X, y),
                                 "holes": array_fingerprint(np.isnan(H)),
                                 "est": estimator_fingerprint(est),
                                 "strategy": strategy,
                                 "reference": references[m],
                                 "seed": seed,
+                                "cv_seed": seed + rep,  # MNAR p = 1: one pattern, 3 folds
                             }
                             res = cache.get(parts)
                             if res is None:

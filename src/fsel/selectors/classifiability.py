@@ -20,6 +20,7 @@ from sklearn.utils.multiclass import type_of_target
 from fsel.kernels.classifiability import (
     IncrementalSearch,
     PartialSearch,
+    ScaledColumns,
     empty_subset_value,
     scale_columns,
     subset_scores,
@@ -188,6 +189,7 @@ def classifiability(
         min_samples=2,
         estimator_name=name,
         allow_missing=missing != "error",
+        accept_sparse=True,
     )
     y_codes, classes = check_target(y, table.values.shape[0], estimator_name=name)
     symbolic = _symbolic_mask(X, table, categorical)
@@ -198,13 +200,21 @@ def classifiability(
         value = empty_subset_value(y_codes, n_classes)
         samples = np.full(n, value)
     else:
-        Xs = scale_columns(table.values, symbolic)
+        Xs = _scaled(table, symbolic)
         if table.has_missing:
             samples = subset_scores_partial(Xs, symbolic, y_codes, n_classes, feats, rf, budget)
         else:
             samples, _ = subset_scores(Xs, symbolic, y_codes, n_classes, feats, rf, budget)
         value = float(np.mean(samples))
     return (value, samples) if return_samples else value
+
+
+def _scaled(table: Table, symbolic: np.ndarray) -> Any:
+    """Range-scaled columns: a dense copy, or for a sparse table a column-at-a-time view
+    (:class:`~fsel.kernels.classifiability.ScaledColumns`), never densified whole."""
+    if table.is_sparse:
+        return ScaledColumns(table.values, symbolic)
+    return scale_columns(table.values, symbolic)
 
 
 def _check_features(features: Any, n_features: int) -> list[int]:
@@ -378,7 +388,12 @@ class Classifiability(BaseSelector):
         _check_categorical(self.categorical)
         missing = check_missing_policy(self.missing, MISSING_RULES, type(self).__name__)
         table, y_codes, classes = self._validate_fit_data(
-            X, y, categorical=self.categorical, min_samples=2, allow_missing=missing != "error"
+            X,
+            y,
+            categorical=self.categorical,
+            min_samples=2,
+            allow_missing=missing != "error",
+            accept_sparse=True,
         )
         if type_of_target(y) == "continuous":
             raise ValueError(
@@ -397,7 +412,7 @@ class Classifiability(BaseSelector):
             check_n_features_to_select(self.n_features_to_select, d),
         )
         n_classes = classes.size
-        Xs = scale_columns(table.values, symbolic)
+        Xs = _scaled(table, symbolic)
         engine = PartialSearch if table.has_missing else IncrementalSearch
         search = engine(Xs, symbolic, y_codes, n_classes, rf, budget, self.n_jobs)
         current = empty_subset_value(y_codes, n_classes)
@@ -428,3 +443,8 @@ class Classifiability(BaseSelector):
         self.candidate_scores_ = np.vstack(rows) if rows else np.empty((0, d))
         self._set_selection(order, scores)
         return self
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse input, never densified whole
+        return tags
