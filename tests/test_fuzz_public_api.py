@@ -225,6 +225,9 @@ def _check_contract(est: Any, X: Any, where: str) -> None:
         out = est.transform(X)
         assert out.shape == (X.shape[0], order.size), where
         np.testing.assert_array_equal(out, X[:, support])
+    elif hasattr(X, "iloc"):  # a DataFrame fit on must transform too
+        out = est.transform(X)
+        assert out.shape == (X.shape[0], order.size), where
 
 
 def run_case(method: str, case: Case, make: Callable[[], Any] | None = None) -> str:
