@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from fsel.kernels._counting import numba_enabled
+from fsel.kernels._counting import SMALL_TABLE_CELLS, numba_enabled
 
 __all__ = [
     "apply_bin_edges",
@@ -64,7 +64,8 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     values = np.asarray(values)
     n, d = values.shape
-    if values.dtype.kind in "iub" and n and d and numba_enabled():
+    # small tables: numpy (exact integer codes either way; no numba import or JIT load)
+    if values.dtype.kind in "iub" and n and d and n * d > SMALL_TABLE_CELLS and numba_enabled():
         fast = _compact_integers_numba(values)
         if fast is not None:
             return fast
