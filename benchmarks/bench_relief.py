@@ -234,7 +234,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--libs", default=None, help="comma list: fsel,fast-select,skrebate,...")
     ap.add_argument("--methods", default=None, help="comma list: ReliefF,MultiSURF,IRelief,...")
     ap.add_argument("--output", default=None, help="results file stem")
+    ap.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="run although src/ has uncommitted changes (results marked src_dirty)",
+    )
     args = ap.parse_args(argv)
+    if args.repeats < 1:
+        ap.error("--repeats must be at least 1")
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
+    from bench_information import _git_state, dirty_refusal  # one provenance rule
+
+    git_state = _git_state()
+    stem_path = RESULTS / (args.output or ("relief_quick" if args.quick else "relief"))
+    refusal = dirty_refusal(git_state, stem_path, args.allow_dirty)
+    if refusal:
+        ap.error(refusal)
     sizes = (
         args.sizes.split(",") if args.sizes else (list(QUICK_SIZES) if args.quick else list(SIZES))
     )
@@ -358,6 +374,7 @@ def main(argv: list[str] | None = None) -> int:
                 "python": sys.version.split()[0],
                 "note": "CPU seconds on one core of a shared 2-core machine; timings are noisy",
                 "repeats": args.repeats,
+                "fsel_git": git_state,
                 "rows": rows,
             },
             indent=1,

@@ -127,3 +127,13 @@ def test_debug_flag_through_the_console_script(tmp_path):
 )
 def test_name_columns(message, expected):
     assert name_columns(message, ["a", "b", "c"]) == expected
+
+
+def test_boolean_column_with_empty_cells_reports_missing_values(tmp_path, capsys):
+    path = tmp_path / "d.csv"
+    rows = ["a,flag,label"] + [f"{i},{'' if i == 2 else i % 2 == 0},{i % 2}" for i in range(12)]
+    path.write_text("\n".join(rows) + "\n")
+    line = _fails_in_one_line(
+        capsys, ["select", str(path), "-t", "label", "-q"], r"'flag' have missing values"
+    )
+    assert "not declared categorical" not in line

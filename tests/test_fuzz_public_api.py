@@ -225,6 +225,9 @@ def _check_contract(est: Any, X: Any, where: str) -> None:
         out = est.transform(X)
         assert out.shape == (X.shape[0], order.size), where
         np.testing.assert_array_equal(out, X[:, support])
+    elif hasattr(X, "iloc"):  # a DataFrame fit on must transform too
+        out = est.transform(X)
+        assert out.shape == (X.shape[0], order.size), where
 
 
 def run_case(method: str, case: Case, make: Callable[[], Any] | None = None) -> str:
@@ -321,3 +324,50 @@ def test_every_method_on_larger_odd_inputs(method):
     ]
     for case in cases:
         run_case(method, case, make=lambda: METHODS[method].make(n_features_to_select=3))
+
+
+# ------------------------------------------------- fsel.select and the NPFS wrapper
+_API_CASES = (
+    "plain",
+    "one_row",
+    "constant_columns",
+    "big_int_ids",
+    "range_overflow",
+    "strings",
+    "one_class",
+    "datetime_frame",
+    "duplicate_names",
+    "nan",
+)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("method", ALL)
+def test_select_api_on_odd_inputs(method):
+    """``fsel.select`` gives the estimator's outcome: a result, or a clean error."""
+    import fsel
+
+    for case in (c for c in small_cases() if c.name in _API_CASES):
+        where = f"fsel.select({method!r}) on {case.name}"
+        X_before = _snapshot(case.X)
+        try:
+            with time_limit(TIME_LIMIT_S):
+                res = fsel.select(case.X, case.y, method=method, k=1)
+        except (ValueError, TypeError) as exc:
+            _check_clean_error(exc, where)
+        else:
+            assert case.may_have_result or case.nan, f"{where}: bad input was accepted"
+            assert len(res.features) == 1 and len(res.names) == 1, where
+            assert np.isfinite(res.scores).all() or case.nan, where
+        assert _unchanged(X_before, case.X), f"{where}: X was modified"
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_npfs_wrapper_on_odd_inputs():
+    from fsel.meta.npfs import NPFS
+
+    def make():
+        return NPFS(METHODS["mim"].make(n_features_to_select=1), n_bootstraps=5, random_state=0)
+
+    for case in small_cases():
+        run_case("npfs(mim)", case, make=make)

@@ -183,6 +183,11 @@ def test_declared_categorical_datetime_is_used_as_codes():
     got = _make("mim", categorical=["when"]).fit(frame, y)
     ref = _make("mim").fit(X[:, :2], y)
     np.testing.assert_array_equal(got.scores_, ref.scores_)
+    # transform on the same frame gives the selected columns (dates kept)
+    out = _make("mim", k=1, categorical=["when"]).fit(frame, y).transform(frame)
+    np.testing.assert_array_equal(out[:, 0], frame["when"].to_numpy())
+    with pytest.raises(ValueError, match="feature names should match"):
+        got.transform(frame[["when"]])
 
 
 # ------------------------------------------------------- duplicate column names

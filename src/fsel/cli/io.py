@@ -133,6 +133,12 @@ def read_data(path: str, target: str | None, categorical: list[str] | None = Non
     non_numeric = [
         n for i, n in enumerate(feat) if cols[n].dtype.kind not in "biuf" and i not in cat_idx
     ]
+    holes = [n for n in non_numeric if _has_holes(cols[n])]
+    if holes:
+        raise CliError(
+            f"column(s) {', '.join(map(repr, holes))} have missing values (empty cells); "
+            "fill or drop them first"
+        )
     if non_numeric:
         raise CliError(
             f"non-numeric column(s) {', '.join(map(repr, non_numeric))} not declared "
@@ -150,6 +156,14 @@ def read_data(path: str, target: str | None, categorical: list[str] | None = Non
     else:
         X = np.column_stack([cols[n] for n in feat])
     return LoadedData(X, cols[target], feat, cat_idx, target)
+
+
+def _has_holes(col: np.ndarray) -> bool:
+    """True when an object column has empty cells (None, NaN or pandas' NA)."""
+    for v in col.tolist():
+        if v is None or (isinstance(v, float) and v != v) or type(v).__name__ == "NAType":
+            return True
+    return False
 
 
 def _read_csv(p: Path, sep: str) -> tuple[list[str], dict[str, np.ndarray]]:

@@ -79,9 +79,12 @@ def _numpy_block(
         keys += (np.arange(kb, dtype=np.int64) * cells)[:, None]
         full = np.bincount(keys.ravel(), minlength=kb * cells).reshape(kb, cells)
         coarse = full.reshape(kb, cells // group, group).sum(axis=2)
+        # sequential sums in cell order (cumsum), as the numba kernel adds them: the
+        # two back-ends then give bit-identical numbers on this dense path
+        tf, tc = table[full], table[coarse]
         return (
-            table[full].sum(axis=1),
-            table[coarse].sum(axis=1),
+            np.cumsum(tf, axis=1, out=tf)[:, -1],
+            np.cumsum(tc, axis=1, out=tc)[:, -1],
             np.count_nonzero(full, axis=1),
             np.count_nonzero(coarse, axis=1),
         )
@@ -462,7 +465,7 @@ def grouped_nlogn(
     """
     if nz % group:
         raise ValueError("nz must be a multiple of group")
-    if numba_enabled():
+    if not _small_dense(C, nz) and numba_enabled():  # numba imported only when used
         return _numba_grouped(C, z, nz, group, table, n_jobs)
     return _numpy_grouped(C, np.asarray(z, dtype=np.int64), nz, group, table)
 
@@ -536,6 +539,20 @@ def available_nlogn(
     n_out = np.zeros(k, np.int64)
     _run_threads(kernel, k, n_jobs, (C, miss, z, nz, group, a, table, s_out, m_out, n_out))
     return s_out, m_out, n_out
+#: at most this many codes (features x samples): a small table is counted with numpy,
+#: bit-identical to the numba kernel there, so a small job needs no numba import or
+#: JIT load (about a second, more than the whole count takes)
+SMALL_TABLE_CELLS = 1 << 17
+
+
+def _small_dense(C: np.ndarray, nz: int) -> bool:
+    """True when both back-ends would take their dense path on a small table."""
+    k, n = C.shape
+    if k * n > SMALL_TABLE_CELLS:
+        return False
+    a = int(C.max()) + 1 if k else 1
+    cells = a * nz
+    return cells <= max(4 * n, 4096) and k * cells <= _NUMPY_BLOCK_CELLS
 
 
 def cmim_lazy(

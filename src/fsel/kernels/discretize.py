@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels._counting import numba_enabled
+from fsel.kernels._counting import SMALL_TABLE_CELLS, numba_enabled
 
 __all__ = [
     "SparseCodes",
@@ -74,7 +74,8 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if values.dtype.kind == "b":  # numpy cannot subtract booleans
         values = values.view(np.uint8)
     n, d = values.shape
-    if values.dtype.kind in "iub" and n and d and numba_enabled():
+    # small tables: numpy (exact integer codes either way; no numba import or JIT load)
+    if values.dtype.kind in "iub" and n and d and n * d > SMALL_TABLE_CELLS and numba_enabled():
         fast = _compact_integers_numba(values)
         if fast is not None:
             return fast

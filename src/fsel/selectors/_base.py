@@ -100,6 +100,25 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         check_is_fitted(self, "support_")
         return self.support_
 
+    def transform(self, X: Any) -> Any:
+        """Reduce ``X`` to the selected features.
+
+        A pandas DataFrame with a datetime or timedelta column (accepted by ``fit`` when
+        declared categorical) is sliced by position, since scikit-learn's conversion of
+        the whole frame to one array cannot join dates with numbers; every other input
+        goes through scikit-learn's ``SelectorMixin.transform``.
+        """
+        if _has_datetime_column(X):
+            check_is_fitted(self, "support_")
+            _check_feature_names(self, X, reset=False)
+            if X.shape[1] != self.n_features_in_:
+                raise ValueError(
+                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                    f"{self.n_features_in_} features as input."
+                )
+            return X.iloc[:, np.flatnonzero(self.support_)].to_numpy()
+        return super().transform(X)
+
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
@@ -107,3 +126,10 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         # refuses them (SPEC section 10)
         tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"
         return tags
+
+
+def _has_datetime_column(X: Any) -> bool:
+    """True for a pandas DataFrame holding a datetime or timedelta column."""
+    if not type(X).__module__.startswith("pandas") or not hasattr(X, "dtypes"):
+        return False
+    return any(getattr(dt, "kind", "") in "mM" for dt in X.dtypes)

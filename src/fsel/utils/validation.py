@@ -417,7 +417,8 @@ def check_table(
             if keep_integer and arr.dtype.kind in "iub" and not mask.any():
                 return Table(arr, np.ones(n_features, dtype=bool), None)
             discrete = mask | (arr.dtype.kind in "iub")
-            if arr.dtype.kind in "iu" and (arr.min() < -_FLOAT_EXACT or arr.max() > _FLOAT_EXACT):
+            wide = arr.dtype.kind in "iu" and arr.dtype.itemsize == 8  # 32-bit ints are exact
+            if wide and (arr.min() < -_FLOAT_EXACT or arr.max() > _FLOAT_EXACT):
                 values = np.empty(arr.shape, dtype=np.float64)
                 for j in range(n_features):
                     values[:, j] = _integer_as_float(
