@@ -323,6 +323,8 @@ def _numba_kernels() -> Any:
         zc = np.zeros(ng, np.int64)
         zg = np.zeros(group, np.int64)
         touched = np.empty(n, np.int64)
+        s = np.zeros(7)
+        m = np.zeros(7, np.int64)
         for k in range(k0, k1):
             row = C[k]
             mk = miss[k]
@@ -350,8 +352,9 @@ def _numba_kernels() -> Any:
                 zm[zz] += c
                 zc[zz // group] += c
                 zg[zz % group] += c
-            s = np.zeros(7)
-            m = np.zeros(7, np.int64)
+            for r in range(7):
+                s[r] = 0.0
+                m[r] = 0
             for t in range(nt):  # each marginal cell is summed once, then cleared
                 idx = touched[t]
                 x = idx // nz
@@ -398,6 +401,23 @@ def _numba_kernels() -> Any:
     return dense, sparse, cmim_lazy, available
 
 
+_N_MARGINALS = 7
+
+
+def _run_threads(kernel: Any, k: int, n_jobs: int, args: tuple) -> None:
+    """Run ``kernel(*args, k0, k1)`` over feature blocks, in threads when worth it."""
+    if n_jobs <= 1 or k < 2 * n_jobs:
+        kernel(*args, 0, k)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = np.linspace(0, k, n_jobs + 1).astype(int)
+    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
+        futs = [ex.submit(kernel, *args, int(b0), int(b1)) for b0, b1 in itertools.pairwise(bounds)]
+        for f in futs:
+            f.result()
+
+
 def _numba_grouped(
     C: np.ndarray, z: np.ndarray, nz: int, group: int, table: np.ndarray, n_jobs: int
 ) -> tuple[np.ndarray, ...]:
@@ -407,19 +427,7 @@ def _numba_grouped(
     outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
     kernel = dense if a * nz <= max(4 * n, 4096) else sparse
     z = np.ascontiguousarray(z, dtype=np.int64)
-    if n_jobs <= 1 or k < 2 * n_jobs:
-        kernel(C, z, nz, group, a, table, *outs, 0, k)
-        return outs
-    from concurrent.futures import ThreadPoolExecutor
-
-    bounds = np.linspace(0, k, n_jobs + 1).astype(int)
-    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
-        futs = [
-            ex.submit(kernel, C, z, nz, group, a, table, *outs, int(b0), int(b1))
-            for b0, b1 in itertools.pairwise(bounds)
-        ]
-        for f in futs:
-            f.result()
+    _run_threads(kernel, k, n_jobs, (C, z, nz, group, a, table, *outs))
     return outs
 
 
@@ -458,23 +466,6 @@ def grouped_nlogn(
     if numba_enabled():
         return _numba_grouped(C, z, nz, group, table, n_jobs)
     return _numpy_grouped(C, np.asarray(z, dtype=np.int64), nz, group, table)
-
-
-_N_MARGINALS = 7
-
-
-def _run_threads(kernel: Any, k: int, n_jobs: int, args: tuple) -> None:
-    """Run ``kernel(*args, k0, k1)`` over feature blocks, in threads when worth it."""
-    if n_jobs <= 1 or k < 2 * n_jobs:
-        kernel(*args, 0, k)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    bounds = np.linspace(0, k, n_jobs + 1).astype(int)
-    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
-        futs = [ex.submit(kernel, *args, int(b0), int(b1)) for b0, b1 in itertools.pairwise(bounds)]
-        for f in futs:
-            f.result()
 
 
 def available_nlogn(
