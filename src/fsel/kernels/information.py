@@ -32,6 +32,8 @@ from fsel.kernels._counting import (
     grouped_nlogn,
     nlogn_table,
     numba_enabled,
+    pack_pairs,
+    paired_nlogn,
 )
 
 __all__ = [
@@ -153,7 +155,9 @@ def conditional_mutual_information(
 class PairTerms:
     """Terms of every candidate ``Xk`` against one variable ``Xj`` (and the target ``Y``).
 
-    All arrays have one entry per candidate feature, in bits.
+    All arrays have one entry per candidate feature, in bits. A criterion that needs
+    only ``mi`` (``Criterion.terms == ("mi",)``) may get the other fields as None
+    (:meth:`InformationTable.pair_mi`).
 
     Attributes
     ----------
@@ -165,10 +169,10 @@ class PairTerms:
     """
 
     mi: np.ndarray
-    cmi_given_y: np.ndarray
-    joint_mi: np.ndarray
-    joint_entropy: np.ndarray
-    cmi_given_j: np.ndarray
+    cmi_given_y: np.ndarray | None = None
+    joint_mi: np.ndarray | None = None
+    joint_entropy: np.ndarray | None = None
+    cmi_given_j: np.ndarray | None = None
 
 
 class InformationTable:
@@ -332,6 +336,31 @@ class InformationTable:
             joint_entropy=h_kjy,
             cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
         )
+
+    def pair_mi(self, j: int) -> np.ndarray:
+        """``I(Xk;Xj)`` of every candidate, alone: what MIFS and mRMR need per step.
+
+        The same values as ``pair_terms(j).mi``, bit for bit; with the numba back-end
+        and small alphabets it counts only the ``(Xk, Xj)`` histograms, two features per
+        pass (:func:`fsel.kernels._counting.paired_nlogn`), about twice as fast.
+        """
+        aj = int(self.n_levels[j])
+        a = int(self.n_levels.max()) if self.n_levels.size else 1
+        n = self.n_samples
+        fast = (
+            self.missing_codes is None
+            and numba_enabled()
+            and a * aj * self.n_classes <= max(4 * n, 4096)  # pair_terms' dense kernel
+        )
+        if fast and not hasattr(self, "_packed"):
+            self._packed = pack_pairs(self.codes)
+        if not fast or self._packed is None:
+            return self.pair_terms(j).mi
+        s_kj, m_kj = paired_nlogn(
+            self.codes, self._packed, self.codes[j], aj, self._table, self.n_jobs
+        )
+        h_k = self.feature_entropy
+        return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
 
     def lazy_cmim(self, k: int, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Fleuret's lazy CMIM when the numba back-end is available, else None.
