@@ -198,3 +198,24 @@ def test_pair_mi_is_pair_terms_mi_bit_for_bit(backend, d, levels):
     table = InformationTable(codes, np.full(d, levels), y, n_jobs=2)
     for j in range(d):
         np.testing.assert_array_equal(table.pair_mi(j), table.pair_terms(j).mi)
+
+
+@pytest.mark.parametrize("d", [2, 3, 9])
+@pytest.mark.parametrize(("levels", "nz", "group"), [(2, 6, 3), (5, 10, 2), (16, 16, 4), (7, 1, 1)])
+def test_paired_counting_is_grouped_counting_bit_for_bit(monkeypatch, d, levels, nz, group):
+    """Two features per byte (numba) against the one-feature dense kernel."""
+    pytest.importorskip("numba")
+    monkeypatch.delenv("FSEL_DISABLE_NUMBA", raising=False)
+    from fsel.kernels._counting import grouped_nlogn, nlogn_table, pack_pairs, paired_nlogn
+
+    rng = np.random.default_rng(d + 10 * levels + nz)
+    n = 500
+    codes = rng.integers(0, levels, size=(d, n)).astype(np.uint8)
+    codes[:, 0] = levels - 1
+    z = rng.integers(0, nz, n)
+    table = nlogn_table(n)
+    want = grouped_nlogn(codes, z, nz, group, table)
+    for n_jobs in (1, 2):
+        got = paired_nlogn(codes, pack_pairs(codes), z, nz, group, table, n_jobs)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)

@@ -471,16 +471,43 @@ def _numba_kernels() -> Any:
             s_out[6, k], m_out[6, k] = _sum_clear(zg, table)
             n_out[k] = cnt
 
+    @numba.njit(nogil=True)
+    def _dense_sums(F, nz, group, a, table, coarse):
+        """:func:`dense`'s sums of one feature's histogram ``F`` (cleared on the way),
+        in the same order, so the results are the same bit for bit."""
+        cells = a * nz
+        ccells = cells // group
+        for i in range(ccells):
+            coarse[i] = 0
+        sf = 0.0
+        mf = 0
+        for i in range(cells):
+            c = F[i]
+            if c:
+                sf += table[c]
+                mf += 1
+                coarse[i // group] += c
+                F[i] = 0
+        sc = 0.0
+        mc = 0
+        for i in range(ccells):
+            c = coarse[i]
+            if c:
+                sc += table[c]
+                mc += 1
+        return sf, sc, mf, mc
+
     @numba.njit(nogil=True, cache=True)
-    def packed_pairs(P, z, nz, a, table, s_out, m_out, q0, q1):
-        """``sum c log2 c`` and non-empty cells of ``(C[2q], z)`` and ``(C[2q+1], z)``
-        from one histogram of ``(C[2q] * a + C[2q+1], z)``: one increment per sample
-        for two features. Cells are summed in the order of :func:`dense`'s coarse sums."""
+    def packed(P, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, q0, q1):
+        """:func:`dense` for the features ``2q`` and ``2q + 1`` at once, from one
+        histogram of ``(C[2q] * a + C[2q+1], z)``: one increment per sample for two
+        features, then both ``(C[k], z)`` histograms by summing it out."""
         n = P.shape[1]
         cells = a * a * nz
         H = np.zeros(cells, np.int32)
         F1 = np.zeros(a * nz, np.int64)
         F2 = np.zeros(a * nz, np.int64)
+        coarse = np.zeros(a * nz // group, np.int64)
         for q in range(q0, q1):
             row = P[q]
             for i in range(cells):
@@ -494,10 +521,15 @@ def _numba_kernels() -> Any:
                         c = H[base + zi]
                         F1[x1 * nz + zi] += c
                         F2[x2 * nz + zi] += c
-            s_out[2 * q], m_out[2 * q] = _sum_clear(F1, table)
-            s_out[2 * q + 1], m_out[2 * q + 1] = _sum_clear(F2, table)
+            k = 2 * q
+            s_full[k], s_coarse[k], m_full[k], m_coarse[k] = _dense_sums(
+                F1, nz, group, a, table, coarse
+            )
+            s_full[k + 1], s_coarse[k + 1], m_full[k + 1], m_coarse[k + 1] = _dense_sums(
+                F2, nz, group, a, table, coarse
+            )
 
-    return dense, sparse, cmim_lazy, available, available_dense, packed_pairs
+    return dense, sparse, cmim_lazy, available, available_dense, packed
 
 
 _N_MARGINALS = 7
@@ -647,29 +679,25 @@ def paired_nlogn(
     packed: tuple[np.ndarray, int],
     z: np.ndarray,
     nz: int,
+    group: int,
     table: np.ndarray,
     n_jobs: int = 1,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Per feature ``sum c log2 c`` and non-empty cells of the histogram of
-    ``(C[k], z)`` alone (numba back-end; the caller checks :func:`numba_enabled`).
-
-    The same numbers as the coarse output of :func:`grouped_nlogn` called with
-    ``z * g + w`` and ``group = g``, bit for bit (cells summed in the same order), at
-    about half the cost: features are counted two at a time from ``packed``
-    (:func:`pack_pairs`), one increment per sample per pair.
-    """
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`grouped_nlogn` on its small-histogram (dense) path, two features at a
+    time from ``packed`` (:func:`pack_pairs`): the same numbers bit for bit, at about
+    half the cost (numba back-end; the caller checks :func:`numba_enabled` and that
+    ``a * nz <= max(4 n, 4096)``, the dense regime)."""
     P, a = packed
     k = C.shape[0]
-    s_out = np.empty(k)
-    m_out = np.empty(k, np.int64)
+    if nz % group:
+        raise ValueError("nz must be a multiple of group")
+    outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
     z = np.ascontiguousarray(z, dtype=np.int64)
-    kernel = _numba_kernels()[5]
-    _run_threads(kernel, P.shape[0], n_jobs, (P, z, nz, a, table, s_out, m_out))
+    kernels = _numba_kernels()
+    _run_threads(kernels[5], P.shape[0], n_jobs, (P, z, nz, group, a, table, *outs))
     if k % 2:  # the odd last feature, with the one-feature kernel
-        last = np.empty(1), np.empty(1), np.empty(1, np.int64), np.empty(1, np.int64)
-        _numba_kernels()[0](C[k - 1 :], z, nz, 1, a, table, *last, 0, 1)
-        s_out[k - 1], m_out[k - 1] = last[0][0], last[2][0]
-    return s_out, m_out
+        kernels[0](C, z, nz, group, a, table, *outs, k - 1, k)
+    return outs
 
 
 def cmim_lazy(

@@ -319,9 +319,7 @@ class InformationTable:
             return self._available_pair_terms(j)
         ny = self.n_classes
         z = self.codes[j].astype(np.int64) * ny + self.y
-        s_kjy, s_kj, m_kjy, m_kj = grouped_nlogn(
-            self.codes, z, int(self.n_levels[j]) * ny, ny, self._table, self.n_jobs
-        )
+        s_kjy, s_kj, m_kjy, m_kj = self._paired_counts(z, int(self.n_levels[j]) * ny, ny)
         h_kjy = self._h(s_kjy, m_kjy)
         h_kj = self._h(s_kj, m_kj)
         h_k = self.feature_entropy
@@ -337,28 +335,33 @@ class InformationTable:
             cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
         )
 
+    def _paired_counts(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
+        """:func:`grouped_nlogn` of the codes against ``z``; two features per pass
+        (:func:`paired_nlogn`, same numbers) where the numba dense kernel would run and
+        the alphabets are small enough to pack."""
+        a = int(self.n_levels.max()) if self.n_levels.size else 1
+        if numba_enabled() and a * nz <= max(4 * self.n_samples, 4096):
+            if not hasattr(self, "_packed"):
+                self._packed = pack_pairs(self.codes)
+            if self._packed is not None:
+                return paired_nlogn(
+                    self.codes, self._packed, z, nz, group, self._table, self.n_jobs
+                )
+        return grouped_nlogn(self.codes, z, nz, group, self._table, self.n_jobs)
+
     def pair_mi(self, j: int) -> np.ndarray:
         """``I(Xk;Xj)`` of every candidate, alone: what MIFS and mRMR need per step.
 
-        The same values as ``pair_terms(j).mi``, bit for bit; with the numba back-end
-        and small alphabets it counts only the ``(Xk, Xj)`` histograms, two features per
-        pass (:func:`fsel.kernels._counting.paired_nlogn`), about twice as fast.
+        The same values as ``pair_terms(j).mi``, bit for bit; where ``pair_terms``
+        would count on the numba dense path, only the ``(Xk, Xj)`` histograms are
+        counted (``ny`` times fewer cells).
         """
         aj = int(self.n_levels[j])
-        a = int(self.n_levels.max()) if self.n_levels.size else 1
-        n = self.n_samples
-        fast = (
-            self.missing_codes is None
-            and numba_enabled()
-            and a * aj * self.n_classes <= max(4 * n, 4096)  # pair_terms' dense kernel
-        )
-        if fast and not hasattr(self, "_packed"):
-            self._packed = pack_pairs(self.codes)
-        if not fast or self._packed is None:
+        a = int(self.n_levels.max())
+        dense = numba_enabled() and a * aj * self.n_classes <= max(4 * self.n_samples, 4096)
+        if self.missing_codes is not None or not dense:
             return self.pair_terms(j).mi
-        s_kj, m_kj = paired_nlogn(
-            self.codes, self._packed, self.codes[j], aj, self._table, self.n_jobs
-        )
+        s_kj, _, m_kj, _ = self._paired_counts(self.codes[j], aj, 1)
         h_k = self.feature_entropy
         return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
 
