@@ -44,6 +44,11 @@ table with a fraction of its cells (default 20%) removed completely at random, u
 it prints the medians and the ratios to the complete-data time (issue 12's target:
 "level" within 1.5x).
 
+Interleaved (``--interleaved``): FEAST and fsel (``n_jobs=1`` and ``2``) in this process,
+one after the other for ``--repeats`` rounds, medians of CPU and wall seconds: on a
+loaded machine the ratio of two calls made side by side is steadier than best-of-3 runs
+minutes apart.
+
 Run ``python benchmarks/run.py information [--quick]`` or
 ``python benchmarks/bench_information.py --help``. Results are written to
 ``benchmarks/results/information[_quick].{json,csv}``.
@@ -576,8 +581,20 @@ def main(argv: list[str] | None = None) -> int:
         help="time complete data against 20%% missing values (level, available) and exit",
     )
     p.add_argument("--missing-fraction", type=float, default=0.2)
-    p.add_argument("--repeats", type=int, default=3, help="rounds for --missing")
+    p.add_argument("--repeats", type=int, default=3, help="rounds for --missing/--interleaved")
+    p.add_argument(
+        "--interleaved",
+        action="store_true",
+        help="FEAST and fsel n_jobs=1/2 interleaved in this process (medians) and exit",
+    )
     args = p.parse_args(argv)
+    if args.interleaved:
+        return bench_interleaved(
+            (args.datasets or "b").split(","),
+            [int(v) for v in (args.k or "20").split(",")],
+            [c for c in args.criteria.split(",") if c],
+            args.repeats,
+        )
     if args.missing:
         return bench_missing(
             (args.datasets or "b").split(","),
@@ -779,6 +796,52 @@ def main(argv: list[str] | None = None) -> int:
     _write_csv(Path(f"{stem}.csv"), rows)
     Path(f"{stem}.md").write_text(markdown_summary(rows, meta))
     print(f"\nwrote {stem}.json, .csv and .md ({elapsed:.0f} s in all)")
+    return 0
+
+
+def bench_interleaved(datasets: list[str], ks: list[int], criteria: list[str], repeats: int) -> int:
+    """FEAST against fsel n_jobs=1 (CPU s) and n_jobs=2 (wall s), interleaved, medians."""
+    for ds in datasets:
+        cfg = DATASETS[ds]
+        X, y, _, _ = make_benchmark_data(cfg["n_samples"], cfg["n_features"], seed=cfg["seed"])
+        for k in ks:
+            for crit in criteria:
+                calls = {
+                    "FEAST": _fstoolbox_call(crit, 1),
+                    "fsel n_jobs=1": _fsel_call(crit, 1),
+                    "fsel n_jobs=2": _fsel_call(crit, 2),
+                }
+                calls["fsel n_jobs=1"](X[:300, :30], y[:300], 5)  # compile / warm up
+                cpu: dict[str, list[float]] = {c: [] for c in calls}
+                wall: dict[str, list[float]] = {c: [] for c in calls}
+                orders: dict[str, list[int]] = {}
+                for _ in range(repeats):
+                    for label, call in calls.items():
+                        t0, c0 = time.perf_counter(), time.process_time()
+                        order, _ = call(X, y, k)
+                        cpu[label].append(time.process_time() - c0)
+                        wall[label].append(time.perf_counter() - t0)
+                        orders[label] = [int(v) for v in order]
+                med_c = {c: float(np.median(v)) for c, v in cpu.items()}
+                med_w = {c: float(np.median(v)) for c, v in wall.items()}
+                same = orders["FEAST"] == orders["fsel n_jobs=1"] == orders["fsel n_jobs=2"]
+                load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+                print(
+                    f"data ({ds}) {X.shape[0]} x {X.shape[1]}, {crit} k={k}, medians of "
+                    f"{repeats} interleaved rounds (load {load:.1f}); same picks: {same}"
+                )
+                for label in calls:
+                    print(
+                        f"  {label:<14} cpu {med_c[label]:7.3f}  wall {med_w[label]:7.3f}  "
+                        f"(cpu: {', '.join(f'{t:.3f}' for t in cpu[label])})"
+                    )
+                speedup = med_c["FEAST"] / med_c["fsel n_jobs=1"]
+                threads = med_w["fsel n_jobs=1"] / med_w["fsel n_jobs=2"]
+                print(
+                    f"  FEAST cpu / fsel n_jobs=1 cpu = {speedup:.2f}x; "
+                    f"fsel n_jobs=1 wall / n_jobs=2 wall = {threads:.2f}x",
+                    flush=True,
+                )
     return 0
 
 

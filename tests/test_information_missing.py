@@ -460,3 +460,28 @@ def test_continuous_target_with_discretize_none_is_refused():
     X = rng.integers(0, 3, size=(50, 3))
     with pytest.raises(ValueError, match="y is continuous"):
         fsel.MIM(discretize=None).fit(X, rng.normal(size=50))
+
+
+def test_available_terms_many_levels_match_scalar_functions(backend):
+    """High-cardinality codes: the large-histogram (touched-cells) counting path."""
+    from fsel.kernels.discretize import discretize
+    from fsel.kernels.information import (
+        InformationTable,
+        conditional_mutual_information,
+        mutual_information,
+    )
+
+    rng = np.random.default_rng(8)
+    n = 300
+    X = rng.integers(0, 120, size=(n, 4)).astype(float)
+    X[rng.random(X.shape) < 0.25] = np.nan
+    y = rng.integers(0, 3, n)
+    codes, levels, _ = discretize(X, np.ones(4, bool), missing=np.isnan(X).any(0))
+    assert levels.max() * levels.max() * 3 > 4 * n  # beyond the small-histogram path
+    table = InformationTable(codes, levels, y, missing_codes=levels - 1)
+    t = table.pair_terms(1)
+    for k in range(4):
+        r = _obs(X[:, k], X[:, 1])
+        assert t.mi[k] == pytest.approx(mutual_information(X[r, k], X[r, 1]), abs=1e-12)
+        want = conditional_mutual_information(X[r, k], y[r], X[r, 1])
+        assert t.cmi_given_j[k] == pytest.approx(want, abs=1e-12)

@@ -33,6 +33,8 @@ __all__ = [
     "grouped_nlogn",
     "nlogn_table",
     "numba_enabled",
+    "pack_pairs",
+    "paired_nlogn",
     "sparse_grouped_nlogn",
 ]
 
@@ -333,6 +335,8 @@ def _numba_kernels() -> Any:
         zc = np.zeros(ng, np.int64)
         zg = np.zeros(group, np.int64)
         touched = np.empty(n, np.int64)
+        s = np.zeros(7)
+        m = np.zeros(7, np.int64)
         for k in range(k0, k1):
             row = C[k]
             mk = miss[k]
@@ -360,8 +364,9 @@ def _numba_kernels() -> Any:
                 zm[zz] += c
                 zc[zz // group] += c
                 zg[zz % group] += c
-            s = np.zeros(7)
-            m = np.zeros(7, np.int64)
+            for r in range(7):
+                s[r] = 0.0
+                m[r] = 0
             for t in range(nt):  # each marginal cell is summed once, then cleared
                 idx = touched[t]
                 x = idx // nz
@@ -405,7 +410,147 @@ def _numba_kernels() -> Any:
                 m_out[r, k] = m[r]
             n_out[k] = cnt
 
-    return dense, sparse, cmim_lazy, available
+    @numba.njit(nogil=True)
+    def _sum_clear(h, table):
+        s = 0.0
+        m = 0
+        for i in range(h.shape[0]):
+            c = h[i]
+            if c:
+                s += table[c]
+                m += 1
+                h[i] = 0
+        return s, m
+
+    @numba.njit(nogil=True, cache=True)
+    def available_dense(C, miss, z, nz, group, a, table, s_out, m_out, n_out, k0, k1):
+        """:func:`available` for small histograms: every row is counted, skipped rows
+        in their own row/column of the histogram (no branch), then the kept cells are
+        read in order."""
+        n = C.shape[1]
+        ng = nz // group
+        w = nz + 1  # column nz collects the rows where z is negative
+        zp = np.empty(n, np.int64)
+        for i in range(n):
+            zp[i] = z[i] if z[i] >= 0 else nz
+        full = np.zeros(a * w, np.int64)
+        coarse = np.zeros(a * ng, np.int64)
+        km = np.zeros(a, np.int64)
+        kg = np.zeros(a * group, np.int64)
+        zm = np.zeros(nz, np.int64)
+        zc = np.zeros(ng, np.int64)
+        zg = np.zeros(group, np.int64)
+        for k in range(k0, k1):
+            row = C[k]
+            mk = miss[k]
+            for i in range(a * w):
+                full[i] = 0
+            for i in range(n):
+                full[np.int64(row[i]) * w + zp[i]] += 1
+            s0 = 0.0
+            m0 = 0
+            cnt = 0
+            for x in range(a):
+                if x == mk:
+                    continue
+                for zz in range(nz):
+                    c = full[x * w + zz]
+                    if c:
+                        s0 += table[c]
+                        m0 += 1
+                        cnt += c
+                        coarse[x * ng + zz // group] += c
+                        km[x] += c
+                        kg[x * group + zz % group] += c
+                        zm[zz] += c
+                        zc[zz // group] += c
+                        zg[zz % group] += c
+            s_out[0, k] = s0
+            m_out[0, k] = m0
+            s_out[1, k], m_out[1, k] = _sum_clear(coarse, table)
+            s_out[2, k], m_out[2, k] = _sum_clear(km, table)
+            s_out[3, k], m_out[3, k] = _sum_clear(kg, table)
+            s_out[4, k], m_out[4, k] = _sum_clear(zm, table)
+            s_out[5, k], m_out[5, k] = _sum_clear(zc, table)
+            s_out[6, k], m_out[6, k] = _sum_clear(zg, table)
+            n_out[k] = cnt
+
+    @numba.njit(nogil=True)
+    def _dense_sums(F, nz, group, a, table, coarse):
+        """:func:`dense`'s sums of one feature's histogram ``F`` (cleared on the way),
+        in the same order, so the results are the same bit for bit."""
+        cells = a * nz
+        ccells = cells // group
+        for i in range(ccells):
+            coarse[i] = 0
+        sf = 0.0
+        mf = 0
+        for i in range(cells):
+            c = F[i]
+            if c:
+                sf += table[c]
+                mf += 1
+                coarse[i // group] += c
+                F[i] = 0
+        sc = 0.0
+        mc = 0
+        for i in range(ccells):
+            c = coarse[i]
+            if c:
+                sc += table[c]
+                mc += 1
+        return sf, sc, mf, mc
+
+    @numba.njit(nogil=True, cache=True)
+    def packed(P, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, q0, q1):
+        """:func:`dense` for the features ``2q`` and ``2q + 1`` at once, from one
+        histogram of ``(C[2q] * a + C[2q+1], z)``: one increment per sample for two
+        features, then both ``(C[k], z)`` histograms by summing it out."""
+        n = P.shape[1]
+        cells = a * a * nz
+        H = np.zeros(cells, np.int32)
+        F1 = np.zeros(a * nz, np.int64)
+        F2 = np.zeros(a * nz, np.int64)
+        coarse = np.zeros(a * nz // group, np.int64)
+        for q in range(q0, q1):
+            row = P[q]
+            for i in range(cells):
+                H[i] = 0
+            for i in range(n):
+                H[np.int64(row[i]) * nz + z[i]] += 1
+            for x1 in range(a):
+                for x2 in range(a):
+                    base = (x1 * a + x2) * nz
+                    for zi in range(nz):
+                        c = H[base + zi]
+                        F1[x1 * nz + zi] += c
+                        F2[x2 * nz + zi] += c
+            k = 2 * q
+            s_full[k], s_coarse[k], m_full[k], m_coarse[k] = _dense_sums(
+                F1, nz, group, a, table, coarse
+            )
+            s_full[k + 1], s_coarse[k + 1], m_full[k + 1], m_coarse[k + 1] = _dense_sums(
+                F2, nz, group, a, table, coarse
+            )
+
+    return dense, sparse, cmim_lazy, available, available_dense, packed
+
+
+_N_MARGINALS = 7
+
+
+def _run_threads(kernel: Any, k: int, n_jobs: int, args: tuple) -> None:
+    """Run ``kernel(*args, k0, k1)`` over feature blocks, in threads when worth it."""
+    if n_jobs <= 1 or k < 2 * n_jobs:
+        kernel(*args, 0, k)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = np.linspace(0, k, n_jobs + 1).astype(int)
+    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
+        futs = [ex.submit(kernel, *args, int(b0), int(b1)) for b0, b1 in itertools.pairwise(bounds)]
+        for f in futs:
+            f.result()
 
 
 def _numba_grouped(
@@ -417,19 +562,7 @@ def _numba_grouped(
     outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
     kernel = dense if a * nz <= max(4 * n, 4096) else sparse
     z = np.ascontiguousarray(z, dtype=np.int64)
-    if n_jobs <= 1 or k < 2 * n_jobs:
-        kernel(C, z, nz, group, a, table, *outs, 0, k)
-        return outs
-    from concurrent.futures import ThreadPoolExecutor
-
-    bounds = np.linspace(0, k, n_jobs + 1).astype(int)
-    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
-        futs = [
-            ex.submit(kernel, C, z, nz, group, a, table, *outs, int(b0), int(b1))
-            for b0, b1 in itertools.pairwise(bounds)
-        ]
-        for f in futs:
-            f.result()
+    _run_threads(kernel, k, n_jobs, (C, z, nz, group, a, table, *outs))
     return outs
 
 
@@ -468,23 +601,6 @@ def grouped_nlogn(
     if not _small_dense(C, nz) and numba_enabled():  # numba imported only when used
         return _numba_grouped(C, z, nz, group, table, n_jobs)
     return _numpy_grouped(C, np.asarray(z, dtype=np.int64), nz, group, table)
-
-
-_N_MARGINALS = 7
-
-
-def _run_threads(kernel: Any, k: int, n_jobs: int, args: tuple) -> None:
-    """Run ``kernel(*args, k0, k1)`` over feature blocks, in threads when worth it."""
-    if n_jobs <= 1 or k < 2 * n_jobs:
-        kernel(*args, 0, k)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    bounds = np.linspace(0, k, n_jobs + 1).astype(int)
-    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
-        futs = [ex.submit(kernel, *args, int(b0), int(b1)) for b0, b1 in itertools.pairwise(bounds)]
-        for f in futs:
-            f.result()
 
 
 def available_nlogn(
@@ -532,8 +648,9 @@ def available_nlogn(
     k = C.shape[0]
     if not numba_enabled():
         return _numpy_available(C, miss, z, nz, group, table)
-    kernel = _numba_kernels()[3]
     a = int(C.max()) + 1 if k else 1
+    n = C.shape[1]
+    kernel = _numba_kernels()[4 if a * (nz + 1) <= max(4 * n, 4096) else 3]
     s_out = np.zeros((_N_MARGINALS, k))
     m_out = np.zeros((_N_MARGINALS, k), np.int64)
     n_out = np.zeros(k, np.int64)
@@ -553,6 +670,52 @@ def _small_dense(C: np.ndarray, nz: int) -> bool:
     a = int(C.max()) + 1 if k else 1
     cells = a * nz
     return cells <= max(4 * n, 4096) and k * cells <= _NUMPY_BLOCK_CELLS
+
+
+#: Largest number of levels for which two features share one byte in :func:`pack_pairs`.
+PACK_MAX_LEVELS = 16
+
+
+def pack_pairs(C: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """Two features per byte, ``C[2q] * a + C[2q+1]`` with ``a = C.max() + 1``, for
+    :func:`paired_nlogn`: the packed matrix and ``a``, or None when ``a`` exceeds
+    :data:`PACK_MAX_LEVELS`. An odd last feature is left out."""
+    k = C.shape[0]
+    if k < 2:
+        return None
+    a = int(C.max()) + 1
+    if a > PACK_MAX_LEVELS:
+        return None
+    even = C[0 : k - 1 : 2].astype(np.uint8)
+    even *= np.uint8(a)
+    even += C[1:k:2].astype(np.uint8, copy=False)
+    return np.ascontiguousarray(even), a
+
+
+def paired_nlogn(
+    C: np.ndarray,
+    packed: tuple[np.ndarray, int],
+    z: np.ndarray,
+    nz: int,
+    group: int,
+    table: np.ndarray,
+    n_jobs: int = 1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`grouped_nlogn` on its small-histogram (dense) path, two features at a
+    time from ``packed`` (:func:`pack_pairs`): the same numbers bit for bit, at about
+    half the cost (numba back-end; the caller checks :func:`numba_enabled` and that
+    ``a * nz <= max(4 n, 4096)``, the dense regime)."""
+    P, a = packed
+    k = C.shape[0]
+    if nz % group:
+        raise ValueError("nz must be a multiple of group")
+    outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
+    z = np.ascontiguousarray(z, dtype=np.int64)
+    kernels = _numba_kernels()
+    _run_threads(kernels[5], P.shape[0], n_jobs, (P, z, nz, group, a, table, *outs))
+    if k % 2:  # the odd last feature, with the one-feature kernel
+        kernels[0](C, z, nz, group, a, table, *outs, k - 1, k)
+    return outs
 
 
 def cmim_lazy(

@@ -32,6 +32,8 @@ from fsel.kernels._counting import (
     grouped_nlogn,
     nlogn_table,
     numba_enabled,
+    pack_pairs,
+    paired_nlogn,
     sparse_grouped_nlogn,
 )
 from fsel.kernels.discretize import SparseCodes
@@ -156,7 +158,9 @@ def conditional_mutual_information(
 class PairTerms:
     """Terms of every candidate ``Xk`` against one variable ``Xj`` (and the target ``Y``).
 
-    All arrays have one entry per candidate feature, in bits.
+    All arrays have one entry per candidate feature, in bits. A criterion that needs
+    only ``mi`` (``Criterion.terms == ("mi",)``) may get the other fields as None
+    (:meth:`InformationTable.pair_mi`).
 
     Attributes
     ----------
@@ -168,10 +172,10 @@ class PairTerms:
     """
 
     mi: np.ndarray
-    cmi_given_y: np.ndarray
-    joint_mi: np.ndarray
-    joint_entropy: np.ndarray
-    cmi_given_j: np.ndarray
+    cmi_given_y: np.ndarray | None = None
+    joint_mi: np.ndarray | None = None
+    joint_entropy: np.ndarray | None = None
+    cmi_given_j: np.ndarray | None = None
 
 
 class InformationTable:
@@ -306,9 +310,6 @@ class InformationTable:
             cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
         )
 
-    def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
-        """One counting pass of every feature against ``z`` (see :func:`grouped_nlogn`)."""
-        return grouped_nlogn(self.codes, z, nz, group, self._table, self.n_jobs)
 
     def _h(self, s: np.ndarray, m: np.ndarray) -> np.ndarray:
         """Entropy in bits from ``sum c log2 c`` and the non-empty cell count."""
@@ -338,6 +339,36 @@ class InformationTable:
             joint_entropy=h_kjy,
             cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
         )
+
+    def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
+        """:func:`grouped_nlogn` of the codes against ``z``; two features per pass
+        (:func:`paired_nlogn`, same numbers) where the numba dense kernel would run and
+        the alphabets are small enough to pack."""
+        a = int(self.n_levels.max()) if self.n_levels.size else 1
+        if numba_enabled() and a * nz <= max(4 * self.n_samples, 4096):
+            if not hasattr(self, "_packed"):
+                self._packed = pack_pairs(self.codes)
+            if self._packed is not None:
+                return paired_nlogn(
+                    self.codes, self._packed, z, nz, group, self._table, self.n_jobs
+                )
+        return grouped_nlogn(self.codes, z, nz, group, self._table, self.n_jobs)
+
+    def pair_mi(self, j: int) -> np.ndarray:
+        """``I(Xk;Xj)`` of every candidate, alone: what MIFS and mRMR need per step.
+
+        The same values as ``pair_terms(j).mi``, bit for bit; where ``pair_terms``
+        would count on the numba dense path, only the ``(Xk, Xj)`` histograms are
+        counted (``ny`` times fewer cells).
+        """
+        aj = int(self.n_levels[j])
+        a = int(self.n_levels.max())
+        dense = numba_enabled() and a * aj * self.n_classes <= max(4 * self.n_samples, 4096)
+        if self.missing_codes is not None or not dense:
+            return self.pair_terms(j).mi
+        s_kj, _, m_kj, _ = self._count(self.codes[j], aj, 1)
+        h_k = self.feature_entropy
+        return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
 
     def lazy_cmim(self, k: int, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Fleuret's lazy CMIM when the numba back-end is available, else None.
