@@ -569,6 +569,27 @@ def map_distance_rows(
         spans = [(a, min(a + step, ref.size)) for a in range(0, ref.size, step)]
         sq_b = None if metric == "manhattan" else np.einsum("ij,ij->i", X, X)
 
+        if (
+            expected is not None
+            and rows is None
+            and expected.has_table
+            and fits_full(n, memory_budget)
+        ):
+            # the full matrix: the fast symmetric filled distances, then the corrections
+            base = "manhattan" if metric == "manhattan" else "sqeuclidean"
+            F = expected.filled
+            D_all = _full_matrix(F, base, workers, numba_on)
+            _add_expected_corrections(expected, ref, D_all, metric != "manhattan")
+            if metric == "euclidean":
+                np.maximum(D_all, 0.0, out=D_all)
+                np.sqrt(D_all, out=D_all)
+            np.fill_diagonal(D_all, 0.0)
+            step = max(1, -(-n // (4 * workers))) if workers > 1 else n
+            spare = max(int(memory_budget) - 8 * n * n, 1)
+            step = min(step, rows_per_block(n, spare, workers))
+            spans = [(a, min(a + step, n)) for a in range(0, n, step)]
+            return threaded_spans(lambda a, b: fn(a, b, D_all[a:b]), spans, workers)
+
         def run_rows(a: int, b: int) -> Any:
             r = ref[a:b]
             if expected is not None:
@@ -733,20 +754,42 @@ class ExpectedDiff:
                 pooled = tot / xk.size if xk.size else 0.0
                 with np.errstate(divide="ignore", invalid="ignore"):
                     self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
-        self.has_table = bool(feats.size) and 8 * C * n * d <= memory_budget // 4
+        self.has_table = bool(feats.size) and 8 * C * n * d <= memory_budget // 8
+        self._feats = feats
+        self._obs = obs
+        self._Q_sq: np.ndarray | None = None
         if self.has_table:
+            # G[c, j, k] = E|X_ck - x_jk| - |x_jk| for observed x_jk (0 elsewhere): the
+            # correction to the filled difference |0 - x_jk| when the other side is
+            # missing; distances then take matrix products (expected_distance_block)
             G = np.zeros((C, n, d))
             for c in range(C):
                 for k in feats:
-                    G[c, obs[:, k], k] = self.expected(
-                        np.full(int(obs[:, k].sum()), c),
-                        np.full(int(obs[:, k].sum()), k),
-                        X[obs[:, k], k],
-                    )
+                    ok = obs[:, k]
+                    xk = X[ok, k]
+                    G[c, ok, k] = self.expected(np.full(xk.size, c), np.full(xk.size, k), xk)
+                    G[c, ok, k] -= np.abs(xk)
             self.G = G
         else:
             self.G = np.zeros((1, 1, 1))
         self.has_missing = bool(miss.any())
+
+    def _sq_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """The squared-metric analogues of ``G`` and ``H`` (built once, on demand)."""
+        if self._Q_sq is None:
+            C, (n, d) = self.n_classes, self.filled.shape
+            F = self.filled
+            Q = np.zeros((C, n, d))
+            for c in range(C):
+                e = self.eff[c]
+                t = F - self.mu[e, np.arange(d)]
+                Q[c] = (t * t + self.var[e, np.arange(d)] - F * F) * self._obs
+            H2 = np.zeros((C, C, d))
+            for c1 in range(C):
+                for c2 in range(C):
+                    H2[c1, c2] = self.both(np.full(d, c1), np.full(d, c2), np.arange(d), True)
+            self._Q_sq, self._H_sq = Q, H2
+        return self._Q_sq, self._H_sq
 
     def expected(self, c: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``E|X_{c,k} - v|`` elementwise (class ``c``'s observed values of feature ``k``)."""
@@ -813,24 +856,16 @@ _EXPECTED: dict[str, Any] = {}
 def _expected_kernels() -> dict[str, Any]:
     """Compile (once; cached on disk) the kernels of :class:`ExpectedDiff`.
 
-    No ``fastmath``: the holes are flagged in a mask, and the corrections subtract the
-    filled difference and add the expected one in a fixed order."""
+    The holes are flagged in a mask and hold 0 in the filled copy (no NaN reaches the
+    compiled code, so ``fastmath`` is safe); each pair sums the filled differences over
+    all features, then swaps in the expected difference where a side is missing."""
     if _EXPECTED:
         return _EXPECTED
     import numba
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def one(c, k, v, j, G, has_table, vals, cum, off, cnt, eff, mu, var, sq):  # pragma: no cover
-        # E|X_ck - v| (table entry G[c, j, k] of the observed value v = x_jk, or a
-        # binary search in the sorted values), or the squared form (v - mu)^2 + var
-        d = mu.shape[1]
-        e = eff[c, k]
-        if sq:
-            t = v - mu[e, k]
-            return t * t + var[e, k]
-        if has_table:
-            return G[c, j, k]
-        s = e * d + k
+    @numba.njit(nogil=True)
+    def search(vals, cum, off, cnt, s, v):  # pragma: no cover - compiled
+        # E|X - v| over the sorted values of segment s: binary search + prefix sums
         n = cnt[s]
         if n == 0:
             return 0.0
@@ -847,19 +882,12 @@ def _expected_kernels() -> dict[str, Any]:
         pn = cum[lo + s + n]
         return ((v * a - p0) + ((pn - p0) - v * (n - a))) / n
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def both(ci, cj, k, H, eff, mu, var, sq):  # pragma: no cover - compiled
-        if sq:
-            e1 = eff[ci, k]
-            e2 = eff[cj, k]
-            t = mu[e1, k] - mu[e2, k]
-            return t * t + var[e1, k] + var[e2, k]
-        return H[ci, cj, k]
-
     @numba.njit(cache=True, nogil=True)
     def block(
         rows, F, M, mptr, midx, y, G, ht, vals, cum, off, cnt, eff, H, mu, var, sq, out
     ):  # pragma: no cover
+        # out[r, j]: distance of rows[r] to j; the filled difference is summed over all
+        # features, then replaced by the expected one where a side is missing
         n, d = F.shape
         for r in range(rows.size):
             i = rows[r]
@@ -873,24 +901,48 @@ def _expected_kernels() -> dict[str, Any]:
                     for k in range(d):
                         t = a[k] - b[k]
                         s += t * t
+                    for q in range(mptr[i], mptr[i + 1]):
+                        k = midx[q]
+                        t = a[k] - b[k]
+                        s -= t * t
+                        e1 = eff[ci, k]
+                        if M[j, k]:
+                            e2 = eff[cj, k]
+                            t = mu[e1, k] - mu[e2, k]
+                            s += t * t + var[e1, k] + var[e2, k]
+                        else:
+                            t = b[k] - mu[e1, k]
+                            s += t * t + var[e1, k]
+                    for q in range(mptr[j], mptr[j + 1]):
+                        k = midx[q]
+                        if M[i, k]:
+                            continue
+                        t = a[k] - b[k]
+                        s -= t * t
+                        e2 = eff[cj, k]
+                        t = a[k] - mu[e2, k]
+                        s += t * t + var[e2, k]
                 else:
                     for k in range(d):
                         s += abs(a[k] - b[k])
-                for q in range(mptr[i], mptr[i + 1]):
-                    k = midx[q]
-                    t = a[k] - b[k]
-                    s -= t * t if sq else abs(t)
-                    if M[j, k]:
-                        s += both(ci, cj, k, H, eff, mu, var, sq)
-                    else:
-                        s += one(ci, k, b[k], j, G, ht, vals, cum, off, cnt, eff, mu, var, sq)
-                for q in range(mptr[j], mptr[j + 1]):
-                    k = midx[q]
-                    if M[i, k]:
-                        continue
-                    t = a[k] - b[k]
-                    s -= t * t if sq else abs(t)
-                    s += one(cj, k, a[k], i, G, ht, vals, cum, off, cnt, eff, mu, var, sq)
+                    for q in range(mptr[i], mptr[i + 1]):
+                        k = midx[q]
+                        s -= abs(a[k] - b[k])
+                        if M[j, k]:
+                            s += H[ci, cj, k]
+                        elif ht:
+                            s += G[ci, j, k] + abs(b[k])
+                        else:
+                            s += search(vals, cum, off, cnt, eff[ci, k] * d + k, b[k])
+                    for q in range(mptr[j], mptr[j + 1]):
+                        k = midx[q]
+                        if M[i, k]:
+                            continue
+                        s -= abs(a[k] - b[k])
+                        if ht:
+                            s += G[cj, i, k] + abs(a[k])
+                        else:
+                            s += search(vals, cum, off, cnt, eff[cj, k] * d + k, a[k])
                 out[r, j] = s
 
     @numba.njit(cache=True, nogil=True)
@@ -936,15 +988,20 @@ def _expected_kernels() -> dict[str, Any]:
                 for q in range(mptr[i], mptr[i + 1]):
                     k = midx[q]
                     if M[j, k]:
-                        e = both(ci, cj, k, H, eff, mu, var, False)
+                        e = H[ci, cj, k]
+                    elif ht:
+                        e = G[ci, j, k] + abs(b[k])
                     else:
-                        e = one(ci, k, b[k], j, G, ht, vals, cum, off, cnt, eff, mu, var, False)
+                        e = search(vals, cum, off, cnt, eff[ci, k] * d + k, b[k])
                     o[k] += w * (e - abs(a[k] - b[k]))
                 for q in range(mptr[j], mptr[j + 1]):
                     k = midx[q]
                     if M[i, k]:
                         continue
-                    e = one(cj, k, a[k], i, G, ht, vals, cum, off, cnt, eff, mu, var, False)
+                    if ht:
+                        e = G[cj, i, k] + abs(a[k])
+                    else:
+                        e = search(vals, cum, off, cnt, eff[cj, k] * d + k, a[k])
                     o[k] += w * (e - abs(a[k] - b[k]))
 
     _EXPECTED.update(block=block, absdiff=absdiff)
@@ -980,6 +1037,62 @@ def _expected_block_numpy(ed: ExpectedDiff, rows: np.ndarray, sq: bool) -> np.nd
     return out
 
 
+def _class_spans(y: np.ndarray, C: int) -> list[Any]:
+    """Per class, its rows: a slice when ``y`` is sorted, else an index array."""
+    if y.size < 2 or np.all(y[1:] >= y[:-1]):
+        b = np.searchsorted(y, np.arange(C + 1))
+        return [slice(int(b[c]), int(b[c + 1])) for c in range(C)]
+    return [np.flatnonzero(y == c) for c in range(C)]
+
+
+def _expected_block_table(
+    ed: ExpectedDiff, rows: np.ndarray, sq: bool, numba_on: bool
+) -> np.ndarray:
+    F = ed.filled
+    out = _block(F[rows], F, "sqeuclidean" if sq else "manhattan", None, numba_on)
+    return _add_expected_corrections(ed, rows, out, sq)
+
+
+def _add_expected_corrections(
+    ed: ExpectedDiff, rows: np.ndarray, out: np.ndarray, sq: bool
+) -> np.ndarray:
+    # D = filled distance + MA_i . Q_ci[j] + Q_cj[i] . MA_j + (MA_i * H_cicj) . MA_j, with
+    # MA the hole indicator and Q the correction table: one matrix product per pair of
+    # (row class, column class) blocks, the three terms stacked along the inner axis
+    F, y, C = ed.filled, ed.y, ed.n_classes
+    if sq:
+        Q, Hm = ed._sq_tables()
+    else:
+        Q, Hm = ed.G, ed.H
+    feats = ed._feats
+    MA = ed.mask[:, feats].astype(np.float64)
+    Qf = Q[:, :, feats]
+    yr = y[rows]
+    pos = np.arange(rows.size)
+    row_sets = _class_spans(yr, C)
+    col_sets = _class_spans(y, C)
+    MAr = MA[rows]
+    for ci in range(C):
+        ri = row_sets[ci]
+        left_a = MAr[ri]
+        if left_a.shape[0] == 0:
+            continue
+        for cj in range(C):
+            cols = col_sets[cj]
+            MAc = MA[cols]
+            if MAc.shape[0] == 0:
+                continue
+            # Q_ci is 0 where x_j is missing: the both-missing term joins it
+            left = np.hstack([left_a, Qf[cj][rows[ri]]])
+            right = np.hstack([Qf[ci][cols] + MAc * Hm[ci, cj, feats], MAc])
+            prod = left @ right.T
+            if isinstance(ri, slice) and isinstance(cols, slice):
+                out[ri, cols] += prod
+            else:
+                out[np.ix_(pos[ri], np.arange(F.shape[0])[cols])] += prod
+    return out
+
+
 def expected_distance_block(
     ed: ExpectedDiff,
     rows: np.ndarray,
@@ -1005,7 +1118,9 @@ def expected_distance_block(
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
     rows = np.ascontiguousarray(rows, dtype=np.intp)
     sq = metric != "manhattan"
-    if _use_numba(use_numba):
+    if ed.has_table:
+        out = _expected_block_table(ed, rows, sq, _use_numba(use_numba))
+    elif _use_numba(use_numba):
         out = np.empty((rows.size, ed.filled.shape[0]))
         _expected_kernels()["block"](rows, *ed.args(), sq, out)
     else:

@@ -121,7 +121,8 @@ class _OneNeighbour(_Sampled):
         out = np.empty((n_ref, Z.shape[1]))
         for a, b in spans:
             r = ref[a:b]
-            idx, dist = self._knn(Z, y, 1, C, rows=r, expected=ed, memory_budget=budget // 2)
+            rk = None if rows is None and len(spans) == 1 else r
+            idx, dist = self._knn(Z, y, 1, C, rows=rk, expected=ed, memory_budget=budget // 2)
             hit, miss = _nearest_hit_miss(idx, dist, y[r])
             self.nearest_hits_[r] = hit
             self.nearest_misses_[r] = miss
@@ -329,7 +330,8 @@ class ReliefF(_Sampled):
         out = np.empty((n_ref, Z.shape[1]))
         for a, b in spans:
             r = ref[a:b]
-            idx = self._knn(Z, y, k_eff, C, rows=r, expected=ed, memory_budget=budget // 2)[0]
+            rk = None if rows is None and len(spans) == 1 else r
+            idx = self._knn(Z, y, k_eff, C, rows=rk, expected=ed, memory_budget=budget // 2)[0]
             out[a:b] = self._margins(Z, y, priors, idx, r, ed, budget // 2)
         return out.sum(axis=0) / n_ref
 
