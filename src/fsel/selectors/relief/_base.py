@@ -27,7 +27,12 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, ExpectedDiff, effective_n_jobs
+from fsel.kernels.distances import (
+    DEFAULT_MEMORY_BUDGET,
+    ExpectedDiff,
+    _issparse,
+    effective_n_jobs,
+)
 from fsel.kernels.neighbors import knn_by_class
 from fsel.selectors._base import BaseSelector
 from fsel.utils.validation import (
@@ -213,7 +218,7 @@ class BaseRelief(BaseSelector):
         """
         self._check_params()
         X_in = X
-        if self.missing in ("impute-mean", "impute-median"):
+        if self.missing in ("impute-mean", "impute-median") and not _issparse(X):
             X = _impute(X, self.missing)
         table, y_codes, classes = self._validate_fit_data(
             X,
@@ -221,12 +226,15 @@ class BaseRelief(BaseSelector):
             categorical=self.categorical,
             min_samples=2,
             allow_missing=self.missing == "expected",
+            accept_sparse=True,
         )
         self.classes_ = classes
         n, d = table.values.shape
         k = check_n_features_to_select(self.n_features_to_select, d)
         nominal = _declared_nominal(X_in, self.categorical, d)
         values = table.values
+        if _issparse(values):
+            return self._fit_sparse(table, y_codes, classes, nominal, k)
         holes = np.isnan(values) if self.missing == "expected" else None
         if holes is not None and not holes.any():
             holes = None
@@ -262,6 +270,39 @@ class BaseRelief(BaseSelector):
         self.feature_importances_ = w
         order = np.argsort(-w, kind="stable")[:k]
         self._set_selection(order, w)
+        return self
+
+    def _fit_sparse(self, table, y_codes, classes, nominal, k):  # type: ignore[no-untyped-def]
+        """Sparse ``X`` (SPEC section 11): range scaling by the column max/min (implicit
+        zeros included) without a shift, so the scaled matrix keeps its sparsity."""
+        name = type(self).__name__
+        if table.missing is not None and np.any(table.missing):
+            raise ValueError(
+                f"{name}: sparse X with missing values (stored NaN) is not supported; "
+                "impute them first"
+            )
+        if nominal.any():
+            raise ValueError(f"{name}: categorical features are not supported with sparse X")
+        Xc = table.values.tocsc()
+        n, d = Xc.shape
+        ptp = Xc.max(axis=0).toarray().ravel() - Xc.min(axis=0).toarray().ravel()
+        constant = ptp == 0
+        cols = np.repeat(np.arange(d), np.diff(Xc.indptr))
+        Z = Xc.copy()
+        safe = np.where(constant, 1.0, ptp)
+        Z.data = np.where(constant[cols], 0.0, Z.data / safe[cols])
+        Z.eliminate_zeros()
+        Z = Z.tocsr()
+        Z.sort_indices()
+        self._ref_rows = self._reference_rows(n)
+        priors = np.bincount(y_codes, minlength=classes.size) / n
+        mbar = np.asarray(self._mean_margin(Z, y_codes, priors, nominal=None), dtype=np.float64)
+        mbar[constant] = 0.0
+        del self._ref_rows
+        self.margin_ = mbar
+        w = positive_unit(mbar)
+        self.feature_importances_ = w
+        self._set_selection(np.argsort(-w, kind="stable")[:k], w)
         return self
 
     def _expand(
@@ -345,6 +386,8 @@ class BaseRelief(BaseSelector):
     ) -> ExpectedDiff | None:
         """Kononenko's expected differences for the holes of ``Z`` (None without holes,
         unless ``always``)."""
+        if _issparse(Z):
+            return None
         if not always and not np.isnan(Z).any():
             return None
         return ExpectedDiff(Z, y, n_classes, memory_budget=int(self.memory_budget))

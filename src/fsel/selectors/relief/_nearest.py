@@ -12,6 +12,7 @@ import numpy as np
 
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
+    _issparse,
     fits_full,
     full_distance_matrix,
     map_distance_rows,
@@ -371,7 +372,7 @@ class _RadiusRelief(_Sampled):
         n = y.size
         budget = int(self.memory_budget)
         rows = self._ref_rows
-        if rows is not None or np.isnan(Z).any():
+        if rows is not None or _issparse(Z) or np.isnan(Z).any():
             return self._mean_margin_at(Z, y, priors, rows)
         if fits_full(n, budget):
             # the mean margin is a sum over samples: group them by class (the compiled
@@ -414,7 +415,7 @@ class _RadiusRelief(_Sampled):
         def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
             selfs = ref[a:b]
             T = self._thresholds_at(selfs, D, n)
-            m = radius_margin_rows_at(ed, selfs, D, T, y, priors, memory_budget=budget)
+            m = radius_margin_rows_at(ed, selfs, D, T, y, priors, memory_budget=budget, X=Z)
             return m.sum(axis=0)
 
         parts = map_distance_rows(
