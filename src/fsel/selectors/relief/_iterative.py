@@ -223,6 +223,7 @@ class IRelief(BaseRelief):
         # weighted distances (of Z * w, rebuilt every iteration: E|w X - w v| is
         # w E|X - v|, and the squared form scales by w^2)
         ed_z = self._expected_model(Z, y, priors.size)
+        sparse = _issparse(Z)
         w = np.full(d, 1.0 / np.sqrt(d))
         z = np.zeros(d)
         self.converged_ = False
@@ -233,7 +234,8 @@ class IRelief(BaseRelief):
             ed_w = None if ed_z is None else self._expected_model(Zw, y, priors.size, always=True)
 
             def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
-                return _irelief_rows(Z, D, a, bounds, sigma, ed_z)
+                m = _irelief_rows(Z, D, a, bounds, sigma, ed_z)
+                return m.sum(axis=0, keepdims=True) if sparse else m
 
             parts = map_distance_rows(
                 Zw,
@@ -243,6 +245,7 @@ class IRelief(BaseRelief):
                 n_jobs=self.n_jobs,
                 expected=ed_w,
             )
+            # (wide sparse data: block sums, not N x D row margins)
             z = np.concatenate(parts).sum(axis=0) / n
             w_new = positive_unit(z)
             step = float(np.linalg.norm(w_new - w))

@@ -105,8 +105,10 @@ class _OneNeighbour(_Sampled):
         rows = self._ref_rows
         ed = self._expected_model(Z, y, C)
         n_ref = n if rows is None else rows.size
-        spans = self._spans(n_ref, C)
-        if rows is None and ed is None and len(spans) == 1:
+        sparse = _issparse(Z)
+        # sparse (often wide): the per-row margins are not kept, only chunk sums
+        spans = self._spans(n_ref, C + (Z.shape[1] // 6 if sparse else 0))
+        if rows is None and ed is None and len(spans) == 1 and not sparse:
             idx, dist = self._knn(Z, y, 1, C)
             hit, miss = _nearest_hit_miss(idx, dist, y)
             c_hit, c_miss = self._coefficients(y, priors)
@@ -119,7 +121,8 @@ class _OneNeighbour(_Sampled):
         self.nearest_hits_ = np.full(n, -1, dtype=np.intp)
         self.nearest_misses_ = np.full(n, -1, dtype=np.intp)
         # per-row margins summed once in row order: independent of the chunking
-        out = np.empty((n_ref, Z.shape[1]))
+        out = np.empty((1 if sparse else n_ref, Z.shape[1]))
+        total = np.zeros(Z.shape[1])
         for a, b in spans:
             r = ref[a:b]
             rk = None if rows is None and len(spans) == 1 else r
@@ -130,8 +133,12 @@ class _OneNeighbour(_Sampled):
             c_hit, c_miss = self._coefficients(y[r], priors)
             nb = np.stack([hit, miss], axis=1)
             coef = np.stack([c_hit, c_miss], axis=1)
-            out[a:b] = absdiff_sparse(Z, nb, coef, rows=r, memory_budget=budget // 2, expected=ed)
-        return out.sum(axis=0) / n_ref
+            m = absdiff_sparse(Z, nb, coef, rows=r, memory_budget=budget // 2, expected=ed)
+            if sparse:
+                total += m.sum(axis=0)
+            else:
+                out[a:b] = m
+        return (total if sparse else out.sum(axis=0)) / n_ref
 
 
 class Relief(_OneNeighbour):
@@ -321,20 +328,27 @@ class ReliefF(_Sampled):
         # a class never offers more than its size: with many small classes (one
         # sample each) the lists hold one slot per class, not k
         k_eff = max(1, min(k, int(np.bincount(y, minlength=C).max())))
-        spans = self._spans(n_ref, C * k_eff)
-        if rows is None and ed is None and len(spans) == 1:
+        sparse = _issparse(Z)
+        # sparse (often wide): the per-row margins are not kept, only chunk sums
+        spans = self._spans(n_ref, C * k_eff + (Z.shape[1] // 6 if sparse else 0))
+        if rows is None and ed is None and len(spans) == 1 and not sparse:
             idx = self._knn(Z, y, k, C)[0]
             margins = self._margins(Z, y, priors, idx, None, None, budget)
             return margins.sum(axis=0) / n
         ref = np.arange(n) if rows is None else rows
         # per-row margins summed once in row order: independent of the chunking
-        out = np.empty((n_ref, Z.shape[1]))
+        out = np.empty((1 if sparse else n_ref, Z.shape[1]))
+        total = np.zeros(Z.shape[1])
         for a, b in spans:
             r = ref[a:b]
             rk = None if rows is None and len(spans) == 1 else r
             idx = self._knn(Z, y, k_eff, C, rows=rk, expected=ed, memory_budget=budget // 2)[0]
-            out[a:b] = self._margins(Z, y, priors, idx, r, ed, budget // 2)
-        return out.sum(axis=0) / n_ref
+            m = self._margins(Z, y, priors, idx, r, ed, budget // 2)
+            if sparse:
+                total += m.sum(axis=0)
+            else:
+                out[a:b] = m
+        return (total if sparse else out.sum(axis=0)) / n_ref
 
     @staticmethod
     def _margins(Z, y, priors, idx, rows, ed, budget):
