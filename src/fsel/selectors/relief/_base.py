@@ -151,6 +151,19 @@ def _impute(X: Any, policy: str) -> Any:
     return arr
 
 
+def _is_continuous(y: Any) -> bool:
+    """A float target whose values are not all integers (sklearn's "continuous")."""
+    try:
+        arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    except (TypeError, ValueError):
+        return False
+    if arr.dtype.kind != "f" or arr.size == 0:
+        return False
+    arr = arr.ravel()
+    fin = arr[np.isfinite(arr)]
+    return bool(fin.size) and not np.all(fin == np.round(fin))
+
+
 class BaseRelief(BaseSelector):
     """Base class of the Relief family (not used directly).
 
@@ -159,6 +172,8 @@ class BaseRelief(BaseSelector):
     """
 
     _target_kind = "classification"
+    #: Whether a continuous target is accepted (ReliefF: RReliefF).
+    _supports_regression = False
     #: Whether one-hot expansion of nominal features is used (P-Relief works on codes).
     _expand_nominal = True
 
@@ -210,13 +225,24 @@ class BaseRelief(BaseSelector):
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Class labels (at least two classes).
+            Class labels (at least two classes). A continuous target (floats that are
+            not all integers) is a regression target: :class:`ReliefF` then computes
+            RReliefF's weights; the other estimators refuse it with a ValueError.
 
         Returns
         -------
         self
         """
         self._check_params()
+        regression = _is_continuous(y)
+        if regression and not self._supports_regression:
+            raise ValueError(
+                f"{type(self).__name__}: y is continuous (a regression target); this "
+                "estimator needs class labels. Use ReliefF, which computes RReliefF "
+                "(Robnik-Sikonja & Kononenko 2003) for a continuous target, or "
+                "discretise y"
+            )
+        self._target_kind = "regression" if regression else "classification"
         X_in = X
         if self.missing in ("impute-mean", "impute-median") and not _issparse(X):
             X = _impute(X, self.missing)
@@ -228,7 +254,16 @@ class BaseRelief(BaseSelector):
             allow_missing=self.missing == "expected",
             accept_sparse=True,
         )
-        self.classes_ = classes
+        self._y_target = None
+        if regression:
+            # RReliefF: one "class" for the neighbour search, the target kept aside
+            self._y_target = np.asarray(y_codes, dtype=np.float64)
+            y_codes = np.zeros(self._y_target.size, dtype=np.intp)
+            classes = np.array([0])
+            if hasattr(self, "classes_"):
+                del self.classes_
+        else:
+            self.classes_ = classes
         n, d = table.values.shape
         k = check_n_features_to_select(self.n_features_to_select, d)
         nominal = _declared_nominal(X_in, self.categorical, d)

@@ -241,6 +241,8 @@ class MRelief(_OneNeighbour):
 
 
 class ReliefF(_Sampled):
+    _supports_regression = True
+
     __doc__ = (
         r"""ReliefF: ``k`` nearest hits and ``k`` nearest misses of every other class.
 
@@ -255,6 +257,22 @@ class ReliefF(_Sampled):
     than ``k`` when a class is small). ``p`` are the class frequencies. Same
     definition as Weka's ReliefF and skrebate's ReliefF (up to the final
     normalisation ``w = (mbar)+/||(mbar)+||``).
+
+    **Regression** (a continuous float target): RReliefF (Robnik-Sikonja & Kononenko
+    2003). For every reference ``R_i`` and its ``k`` nearest samples ``I_j`` (any
+    target value) with influence
+    ``d_ij = exp(-(r_ij/s)^2) / sum_l exp(-(r_il/s)^2)`` (``r_ij`` the rank 1..k of
+    ``I_j``, ``s = k/3``) and ``dtau_ij = |tau_i - tau_j| / (max tau - min tau)``:
+
+    .. math::
+
+        N_{dC} = \sum_{ij} d_{ij} \delta\tau_{ij}, \quad
+        N_{dA} = \sum_{ij} d_{ij} |x_i - x_j|, \quad
+        N_{dC \wedge dA} = \sum_{ij} d_{ij} \delta\tau_{ij} |x_i - x_j|, \quad
+        \bar m = \frac{N_{dC \wedge dA}}{N_{dC}} - \frac{N_{dA} - N_{dC \wedge dA}}{m - N_{dC}}
+
+    with ``m`` the number of references; ``margin_`` is that ``mbar`` and ``classes_``
+    is not set.
 
     Parameters
     ----------
@@ -317,6 +335,8 @@ class ReliefF(_Sampled):
         n, C = y.size, priors.size
         # the mean margin is a sum over samples: group them by class for the neighbour
         # kernel (a stable order keeps the index tie-break within every class)
+        if getattr(self, "_y_target", None) is not None:
+            return self._rrelieff(Z, k)
         order = np.argsort(y, kind="stable")
         Z, y = Z[order], y[order]
         budget = int(self.memory_budget)
@@ -349,6 +369,46 @@ class ReliefF(_Sampled):
             else:
                 out[a:b] = m
         return (total if sparse else out.sum(axis=0)) / n_ref
+
+    def _rrelieff(self, Z, k):
+        """RReliefF's weights for a continuous target (see the class docstring)."""
+        t = self._y_target
+        n, d = Z.shape[0], Z.shape[1]
+        budget = int(self.memory_budget)
+        y0 = np.zeros(n, dtype=np.intp)
+        rows = self._ref_rows
+        ref = np.arange(n) if rows is None else rows
+        ed = self._expected_model(Z, y0, 1)
+        k_eff = max(1, min(k, n - 1))
+        sig = k_eff / 3.0
+        spans = self._spans(ref.size, 2 * k_eff + (d // 6 if _issparse(Z) else 0))
+        span_t = float(np.ptp(t))
+        n_dc = 0.0
+        n_da = np.zeros(d)
+        n_dcda = np.zeros(d)
+        for a, b in spans:
+            r = ref[a:b]
+            rk = None if rows is None and len(spans) == 1 else r
+            idx = self._knn(Z, y0, k_eff, 1, rows=rk, expected=ed, memory_budget=budget // 2)[0]
+            idx = idx[:, 0, :]  # (rows, k): nearest first, -1 past the end
+            found = idx >= 0
+            rank = np.arange(1, k_eff + 1, dtype=np.float64)
+            infl = np.where(found, np.exp(-((rank / sig) ** 2))[None, :], 0.0)
+            infl /= infl.sum(axis=1, keepdims=True)
+            dt = np.where(found, np.abs(t[r][:, None] - t[np.maximum(idx, 0)]) / span_t, 0.0)
+            n_dc += float(np.sum(dt * infl))
+            rr = None if rk is None else r
+            n_da += absdiff_sparse(
+                Z, idx, infl, rows=rr, memory_budget=budget // 2, expected=ed
+            ).sum(axis=0)
+            n_dcda += absdiff_sparse(
+                Z, idx, dt * infl, rows=rr, memory_budget=budget // 2, expected=ed
+            ).sum(axis=0)
+        m = float(ref.size)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            first = n_dcda / n_dc if n_dc > 0 else np.zeros(d)
+            second = (n_da - n_dcda) / (m - n_dc) if m - n_dc > 0 else np.zeros(d)
+        return first - second
 
     @staticmethod
     def _margins(Z, y, priors, idx, rows, ed, budget):
