@@ -702,9 +702,13 @@ class ExpectedDiff:
     (uint8), ``mptr``/``midx`` (each row's missing features), ``y``, the segment arrays
     ``vals``/``cum``/``off``/``cnt`` (sorted observed values per (class, feature);
     segment ``e * d + k`` with ``e = eff[c, k]``, ``C`` standing for the pooled values),
-    ``H`` (``C x C x d``), ``mu``/``var`` (``(C + 1) x d``) and, when it fits
-    ``memory_budget / 4``, the table ``G[c, j, k] = E|X_ck - x_jk|`` of every observed
-    entry (``has_table``).
+    ``H`` (``C x C x d``; more than ``memory_budget / 4`` bytes is refused with a
+    ValueError), ``mu``/``var`` (``(C + 1) x d``) and, when it fits
+    ``memory_budget / 8``, the table ``G[c, j, k] = E|X_ck - x_jk| - |x_jk|`` of every
+    observed entry (``has_table``): distances are then matrix products of the hole
+    indicators with it (:func:`expected_distance_block`); without it the compiled
+    kernels binary-search the sorted values. These tables come on top of the distance
+    blocks' budget.
     """
 
     def __init__(

@@ -275,11 +275,16 @@ class BaseRelief(BaseSelector):
             holes = None
         self._ref_rows = self._reference_rows(n)
         if holes is None:
-            ptp = np.ptp(values, axis=0)
+            lo = values.min(axis=0)
+            ptp = values.max(axis=0) - lo
             constant = ptp == 0
-            scaled = np.zeros_like(values)
             ok = ~constant
-            scaled[:, ok] = (values[:, ok] - values[:, ok].min(axis=0)) / ptp[ok]
+            if ok.all():  # in place: the same operations, without column gathers
+                scaled = values - lo
+                scaled /= ptp
+            else:
+                scaled = np.zeros_like(values)
+                scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         else:
             # scaled by the observed values; the holes stay NaN
             lo = np.where(holes, np.inf, values).min(axis=0)
@@ -430,4 +435,5 @@ class BaseRelief(BaseSelector):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"
+        tags.input_tags.sparse = True
         return tags

@@ -29,7 +29,8 @@ from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
 _SAMPLE_DOC = """    sample_size : int, float or None, default=None
         Reference samples whose margins are averaged: None uses every sample (the
         classical definition), an int is a count, a float in (0, 1] a fraction of the
-        samples. The references are drawn without replacement with ``random_state``;
+        samples. The references are drawn without replacement with ``random_state``
+        (``check_random_state(random_state).choice(N, m, replace=False)``, sorted);
         their neighbours are searched among *all* samples, so the cost is
         ``O(m N D)`` for ``m`` references instead of ``O(N^2 D)``.
     random_state : int, RandomState instance or None, default=None
