@@ -500,7 +500,7 @@ class _RadiusRelief(_Sampled):
             memory_budget=budget,
             n_jobs=self.n_jobs,
             expected=ed,
-            rows=ref,
+            rows=rows,
         )
         return np.sum(parts, axis=0) / ref.size
 
@@ -520,7 +520,9 @@ class SURF(_RadiusRelief):
 
     where ``H`` (``M_c``) are the samples of the same class (of class ``c``) with
     ``d(x_n, x_j) < T`` (Greene et al. 2009). An empty set contributes 0. The class
-    weighting is ReliefF's, so binary and multiclass data are treated alike.
+    weighting is ReliefF's, so binary and multiclass data are treated alike. With
+    ``sample_size``, ``T`` is the mean distance of the references to all other samples
+    and the margins are averaged over the references.
 
     Parameters
     ----------"""
@@ -576,7 +578,7 @@ class SURF(_RadiusRelief):
             memory_budget=int(self.memory_budget),
             n_jobs=self.n_jobs,
             expected=ed,
-            rows=ref,
+            rows=None if ref.size == n else ref,
         )
         self.threshold_ = float(np.concatenate(parts).sum() / (ref.size * (n - 1)))
 
