@@ -171,7 +171,8 @@ class Relief(_OneNeighbour):
     margin_ : ndarray of shape (n_features,)
         The mean margin ``mbar`` before the positive part and normalisation.
     nearest_hits_, nearest_misses_ : ndarray of shape (n_samples,)
-        Index of each sample's nearest hit and miss (-1 when none).
+        Index of each sample's nearest hit and miss (-1 when none, and for the
+        samples that are not references when ``sample_size`` is set).
     selection_order_, ranking_, support_, classes_, n_features_in_
 
     References
