@@ -771,37 +771,34 @@ class ExpectedDiff:
                 f"memory_budget={memory_budget}; raise memory_budget or impute"
             )
         self.H = np.zeros((C, C, d) if feats.size else (1, 1, 1))
-        for k in feats:
-            ok = obs[:, k]
-            xk = X[ok, k]
-            cls = self.y[ok]
-            for c2 in range(C):
-                e2 = np.full(xk.size, c2)
-                ev = self.expected(e2, np.full(xk.size, k), xk)
-                tot = ev.sum()
-                by = np.bincount(cls, weights=ev, minlength=C)
-                nb = np.bincount(cls, minlength=C)
-                pooled = tot / xk.size if xk.size else 0.0
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
         self.has_table = bool(feats.size) and 8 * C * n * d <= memory_budget // 8
         self._feats = feats
         self._obs = obs
         self._Q_sq: np.ndarray | None = None
-        if self.has_table:
-            # G[c, j, k] = E|X_ck - x_jk| - |x_jk| for observed x_jk (0 elsewhere): the
-            # correction to the filled difference |0 - x_jk| when the other side is
-            # missing; distances then take matrix products (expected_distance_block)
-            G = np.zeros((C, n, d))
-            for c in range(C):
-                for k in feats:
-                    ok = obs[:, k]
-                    xk = X[ok, k]
-                    G[c, ok, k] = self.expected(np.full(xk.size, c), np.full(xk.size, k), xk)
-                    G[c, ok, k] -= np.abs(xk)
-            self.G = G
-        else:
-            self.G = np.zeros((1, 1, 1))
+        # G[c, j, k] = E|X_ck - x_jk| - |x_jk| for observed x_jk (0 elsewhere): the
+        # correction to the filled difference |0 - x_jk| when the other side is
+        # missing; distances then take matrix products (expected_distance_block).
+        # Built feature by feature (as C x d x n), from the values H needs anyway
+        Gt = np.zeros((C, d, n)) if self.has_table else None
+        for k in feats:
+            ok = np.flatnonzero(obs[:, k])
+            xk = X[ok, k]
+            cls = self.y[ok]
+            srt = np.argsort(xk, kind="stable")
+            xs = xk[srt]  # sorted queries: a fast binary search
+            nb = np.bincount(cls, minlength=C)
+            for c2 in range(C):
+                ev = np.empty(xk.size)
+                ev[srt] = self._expected_seg(int(self.eff[c2, k]) * d + int(k), xs)
+                by = np.bincount(cls, weights=ev, minlength=C)
+                pooled = ev.sum() / xk.size if xk.size else 0.0
+                self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
+                if Gt is not None:
+                    Gt[c2, k, ok] = ev - np.abs(xk)
+        self.G = (
+            np.ascontiguousarray(Gt.transpose(0, 2, 1)) if Gt is not None else np.zeros((1, 1, 1))
+        )
+        del Gt
         self.has_missing = bool(miss.any())
 
     def _sq_tables(self) -> tuple[np.ndarray, np.ndarray]:
@@ -828,21 +825,27 @@ class ExpectedDiff:
         k = np.asarray(k, dtype=np.intp)
         v = np.asarray(v, dtype=np.float64)
         seg = self.eff[c, k] * d + k
+        if seg.size and np.all(seg == seg.flat[0]):  # one segment: no grouping
+            return self._expected_seg(int(seg.flat[0]), v)
         out = np.zeros(v.shape)
         for s in np.unique(seg):
             sel = seg == s
-            n_s = int(self.cnt[s])
-            if n_s == 0:
-                continue
-            lo = int(self.off[s])
-            sv = self.vals[lo : lo + n_s]
-            P = self.cum[lo + s : lo + s + n_s + 1]
-            b = v[sel]
-            L = np.searchsorted(sv, b, side="left")
-            below = b * L - P[L]
-            above = (P[n_s] - P[L]) - b * (n_s - L)
-            out[sel] = (below + above) / n_s
+            out[sel] = self._expected_seg(int(s), v[sel])
         return out
+
+    def _expected_seg(self, s: int, b: np.ndarray) -> np.ndarray:
+        """``E|X - b|`` over the sorted values of segment ``s`` (binary search and
+        prefix sums, the compiled kernels' formula)."""
+        n_s = int(self.cnt[s])
+        if n_s == 0:
+            return np.zeros(b.shape)
+        lo = int(self.off[s])
+        sv = self.vals[lo : lo + n_s]
+        P = self.cum[lo + s : lo + s + n_s + 1]
+        L = np.searchsorted(sv, b, side="left")
+        below = b * L - P[L]
+        above = (P[n_s] - P[L]) - b * (n_s - L)
+        return (below + above) / n_s
 
     def expected_sq(self, c: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``E(X_{c,k} - v)^2 = (v - mu)^2 + var`` elementwise."""
