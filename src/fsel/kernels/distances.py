@@ -69,6 +69,7 @@ __all__ = [
     "expected_distance_block",
     "fits_full",
     "full_distance_matrix",
+    "manhattan_knn_rows",
     "map_distance_rows",
     "mixed_sq_distances",
     "numba_available",
@@ -257,13 +258,83 @@ def _numba_kernels() -> dict[str, Any]:
         d = a - b
         return s + d * d
 
+    @numba.njit(cache=True, nogil=True)
+    def manhattan_knn_stream(R, selfs, X, y, k, idx, dist):  # pragma: no cover - compiled
+        # the k nearest rows of X of each class to every row of R (idx/dist (m, C, k)
+        # prefilled -1/inf), the distances streamed, never stored: X is read once, in
+        # tiles of 256 rows kept in cache for all of R. Each R row scans X in index
+        # order with a strict comparison, so ties keep the smaller index
+        n = X.shape[0]
+        m = R.shape[0]
+        for j0 in range(0, n, 256):
+            j1 = min(j0 + 256, n)
+            for r in range(m):
+                a = R[r]
+                sj = selfs[r]
+                for j in range(j0, j1):
+                    if j == sj:
+                        continue
+                    c = y[j]
+                    dj = _L1(a, X[j])
+                    if dj < dist[r, c, k - 1]:
+                        pos = k - 1
+                        while pos > 0 and dj < dist[r, c, pos - 1]:
+                            dist[r, c, pos] = dist[r, c, pos - 1]
+                            idx[r, c, pos] = idx[r, c, pos - 1]
+                            pos -= 1
+                        dist[r, c, pos] = dj
+                        idx[r, c, pos] = j
+
     _COMPILED.update(
+        manhattan_knn_stream=manhattan_knn_stream,
         manhattan=manhattan,
         manhattan_upper=manhattan_upper,
         gram_upper=gram_upper,
         sq_delta_add=sq_delta_add,
     )
     return _COMPILED
+
+
+def manhattan_knn_rows(
+    X: np.ndarray,
+    y: np.ndarray,
+    rows: np.ndarray,
+    k: int,
+    n_classes: int,
+    *,
+    n_jobs: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest samples of each class (Manhattan) to the samples ``rows``,
+    with the distances streamed (compiled; needs numba): no distance block is stored,
+    and ``X`` is read once per thread. ``rows`` are split over ``n_jobs`` threads.
+
+    Same neighbours and distances as :func:`fsel.kernels.neighbors.knn_by_class` over
+    the distance blocks (the same per-pair primitive, index order, strict ties).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> idx, dist = manhattan_knn_rows(X, np.array([0, 0, 1, 1]), np.array([0, 3]), 1, 2)
+    >>> idx[:, :, 0].tolist(), dist[:, :, 0].tolist()
+    ([[1, 2], [1, 2]], [[1.0, 3.0], [3.0, 1.0]])
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.intp)
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    m = rows.size
+    idx = np.full((m, n_classes, k), -1, dtype=np.intp)
+    dist = np.full((m, n_classes, k), np.inf)
+    kern = _numba_kernels()["manhattan_knn_stream"]
+    workers = effective_n_jobs(n_jobs)
+    step = max(1, -(-m // workers))
+    spans = [(a, min(a + step, m)) for a in range(0, m, step)]
+
+    def run(a: int, b: int) -> None:
+        kern(np.ascontiguousarray(X[rows[a:b]]), rows[a:b], X, y, int(k), idx[a:b], dist[a:b])
+
+    threaded_spans(run, spans, workers)
+    return idx, dist
 
 
 def numba_sq_delta_add() -> Any:

@@ -59,6 +59,7 @@ from fsel.kernels.distances import (
     _use_numba,
     balanced_upper_chunks,
     effective_n_jobs,
+    manhattan_knn_rows,
     map_distance_rows,
     rows_per_block,
     threaded_spans,
@@ -418,6 +419,10 @@ def knn_by_class(
     runs = _label_runs(y)
 
     ref = None if rows is None else np.ascontiguousarray(rows, dtype=np.intp)
+    if ref is not None and expected is None and metric == "manhattan" and numba_on:
+        if not _issparse(X):
+            # reference rows: the distances streamed, X read once (no blocks)
+            return manhattan_knn_rows(X, y, ref, k, C, n_jobs=n_jobs)
 
     def fn(a: int, b: int, D: np.ndarray):
         selfs = np.arange(a, b) if ref is None else ref[a:b]
