@@ -258,7 +258,9 @@ def _numba_kernels() -> dict[str, Any]:
         d = a - b
         return s + d * d
 
-    @numba.njit(cache=True, nogil=True)
+    # reassociation for the inlined L1 sum (vectorised as in the block kernels), but
+    # no "ninf": the neighbour lists start at inf
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
     def manhattan_knn_stream(R, selfs, X, y, k, idx, dist):  # pragma: no cover - compiled
         # the k nearest rows of X of each class to every row of R (idx/dist (m, C, k)
         # prefilled -1/inf), the distances streamed, never stored: X is read once, in
