@@ -69,11 +69,13 @@ __all__ = [
     "expected_distance_block",
     "fits_full",
     "full_distance_matrix",
+    "manhattan_knn_rows",
     "map_distance_rows",
     "mixed_sq_distances",
     "numba_available",
     "numba_sq_delta_add",
     "rows_per_block",
+    "sparse_distance_block",
     "sq_delta",
     "threaded_spans",
 ]
@@ -167,6 +169,14 @@ def numba_available() -> bool:
     return bool(_NUMBA_OK["ok"])
 
 
+def _issparse(X: Any) -> bool:
+    """Whether ``X`` is a scipy.sparse matrix or array (scipy imported only if loaded)."""
+    import sys
+
+    sp = sys.modules.get("scipy.sparse")
+    return sp is not None and sp.issparse(X)
+
+
 def _use_numba(use_numba: bool | None) -> bool:
     return numba_available() if use_numba is None else bool(use_numba)
 
@@ -248,13 +258,85 @@ def _numba_kernels() -> dict[str, Any]:
         d = a - b
         return s + d * d
 
+    # reassociation for the inlined L1 sum (vectorised as in the block kernels), but
+    # no "ninf": the neighbour lists start at inf
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
+    def manhattan_knn_stream(R, selfs, X, y, k, idx, dist):  # pragma: no cover - compiled
+        # the k nearest rows of X of each class to every row of R (idx/dist (m, C, k)
+        # prefilled -1/inf), the distances streamed, never stored: X is read once, in
+        # tiles of 256 rows kept in cache for all of R. Each R row scans X in index
+        # order with a strict comparison, so ties keep the smaller index
+        n = X.shape[0]
+        m = R.shape[0]
+        for j0 in range(0, n, 256):
+            j1 = min(j0 + 256, n)
+            for r in range(m):
+                a = R[r]
+                sj = selfs[r]
+                for j in range(j0, j1):
+                    if j == sj:
+                        continue
+                    c = y[j]
+                    dj = _L1(a, X[j])
+                    if dj < dist[r, c, k - 1]:
+                        pos = k - 1
+                        while pos > 0 and dj < dist[r, c, pos - 1]:
+                            dist[r, c, pos] = dist[r, c, pos - 1]
+                            idx[r, c, pos] = idx[r, c, pos - 1]
+                            pos -= 1
+                        dist[r, c, pos] = dj
+                        idx[r, c, pos] = j
+
     _COMPILED.update(
+        manhattan_knn_stream=manhattan_knn_stream,
         manhattan=manhattan,
         manhattan_upper=manhattan_upper,
         gram_upper=gram_upper,
         sq_delta_add=sq_delta_add,
     )
     return _COMPILED
+
+
+def manhattan_knn_rows(
+    X: np.ndarray,
+    y: np.ndarray,
+    rows: np.ndarray,
+    k: int,
+    n_classes: int,
+    *,
+    n_jobs: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest samples of each class (Manhattan) to the samples ``rows``,
+    with the distances streamed (compiled; needs numba): no distance block is stored,
+    and ``X`` is read once per thread. ``rows`` are split over ``n_jobs`` threads.
+
+    Same neighbours and distances as :func:`fsel.kernels.neighbors.knn_by_class` over
+    the distance blocks (the same per-pair primitive, index order, strict ties).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> idx, dist = manhattan_knn_rows(X, np.array([0, 0, 1, 1]), np.array([0, 3]), 1, 2)
+    >>> idx[:, :, 0].tolist(), dist[:, :, 0].tolist()
+    ([[1, 2], [1, 2]], [[1.0, 3.0], [3.0, 1.0]])
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.intp)
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    m = rows.size
+    idx = np.full((m, n_classes, k), -1, dtype=np.intp)
+    dist = np.full((m, n_classes, k), np.inf)
+    kern = _numba_kernels()["manhattan_knn_stream"]
+    workers = effective_n_jobs(n_jobs)
+    step = max(1, -(-m // workers))
+    spans = [(a, min(a + step, m)) for a in range(0, m, step)]
+
+    def run(a: int, b: int) -> None:
+        kern(np.ascontiguousarray(X[rows[a:b]]), rows[a:b], X, y, int(k), idx[a:b], dist[a:b])
+
+    threaded_spans(run, spans, workers)
+    return idx, dist
 
 
 def numba_sq_delta_add() -> Any:
@@ -559,15 +641,53 @@ def map_distance_rows(
     >>> map_distance_rows(X, lambda a, b, D: D.sum(axis=1).tolist())
     [[4.0, 3.0, 5.0]]
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    n = X.shape[0]
     workers = effective_n_jobs(n_jobs)
     numba_on = _use_numba(use_numba)
+    if _issparse(X):
+        # a CSR matrix: row blocks of distances from the non-zeros, never densified
+        Xs = X.tocsr()
+        n = Xs.shape[0]
+        ref = np.arange(n) if rows is None else np.asarray(rows, dtype=np.intp)
+        step = rows_per_block(n, memory_budget, workers)
+        spans = [(a, min(a + step, ref.size)) for a in range(0, ref.size, step)]
+
+        def run_sparse(a: int, b: int) -> Any:
+            r = ref[a:b]
+            D = sparse_distance_block(
+                Xs, r, metric=metric, use_numba=numba_on, memory_budget=memory_budget
+            )
+            D[np.arange(b - a), r] = 0.0
+            return fn(a, b, D)
+
+        return threaded_spans(run_sparse, spans, workers)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = X.shape[0]
     if expected is not None or rows is not None:
         ref = np.arange(n) if rows is None else np.asarray(rows, dtype=np.intp)
         step = rows_per_block(n, memory_budget, workers)
         spans = [(a, min(a + step, ref.size)) for a in range(0, ref.size, step)]
         sq_b = None if metric == "manhattan" else np.einsum("ij,ij->i", X, X)
+
+        if (
+            expected is not None
+            and rows is None
+            and expected.has_table
+            and fits_full(n, memory_budget)
+        ):
+            # the full matrix: the fast symmetric filled distances, then the corrections
+            base = "manhattan" if metric == "manhattan" else "sqeuclidean"
+            F = expected.filled
+            D_all = _full_matrix(F, base, workers, numba_on)
+            _add_expected_corrections(expected, ref, D_all, metric != "manhattan")
+            if metric == "euclidean":
+                np.maximum(D_all, 0.0, out=D_all)
+                np.sqrt(D_all, out=D_all)
+            np.fill_diagonal(D_all, 0.0)
+            step = max(1, -(-n // (4 * workers))) if workers > 1 else n
+            spare = max(int(memory_budget) - 8 * n * n, 1)
+            step = min(step, rows_per_block(n, spare, workers))
+            spans = [(a, min(a + step, n)) for a in range(0, n, step)]
+            return threaded_spans(lambda a, b: fn(a, b, D_all[a:b]), spans, workers)
 
         def run_rows(a: int, b: int) -> Any:
             r = ref[a:b]
@@ -655,9 +775,13 @@ class ExpectedDiff:
     (uint8), ``mptr``/``midx`` (each row's missing features), ``y``, the segment arrays
     ``vals``/``cum``/``off``/``cnt`` (sorted observed values per (class, feature);
     segment ``e * d + k`` with ``e = eff[c, k]``, ``C`` standing for the pooled values),
-    ``H`` (``C x C x d``), ``mu``/``var`` (``(C + 1) x d``) and, when it fits
-    ``memory_budget / 4``, the table ``G[c, j, k] = E|X_ck - x_jk|`` of every observed
-    entry (``has_table``).
+    ``H`` (``C x C x d``; more than ``memory_budget / 4`` bytes is refused with a
+    ValueError), ``mu``/``var`` (``(C + 1) x d``) and, when it fits
+    ``memory_budget / 8``, the table ``G[c, j, k] = E|X_ck - x_jk| - |x_jk|`` of every
+    observed entry (``has_table``): distances are then matrix products of the hole
+    indicators with it (:func:`expected_distance_block`); without it the compiled
+    kernels binary-search the sorted values. These tables come on top of the distance
+    blocks' budget.
     """
 
     def __init__(
@@ -720,33 +844,52 @@ class ExpectedDiff:
                 f"memory_budget={memory_budget}; raise memory_budget or impute"
             )
         self.H = np.zeros((C, C, d) if feats.size else (1, 1, 1))
+        self.has_table = bool(feats.size) and 8 * C * n * d <= memory_budget // 8
+        self._feats = feats
+        self._obs = obs
+        self._Q_sq: np.ndarray | None = None
+        # G[c, j, k] = E|X_ck - x_jk| - |x_jk| for observed x_jk (0 elsewhere): the
+        # correction to the filled difference |0 - x_jk| when the other side is
+        # missing; distances then take matrix products (expected_distance_block).
+        # Built feature by feature (as C x d x n), from the values H needs anyway
+        Gt = np.zeros((C, d, n)) if self.has_table else None
         for k in feats:
-            ok = obs[:, k]
+            ok = np.flatnonzero(obs[:, k])
             xk = X[ok, k]
             cls = self.y[ok]
+            srt = np.argsort(xk, kind="stable")
+            xs = xk[srt]  # sorted queries: a fast binary search
+            nb = np.bincount(cls, minlength=C)
             for c2 in range(C):
-                e2 = np.full(xk.size, c2)
-                ev = self.expected(e2, np.full(xk.size, k), xk)
-                tot = ev.sum()
+                ev = np.empty(xk.size)
+                ev[srt] = self._expected_seg(int(self.eff[c2, k]) * d + int(k), xs)
                 by = np.bincount(cls, weights=ev, minlength=C)
-                nb = np.bincount(cls, minlength=C)
-                pooled = tot / xk.size if xk.size else 0.0
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
-        self.has_table = bool(feats.size) and 8 * C * n * d <= memory_budget // 4
-        if self.has_table:
-            G = np.zeros((C, n, d))
-            for c in range(C):
-                for k in feats:
-                    G[c, obs[:, k], k] = self.expected(
-                        np.full(int(obs[:, k].sum()), c),
-                        np.full(int(obs[:, k].sum()), k),
-                        X[obs[:, k], k],
-                    )
-            self.G = G
-        else:
-            self.G = np.zeros((1, 1, 1))
+                pooled = ev.sum() / xk.size if xk.size else 0.0
+                self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
+                if Gt is not None:
+                    Gt[c2, k, ok] = ev - np.abs(xk)
+        self.G = (
+            np.ascontiguousarray(Gt.transpose(0, 2, 1)) if Gt is not None else np.zeros((1, 1, 1))
+        )
+        del Gt
         self.has_missing = bool(miss.any())
+
+    def _sq_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """The squared-metric analogues of ``G`` and ``H`` (built once, on demand)."""
+        if self._Q_sq is None:
+            C, (n, d) = self.n_classes, self.filled.shape
+            F = self.filled
+            Q = np.zeros((C, n, d))
+            for c in range(C):
+                e = self.eff[c]
+                t = F - self.mu[e, np.arange(d)]
+                Q[c] = (t * t + self.var[e, np.arange(d)] - F * F) * self._obs
+            H2 = np.zeros((C, C, d))
+            for c1 in range(C):
+                for c2 in range(C):
+                    H2[c1, c2] = self.both(np.full(d, c1), np.full(d, c2), np.arange(d), True)
+            self._Q_sq, self._H_sq = Q, H2
+        return self._Q_sq, self._H_sq
 
     def expected(self, c: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``E|X_{c,k} - v|`` elementwise (class ``c``'s observed values of feature ``k``)."""
@@ -755,21 +898,27 @@ class ExpectedDiff:
         k = np.asarray(k, dtype=np.intp)
         v = np.asarray(v, dtype=np.float64)
         seg = self.eff[c, k] * d + k
+        if seg.size and np.all(seg == seg.flat[0]):  # one segment: no grouping
+            return self._expected_seg(int(seg.flat[0]), v)
         out = np.zeros(v.shape)
         for s in np.unique(seg):
             sel = seg == s
-            n_s = int(self.cnt[s])
-            if n_s == 0:
-                continue
-            lo = int(self.off[s])
-            sv = self.vals[lo : lo + n_s]
-            P = self.cum[lo + s : lo + s + n_s + 1]
-            b = v[sel]
-            L = np.searchsorted(sv, b, side="left")
-            below = b * L - P[L]
-            above = (P[n_s] - P[L]) - b * (n_s - L)
-            out[sel] = (below + above) / n_s
+            out[sel] = self._expected_seg(int(s), v[sel])
         return out
+
+    def _expected_seg(self, s: int, b: np.ndarray) -> np.ndarray:
+        """``E|X - b|`` over the sorted values of segment ``s`` (binary search and
+        prefix sums, the compiled kernels' formula)."""
+        n_s = int(self.cnt[s])
+        if n_s == 0:
+            return np.zeros(b.shape)
+        lo = int(self.off[s])
+        sv = self.vals[lo : lo + n_s]
+        P = self.cum[lo + s : lo + s + n_s + 1]
+        L = np.searchsorted(sv, b, side="left")
+        below = b * L - P[L]
+        above = (P[n_s] - P[L]) - b * (n_s - L)
+        return (below + above) / n_s
 
     def expected_sq(self, c: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
         """``E(X_{c,k} - v)^2 = (v - mu)^2 + var`` elementwise."""
@@ -813,24 +962,16 @@ _EXPECTED: dict[str, Any] = {}
 def _expected_kernels() -> dict[str, Any]:
     """Compile (once; cached on disk) the kernels of :class:`ExpectedDiff`.
 
-    No ``fastmath``: the holes are flagged in a mask, and the corrections subtract the
-    filled difference and add the expected one in a fixed order."""
+    The holes are flagged in a mask and hold 0 in the filled copy (no NaN reaches the
+    compiled code, so ``fastmath`` is safe); each pair sums the filled differences over
+    all features, then swaps in the expected difference where a side is missing."""
     if _EXPECTED:
         return _EXPECTED
     import numba
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def one(c, k, v, j, G, has_table, vals, cum, off, cnt, eff, mu, var, sq):  # pragma: no cover
-        # E|X_ck - v| (table entry G[c, j, k] of the observed value v = x_jk, or a
-        # binary search in the sorted values), or the squared form (v - mu)^2 + var
-        d = mu.shape[1]
-        e = eff[c, k]
-        if sq:
-            t = v - mu[e, k]
-            return t * t + var[e, k]
-        if has_table:
-            return G[c, j, k]
-        s = e * d + k
+    @numba.njit(nogil=True)
+    def search(vals, cum, off, cnt, s, v):  # pragma: no cover - compiled
+        # E|X - v| over the sorted values of segment s: binary search + prefix sums
         n = cnt[s]
         if n == 0:
             return 0.0
@@ -847,19 +988,12 @@ def _expected_kernels() -> dict[str, Any]:
         pn = cum[lo + s + n]
         return ((v * a - p0) + ((pn - p0) - v * (n - a))) / n
 
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def both(ci, cj, k, H, eff, mu, var, sq):  # pragma: no cover - compiled
-        if sq:
-            e1 = eff[ci, k]
-            e2 = eff[cj, k]
-            t = mu[e1, k] - mu[e2, k]
-            return t * t + var[e1, k] + var[e2, k]
-        return H[ci, cj, k]
-
     @numba.njit(cache=True, nogil=True)
     def block(
         rows, F, M, mptr, midx, y, G, ht, vals, cum, off, cnt, eff, H, mu, var, sq, out
     ):  # pragma: no cover
+        # out[r, j]: distance of rows[r] to j; the filled difference is summed over all
+        # features, then replaced by the expected one where a side is missing
         n, d = F.shape
         for r in range(rows.size):
             i = rows[r]
@@ -873,24 +1007,48 @@ def _expected_kernels() -> dict[str, Any]:
                     for k in range(d):
                         t = a[k] - b[k]
                         s += t * t
+                    for q in range(mptr[i], mptr[i + 1]):
+                        k = midx[q]
+                        t = a[k] - b[k]
+                        s -= t * t
+                        e1 = eff[ci, k]
+                        if M[j, k]:
+                            e2 = eff[cj, k]
+                            t = mu[e1, k] - mu[e2, k]
+                            s += t * t + var[e1, k] + var[e2, k]
+                        else:
+                            t = b[k] - mu[e1, k]
+                            s += t * t + var[e1, k]
+                    for q in range(mptr[j], mptr[j + 1]):
+                        k = midx[q]
+                        if M[i, k]:
+                            continue
+                        t = a[k] - b[k]
+                        s -= t * t
+                        e2 = eff[cj, k]
+                        t = a[k] - mu[e2, k]
+                        s += t * t + var[e2, k]
                 else:
                     for k in range(d):
                         s += abs(a[k] - b[k])
-                for q in range(mptr[i], mptr[i + 1]):
-                    k = midx[q]
-                    t = a[k] - b[k]
-                    s -= t * t if sq else abs(t)
-                    if M[j, k]:
-                        s += both(ci, cj, k, H, eff, mu, var, sq)
-                    else:
-                        s += one(ci, k, b[k], j, G, ht, vals, cum, off, cnt, eff, mu, var, sq)
-                for q in range(mptr[j], mptr[j + 1]):
-                    k = midx[q]
-                    if M[i, k]:
-                        continue
-                    t = a[k] - b[k]
-                    s -= t * t if sq else abs(t)
-                    s += one(cj, k, a[k], i, G, ht, vals, cum, off, cnt, eff, mu, var, sq)
+                    for q in range(mptr[i], mptr[i + 1]):
+                        k = midx[q]
+                        s -= abs(a[k] - b[k])
+                        if M[j, k]:
+                            s += H[ci, cj, k]
+                        elif ht:
+                            s += G[ci, j, k] + abs(b[k])
+                        else:
+                            s += search(vals, cum, off, cnt, eff[ci, k] * d + k, b[k])
+                    for q in range(mptr[j], mptr[j + 1]):
+                        k = midx[q]
+                        if M[i, k]:
+                            continue
+                        s -= abs(a[k] - b[k])
+                        if ht:
+                            s += G[cj, i, k] + abs(a[k])
+                        else:
+                            s += search(vals, cum, off, cnt, eff[cj, k] * d + k, a[k])
                 out[r, j] = s
 
     @numba.njit(cache=True, nogil=True)
@@ -936,15 +1094,20 @@ def _expected_kernels() -> dict[str, Any]:
                 for q in range(mptr[i], mptr[i + 1]):
                     k = midx[q]
                     if M[j, k]:
-                        e = both(ci, cj, k, H, eff, mu, var, False)
+                        e = H[ci, cj, k]
+                    elif ht:
+                        e = G[ci, j, k] + abs(b[k])
                     else:
-                        e = one(ci, k, b[k], j, G, ht, vals, cum, off, cnt, eff, mu, var, False)
+                        e = search(vals, cum, off, cnt, eff[ci, k] * d + k, b[k])
                     o[k] += w * (e - abs(a[k] - b[k]))
                 for q in range(mptr[j], mptr[j + 1]):
                     k = midx[q]
                     if M[i, k]:
                         continue
-                    e = one(cj, k, a[k], i, G, ht, vals, cum, off, cnt, eff, mu, var, False)
+                    if ht:
+                        e = G[cj, i, k] + abs(a[k])
+                    else:
+                        e = search(vals, cum, off, cnt, eff[cj, k] * d + k, a[k])
                     o[k] += w * (e - abs(a[k] - b[k]))
 
     _EXPECTED.update(block=block, absdiff=absdiff)
@@ -980,6 +1143,62 @@ def _expected_block_numpy(ed: ExpectedDiff, rows: np.ndarray, sq: bool) -> np.nd
     return out
 
 
+def _class_spans(y: np.ndarray, C: int) -> list[Any]:
+    """Per class, its rows: a slice when ``y`` is sorted, else an index array."""
+    if y.size < 2 or np.all(y[1:] >= y[:-1]):
+        b = np.searchsorted(y, np.arange(C + 1))
+        return [slice(int(b[c]), int(b[c + 1])) for c in range(C)]
+    return [np.flatnonzero(y == c) for c in range(C)]
+
+
+def _expected_block_table(
+    ed: ExpectedDiff, rows: np.ndarray, sq: bool, numba_on: bool
+) -> np.ndarray:
+    F = ed.filled
+    out = _block(F[rows], F, "sqeuclidean" if sq else "manhattan", None, numba_on)
+    return _add_expected_corrections(ed, rows, out, sq)
+
+
+def _add_expected_corrections(
+    ed: ExpectedDiff, rows: np.ndarray, out: np.ndarray, sq: bool
+) -> np.ndarray:
+    # D = filled distance + MA_i . Q_ci[j] + Q_cj[i] . MA_j + (MA_i * H_cicj) . MA_j, with
+    # MA the hole indicator and Q the correction table: one matrix product per pair of
+    # (row class, column class) blocks, the three terms stacked along the inner axis
+    F, y, C = ed.filled, ed.y, ed.n_classes
+    if sq:
+        Q, Hm = ed._sq_tables()
+    else:
+        Q, Hm = ed.G, ed.H
+    feats = ed._feats
+    MA = ed.mask[:, feats].astype(np.float64)
+    Qf = Q[:, :, feats]
+    yr = y[rows]
+    pos = np.arange(rows.size)
+    row_sets = _class_spans(yr, C)
+    col_sets = _class_spans(y, C)
+    MAr = MA[rows]
+    for ci in range(C):
+        ri = row_sets[ci]
+        left_a = MAr[ri]
+        if left_a.shape[0] == 0:
+            continue
+        for cj in range(C):
+            cols = col_sets[cj]
+            MAc = MA[cols]
+            if MAc.shape[0] == 0:
+                continue
+            # Q_ci is 0 where x_j is missing: the both-missing term joins it
+            left = np.hstack([left_a, Qf[cj][rows[ri]]])
+            right = np.hstack([Qf[ci][cols] + MAc * Hm[ci, cj, feats], MAc])
+            prod = left @ right.T
+            if isinstance(ri, slice) and isinstance(cols, slice):
+                out[ri, cols] += prod
+            else:
+                out[np.ix_(pos[ri], np.arange(F.shape[0])[cols])] += prod
+    return out
+
+
 def expected_distance_block(
     ed: ExpectedDiff,
     rows: np.ndarray,
@@ -1005,7 +1224,9 @@ def expected_distance_block(
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
     rows = np.ascontiguousarray(rows, dtype=np.intp)
     sq = metric != "manhattan"
-    if _use_numba(use_numba):
+    if ed.has_table:
+        out = _expected_block_table(ed, rows, sq, _use_numba(use_numba))
+    elif _use_numba(use_numba):
         out = np.empty((rows.size, ed.filled.shape[0]))
         _expected_kernels()["block"](rows, *ed.args(), sq, out)
     else:
@@ -1013,4 +1234,104 @@ def expected_distance_block(
     if metric == "euclidean":
         np.maximum(out, 0.0, out=out)
         np.sqrt(out, out=out)
+    return out
+
+
+# ------------------------------------------------------------------ sparse rows (CSR)
+
+_SPARSE: dict[str, Any] = {}
+
+
+def _sparse_kernels() -> dict[str, Any]:
+    """Compile (once; cached on disk) the sparse Manhattan kernel."""
+    if _SPARSE:
+        return _SPARSE
+    import numba
+
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def l1_corr(rows, indptr, indices, data, n_features, out):  # pragma: no cover
+        # out[r, j] -= sum over the columns shared by rows[r] and j of
+        # |a_k| + |b_k| - |a_k - b_k| (out starts at |a|_1 + |b|_1): row rows[r] is
+        # scattered into a dense vector once, then each row j's non-zeros are scanned
+        n = indptr.size - 1
+        dense = np.zeros(n_features)
+        for r in range(rows.size):
+            i = rows[r]
+            for q in range(indptr[i], indptr[i + 1]):
+                dense[indices[q]] = data[q]
+            for j in range(n):
+                s = 0.0
+                for q in range(indptr[j], indptr[j + 1]):
+                    a = dense[indices[q]]
+                    if a != 0.0:
+                        b = data[q]
+                        s += abs(a) + abs(b) - abs(a - b)
+                out[r, j] -= s
+            for q in range(indptr[i], indptr[i + 1]):
+                dense[indices[q]] = 0.0
+
+    _SPARSE.update(l1_corr=l1_corr)
+    return _SPARSE
+
+
+def sparse_distance_block(
+    X: Any,
+    rows: np.ndarray,
+    *,
+    metric: str = "manhattan",
+    use_numba: bool | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> np.ndarray:
+    """Distances of the rows ``rows`` of a CSR matrix ``X`` to all its rows, from the
+    non-zeros only (``X`` is never densified).
+
+    Euclidean metrics: ``|a|^2 + |b|^2 - 2 a.b`` with a sparse product, clipped at 0.
+    Manhattan: ``|a|_1 + |b|_1`` minus, over the columns where both rows are non-zero,
+    ``|a_k| + |b_k| - |a_k - b_k|`` (compiled: a scan of every row's non-zeros against
+    the block row scattered into a dense vector; numpy: the block rows densified,
+    ``rows x nnz`` work arrays in spans that fit ``memory_budget``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix(np.array([[0.0, 2.0], [1.0, 0.0], [1.0, 3.0]]))
+    >>> sparse_distance_block(X, np.array([0, 2])).tolist()
+    [[0.0, 3.0, 2.0], [2.0, 3.0, 0.0]]
+    """
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+    rows = np.asarray(rows, dtype=np.intp)
+    d = X.shape[1]
+    A = X[rows]
+    if metric != "manhattan":
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        out = np.asarray((A @ X.T).todense(), dtype=np.float64)
+        out *= -2.0
+        out += sq[rows][:, None]
+        out += sq[None, :]
+        np.maximum(out, 0.0, out=out)
+        if metric == "euclidean":
+            np.sqrt(out, out=out)
+        return out
+    l1 = np.asarray(abs(X).sum(axis=1), dtype=np.float64).ravel()
+    out = l1[rows][:, None] + l1[None, :]
+    indptr = np.asarray(X.indptr, dtype=np.intp)
+    indices = np.asarray(X.indices, dtype=np.intp)
+    data = np.asarray(X.data, dtype=np.float64)
+    if _use_numba(use_numba):
+        _sparse_kernels()["l1_corr"](rows, indptr, indices, data, d, out)
+        return out
+    nnz = max(data.size, 1)
+    starts = indptr[:-1]
+    nonempty = np.flatnonzero(np.diff(indptr) > 0)
+    step = max(1, int(memory_budget // (8 * 3 * nnz)))
+    for a in range(0, rows.size, step):
+        b = min(a + step, rows.size)
+        dense = A[a:b].toarray()
+        av = dense[:, indices]  # (rows, nnz): the block row's value at each non-zero
+        terms = np.abs(av) + np.abs(data)[None, :] - np.abs(av - data[None, :])
+        if nonempty.size:
+            sums = np.add.reduceat(terms, starts[nonempty], axis=1)
+            out[a:b, nonempty] -= sums
     return out

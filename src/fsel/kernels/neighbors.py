@@ -55,9 +55,11 @@ import numpy as np
 
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
+    _issparse,
     _use_numba,
     balanced_upper_chunks,
     effective_n_jobs,
+    manhattan_knn_rows,
     map_distance_rows,
     rows_per_block,
     threaded_spans,
@@ -78,6 +80,7 @@ __all__ = [
     "radius_margin_rows_at",
     "radius_margin_sum",
     "row_mean_std",
+    "sparse_absdiff_dense",
 ]
 
 _COMPILED: dict[str, Any] = {}
@@ -405,7 +408,8 @@ def knn_by_class(
     >>> idx[:, :, 0].tolist()
     [[1, 2], [0, 2], [1, 3], [1, 2]]
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    if not _issparse(X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.intp)
     k = int(n_neighbors)
     if k < 1:
@@ -415,6 +419,10 @@ def knn_by_class(
     runs = _label_runs(y)
 
     ref = None if rows is None else np.ascontiguousarray(rows, dtype=np.intp)
+    if ref is not None and expected is None and metric == "manhattan" and numba_on:
+        if not _issparse(X):
+            # reference rows: the distances streamed, X read once (no blocks)
+            return manhattan_knn_rows(X, y, ref, k, C, n_jobs=n_jobs)
 
     def fn(a: int, b: int, D: np.ndarray):
         selfs = np.arange(a, b) if ref is None else ref[a:b]
@@ -473,6 +481,8 @@ def absdiff_rows(
     if expected is not None:
         rows_idx = np.arange(start, start + np.shape(A)[0])
         return expected_absdiff(expected, rows_idx, None, A, use_numba=use_numba)
+    if _issparse(X):
+        return sparse_absdiff_dense(X, np.arange(start, start + np.shape(A)[0]), A)
     X = np.ascontiguousarray(X, dtype=np.float64)
     A = np.ascontiguousarray(A, dtype=np.float64)
     rows = A.shape[0]
@@ -512,10 +522,27 @@ def absdiff_sparse(
     >>> absdiff_sparse(X, np.array([[1, 2]]), np.array([[1.0, -1.0]])).tolist()
     [[-2.0, -1.0]]
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    if not _issparse(X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
     idx = np.ascontiguousarray(idx, dtype=np.intp)
     coef = np.ascontiguousarray(coef, dtype=np.float64)
     rows_idx = np.arange(idx.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
+    if _issparse(X):
+        # CSR rows: each span's rows and neighbours densified (never the whole matrix)
+        Xs = X.tocsr()
+        d = Xs.shape[1]
+        m = max(idx.shape[1], 1)
+        out = np.zeros((idx.shape[0], d))
+        step = max(1, int(memory_budget // (8 * (m + 1) * (d + 2))))
+        for a in range(0, idx.shape[0], step):
+            b = min(a + step, idx.shape[0])
+            ii = idx[a:b]
+            cc = np.where(ii >= 0, coef[a:b], 0.0)
+            diff = Xs[np.maximum(ii, 0).ravel()].toarray().reshape(b - a, ii.shape[1], d)
+            np.subtract(Xs[rows_idx[a:b]].toarray()[:, None, :], diff, out=diff)
+            np.abs(diff, out=diff)
+            out[a:b] = np.einsum("rm,rmd->rd", cc, diff)
+        return out
     if expected is not None:
         return expected_absdiff(
             expected, rows_idx, idx, coef, use_numba=use_numba, memory_budget=memory_budget
@@ -536,6 +563,42 @@ def absdiff_sparse(
         np.subtract(X[rows_idx[a:b], None, :], diff, out=diff)
         np.abs(diff, out=diff)
         out[a:b] = np.einsum("rm,rmd->rd", cc, diff)
+    return out
+
+
+def sparse_absdiff_dense(X: Any, rows: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """``out[r] = sum_j A[r, j] |x_{rows[r]} - x_j|`` for a sparse ``X`` (a vector per
+    row), from the non-zeros.
+
+    Where ``x_{rows[r], k} = 0`` the sum is ``(A |X|)[r, k]`` (one sparse product);
+    each non-zero ``x_{rows[r], k}`` instead takes ``A[r] . |x_{rows[r], k} - X[:, k]|``
+    with column ``k`` densified (``N`` values). ``X`` is never densified whole.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix(np.array([[0.0, 1.0], [2.0, 1.0], [4.0, 0.0]]))
+    >>> sparse_absdiff_dense(X, np.array([0]), np.array([[0.0, 1.0, -0.5]])).tolist()
+    [[0.0, -0.5]]
+    """
+    Xs = X.tocsr()
+    rows = np.asarray(rows, dtype=np.intp)
+    A = np.asarray(A, dtype=np.float64)
+    out = np.asarray(abs(Xs).T @ A.T).T.copy()
+    block = Xs[rows].tocoo()
+    if block.nnz == 0:
+        return out
+    Xc = Xs.tocsc()
+    order = np.argsort(block.col, kind="stable")
+    r_all, k_all, v_all = block.row[order], block.col[order], block.data[order]
+    cuts = np.flatnonzero(np.diff(k_all)) + 1
+    for rs, ks, vs in zip(
+        np.split(r_all, cuts), np.split(k_all, cuts), np.split(v_all, cuts), strict=True
+    ):
+        k = int(ks[0])
+        col = Xc[:, [k]].toarray().ravel()
+        out[rs, k] = np.einsum("rj,rj->r", A[rs], np.abs(vs[:, None] - col[None, :]))
     return out
 
 
@@ -755,10 +818,11 @@ def radius_margin_rows_at(
     *,
     use_numba: bool | None = None,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    X: Any = None,
 ) -> np.ndarray:
     """:func:`radius_margin_rows` for arbitrary rows ``selfs`` (reference samples),
     with the differences of an :class:`~fsel.kernels.distances.ExpectedDiff` (holes:
-    expected differences).
+    expected differences), or, with ``ed=None``, of the sparse matrix ``X``.
 
     ``D[r, j]`` is the distance of sample ``selfs[r]`` to sample ``j``. The
     coefficients are those of :func:`radius_coefficients`; the margins come from
@@ -794,6 +858,8 @@ def radius_margin_rows_at(
     A = np.take(coef, y, axis=1)
     A *= mask
     del mask
+    if ed is None:
+        return sparse_absdiff_dense(X, selfs, A)
     return expected_absdiff(ed, selfs, None, A, use_numba=use_numba, memory_budget=memory_budget)
 
 

@@ -27,7 +27,12 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, ExpectedDiff, effective_n_jobs
+from fsel.kernels.distances import (
+    DEFAULT_MEMORY_BUDGET,
+    ExpectedDiff,
+    _issparse,
+    effective_n_jobs,
+)
 from fsel.kernels.neighbors import knn_by_class
 from fsel.selectors._base import BaseSelector
 from fsel.utils.validation import (
@@ -146,6 +151,19 @@ def _impute(X: Any, policy: str) -> Any:
     return arr
 
 
+def _is_continuous(y: Any) -> bool:
+    """A float target whose values are not all integers (sklearn's "continuous")."""
+    try:
+        arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    except (TypeError, ValueError):
+        return False
+    if arr.dtype.kind != "f" or arr.size == 0:
+        return False
+    arr = arr.ravel()
+    fin = arr[np.isfinite(arr)]
+    return bool(fin.size) and not np.all(fin == np.round(fin))
+
+
 class BaseRelief(BaseSelector):
     """Base class of the Relief family (not used directly).
 
@@ -154,6 +172,8 @@ class BaseRelief(BaseSelector):
     """
 
     _target_kind = "classification"
+    #: Whether a continuous target is accepted (ReliefF: RReliefF).
+    _supports_regression = False
     #: Whether one-hot expansion of nominal features is used (P-Relief works on codes).
     _expand_nominal = True
 
@@ -205,15 +225,26 @@ class BaseRelief(BaseSelector):
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Class labels (at least two classes).
+            Class labels (at least two classes). A continuous target (floats that are
+            not all integers) is a regression target: :class:`ReliefF` then computes
+            RReliefF's weights; the other estimators refuse it with a ValueError.
 
         Returns
         -------
         self
         """
         self._check_params()
+        regression = _is_continuous(y)
+        if regression and not self._supports_regression:
+            raise ValueError(
+                f"{type(self).__name__}: y is continuous (a regression target); this "
+                "estimator needs class labels. Use ReliefF, which computes RReliefF "
+                "(Robnik-Sikonja & Kononenko 2003) for a continuous target, or "
+                "discretise y"
+            )
+        self._target_kind = "regression" if regression else "classification"
         X_in = X
-        if self.missing in ("impute-mean", "impute-median"):
+        if self.missing in ("impute-mean", "impute-median") and not _issparse(X):
             X = _impute(X, self.missing)
         table, y_codes, classes = self._validate_fit_data(
             X,
@@ -221,22 +252,39 @@ class BaseRelief(BaseSelector):
             categorical=self.categorical,
             min_samples=2,
             allow_missing=self.missing == "expected",
+            accept_sparse=True,
         )
-        self.classes_ = classes
+        self._y_target = None
+        if regression:
+            # RReliefF: one "class" for the neighbour search, the target kept aside
+            self._y_target = np.asarray(y_codes, dtype=np.float64)
+            y_codes = np.zeros(self._y_target.size, dtype=np.intp)
+            classes = np.array([0])
+            if hasattr(self, "classes_"):
+                del self.classes_
+        else:
+            self.classes_ = classes
         n, d = table.values.shape
         k = check_n_features_to_select(self.n_features_to_select, d)
         nominal = _declared_nominal(X_in, self.categorical, d)
         values = table.values
+        if _issparse(values):
+            return self._fit_sparse(table, y_codes, classes, nominal, k)
         holes = np.isnan(values) if self.missing == "expected" else None
         if holes is not None and not holes.any():
             holes = None
         self._ref_rows = self._reference_rows(n)
         if holes is None:
-            ptp = np.ptp(values, axis=0)
+            lo = values.min(axis=0)
+            ptp = values.max(axis=0) - lo
             constant = ptp == 0
-            scaled = np.zeros_like(values)
             ok = ~constant
-            scaled[:, ok] = (values[:, ok] - values[:, ok].min(axis=0)) / ptp[ok]
+            if ok.all():  # in place: the same operations, without column gathers
+                scaled = values - lo
+                scaled /= ptp
+            else:
+                scaled = np.zeros_like(values)
+                scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         else:
             # scaled by the observed values; the holes stay NaN
             lo = np.where(holes, np.inf, values).min(axis=0)
@@ -262,6 +310,39 @@ class BaseRelief(BaseSelector):
         self.feature_importances_ = w
         order = np.argsort(-w, kind="stable")[:k]
         self._set_selection(order, w)
+        return self
+
+    def _fit_sparse(self, table, y_codes, classes, nominal, k):  # type: ignore[no-untyped-def]
+        """Sparse ``X`` (SPEC section 11): range scaling by the column max/min (implicit
+        zeros included) without a shift, so the scaled matrix keeps its sparsity."""
+        name = type(self).__name__
+        if table.missing is not None and np.any(table.missing):
+            raise ValueError(
+                f"{name}: sparse X with missing values (stored NaN) is not supported; "
+                "impute them first"
+            )
+        if nominal.any():
+            raise ValueError(f"{name}: categorical features are not supported with sparse X")
+        Xc = table.values.tocsc()
+        n, d = Xc.shape
+        ptp = Xc.max(axis=0).toarray().ravel() - Xc.min(axis=0).toarray().ravel()
+        constant = ptp == 0
+        cols = np.repeat(np.arange(d), np.diff(Xc.indptr))
+        Z = Xc.copy()
+        safe = np.where(constant, 1.0, ptp)
+        Z.data = np.where(constant[cols], 0.0, Z.data / safe[cols])
+        Z.eliminate_zeros()
+        Z = Z.tocsr()
+        Z.sort_indices()
+        self._ref_rows = self._reference_rows(n)
+        priors = np.bincount(y_codes, minlength=classes.size) / n
+        mbar = np.asarray(self._mean_margin(Z, y_codes, priors, nominal=None), dtype=np.float64)
+        mbar[constant] = 0.0
+        del self._ref_rows
+        self.margin_ = mbar
+        w = positive_unit(mbar)
+        self.feature_importances_ = w
+        self._set_selection(np.argsort(-w, kind="stable")[:k], w)
         return self
 
     def _expand(
@@ -345,6 +426,8 @@ class BaseRelief(BaseSelector):
     ) -> ExpectedDiff | None:
         """Kononenko's expected differences for the holes of ``Z`` (None without holes,
         unless ``always``)."""
+        if _issparse(Z):
+            return None
         if not always and not np.isnan(Z).any():
             return None
         return ExpectedDiff(Z, y, n_classes, memory_budget=int(self.memory_budget))
@@ -352,4 +435,5 @@ class BaseRelief(BaseSelector):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"
+        tags.input_tags.sparse = True
         return tags

@@ -12,6 +12,7 @@ import numpy as np
 
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
+    _issparse,
     fits_full,
     full_distance_matrix,
     map_distance_rows,
@@ -28,7 +29,8 @@ from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
 _SAMPLE_DOC = """    sample_size : int, float or None, default=None
         Reference samples whose margins are averaged: None uses every sample (the
         classical definition), an int is a count, a float in (0, 1] a fraction of the
-        samples. The references are drawn without replacement with ``random_state``;
+        samples. The references are drawn without replacement with ``random_state``
+        (``check_random_state(random_state).choice(N, m, replace=False)``, sorted);
         their neighbours are searched among *all* samples, so the cost is
         ``O(m N D)`` for ``m`` references instead of ``O(N^2 D)``.
     random_state : int, RandomState instance or None, default=None
@@ -104,8 +106,10 @@ class _OneNeighbour(_Sampled):
         rows = self._ref_rows
         ed = self._expected_model(Z, y, C)
         n_ref = n if rows is None else rows.size
-        spans = self._spans(n_ref, C)
-        if rows is None and ed is None and len(spans) == 1:
+        sparse = _issparse(Z)
+        # sparse (often wide): the per-row margins are not kept, only chunk sums
+        spans = self._spans(n_ref, C + (Z.shape[1] // 6 if sparse else 0))
+        if rows is None and ed is None and len(spans) == 1 and not sparse:
             idx, dist = self._knn(Z, y, 1, C)
             hit, miss = _nearest_hit_miss(idx, dist, y)
             c_hit, c_miss = self._coefficients(y, priors)
@@ -118,18 +122,24 @@ class _OneNeighbour(_Sampled):
         self.nearest_hits_ = np.full(n, -1, dtype=np.intp)
         self.nearest_misses_ = np.full(n, -1, dtype=np.intp)
         # per-row margins summed once in row order: independent of the chunking
-        out = np.empty((n_ref, Z.shape[1]))
+        out = np.empty((1 if sparse else n_ref, Z.shape[1]))
+        total = np.zeros(Z.shape[1])
         for a, b in spans:
             r = ref[a:b]
-            idx, dist = self._knn(Z, y, 1, C, rows=r, expected=ed, memory_budget=budget // 2)
+            rk = None if rows is None and len(spans) == 1 else r
+            idx, dist = self._knn(Z, y, 1, C, rows=rk, expected=ed, memory_budget=budget // 2)
             hit, miss = _nearest_hit_miss(idx, dist, y[r])
             self.nearest_hits_[r] = hit
             self.nearest_misses_[r] = miss
             c_hit, c_miss = self._coefficients(y[r], priors)
             nb = np.stack([hit, miss], axis=1)
             coef = np.stack([c_hit, c_miss], axis=1)
-            out[a:b] = absdiff_sparse(Z, nb, coef, rows=r, memory_budget=budget // 2, expected=ed)
-        return out.sum(axis=0) / n_ref
+            m = absdiff_sparse(Z, nb, coef, rows=r, memory_budget=budget // 2, expected=ed)
+            if sparse:
+                total += m.sum(axis=0)
+            else:
+                out[a:b] = m
+        return (total if sparse else out.sum(axis=0)) / n_ref
 
 
 class Relief(_OneNeighbour):
@@ -161,7 +171,8 @@ class Relief(_OneNeighbour):
     margin_ : ndarray of shape (n_features,)
         The mean margin ``mbar`` before the positive part and normalisation.
     nearest_hits_, nearest_misses_ : ndarray of shape (n_samples,)
-        Index of each sample's nearest hit and miss (-1 when none).
+        Index of each sample's nearest hit and miss (-1 when none, and for the
+        samples that are not references when ``sample_size`` is set).
     selection_order_, ranking_, support_, classes_, n_features_in_
 
     References
@@ -232,6 +243,8 @@ class MRelief(_OneNeighbour):
 
 
 class ReliefF(_Sampled):
+    _supports_regression = True
+
     __doc__ = (
         r"""ReliefF: ``k`` nearest hits and ``k`` nearest misses of every other class.
 
@@ -246,6 +259,22 @@ class ReliefF(_Sampled):
     than ``k`` when a class is small). ``p`` are the class frequencies. Same
     definition as Weka's ReliefF and skrebate's ReliefF (up to the final
     normalisation ``w = (mbar)+/||(mbar)+||``).
+
+    **Regression** (a continuous float target): RReliefF (Robnik-Sikonja & Kononenko
+    2003). For every reference ``R_i`` and its ``k`` nearest samples ``I_j`` (any
+    target value) with influence
+    ``d_ij = exp(-(r_ij/s)^2) / sum_l exp(-(r_il/s)^2)`` (``r_ij`` the rank 1..k of
+    ``I_j``, ``s = k/3``) and ``dtau_ij = |tau_i - tau_j| / (max tau - min tau)``:
+
+    .. math::
+
+        N_{dC} = \sum_{ij} d_{ij} \delta\tau_{ij}, \quad
+        N_{dA} = \sum_{ij} d_{ij} |x_i - x_j|, \quad
+        N_{dC \wedge dA} = \sum_{ij} d_{ij} \delta\tau_{ij} |x_i - x_j|, \quad
+        \bar m = \frac{N_{dC \wedge dA}}{N_{dC}} - \frac{N_{dA} - N_{dC \wedge dA}}{m - N_{dC}}
+
+    with ``m`` the number of references; ``margin_`` is that ``mbar`` and ``classes_``
+    is not set.
 
     Parameters
     ----------
@@ -308,6 +337,8 @@ class ReliefF(_Sampled):
         n, C = y.size, priors.size
         # the mean margin is a sum over samples: group them by class for the neighbour
         # kernel (a stable order keeps the index tie-break within every class)
+        if getattr(self, "_y_target", None) is not None:
+            return self._rrelieff(Z, k)
         order = np.argsort(y, kind="stable")
         Z, y = Z[order], y[order]
         budget = int(self.memory_budget)
@@ -319,19 +350,67 @@ class ReliefF(_Sampled):
         # a class never offers more than its size: with many small classes (one
         # sample each) the lists hold one slot per class, not k
         k_eff = max(1, min(k, int(np.bincount(y, minlength=C).max())))
-        spans = self._spans(n_ref, C * k_eff)
-        if rows is None and ed is None and len(spans) == 1:
+        sparse = _issparse(Z)
+        # sparse (often wide): the per-row margins are not kept, only chunk sums
+        spans = self._spans(n_ref, C * k_eff + (Z.shape[1] // 6 if sparse else 0))
+        if rows is None and ed is None and len(spans) == 1 and not sparse:
             idx = self._knn(Z, y, k, C)[0]
             margins = self._margins(Z, y, priors, idx, None, None, budget)
             return margins.sum(axis=0) / n
         ref = np.arange(n) if rows is None else rows
         # per-row margins summed once in row order: independent of the chunking
-        out = np.empty((n_ref, Z.shape[1]))
+        out = np.empty((1 if sparse else n_ref, Z.shape[1]))
+        total = np.zeros(Z.shape[1])
         for a, b in spans:
             r = ref[a:b]
-            idx = self._knn(Z, y, k_eff, C, rows=r, expected=ed, memory_budget=budget // 2)[0]
-            out[a:b] = self._margins(Z, y, priors, idx, r, ed, budget // 2)
-        return out.sum(axis=0) / n_ref
+            rk = None if rows is None and len(spans) == 1 else r
+            idx = self._knn(Z, y, k_eff, C, rows=rk, expected=ed, memory_budget=budget // 2)[0]
+            m = self._margins(Z, y, priors, idx, r, ed, budget // 2)
+            if sparse:
+                total += m.sum(axis=0)
+            else:
+                out[a:b] = m
+        return (total if sparse else out.sum(axis=0)) / n_ref
+
+    def _rrelieff(self, Z, k):
+        """RReliefF's weights for a continuous target (see the class docstring)."""
+        t = self._y_target
+        n, d = Z.shape[0], Z.shape[1]
+        budget = int(self.memory_budget)
+        y0 = np.zeros(n, dtype=np.intp)
+        rows = self._ref_rows
+        ref = np.arange(n) if rows is None else rows
+        ed = self._expected_model(Z, y0, 1)
+        k_eff = max(1, min(k, n - 1))
+        sig = k_eff / 3.0
+        spans = self._spans(ref.size, 2 * k_eff + (d // 6 if _issparse(Z) else 0))
+        span_t = float(np.ptp(t))
+        n_dc = 0.0
+        n_da = np.zeros(d)
+        n_dcda = np.zeros(d)
+        for a, b in spans:
+            r = ref[a:b]
+            rk = None if rows is None and len(spans) == 1 else r
+            idx = self._knn(Z, y0, k_eff, 1, rows=rk, expected=ed, memory_budget=budget // 2)[0]
+            idx = idx[:, 0, :]  # (rows, k): nearest first, -1 past the end
+            found = idx >= 0
+            rank = np.arange(1, k_eff + 1, dtype=np.float64)
+            infl = np.where(found, np.exp(-((rank / sig) ** 2))[None, :], 0.0)
+            infl /= infl.sum(axis=1, keepdims=True)
+            dt = np.where(found, np.abs(t[r][:, None] - t[np.maximum(idx, 0)]) / span_t, 0.0)
+            n_dc += float(np.sum(dt * infl))
+            rr = None if rk is None else r
+            n_da += absdiff_sparse(
+                Z, idx, infl, rows=rr, memory_budget=budget // 2, expected=ed
+            ).sum(axis=0)
+            n_dcda += absdiff_sparse(
+                Z, idx, dt * infl, rows=rr, memory_budget=budget // 2, expected=ed
+            ).sum(axis=0)
+        m = float(ref.size)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            first = n_dcda / n_dc if n_dc > 0 else np.zeros(d)
+            second = (n_da - n_dcda) / (m - n_dc) if m - n_dc > 0 else np.zeros(d)
+        return first - second
 
     @staticmethod
     def _margins(Z, y, priors, idx, rows, ed, budget):
@@ -369,7 +448,7 @@ class _RadiusRelief(_Sampled):
         n = y.size
         budget = int(self.memory_budget)
         rows = self._ref_rows
-        if rows is not None or np.isnan(Z).any():
+        if rows is not None or _issparse(Z) or np.isnan(Z).any():
             return self._mean_margin_at(Z, y, priors, rows)
         if fits_full(n, budget):
             # the mean margin is a sum over samples: group them by class (the compiled
@@ -412,7 +491,7 @@ class _RadiusRelief(_Sampled):
         def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
             selfs = ref[a:b]
             T = self._thresholds_at(selfs, D, n)
-            m = radius_margin_rows_at(ed, selfs, D, T, y, priors, memory_budget=budget)
+            m = radius_margin_rows_at(ed, selfs, D, T, y, priors, memory_budget=budget, X=Z)
             return m.sum(axis=0)
 
         parts = map_distance_rows(
@@ -422,7 +501,7 @@ class _RadiusRelief(_Sampled):
             memory_budget=budget,
             n_jobs=self.n_jobs,
             expected=ed,
-            rows=ref,
+            rows=rows,
         )
         return np.sum(parts, axis=0) / ref.size
 
@@ -442,7 +521,9 @@ class SURF(_RadiusRelief):
 
     where ``H`` (``M_c``) are the samples of the same class (of class ``c``) with
     ``d(x_n, x_j) < T`` (Greene et al. 2009). An empty set contributes 0. The class
-    weighting is ReliefF's, so binary and multiclass data are treated alike.
+    weighting is ReliefF's, so binary and multiclass data are treated alike. With
+    ``sample_size``, ``T`` is the mean distance of the references to all other samples
+    and the margins are averaged over the references.
 
     Parameters
     ----------"""
@@ -498,7 +579,7 @@ class SURF(_RadiusRelief):
             memory_budget=int(self.memory_budget),
             n_jobs=self.n_jobs,
             expected=ed,
-            rows=ref,
+            rows=None if ref.size == n else ref,
         )
         self.threshold_ = float(np.concatenate(parts).sum() / (ref.size * (n - 1)))
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, effective_n_jobs
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _issparse, effective_n_jobs
 from fsel.kernels.neighbors import GAUSS_TOL, gaussian_class_sums, gaussian_hit_total_sums
 from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
 
@@ -234,11 +234,29 @@ class PRelief(BaseRelief):
         return arr
 
     def _mean_margin(self, Z, y, priors, nominal=None):
+        if not _issparse(Z):
+            return self._mean_margin_dense(Z, y, priors, nominal)
+        # sparse: one densified column (N values) at a time; P-Relief is per feature
+        Zc = Z.tocsc()
+        d = Zc.shape[1]
+        fixed = None if isinstance(self.sigma, str) and self.sigma == "silverman" else True
+        sig_all = self._sigmas(np.zeros((1, d))) if fixed else np.ones(d)
+        mbar = np.zeros(d)
+        for j in range(d):
+            col = Zc[:, [j]].toarray()
+            sj = sig_all[j : j + 1] if fixed else silverman_bandwidth(col)
+            sig_all[j] = sj[0]
+            mbar[j] = self._mean_margin_dense(col, y, priors, None, sig=sj)[0]
+        self.sigma_ = sig_all
+        return mbar
+
+    def _mean_margin_dense(self, Z, y, priors, nominal=None, sig=None):
         n, d = Z.shape
         C = priors.size
         holes = np.isnan(Z)
         hole_cols = holes.any(axis=0)
-        sig = self._sigmas(Z, holes if hole_cols.any() else None)
+        if sig is None:
+            sig = self._sigmas(Z, holes if hole_cols.any() else None)
         self.sigma_ = sig
         counts = np.bincount(y, minlength=C)
         nominal = np.zeros(d, bool) if nominal is None else nominal
