@@ -90,7 +90,23 @@ def test_complete_data_bit_identical_to_before(backend, missing):
     assert set(frozen) == {key for key, _ in cases}
     for key, (name, params, X, y) in cases:
         got = frozen_record(fsel, name, {**params, "missing": missing}, X, y)
-        assert got == frozen[key], key
+        if _current_backend() == "numba":
+            assert got == frozen[key], key
+            continue
+        # the numpy back-end has since learnt to add the cells in the numba kernel's
+        # order (so small tables need no JIT and both back-ends agree bit for bit), which
+        # moves the last bit of some sums: everything else is identical, floats to 1e-12
+        for field, want in frozen[key].items():
+            if field in ("relevance", "scores", "step_scores"):
+                np.testing.assert_allclose(
+                    [float.fromhex(v) for v in got[field]],
+                    [float.fromhex(v) for v in want],
+                    rtol=1e-12,
+                    atol=1e-15,
+                    err_msg=f"{key} {field}",
+                )
+            else:
+                assert got[field] == want, (key, field)
 
 
 # ------------------------------------------------------------ hand-computed tables
