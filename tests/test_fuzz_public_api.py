@@ -219,7 +219,15 @@ def _check_contract(est: Any, X: Any, where: str) -> None:
     ), where
     scores = np.asarray(est.scores_, dtype=np.float64)
     assert scores.shape == (d,), where
-    assert not np.isnan(scores).any(), f"{where}: NaN scores {scores}"
+    nan_scores = np.isnan(scores)
+    if nan_scores.any():
+        # only the ranking indices may leave a feature unscored (NaN, ranked last), and
+        # only one with too few observed values to be scored at all
+        assert hasattr(est, "index"), f"{where}: NaN scores {scores}"
+        arr = np.asarray(X, dtype=np.float64) if not hasattr(X, "columns") else None
+        if arr is not None and arr.ndim == 2:
+            observed = (~np.isnan(arr)).sum(axis=0)
+            assert (observed[nan_scores] < 7).all(), f"{where}: NaN scores {scores}"
     assert np.array_equal(est.get_support(), support), where
     if isinstance(X, np.ndarray) and X.dtype.kind in "biuf" and X.ndim == 2:
         out = est.transform(X)
@@ -357,7 +365,11 @@ def test_select_api_on_odd_inputs(method):
             _check_clean_error(exc, where)
         else:
             assert case.may_have_result or case.nan, f"{where}: bad input was accepted"
-            assert len(res.features) == 1 and len(res.names) == 1, where
+            # classifiability and CMI stop early when no feature adds anything (e.g. only
+            # constant columns); every other method returns exactly k
+            if method not in ("classifiability", "cmi"):
+                assert len(res.features) == 1, where
+            assert len(res.features) <= 1 and len(res.names) == len(res.features), where
             assert np.isfinite(res.scores).all() or case.nan, where
         assert _unchanged(X_before, case.X), f"{where}: X was modified"
 

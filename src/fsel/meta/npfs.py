@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 from scipy.stats import binom
+from sklearn.utils import get_tags
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from fsel.meta.resampling import selection_matrix
@@ -588,6 +589,11 @@ class NPFS(BaseSelector):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.input_tags.allow_nan = False
+        # missing values are the wrapped selector's business (SPEC section 10)
+        sel = getattr(self, "selector", None)
+        try:
+            tags.input_tags.allow_nan = bool(get_tags(sel).input_tags.allow_nan)
+        except (TypeError, AttributeError, ValueError):  # a callable or a non-estimator
+            tags.input_tags.allow_nan = True
         tags.non_deterministic = self.random_state is None
         return tags

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import _check_feature_names, check_is_fitted
+from sklearn.utils._set_output import _get_output_config
+from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
 from fsel.utils.validation import Table, check_table, check_target
 
@@ -96,28 +97,24 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         check_is_fitted(self, "support_")
         return int(self.support_.sum())
 
-    def _get_support_mask(self) -> np.ndarray:
-        check_is_fitted(self, "support_")
-        return self.support_
-
     def transform(self, X: Any) -> Any:
         """Reduce ``X`` to the selected features.
 
-        A pandas DataFrame with a datetime or timedelta column (accepted by ``fit`` when
-        declared categorical) is sliced by position, since scikit-learn's conversion of
-        the whole frame to one array cannot join dates with numbers; every other input
-        goes through scikit-learn's ``SelectorMixin.transform``.
+        A pandas DataFrame is cut by column, whatever its dtypes (categorical, string,
+        nullable columns with holes), and returned as a numpy array as scikit-learn's
+        selectors do; other input goes through scikit-learn's ``SelectorMixin``.
         """
-        if _has_datetime_column(X):
-            check_is_fitted(self, "support_")
-            _check_feature_names(self, X, reset=False)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(
-                    f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                    f"{self.n_features_in_} features as input."
-                )
-            return X.iloc[:, np.flatnonzero(self.support_)].to_numpy()
+        if type(X).__module__.startswith("pandas") and hasattr(X, "iloc"):
+            if _get_output_config("transform", estimator=self)["dense"] == "default":
+                check_is_fitted(self, "support_")
+                _check_feature_names(self, X, reset=False)
+                _check_n_features(self, X, reset=False)
+                return X.iloc[:, np.flatnonzero(self._get_support_mask())].to_numpy()
         return super().transform(X)
+
+    def _get_support_mask(self) -> np.ndarray:
+        check_is_fitted(self, "support_")
+        return self.support_
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -126,10 +123,3 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         # refuses them (SPEC section 10)
         tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"
         return tags
-
-
-def _has_datetime_column(X: Any) -> bool:
-    """True for a pandas DataFrame holding a datetime or timedelta column."""
-    if not type(X).__module__.startswith("pandas") or not hasattr(X, "dtypes"):
-        return False
-    return any(getattr(dt, "kind", "") in "mM" for dt in X.dtypes)
