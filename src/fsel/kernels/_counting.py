@@ -656,6 +656,8 @@ def available_nlogn(
     n_out = np.zeros(k, np.int64)
     _run_threads(kernel, k, n_jobs, (C, miss, z, nz, group, a, table, s_out, m_out, n_out))
     return s_out, m_out, n_out
+
+
 #: at most this many codes (features x samples): a small table is counted with numpy,
 #: bit-identical to the numba kernel there, so a small job needs no numba import or
 #: JIT load (about a second, more than the whole count takes)

@@ -310,7 +310,6 @@ class InformationTable:
             cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
         )
 
-
     def _h(self, s: np.ndarray, m: np.ndarray) -> np.ndarray:
         """Entropy in bits from ``sum c log2 c`` and the non-empty cell count."""
         h = self._log2n - np.asarray(s) / self.n_samples
