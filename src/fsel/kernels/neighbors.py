@@ -319,7 +319,34 @@ def _numba_kernels() -> dict[str, Any]:
                             o[k] += w0 * abs(a[k] - b0[k])
                         q += 1
 
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def absdiff_csr(indptr, indices, data, rows_idx, idx, coef, out):  # pragma: no cover
+        # out[r] += coef[r, t] |x_i - x_j| from the non-zeros: a merge of the two rows'
+        # sorted column lists, O(nnz_i + nnz_j) per pair
+        for r in range(idx.shape[0]):
+            i = rows_idx[r]
+            o = out[r]
+            for t in range(idx.shape[1]):
+                j = idx[r, t]
+                w = coef[r, t]
+                if j < 0 or w == 0.0:
+                    continue
+                p, pe = indptr[i], indptr[i + 1]
+                q, qe = indptr[j], indptr[j + 1]
+                while p < pe or q < qe:
+                    if q >= qe or (p < pe and indices[p] < indices[q]):
+                        o[indices[p]] += w * abs(data[p])
+                        p += 1
+                    elif p >= pe or indices[q] < indices[p]:
+                        o[indices[q]] += w * abs(data[q])
+                        q += 1
+                    else:
+                        o[indices[p]] += w * abs(data[p] - data[q])
+                        p += 1
+                        q += 1
+
     _COMPILED.update(
+        absdiff_csr=absdiff_csr,
         row_mean_std=row_mean_std,
         radius_counts=radius_counts,
         radius_rows=radius_rows,
@@ -528,11 +555,25 @@ def absdiff_sparse(
     coef = np.ascontiguousarray(coef, dtype=np.float64)
     rows_idx = np.arange(idx.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
     if _issparse(X):
-        # CSR rows: each span's rows and neighbours densified (never the whole matrix)
         Xs = X.tocsr()
+        if not Xs.has_sorted_indices:
+            Xs = Xs.sorted_indices()
         d = Xs.shape[1]
         m = max(idx.shape[1], 1)
         out = np.zeros((idx.shape[0], d))
+        if _use_numba(use_numba):
+            # from the non-zeros: a merge of each pair's sorted column lists
+            _numba_kernels()["absdiff_csr"](
+                np.asarray(Xs.indptr, dtype=np.intp),
+                np.asarray(Xs.indices, dtype=np.intp),
+                np.asarray(Xs.data, dtype=np.float64),
+                rows_idx,
+                idx,
+                coef,
+                out,
+            )
+            return out
+        # numpy: each span's rows and neighbours densified (never the whole matrix)
         step = max(1, int(memory_budget // (8 * (m + 1) * (d + 2))))
         for a in range(0, idx.shape[0], step):
             b = min(a + step, idx.shape[0])
