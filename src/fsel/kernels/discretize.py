@@ -63,6 +63,8 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Number of distinct values per column.
     """
     values = np.asarray(values)
+    if values.dtype.kind == "b":  # numpy cannot subtract booleans; same codes as 0/1
+        values = values.view(np.uint8)
     n, d = values.shape
     # small tables: numpy (exact integer codes either way; no numba import or JIT load)
     if values.dtype.kind in "iub" and n and d and n * d > SMALL_TABLE_CELLS and numba_enabled():
