@@ -97,12 +97,13 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     def transform(self, X: Any) -> Any:
         """Reduce ``X`` to the selected features.
 
-        A pandas DataFrame with a datetime or timedelta column (accepted by ``fit`` when
-        declared categorical) is sliced by position, since scikit-learn's conversion of
-        the whole frame to one array cannot join dates with numbers; every other input
-        goes through scikit-learn's ``SelectorMixin.transform``.
+        A pandas DataFrame with a non-numeric column (categorical, string or datetime,
+        accepted by ``fit`` as categorical codes) is sliced by position, since
+        scikit-learn's conversion of the whole frame to one array fails on such mixes
+        (dates with numbers, categories with booleans); every other input goes through
+        scikit-learn's ``SelectorMixin.transform``.
         """
-        if _has_datetime_column(X):
+        if _has_non_numeric_column(X) and not _pandas_output(self):
             check_is_fitted(self, "support_")
             _check_feature_names(self, X, reset=False)
             if X.shape[1] != self.n_features_in_:
@@ -120,8 +121,16 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         return tags
 
 
-def _has_datetime_column(X: Any) -> bool:
-    """True for a pandas DataFrame holding a datetime or timedelta column."""
+def _has_non_numeric_column(X: Any) -> bool:
+    """True for a pandas DataFrame with a column that is not bool, int or float."""
     if not type(X).__module__.startswith("pandas") or not hasattr(X, "dtypes"):
         return False
-    return any(getattr(dt, "kind", "") in "mM" for dt in X.dtypes)
+    return any(getattr(dt, "kind", "O") not in "biuf" for dt in X.dtypes)
+
+
+def _pandas_output(est: Any) -> bool:
+    """True when ``set_output(transform="pandas")`` is in effect (scikit-learn then
+    keeps the frame as it is and selects its columns itself)."""
+    from sklearn.utils._set_output import _get_output_config
+
+    return _get_output_config("transform", est)["dense"] == "pandas"
