@@ -235,3 +235,27 @@ def test_float_codes_beyond_int64_are_compacted_without_overflow(name):
     ref[:, 2] = _unique_codes(X[:, 2:3] > 0)[:, 0]
     got = _make(name).fit(Xf, y)
     np.testing.assert_array_equal(got.scores_, _make(name).fit(ref, y).scores_)
+
+
+@pytest.mark.parametrize("name", ["mim", "relieff", "k1"])
+def test_transform_on_a_frame_with_category_and_bool_columns(name):
+    """fit accepts a categorical column beside a boolean one; scikit-learn's transform
+    could not convert that frame to one array (found by the fuzz test)."""
+    X, y = _table(13)
+    frame = pd.DataFrame(
+        {
+            "flag": X[:, 1] > 0,
+            "cat": pd.Categorical(np.where(X[:, 0] >= 2, "hi", "lo")),
+            "n": X[:, 2],
+        }
+    )
+    est = _make(name, k=2).fit(frame, y)
+    out = est.transform(frame)
+    cols = frame.columns[est.get_support()]
+    assert out.shape == (len(y), 2)
+    for j, c in enumerate(cols):
+        assert out[:, j].tolist() == frame[c].tolist()
+    est.set_output(transform="pandas")
+    kept = est.transform(frame)
+    assert list(kept.columns) == list(cols)
+    assert kept.dtypes.tolist() == frame[cols].dtypes.tolist()

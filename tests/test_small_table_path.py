@@ -87,3 +87,17 @@ def test_a_small_selection_does_not_import_numba():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("numba_off", ["1", "0"])
+def test_boolean_columns_on_both_paths(numba_off, monkeypatch):
+    """Boolean codes on the numpy path (small tables, or numba disabled) used to fail
+    with numpy's boolean-subtract TypeError."""
+    monkeypatch.setenv("FSEL_DISABLE_NUMBA", numba_off)
+    rng = np.random.default_rng(1)
+    X = rng.random((60, 4)) < 0.5
+    y = (X[:, 2] ^ (rng.random(60) < 0.1)).astype(int)
+    got = fsel.JMI(2).fit(X, y)
+    ref = fsel.JMI(2).fit(X.astype(np.int64), y)
+    np.testing.assert_array_equal(got.scores_, ref.scores_)
+    assert got.selection_order_[0] == 2
