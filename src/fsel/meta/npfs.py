@@ -39,12 +39,13 @@ from typing import Any
 
 import numpy as np
 from scipy.stats import binom
+from sklearn.utils import get_tags
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from fsel.meta.resampling import selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
-from fsel.utils.validation import check_table, check_target, is_dataframe
+from fsel.utils.validation import check_table, check_target, is_dataframe, is_sparse
 
 __all__ = [
     "NPFS",
@@ -491,8 +492,9 @@ class NPFS(BaseSelector):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Passed to the base selector row by row subset, columns and dtypes kept.
+        X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
+            Passed to the base selector row by row subset, columns and dtypes kept (a
+            sparse matrix as CSR rows, never densified).
         y : array-like of shape (n_samples,)
 
         Returns
@@ -510,6 +512,12 @@ class NPFS(BaseSelector):
                 )
             _check_feature_names(self, X, reset=True)
             Xw = X
+        elif is_sparse(X):
+            # validated once (never densified); the replicates take rows of a CSR copy
+            table = check_table(X, min_samples=2, estimator_name=name, accept_sparse=True)
+            n_samples, n_features = table.values.shape
+            del table
+            Xw = X.tocsr()
         else:
             table = check_table(X, min_samples=2, estimator_name=name)
             n_samples, n_features = table.values.shape
@@ -587,5 +595,9 @@ class NPFS(BaseSelector):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         tags.input_tags.allow_nan = False
+        # sparse X goes to the base selector row-subset: as sparse as it accepts
+        tags.input_tags.sparse = (
+            get_tags(self.selector).input_tags.sparse if hasattr(self.selector, "fit") else True
+        )
         tags.non_deterministic = self.random_state is None
         return tags
