@@ -169,6 +169,7 @@ class InformationSelector(BaseSelector):
         codes, n_levels, edges = discretize_fn(
             table.values, table.discrete, self.n_bins, self.discretize
         )
+        del table  # the codes are all the engine needs: free the validated copy
         self.bin_edges_ = edges
         self.n_levels_ = n_levels
         self.classes_ = classes
