@@ -16,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.ranking_indices import INDEX_NAMES, ranking_scores_batch
+from fsel.kernels.ranking_indices import INDEX_NAMES, ranking_scores, ranking_scores_batch
 from fsel.meta.resampling import resample_indices, run_replicates
 from fsel.selectors._base import BaseSelector
 from fsel.selectors.ranking import _fit_setup, order_by_score
+from fsel.utils.validation import is_sparse
 
 __all__ = ["BootstrapRanking", "bootstrap_scores"]
 
@@ -32,6 +33,16 @@ def _score_replicates(
     X: np.ndarray, y: np.ndarray, idx: np.ndarray, *, names: tuple[str, ...], params: dict
 ) -> dict[str, np.ndarray]:
     """Index scores of the resamples ``idx`` (shape ``(b, n)``): ``(b, d)`` per name."""
+    if is_sparse(X):  # one resample at a time: rows of a CSR matrix, never densified
+        out = {nm: np.zeros((idx.shape[0], X.shape[1])) for nm in names}
+        for b, rows in enumerate(idx):
+            yb = y[rows]
+            if (yb == yb[0]).all():  # a constant resampled target scores 0, as batched
+                continue
+            scores = ranking_scores(X[rows], yb, names, **params)
+            for nm in names:
+                out[nm][b] = scores[nm]
+        return out
     return ranking_scores_batch(X[idx], y[idx], names, constant_target="zero", **params)
 
 
@@ -90,7 +101,7 @@ def bootstrap_scores(
     >>> s["In"].shape, int(s["In"].mean(axis=0).argmin()), int(s["K3"].mean(axis=0).argmax())
     ((20, 3), 2, 2)
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = X.tocsr() if is_sparse(X) else np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     names = (indices,) if isinstance(indices, str) else tuple(indices)
     if isinstance(n_bootstraps, (bool, np.bool_)) or not isinstance(
@@ -217,7 +228,7 @@ class BootstrapRanking(BaseSelector):
         -------
         self
         """
-        values, target, spec, params, k = _fit_setup(self, X, y)
+        values, target, spec, params, k = _fit_setup(self, X, y, accept_sparse=True)
         boot = bootstrap_scores(
             values,
             target,
@@ -236,5 +247,6 @@ class BootstrapRanking(BaseSelector):
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # resamples take rows of a CSR matrix
         tags.non_deterministic = self.random_state is None
         return tags

@@ -33,7 +33,9 @@ def order_by_score(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
     return np.argsort(-scores if higher_is_better else scores, kind="stable")
 
 
-def _fit_setup(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, Any, dict[str, int], int]:
+def _fit_setup(
+    est: Any, X: Any, y: Any, accept_sparse: bool = False
+) -> tuple[Any, np.ndarray, Any, dict[str, int], int]:
     """Shared ``fit`` preamble of the ranking selectors: validate data and parameters.
 
     Returns the feature matrix, the numeric target, the index spec, the resolved slice
@@ -42,7 +44,7 @@ def _fit_setup(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, Any, d
     (strings, ...) become class codes ``0..c-1`` (``check_target(kind="numeric")``).
     """
     spec = get_index(est.index)
-    table, y_out, _ = est._validate_fit_data(X, y, min_samples=2)
+    table, y_out, _ = est._validate_fit_data(X, y, min_samples=2, accept_sparse=accept_sparse)
     n, d = table.values.shape
     k = check_n_features_to_select(est.n_features_to_select, d)
     params = {
@@ -155,12 +157,19 @@ class RankingIndex(BaseSelector):
         self.n_bins_x = n_bins_x
         self.n_bins_y = n_bins_y
 
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse in, never densified whole
+        return tags
+
     def fit(self, X: Any, y: Any) -> RankingIndex:
         """Score every feature and select the best ``n_features_to_select``.
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
+            A sparse matrix is never densified whole: each column sorts its stored
+            values only (its zeros are one tied block); the scores equal the dense ones.
         y : array-like of shape (n_samples,)
             Numeric (used by value; must not be constant) or class labels (at least
             two classes).
@@ -169,7 +178,8 @@ class RankingIndex(BaseSelector):
         -------
         self
         """
-        values, target, spec, params, k = _fit_setup(self, X, y)
+        # sparse X: a CSC matrix; the kernel sorts only the stored values of each column
+        values, target, spec, params, k = _fit_setup(self, X, y, accept_sparse=True)
         scores = ranking_scores(values, target, spec.name, **params)[spec.name]
         self.higher_is_better_ = spec.higher_is_better
         self._set_selection(order_by_score(scores, spec.higher_is_better)[:k], scores)
