@@ -135,3 +135,26 @@ def test_dataset_train_layout_dorothea(shared_datasets, capsys):
     data = read_data(str(shared_datasets / "dorothea_train_only.npz"), None)
     assert data.X.shape == (800, 100000)
     assert data.y.shape == (800,)
+
+
+def test_readme_text_example_selects_topic_terms():
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    docs = [
+        "the gpu driver crashed after the kernel update",
+        "new gpu drivers improve the frame rate",
+        "kernel panic when the driver loads",
+        "the recipe needs butter sugar and flour",
+        "bake the cake with sugar and butter",
+        "flour and eggs make the dough",
+    ] * 20
+    y = np.tile(["tech"] * 3 + ["cooking"] * 3, 20)
+    vec = CountVectorizer(stop_words="english")
+    X = vec.fit_transform(docs)
+    sel = fsel.JMI(n_features_to_select=3).fit(X, y)
+    terms = vec.get_feature_names_out()[sel.selection_order_].tolist()
+    assert terms == ["butter", "dough", "flour"]  # as the README shows
+    # butter or flour is in every cooking document and in no tech one
+    cooking = {"butter", "flour"}
+    assert all(bool(cooking & set(d.split())) == (lab == "cooking") for d, lab in zip(docs, y))
+    assert sp.issparse(sel.transform(X)) and sel.transform(X).shape == (120, 3)
