@@ -156,5 +156,7 @@ def test_readme_text_example_selects_topic_terms():
     assert terms == ["butter", "dough", "flour"]  # as the README shows
     # butter or flour is in every cooking document and in no tech one
     cooking = {"butter", "flour"}
-    assert all(bool(cooking & set(d.split())) == (lab == "cooking") for d, lab in zip(docs, y))
+    assert all(
+        bool(cooking & set(d.split())) == (lab == "cooking") for d, lab in zip(docs, y, strict=True)
+    )
     assert sp.issparse(sel.transform(X)) and sel.transform(X).shape == (120, 3)
