@@ -286,20 +286,28 @@ def _numba_grouped(
     outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
     kernel = dense if a * nz <= max(4 * n, 4096) else sparse
     z = np.ascontiguousarray(z, dtype=np.int64)
+    _threaded_over_features(kernel, (C, z, nz, group, a, table), outs, k, n_jobs)
+    return outs
+
+
+def _threaded_over_features(
+    kernel: Any, args: tuple, outs: tuple[np.ndarray, ...], k: int, n_jobs: int
+) -> None:
+    """Run ``kernel(*args, *outs, k0, k1)`` over features ``0..k-1``, in ``n_jobs``
+    threads over feature ranges (the numba kernels release the GIL)."""
     if n_jobs <= 1 or k < 2 * n_jobs:
-        kernel(C, z, nz, group, a, table, *outs, 0, k)
-        return outs
+        kernel(*args, *outs, 0, k)
+        return
     from concurrent.futures import ThreadPoolExecutor
 
     bounds = np.linspace(0, k, n_jobs + 1).astype(int)
     with ThreadPoolExecutor(max_workers=n_jobs) as ex:
         futs = [
-            ex.submit(kernel, C, z, nz, group, a, table, *outs, int(b0), int(b1))
+            ex.submit(kernel, *args, *outs, int(b0), int(b1))
             for b0, b1 in itertools.pairwise(bounds)
         ]
         for f in futs:
             f.result()
-    return outs
 
 
 def grouped_nlogn(
@@ -649,17 +657,5 @@ def sparse_grouped_nlogn(
         use_sort,
     )
     outs = (np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.int64))
-    if n_jobs <= 1 or K < 2 * n_jobs:
-        kernel(*args, *outs, 0, K)
-        return outs
-    from concurrent.futures import ThreadPoolExecutor
-
-    bounds = np.linspace(0, K, n_jobs + 1).astype(int)
-    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
-        futs = [
-            ex.submit(kernel, *args, *outs, int(b0), int(b1))
-            for b0, b1 in itertools.pairwise(bounds)
-        ]
-        for f in futs:
-            f.result()
+    _threaded_over_features(kernel, args, outs, K, n_jobs)
     return outs
