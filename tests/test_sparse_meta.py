@@ -160,3 +160,23 @@ def test_readme_text_example_selects_topic_terms():
         bool(cooking & set(d.split())) == (lab == "cooking") for d, lab in zip(docs, y, strict=True)
     )
     assert sp.issparse(sel.transform(X)) and sel.transform(X).shape == (120, 3)
+
+
+def test_loader_reads_sparse_and_train_layouts(tmp_path, shared_datasets):
+    from fsel.datasets import list_datasets, load
+
+    X, dense, y = _data()
+    np.savez(
+        tmp_path / "terms.npz",
+        X_data=X.data,
+        X_indices=X.indices,
+        X_indptr=X.indptr,
+        X_shape=np.array(X.shape),
+        y=y,
+    )
+    ds = load("terms", tmp_path)
+    assert sp.issparse(ds.X)
+    np.testing.assert_array_equal(ds.X.toarray(), dense)
+    assert list_datasets(tmp_path) == {"terms": (240, 60)}
+    dor = load("dorothea_train_only", shared_datasets)
+    assert dor.X.shape == (800, 100000) and dor.y.shape == (800,)
