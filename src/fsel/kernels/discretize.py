@@ -465,6 +465,11 @@ def discretize_sparse(
     implicit zero) and in the quantiles, and 0 falls in its bin as usual. A stored NaN
     is a missing value: one more code after the observed levels of its column.
 
+    Cost: one sort of each column's stored values (numba; a ``lexsort`` of all of them
+    in the numpy fallback). ``strategy="quantile"`` expands one float column at a time
+    to take its quantiles (``O(n_samples)`` per binned column); ``"uniform"`` needs the
+    column min/max only.
+
     Parameters
     ----------
     M : scipy.sparse CSC matrix of shape (n_samples, n_features), float64, sorted
