@@ -327,7 +327,7 @@ class SparseCodes:
 
     def row(self, k: int) -> np.ndarray:
         """Dense codes of feature ``k``."""
-        dtype = smallest_code_dtype(int(max(self.codes.max(initial=0), self.zero_code.max())) + 1)
+        dtype = np.result_type(self.codes.dtype, smallest_code_dtype(int(self.zero_code[k]) + 1))
         out = np.full(self.n_samples, self.zero_code[k], dtype=dtype)
         p0, p1 = int(self.indptr[k]), int(self.indptr[k + 1])
         out[self.rows[p0:p1]] = self.codes[p0:p1]
