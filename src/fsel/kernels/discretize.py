@@ -8,7 +8,11 @@ Rules (SPEC section 1):
 * float columns are binned: equal-width into ``n_bins`` bins by default
   (``strategy="uniform"``), equal-frequency as an option (``strategy="quantile"``);
   a float column with no more distinct values than ``n_bins`` is kept as codes;
-* ``strategy=None`` takes every column as codes.
+* ``strategy=None`` takes every column as codes;
+* missing values (NaN, SPEC section 10), when allowed: the edges of a column are learned
+  on its observed values only, the observed values are binned/compacted as above, and
+  the missing cells get one more code, the last one (``a - 1``): "is missing" is a
+  level of its column. Columns without NaN are coded exactly as without the option.
 
 Bin edges are learned once (:func:`fit_bin_edges`) and can be applied to new rows
 (:func:`apply_bin_edges`); values outside the learned range fall into the first or
@@ -24,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels._counting import numba_enabled
+from fsel.kernels._counting import SMALL_TABLE_CELLS, numba_enabled
 
 __all__ = [
     "SparseCodes",
@@ -71,7 +75,8 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if values.dtype.kind == "b":  # numpy cannot subtract booleans
         values = values.view(np.uint8)
     n, d = values.shape
-    if values.dtype.kind in "iub" and n and d and numba_enabled():
+    # small tables: numpy (exact integer codes either way; no numba import or JIT load)
+    if values.dtype.kind in "iub" and n and d and n * d > SMALL_TABLE_CELLS and numba_enabled():
         fast = _compact_integers_numba(values)
         if fast is not None:
             return fast
@@ -83,10 +88,22 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         c1 = min(c0 + block, d)
         vt = np.ascontiguousarray(values[:, c0:c1].T)  # (b, n), one transpose per block
         vmin = vt.min(axis=1)
-        shifted = vt - vmin[:, None]
-        as_int = shifted.astype(np.int64)
-        span = as_int.max(axis=1)
-        ok = (as_int == shifted).all(axis=1) & (span <= max(2 * n, 1024))
+        if vt.dtype.kind in "iu":
+            # exact even for int64 extremes and uint64 above 2**63: the modular uint64
+            # difference max - min is the true span; columns with a small one shift
+            # without overflow
+            span_u = vt.max(axis=1).astype(np.uint64) - vmin.astype(np.uint64)
+            small = span_u <= np.uint64(max(2 * n, 1024))
+            as_int = (vt.astype(np.uint64) - vmin.astype(np.uint64)[:, None]).astype(np.int64)
+            as_int[~small] = 0
+            span = np.where(small, span_u, 0).astype(np.int64)
+            ok = small
+        else:
+            shifted = vt - vmin[:, None]
+            with np.errstate(invalid="ignore"):  # huge or non-integral: not ok below
+                as_int = shifted.astype(np.int64)
+            span = as_int.max(axis=1)
+            ok = (as_int == shifted).all(axis=1) & (span <= max(2 * n, 1024))
         if not ok.any():
             continue
         rows = np.flatnonzero(ok)
@@ -152,10 +169,13 @@ def _numba_compact():  # pragma: no cover - compiled
 def _compact_integers_numba(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """One-pass compaction of an integer matrix (numba back-end), or None when the
     value ranges are too wide for a lookup table."""
-    vmin = values.min(axis=0).astype(np.int64)
-    width = int((values.max(axis=0).astype(np.int64) - vmin).max()) + 1
+    lo = values.min(axis=0)
+    # the true span max - min: a modular uint64 difference, exact for any int64/uint64
+    span = int((values.max(axis=0).astype(np.uint64) - lo.astype(np.uint64)).max())
+    width = span + 1
     if width > 65536 or width * values.shape[1] > 1 << 26:
         return None
+    vmin = lo.astype(np.int64)  # wraps for uint64 above 2**63; X - vmin wraps back
     out = np.empty((values.shape[1], values.shape[0]), dtype=smallest_code_dtype(width))
     levels = _numba_compact()(values, vmin, width, out)
     return out, levels
@@ -166,11 +186,14 @@ def fit_bin_edges(
     discrete: np.ndarray,
     n_bins: int = 5,
     strategy: str | None = "uniform",
+    missing: np.ndarray | None = None,
 ) -> list[np.ndarray | None]:
     """Learn the inner bin edges of every float column.
 
     Returns a list with one entry per column: ``None`` for a column kept as codes, or
     the sorted inner edges (``searchsorted(edges, x, side="right")`` gives the bin).
+    ``missing`` (bool per column, or None) flags the columns that hold NaN: their
+    edges are learned on the observed values only.
     """
     if strategy not in _STRATEGIES:
         raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
@@ -180,6 +203,15 @@ def fit_bin_edges(
     if strategy is None:
         return edges
     cols = np.flatnonzero(~np.asarray(discrete, dtype=bool))
+    if missing is not None:
+        holes = np.asarray(missing, dtype=bool)
+        mcols = cols[holes[cols]]
+        if mcols.size:
+            for j, e in zip(
+                mcols.tolist(), _observed_edges(values, mcols, n_bins, strategy), strict=True
+            ):
+                edges[j] = e
+        cols = cols[~holes[cols]]
     if not cols.size:
         return edges
     # vectorised over columns (same edges as the per-column np.unique/np.linspace):
@@ -203,6 +235,42 @@ def fit_bin_edges(
     return edges
 
 
+def _observed_edges(
+    values: np.ndarray, cols: np.ndarray, n_bins: int, strategy: str
+) -> list[np.ndarray | None]:
+    """Inner edges of the columns ``cols`` (which hold NaN) learned on their observed
+    values, with the same arithmetic as the complete-column path of
+    :func:`fit_bin_edges`."""
+    out: list[np.ndarray | None] = [None] * cols.size
+    V = values if cols.size == values.shape[1] else values[:, cols]
+    head = np.sort(V[: 8 * (n_bins + 1)], axis=0)  # NaN sorts last
+    step_ = np.diff(head, axis=0)
+    distinct = (~np.isnan(head[0])).astype(np.int64) + np.count_nonzero(
+        (step_ != 0) & ~np.isnan(step_), axis=0
+    )
+    many = distinct > n_bins
+    for i in np.flatnonzero(~many).tolist():
+        col = V[:, i]
+        many[i] = np.unique(col[~np.isnan(col)]).size > n_bins
+    idx = np.flatnonzero(many)
+    if not idx.size:
+        return out
+    if strategy == "uniform":
+        W = V if idx.size == V.shape[1] else V[:, idx]
+        # fmin/fmax skip NaN (every column here has an observed value)
+        lo = np.fmin.reduce(W, axis=0).astype(np.float64)
+        step = (np.fmax.reduce(W, axis=0).astype(np.float64) - lo) / n_bins
+        inner = np.arange(1, n_bins, dtype=np.float64)[None, :] * step[:, None] + lo[:, None]
+        for r, i in enumerate(idx.tolist()):
+            out[i] = inner[r]
+    else:
+        for i in idx.tolist():
+            col = V[:, i]
+            col = col[~np.isnan(col)]
+            out[i] = np.unique(np.quantile(col, np.linspace(0, 1, n_bins + 1)[1:-1]))
+    return out
+
+
 def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.ndarray:
     """Bin float columns with learned edges; leave code columns as they are.
 
@@ -211,7 +279,9 @@ def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.nd
     """
     code_cols = [j for j, e in enumerate(edges) if e is None]
     kept = values[:, code_cols]
-    integral = kept.dtype.kind in "iub" or bool(np.all(kept == np.round(kept)))
+    integral = kept.dtype.kind in "iub" or bool(
+        np.all(kept == np.round(kept)) and np.all(np.abs(kept) <= 2.0**62)
+    )
     out = np.empty(values.shape, dtype=np.int64 if integral else np.float64)
     if code_cols:
         out[:, code_cols] = kept
@@ -243,6 +313,7 @@ def discretize(
     discrete: np.ndarray | None = None,
     n_bins: int = 5,
     strategy: str | None = "uniform",
+    missing: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
     """Discretise a table into feature-major integer codes.
 
@@ -254,11 +325,17 @@ def discretize(
     n_bins : int
         Bins per float column.
     strategy : {"uniform", "quantile", None}
+    missing : bool ndarray of shape (n_features,) or None
+        Columns that hold missing values (NaN), e.g. ``Table.missing``. Their edges
+        are learned on the observed values, and their missing cells get one extra
+        code, the last (``n_levels - 1``; an all-missing column has the single code
+        0). None: no column holds NaN (nothing is checked, no extra pass).
 
     Returns
     -------
     codes : ndarray of shape (n_features, n_samples)
     n_levels : ndarray of shape (n_features,)
+        Including the missing level of the columns flagged in ``missing``.
     edges : list
         The learned inner edges (None for code columns).
 
@@ -271,23 +348,88 @@ def discretize(
     [[0, 1, 1, 1, 0, 0], [0, 0, 1, 2, 2, 0]]
     >>> levels.tolist()
     [2, 3]
+
+    A missing value is one more level, the last code of its column:
+
+    >>> X = np.array([[0.0, 1], [np.nan, 1], [1.0, np.nan], [0.8, 2]])
+    >>> codes, levels, _ = discretize(X, np.array([False, True]), 2, missing=np.array([True, True]))
+    >>> codes.tolist()
+    [[0, 2, 1, 1], [0, 0, 2, 1]]
+    >>> levels.tolist()
+    [3, 3]
     """
     values = np.asarray(values)
     if values.dtype.kind not in "iubf":
         values = values.astype(np.float64)
     if discrete is None:
         discrete = np.zeros(values.shape[1], dtype=bool)
+    if missing is not None:
+        missing = np.asarray(missing, dtype=bool)
+        if not missing.any():
+            missing = None
     if strategy is None:
         bad = np.flatnonzero(discrete == 0)
-        bad = bad[np.any(values[:, bad] != np.round(values[:, bad]), axis=0)] if bad.size else bad
+        if bad.size:
+            V = values[:, bad]
+            frac = V != np.round(V)
+            if missing is not None:
+                frac &= ~np.isnan(V)
+            bad = bad[np.any(frac, axis=0)]
         if bad.size:
             raise ValueError(
                 f"discretize=None takes every column as codes, but column {int(bad[0])} "
                 "has non-integer values; bin it (discretize='uniform') or encode it"
             )
-    edges = fit_bin_edges(values, discrete, n_bins, strategy)
+    edges = fit_bin_edges(values, discrete, n_bins, strategy, missing)
+    if missing is not None:
+        return _discretize_with_missing(values, edges, missing)
     binned = values if all(e is None for e in edges) else apply_bin_edges(values, edges)
     codes, n_levels = compact_codes(binned)
+    return codes, n_levels, edges
+
+
+def _discretize_with_missing(
+    values: np.ndarray, edges: list[np.ndarray | None], missing: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
+    """The coding of :func:`discretize` with the NaN cells of the flagged columns as one
+    more level, the last code of each such column."""
+    cols = np.flatnonzero(missing)
+    every = cols.size == values.shape[1]  # no gather/scatter when every column has holes
+    sub = values if every else values[:, cols]  # only the flagged columns are scanned
+    nan = np.isnan(sub)
+    # a hole first takes a value its column already has (its observed minimum), so that
+    # binning and compaction see the observed values alone (and integer-valued columns
+    # stay integers, on the fast compaction path); then it becomes the extra level
+    observed_any = ~nan.all(axis=0)
+    fill = np.zeros(cols.size)
+    if observed_any.any():
+        with np.errstate(invalid="ignore"):
+            fill = np.where(observed_any, np.fmin.reduce(sub, axis=0), 0.0)
+    if every:
+        filled = np.where(nan, fill[None, :], values)
+    else:
+        filled = values.copy()
+        filled[:, cols] = np.where(nan, fill[None, :], sub)
+    del sub
+    if all(e is None for e in edges) and filled.dtype.kind == "f":
+        # every column is codes: integer-valued floats go to the integer compaction
+        with np.errstate(invalid="ignore"):  # values beyond int64 fail the equality
+            as_int = filled.astype(np.int64)
+        binned = as_int if np.array_equal(as_int, filled) else filled
+    else:
+        binned = apply_bin_edges(filled, edges)
+    del filled
+    codes, n_levels = compact_codes(binned)
+    n_levels = n_levels.copy()
+    n_levels[cols[observed_any]] += 1  # all-missing columns keep the single code 0
+    dtype = smallest_code_dtype(int(n_levels.max()))
+    if dtype != codes.dtype:
+        codes = codes.astype(dtype)
+    last = (n_levels[cols] - 1).astype(dtype)[:, None]
+    if every:
+        np.copyto(codes, last, where=nan.T)
+    else:
+        codes[cols] = np.where(nan.T, last, codes[cols])
     return codes, n_levels, edges
 
 

@@ -27,10 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsel.kernels._counting import (
+    available_nlogn,
     cmim_lazy,
     grouped_nlogn,
     nlogn_table,
     numba_enabled,
+    pack_pairs,
+    paired_nlogn,
     sparse_grouped_nlogn,
 )
 from fsel.kernels.discretize import SparseCodes
@@ -155,7 +158,9 @@ def conditional_mutual_information(
 class PairTerms:
     """Terms of every candidate ``Xk`` against one variable ``Xj`` (and the target ``Y``).
 
-    All arrays have one entry per candidate feature, in bits.
+    All arrays have one entry per candidate feature, in bits. A criterion that needs
+    only ``mi`` (``Criterion.terms == ("mi",)``) may get the other fields as None
+    (:meth:`InformationTable.pair_mi`).
 
     Attributes
     ----------
@@ -167,10 +172,10 @@ class PairTerms:
     """
 
     mi: np.ndarray
-    cmi_given_y: np.ndarray
-    joint_mi: np.ndarray
-    joint_entropy: np.ndarray
-    cmi_given_j: np.ndarray
+    cmi_given_y: np.ndarray | None = None
+    joint_mi: np.ndarray | None = None
+    joint_entropy: np.ndarray | None = None
+    cmi_given_j: np.ndarray | None = None
 
 
 class InformationTable:
@@ -186,6 +191,16 @@ class InformationTable:
     estimator : {"plugin", "miller_madow"}
     n_jobs : int
         Threads for the counting pass (numba back-end).
+    missing_codes : ndarray of shape (n_features,) or None
+        Pairwise deletion (``missing="available"``, SPEC section 10): the code that
+        marks a missing value of every feature (-1 for a feature without any). Each
+        term is then estimated on the rows where its own variables are observed, with
+        its own sample size: ``I(Xk;Y)`` where ``Xk`` is observed; the pair terms where
+        ``Xk`` and ``Xj`` both are; ``I(Xk;Y|S)`` where ``Xk`` and every member of
+        ``S`` are (the conditioning codes carry -1 for the rows to drop). These terms
+        do not come from one joint distribution, so identities such as the chain rule
+        need not hold between them. None (or no feature with a missing code): every
+        row counts, missing codes being ordinary levels (``missing="level"``).
 
     Attributes
     ----------
@@ -193,7 +208,12 @@ class InformationTable:
         ``I(Xk;Y)`` in bits.
     feature_entropy : ndarray of shape (n_features,)
         ``H(Xk)`` in bits.
+    missing_codes : ndarray or None
+        As given, or None when no feature has a missing code.
     """
+
+    #: per feature the code of a missing value (-1: none), for pairwise deletion
+    missing_codes: np.ndarray | None = None
 
     def __init__(
         self,
@@ -203,6 +223,7 @@ class InformationTable:
         *,
         estimator: str = "plugin",
         n_jobs: int = 1,
+        missing_codes: np.ndarray | None = None,
     ) -> None:
         if estimator not in _ESTIMATORS:
             raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
@@ -221,6 +242,15 @@ class InformationTable:
         ycounts = np.bincount(self.y)
         self._s_y = float(self._table[ycounts].sum())
         self._m_y = int(np.count_nonzero(ycounts))
+        self.missing_codes = None
+        if missing_codes is not None:
+            miss = np.asarray(missing_codes, dtype=np.int64)
+            if miss.shape != (self.codes.shape[0],):
+                raise ValueError("missing_codes must hold one code per feature")
+            if (miss >= 0).any():
+                self.missing_codes = miss
+                self._init_available()
+                return
         # (Xk, Y) and Xk alone for every feature, in one pass
         s_ky, s_k, m_ky, m_k = self._count(self.y, self.n_classes, self.n_classes)
         self._s_ky, self._s_k, self._m_ky, self._m_k = s_ky, s_k, m_ky, m_k
@@ -237,9 +267,51 @@ class InformationTable:
     def _prepare_codes(self, codes: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(codes)
 
-    def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
-        """One counting pass of every feature against ``z`` (see :func:`grouped_nlogn`)."""
-        return grouped_nlogn(self.codes, z, nz, group, self._table, self.n_jobs)
+    # ------------------------------------------------ pairwise deletion ("available")
+
+    def _h_rows(self, s: np.ndarray, m: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """Entropies in bits from ``sum c log2 c``, non-empty cells and the per-term
+        sample size ``n`` (0 where no row is left)."""
+        n = np.asarray(n, dtype=np.float64)
+        safe = np.maximum(n, 1.0)
+        h = np.log2(safe) - np.asarray(s) / safe
+        if self._mm:
+            h = h + (np.asarray(m) - 1) / (2.0 * safe * np.log(2.0))
+        return np.where(n > 0, h, 0.0)
+
+    def _available_entropies(self, z: np.ndarray, nz: int) -> tuple[np.ndarray, ...]:
+        """The seven entropies of :func:`available_nlogn` for ``z = u * ny + y``."""
+        if nz == 0:  # no row observed at all
+            zero = np.zeros(self.n_features)
+            return (zero,) * 7
+        s, m, n = available_nlogn(
+            self.codes, self.missing_codes, z, nz, self.n_classes, self._table, self.n_jobs
+        )
+        return tuple(self._h_rows(s[r], m[r], n) for r in range(s.shape[0]))
+
+    def _init_available(self) -> None:
+        ny = self.n_classes
+        h_ky, _, h_k, _, _, _, h_y = self._available_entropies(self.y, ny)
+        self.feature_entropy = h_k
+        self.target_entropy = float(self._h(np.array(self._s_y), np.array(self._m_y)))
+        self.relevance = np.maximum(0.0, h_k + h_y - h_ky)
+
+    def _available_pair_terms(self, j: int) -> PairTerms:
+        ny = self.n_classes
+        cj = self.codes[j].astype(np.int64)
+        z = cj * ny + self.y
+        if self.missing_codes[j] >= 0:
+            z[cj == self.missing_codes[j]] = -1
+        h_kjy, h_kj, h_k, h_ky, h_jy, h_j, h_y = self._available_entropies(
+            z, int(self.n_levels[j]) * ny
+        )
+        return PairTerms(
+            mi=np.maximum(0.0, h_k + h_j - h_kj),
+            cmi_given_y=np.maximum(0.0, h_ky + h_jy - h_kjy - h_y),
+            joint_mi=np.maximum(0.0, h_kj + h_y - h_kjy),
+            joint_entropy=h_kjy,
+            cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
+        )
 
     def _h(self, s: np.ndarray, m: np.ndarray) -> np.ndarray:
         """Entropy in bits from ``sum c log2 c`` and the non-empty cell count."""
@@ -250,6 +322,8 @@ class InformationTable:
 
     def pair_terms(self, j: int) -> PairTerms:
         """All pairwise terms of every candidate against feature ``j``, one pass."""
+        if self.missing_codes is not None:
+            return self._available_pair_terms(j)
         ny = self.n_classes
         z = self.codes[j].astype(np.int64) * ny + self.y
         s_kjy, s_kj, m_kjy, m_kj = self._count(z, int(self.n_levels[j]) * ny, ny)
@@ -268,13 +342,44 @@ class InformationTable:
             cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
         )
 
+    def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
+        """:func:`grouped_nlogn` of the codes against ``z``; two features per pass
+        (:func:`paired_nlogn`, same numbers) where the numba dense kernel would run and
+        the alphabets are small enough to pack."""
+        a = int(self.n_levels.max()) if self.n_levels.size else 1
+        if numba_enabled() and a * nz <= max(4 * self.n_samples, 4096):
+            if not hasattr(self, "_packed"):
+                self._packed = pack_pairs(self.codes)
+            if self._packed is not None:
+                return paired_nlogn(
+                    self.codes, self._packed, z, nz, group, self._table, self.n_jobs
+                )
+        return grouped_nlogn(self.codes, z, nz, group, self._table, self.n_jobs)
+
+    def pair_mi(self, j: int) -> np.ndarray:
+        """``I(Xk;Xj)`` of every candidate, alone: what MIFS and mRMR need per step.
+
+        The same values as ``pair_terms(j).mi``, bit for bit; where ``pair_terms``
+        would count on the numba dense path, only the ``(Xk, Xj)`` histograms are
+        counted (``ny`` times fewer cells).
+        """
+        aj = int(self.n_levels[j])
+        a = int(self.n_levels.max())
+        dense = numba_enabled() and a * aj * self.n_classes <= max(4 * self.n_samples, 4096)
+        if self.missing_codes is not None or not dense:
+            return self.pair_terms(j).mi
+        s_kj, _, m_kj, _ = self._count(self.codes[j], aj, 1)
+        h_k = self.feature_entropy
+        return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
+
     def lazy_cmim(self, k: int, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Fleuret's lazy CMIM when the numba back-end is available, else None.
 
         Same picks and step scores as the vectorised engine; the third array holds,
-        for unselected features, upper bounds of their last-step scores.
+        for unselected features, upper bounds of their last-step scores. None under
+        pairwise deletion (the engine's vectorised path then runs).
         """
-        if not numba_enabled():
+        if not numba_enabled() or self.missing_codes is not None:
             return None
         return cmim_lazy(
             self.codes,
@@ -293,10 +398,15 @@ class InformationTable:
 
     def conditional_relevance(self, s: np.ndarray) -> np.ndarray:
         """``I(Xk;Y|S)`` for every candidate, ``s`` being the codes ``0..ns-1`` of a
-        (joint) conditioning variable."""
+        (joint) conditioning variable (under pairwise deletion, -1 marks the rows where
+        a member of ``S`` is missing)."""
         s = np.asarray(s, dtype=np.int64)
         ns = int(s.max()) + 1
         ny = self.n_classes
+        if self.missing_codes is not None:
+            z = np.where(s < 0, -1, s * ny + self.y)
+            h_ksy, h_ks, _, _, h_sy, h_s, _ = self._available_entropies(z, max(ns, 0) * ny)
+            return np.maximum(0.0, h_ks + h_sy - h_ksy - h_s)
         z = s * ny + self.y
         s_ksy, s_ks, m_ksy, m_ks = self._count(z, ns * ny, ny)
         zc = np.bincount(z, minlength=ns * ny)
@@ -321,6 +431,9 @@ class SparseInformationTable(InformationTable):
         From :func:`fsel.kernels.discretize.discretize_sparse`.
     n_levels, y, estimator, n_jobs
         As in :class:`InformationTable`.
+    missing_codes : None
+        Pairwise deletion is not available on sparse codes: a stored NaN is one more
+        level of its column (``missing="level"``); a missing code raises ValueError.
 
     Examples
     --------
@@ -340,7 +453,15 @@ class SparseInformationTable(InformationTable):
             raise TypeError("SparseInformationTable needs SparseCodes (see discretize_sparse)")
         return codes
 
+    def _init_available(self) -> None:
+        raise ValueError(
+            "pairwise deletion (missing='available') is not supported on sparse codes; "
+            "a stored NaN is one more level of its column (missing='level')"
+        )
+
     def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
+        """:func:`~fsel.kernels._counting.sparse_grouped_nlogn` of the explicit entries
+        against ``z`` (the dense table's paired kernel does not apply)."""
         c = self.codes
         a_max = int(self.n_levels.max(initial=1))
         return sparse_grouped_nlogn(

@@ -45,7 +45,13 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted
 from fsel.meta.resampling import selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
-from fsel.utils.validation import check_table, check_target, is_dataframe, is_sparse
+from fsel.utils.validation import (
+    check_table,
+    check_target,
+    check_unique_names,
+    is_dataframe,
+    is_sparse,
+)
 
 __all__ = [
     "NPFS",
@@ -504,6 +510,7 @@ class NPFS(BaseSelector):
         self._check_params()
         name = type(self).__name__
         if is_dataframe(X):
+            check_unique_names(X, name)
             n_samples, n_features = int(X.shape[0]), int(X.shape[1])
             if n_samples < 2 or n_features < 1:
                 raise ValueError(
@@ -513,13 +520,18 @@ class NPFS(BaseSelector):
             _check_feature_names(self, X, reset=True)
             Xw = X
         elif is_sparse(X):
-            # validated once (never densified); the replicates take rows of a CSR copy
-            table = check_table(X, min_samples=2, estimator_name=name, accept_sparse=True)
+            # validated once (never densified); the replicates take rows of a CSR copy; a
+            # stored NaN goes through: the wrapped selector applies its own rule
+            table = check_table(
+                X, min_samples=2, estimator_name=name, accept_sparse=True, allow_missing=True
+            )
             n_samples, n_features = table.values.shape
             del table
+            _check_feature_names(self, X, reset=True)
             Xw = X.tocsr()
         else:
-            table = check_table(X, min_samples=2, estimator_name=name)
+            # missing values go through: the wrapped selector applies its own rule
+            table = check_table(X, min_samples=2, estimator_name=name, allow_missing=True)
             n_samples, n_features = table.values.shape
             _check_feature_names(self, X, reset=True)
             Xw = np.asarray(X)
@@ -594,10 +606,15 @@ class NPFS(BaseSelector):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.input_tags.allow_nan = False
-        # sparse X goes to the base selector row-subset: as sparse as it accepts
-        tags.input_tags.sparse = (
-            get_tags(self.selector).input_tags.sparse if hasattr(self.selector, "fit") else True
-        )
+        # missing values are the wrapped selector's business (SPEC section 10); sparse X
+        # goes to it row-subset: as sparse as it accepts
+        sel = getattr(self, "selector", None)
+        try:
+            sel_tags = get_tags(sel).input_tags
+            tags.input_tags.allow_nan = bool(sel_tags.allow_nan)
+            tags.input_tags.sparse = bool(sel_tags.sparse)
+        except (TypeError, AttributeError, ValueError):  # a callable or a non-estimator
+            tags.input_tags.allow_nan = True
+            tags.input_tags.sparse = True
         tags.non_deterministic = self.random_state is None
         return tags

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsel.kernels.information import InformationTable
+from fsel.kernels.information import InformationTable, PairTerms
 from fsel.selectors.information._criteria import CRITERIA
 
 __all__ = ["DEFAULT_CMI_TOL", "GreedyResult", "greedy_select"]
@@ -110,8 +110,10 @@ def greedy_select(
     rule = CRITERIA[criterion](**(params or {}))
     rule.start(rel)
     newest = first
+    # MIFS/mRMR read I(Xk;Xj) only: tables that can count it alone do (same values)
+    mi_only = tuple(rule.terms) == ("mi",) and hasattr(table, "pair_mi")
     while len(order) < k:
-        rule.update(table.pair_terms(newest))
+        rule.update(PairTerms(table.pair_mi(newest)) if mi_only else table.pair_terms(newest))
         last = rule.score()
         newest = _argmax_unselected(last, selected)
         order.append(newest)
@@ -131,7 +133,10 @@ def _greedy_cmi(
     tol: float,
     progress: Callable[[], None] | None,
 ) -> GreedyResult:
+    miss = getattr(table, "missing_codes", None)  # pairwise deletion: rows to drop are -1
     s = table.codes[order[0]].astype(np.int64)
+    if miss is not None:
+        s = _merge_available(None, s, int(miss[order[0]]))
     last = table.relevance
     if step_scores[0] <= tol:  # not even the first feature tells anything about Y
         return GreedyResult(np.asarray(order, np.intp), np.asarray(step_scores), last)
@@ -143,9 +148,27 @@ def _greedy_cmi(
         order.append(best)
         step_scores.append(float(last[best]))
         selected[best] = True
-        merged = s * int(table.n_levels[best]) + table.codes[best].astype(np.int64)
-        _, s = np.unique(merged, return_inverse=True)
-        s = s.reshape(-1)
+        if miss is not None:
+            s = _merge_available(s, table.codes[best].astype(np.int64), int(miss[best]))
+        else:
+            merged = s * int(table.n_levels[best]) + table.codes[best].astype(np.int64)
+            _, s = np.unique(merged, return_inverse=True)
+            s = s.reshape(-1)
         if progress is not None:
             progress()
     return GreedyResult(np.asarray(order, np.intp), np.asarray(step_scores), np.asarray(last))
+
+
+def _merge_available(s: np.ndarray | None, c: np.ndarray, miss: int) -> np.ndarray:
+    """Joint codes ``0..ns-1`` of ``(S, Xj)`` on the rows where ``S`` and ``Xj`` are
+    observed, -1 elsewhere (``s`` None: ``S`` is empty)."""
+    keep = c != miss if miss >= 0 else np.ones(c.size, dtype=bool)
+    merged = c.copy()
+    if s is not None:
+        keep &= s >= 0
+        merged = s * (int(c.max()) + 1) + c
+    out = np.full(c.size, -1, dtype=np.int64)
+    if keep.any():
+        _, inv = np.unique(merged[keep], return_inverse=True)
+        out[keep] = inv.reshape(-1)
+    return out

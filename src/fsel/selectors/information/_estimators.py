@@ -8,6 +8,7 @@ unifying framework for information theoretic feature selection. JMLR 13:27-66, 2
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -18,7 +19,7 @@ from fsel.kernels.information import InformationTable, SparseInformationTable
 from fsel.selectors._base import BaseSelector
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
 from fsel.utils.progress import Progress
-from fsel.utils.validation import check_n_features_to_select
+from fsel.utils.validation import check_missing_policy, check_n_features_to_select
 
 __all__ = [
     "CIFE",
@@ -55,6 +56,28 @@ _PARAMS_DOC = """
     estimator : {"plugin", "miller_madow"}, default="plugin"
         Entropy estimator (plug-in maximum likelihood, or with the Miller-Madow bias
         correction).
+    missing : {"level", "available", "error"}, default="level"
+        What a missing value (NaN, None, ``pd.NA``, a polars null) in ``X`` means
+        (SPEC section 10):
+
+        * ``"level"``: one more level of its column, "is missing", after binning the
+          observed values (the bin edges are learned on them alone). Every term is
+          counted on all rows from one joint distribution, so the usual identities
+          (chain rule, ...) hold. It assumes missingness may be informative: when it
+          is, ``I(Xk;Y)`` sees it; when values are missing completely at random it
+          costs a little information, and a column with many holes can gain a small
+          spurious relevance (more levels, more plug-in bias).
+        * ``"available"``: pairwise deletion. Each term uses the rows where its own
+          variables are observed, with its own sample size: ``I(Xk;Y)`` the rows
+          where ``Xk`` is; ``I(Xk;Xj)``, ``I(Xk;Xj|Y)``, ``I(XkXj;Y)``,
+          ``H(Xk,Xj,Y)`` and ``I(Xk;Y|Xj)`` the rows where ``Xk`` and ``Xj`` both
+          are; CMI's ``I(Xk;Y|S)`` the rows where ``Xk`` and all of ``S`` are. It
+          assumes values are missing at random and wastes no observed value, but the
+          terms do not come from one joint distribution (scores need not satisfy the
+          chain rule) and terms on few rows are noisy.
+        * ``"error"``: refuse missing values with a ``ValueError``.
+
+        Without missing values the three rules give identical results.
     n_jobs : int or None, default=None
         Threads for the counting pass (effective with the numba back-end).
     verbose : int, default=0
@@ -79,9 +102,16 @@ _ATTRS_DOC = """
     relevance_ : ndarray of float
         ``I(Xk;Y)`` of every feature, in bits.
     n_levels_ : ndarray of int
-        Number of distinct codes of every feature after discretisation.
+        Number of distinct codes of every feature after discretisation; for a column
+        with missing values this includes the missing level, which is its last code
+        (``n_levels_ - 1``), under both ``"level"`` and ``"available"``.
     bin_edges_ : list
-        Inner bin edges per column (None for columns taken as codes).
+        Inner bin edges per column (None for columns taken as codes), learned on the
+        observed values only; a missing value falls in no bin but in the missing level.
+    y_bin_edges_ : ndarray or None
+        Inner bin edges of a continuous target (float values that are not all
+        integers), binned like a float feature with ``n_bins`` and ``discretize``
+        (a ``UserWarning`` says so); None for class labels.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         When fitted on a DataFrame with string column names.
@@ -104,6 +134,7 @@ class InformationSelector(BaseSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
@@ -112,6 +143,7 @@ class InformationSelector(BaseSelector):
         self.n_bins = n_bins
         self.categorical = categorical
         self.estimator = estimator
+        self.missing = missing
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -142,7 +174,9 @@ class InformationSelector(BaseSelector):
             value 0 and each step counts from the non-zeros (``O(nnz)``).
         y : array-like of shape (n_samples,)
             Class labels (any dtype). A float target with non-integer values is
-            binned like a float feature.
+            continuous: it is binned like a float feature (``n_bins``, ``discretize``;
+            edges in ``y_bin_edges_``) with a ``UserWarning``. Integer-valued floats
+            (0.0/1.0) are class labels.
 
         Returns
         -------
@@ -156,25 +190,51 @@ class InformationSelector(BaseSelector):
             raise ValueError(
                 f"discretize must be 'uniform', 'quantile' or None, got {self.discretize!r}"
             )
+        missing = check_missing_policy(
+            self.missing, ("level", "available", "error"), type(self).__name__
+        )
         table, y_codes, classes = self._validate_fit_data(
-            X, y, categorical=self.categorical, keep_integer=True, accept_sparse=True
+            X,
+            y,
+            categorical=self.categorical,
+            keep_integer=True,
+            allow_missing=missing != "error",
+            accept_sparse=True,
         )
         k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
-        # sparse input: sparse codes and the O(nnz) table, same engine (SPEC section 11)
-        discretize_fn, table_cls = (
-            (discretize_sparse, SparseInformationTable)
-            if table.is_sparse
-            else (_discretize, InformationTable)
-        )
-        codes, n_levels, edges = discretize_fn(
-            table.values, table.discrete, self.n_bins, self.discretize
-        )
+        y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
+        is_sparse, missing_cols = table.is_sparse, table.missing
+        if is_sparse:
+            if missing == "available" and table.has_missing:
+                raise ValueError(
+                    f"{type(self).__name__}: missing='available' is not supported for sparse "
+                    "input; use missing='level' (a stored NaN is one more level)"
+                )
+            # sparse codes and the O(nnz) table, same engine (SPEC section 11); a stored
+            # NaN is the last level of its column, as missing="level" does densely
+            codes, n_levels, edges = discretize_sparse(
+                table.values, table.discrete, self.n_bins, self.discretize
+            )
+        else:
+            codes, n_levels, edges = _discretize(
+                table.values, table.discrete, self.n_bins, self.discretize, table.missing
+            )
         del table  # the codes are all the engine needs: free the validated copy
         self.bin_edges_ = edges
         self.n_levels_ = n_levels
         self.classes_ = classes
+        missing_codes = None
+        if missing == "available" and missing_cols is not None:
+            missing_codes = np.where(missing_cols, n_levels - 1, -1)
+        table_cls = SparseInformationTable if is_sparse else InformationTable
+        extra = {} if missing_codes is None else {"missing_codes": missing_codes}
         info = table_cls(
-            codes, n_levels, y_codes, estimator=self.estimator, n_jobs=self._n_threads()
+            codes,
+            n_levels,
+            y_codes,
+            estimator=self.estimator,
+            n_jobs=self._n_threads(),
+            **extra,
         )
         self.relevance_ = info.relevance
         with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
@@ -191,6 +251,33 @@ class InformationSelector(BaseSelector):
         self.selection_scores_ = result.step_scores
         self._set_selection(result.order, scores)
         return self
+
+    def _bin_continuous_target(
+        self, y_codes: np.ndarray, classes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Bin a continuous target (float labels that are not all integers) like a
+        float feature; class labels pass through. Returns codes, classes, edges."""
+        if classes.dtype.kind != "f" or bool(np.all(classes == np.round(classes))):
+            return y_codes, classes, None
+        name = type(self).__name__
+        if self.discretize is None:
+            raise ValueError(
+                f"{name}: y is continuous (non-integer float values) and discretize=None "
+                "takes it as codes; bin it (discretize='uniform' or 'quantile') or pass "
+                "class labels"
+            )
+        values = classes[y_codes].astype(np.float64)[:, None]
+        codes, levels, edges = _discretize(values, np.zeros(1, bool), self.n_bins, self.discretize)
+        if edges[0] is None:  # no more distinct values than n_bins: they are the classes
+            return y_codes, classes, None
+        warnings.warn(
+            f"{name}: y is continuous (non-integer float values); it is binned like a float "
+            f"feature into {int(levels[0])} {self.discretize} bins (n_bins={self.n_bins}), "
+            "see y_bin_edges_; pass class labels to avoid this",
+            UserWarning,
+            stacklevel=3,
+        )
+        return codes[0].astype(np.intp), np.arange(int(levels[0])), edges[0]
 
 
 def _doc(summary: str, formula: str, extra_params: str = "", example: str = "JMI") -> str:
@@ -339,6 +426,7 @@ class MIFS(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
@@ -348,6 +436,7 @@ class MIFS(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
         )
@@ -377,6 +466,7 @@ class BetaGamma(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
@@ -386,6 +476,7 @@ class BetaGamma(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
         )
@@ -419,6 +510,7 @@ class CMI(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
@@ -428,6 +520,7 @@ class CMI(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
         )
