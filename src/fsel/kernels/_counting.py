@@ -667,7 +667,10 @@ SMALL_TABLE_CELLS = 1 << 17
 
 
 def _small_dense(C: np.ndarray, nz: int) -> bool:
-    """True when both back-ends would take their dense path on a small table."""
+    """True when both back-ends would take their dense path on a small table (a dense
+    code matrix only; sparse codes have their own kernel)."""
+    if not isinstance(C, np.ndarray):
+        return False
     k, n = C.shape
     if k * n > SMALL_TABLE_CELLS:
         return False

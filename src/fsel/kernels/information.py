@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsel.kernels._counting import (
+    _small_dense,
     available_nlogn,
     cmim_lazy,
     grouped_nlogn,
@@ -347,7 +348,9 @@ class InformationTable:
         (:func:`paired_nlogn`, same numbers) where the numba dense kernel would run and
         the alphabets are small enough to pack."""
         a = int(self.n_levels.max()) if self.n_levels.size else 1
-        if numba_enabled() and a * nz <= max(4 * self.n_samples, 4096):
+        # a small table is counted with numpy (same numbers, no numba import or JIT)
+        small = _small_dense(self.codes, nz)
+        if not small and numba_enabled() and a * nz <= max(4 * self.n_samples, 4096):
             if not hasattr(self, "_packed"):
                 self._packed = pack_pairs(self.codes)
             if self._packed is not None:
@@ -365,7 +368,12 @@ class InformationTable:
         """
         aj = int(self.n_levels[j])
         a = int(self.n_levels.max())
-        dense = numba_enabled() and a * aj * self.n_classes <= max(4 * self.n_samples, 4096)
+        nz = aj * self.n_classes
+        dense = (
+            not _small_dense(self.codes, nz)  # small tables: numpy, no numba import
+            and numba_enabled()
+            and a * nz <= max(4 * self.n_samples, 4096)
+        )
         if self.missing_codes is not None or not dense:
             return self.pair_terms(j).mi
         s_kj, _, m_kj, _ = self._count(self.codes[j], aj, 1)
