@@ -203,7 +203,8 @@ class InformationSelector(BaseSelector):
         )
         k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
         y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
-        if table.is_sparse:
+        is_sparse, missing_cols = table.is_sparse, table.missing
+        if is_sparse:
             if missing == "available" and table.has_missing:
                 raise ValueError(
                     f"{type(self).__name__}: missing='available' is not supported for sparse "
@@ -218,13 +219,14 @@ class InformationSelector(BaseSelector):
             codes, n_levels, edges = _discretize(
                 table.values, table.discrete, self.n_bins, self.discretize, table.missing
             )
+        del table  # the codes are all the engine needs: free the validated copy
         self.bin_edges_ = edges
         self.n_levels_ = n_levels
         self.classes_ = classes
         missing_codes = None
-        if missing == "available" and table.missing is not None:
-            missing_codes = np.where(table.missing, n_levels - 1, -1)
-        table_cls = SparseInformationTable if table.is_sparse else InformationTable
+        if missing == "available" and missing_cols is not None:
+            missing_codes = np.where(missing_cols, n_levels - 1, -1)
+        table_cls = SparseInformationTable if is_sparse else InformationTable
         extra = {} if missing_codes is None else {"missing_codes": missing_codes}
         info = table_cls(
             codes,
