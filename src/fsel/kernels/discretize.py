@@ -494,18 +494,31 @@ def _numba_column_ranks():  # pragma: no cover - compiled
         ``out``. Returns the number of entries whose rank differs from the zero code."""
         d = indptr.size - 1
         kept = 0
+        widest = 0
+        for k in range(d):
+            widest = max(widest, indptr[k + 1] - indptr[k])
+        scratch = np.empty(widest + 1)  # one buffer for every column
         for k in range(d):
             p0 = indptr[k]
             p1 = indptr[k + 1]
             w = p1 - p0
             m = w + 1 if has_zero[k] else w
-            buf = np.empty(m)
+            buf = scratch[:m]
             for p in range(p0, p1):
                 v = key[p]
                 buf[p - p0] = np.inf if np.isnan(v) else v  # NaN: the last level
             if has_zero[k]:
                 buf[w] = zero_val[k]
-            buf.sort()
+            if m <= 32:  # short columns (the usual sparse case): insertion sort
+                for t in range(1, m):
+                    v = buf[t]
+                    q = t - 1
+                    while q >= 0 and buf[q] > v:
+                        buf[q + 1] = buf[q]
+                        q -= 1
+                    buf[q + 1] = v
+            else:
+                buf.sort()
             nu = 0
             for t in range(m):  # distinct values, in place
                 if t == 0 or buf[t] != buf[nu - 1]:
