@@ -35,6 +35,7 @@ __all__ = [
     "entropy",
     "joint",
     "mutual_information",
+    "pair_terms_from_entropies",
 ]
 
 _ESTIMATORS = ("plugin", "miller_madow")
@@ -165,6 +166,28 @@ class PairTerms:
     cmi_given_j: np.ndarray
 
 
+def pair_terms_from_entropies(
+    j: int,
+    h_k: np.ndarray,
+    h_ky: np.ndarray,
+    h_y: float,
+    h_kj: np.ndarray,
+    h_kjy: np.ndarray,
+) -> PairTerms:
+    """The pair terms of every candidate ``Xk`` against ``Xj`` from the entropies
+    ``H(Xk)``, ``H(Xk,Y)``, ``H(Y)``, ``H(Xk,Xj)`` and ``H(Xk,Xj,Y)`` (bits), whatever
+    storage they were counted on."""
+    h_j = h_k[j]
+    h_jy = h_ky[j]
+    return PairTerms(
+        mi=np.maximum(0.0, h_k + h_j - h_kj),
+        cmi_given_y=np.maximum(0.0, h_ky + h_jy - h_kjy - h_y),
+        joint_mi=np.maximum(0.0, h_kj + h_y - h_kjy),
+        joint_entropy=h_kjy,
+        cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
+    )
+
+
 class InformationTable:
     """Discrete features and a target, ready to be scored in ``O(N K)`` passes.
 
@@ -242,19 +265,13 @@ class InformationTable:
         s_kjy, s_kj, m_kjy, m_kj = grouped_nlogn(
             self.codes, z, int(self.n_levels[j]) * ny, ny, self._table, self.n_jobs
         )
-        h_kjy = self._h(s_kjy, m_kjy)
-        h_kj = self._h(s_kj, m_kj)
-        h_k = self.feature_entropy
-        h_ky = self._h(self._s_ky, self._m_ky)
-        h_j = h_k[j]
-        h_jy = h_ky[j]
-        h_y = self.target_entropy
-        return PairTerms(
-            mi=np.maximum(0.0, h_k + h_j - h_kj),
-            cmi_given_y=np.maximum(0.0, h_ky + h_jy - h_kjy - h_y),
-            joint_mi=np.maximum(0.0, h_kj + h_y - h_kjy),
-            joint_entropy=h_kjy,
-            cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
+        return pair_terms_from_entropies(
+            j,
+            self.feature_entropy,
+            self._h(self._s_ky, self._m_ky),
+            self.target_entropy,
+            self._h(s_kj, m_kj),
+            self._h(s_kjy, m_kjy),
         )
 
     def lazy_cmim(self, k: int, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -279,6 +296,15 @@ class InformationTable:
             k,
             tol,
         )
+
+    def joint_codes(self, s: np.ndarray | None, j: int) -> np.ndarray:
+        """Codes ``0..ns-1`` of the joint of the conditioning variable ``s`` and feature
+        ``j`` (``s=None``: feature ``j`` alone), for :meth:`conditional_relevance`."""
+        if s is None:
+            return self.codes[j].astype(np.int64)
+        merged = s * int(self.n_levels[j]) + self.codes[j].astype(np.int64)
+        _, out = np.unique(merged, return_inverse=True)
+        return out.reshape(-1)
 
     def conditional_relevance(self, s: np.ndarray) -> np.ndarray:
         """``I(Xk;Y|S)`` for every candidate, ``s`` being the codes ``0..ns-1`` of a

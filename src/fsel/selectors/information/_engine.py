@@ -131,7 +131,7 @@ def _greedy_cmi(
     tol: float,
     progress: Callable[[], None] | None,
 ) -> GreedyResult:
-    s = table.codes[order[0]].astype(np.int64)
+    s = table.joint_codes(None, order[0])
     last = table.relevance
     if step_scores[0] <= tol:  # not even the first feature tells anything about Y
         return GreedyResult(np.asarray(order, np.intp), np.asarray(step_scores), last)
@@ -143,9 +143,7 @@ def _greedy_cmi(
         order.append(best)
         step_scores.append(float(last[best]))
         selected[best] = True
-        merged = s * int(table.n_levels[best]) + table.codes[best].astype(np.int64)
-        _, s = np.unique(merged, return_inverse=True)
-        s = s.reshape(-1)
+        s = table.joint_codes(s, best)
         if progress is not None:
             progress()
     return GreedyResult(np.asarray(order, np.intp), np.asarray(step_scores), np.asarray(last))

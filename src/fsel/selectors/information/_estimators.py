@@ -17,7 +17,7 @@ from fsel.kernels.information import InformationTable
 from fsel.selectors._base import BaseSelector
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
 from fsel.utils.progress import Progress
-from fsel.utils.validation import check_n_features_to_select
+from fsel.utils.validation import check_dask_table, check_n_features_to_select, is_dask
 
 __all__ = [
     "CIFE",
@@ -131,10 +131,16 @@ class InformationSelector(BaseSelector):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        X : array-like, DataFrame or Dask collection of shape (n_samples, n_features)
+            A row-chunked ``dask.array.Array`` or a ``dask.dataframe.DataFrame`` is
+            selected on the Dask workers (the active ``distributed.Client``, e.g. from
+            :func:`fsel.meta.resampling.dask_backend`, or Dask's default scheduler): the
+            codes stay there and each step gathers only count tables
+            (:mod:`fsel.kernels.information_dask`); missing values are refused there.
         y : array-like of shape (n_samples,)
             Class labels (any dtype). A float target with non-integer values is
-            binned like a float feature.
+            binned like a float feature. With Dask ``X``: a dask array/series with the
+            same row partitions, or an in-memory array.
 
         Returns
         -------
@@ -148,19 +154,24 @@ class InformationSelector(BaseSelector):
             raise ValueError(
                 f"discretize must be 'uniform', 'quantile' or None, got {self.discretize!r}"
             )
-        table, y_codes, classes = self._validate_fit_data(
-            X, y, categorical=self.categorical, keep_integer=True
-        )
-        k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
-        codes, n_levels, edges = _discretize(
-            table.values, table.discrete, self.n_bins, self.discretize
-        )
-        self.bin_edges_ = edges
-        self.n_levels_ = n_levels
-        self.classes_ = classes
-        info = InformationTable(
-            codes, n_levels, y_codes, estimator=self.estimator, n_jobs=self._n_threads()
-        )
+        if is_dask(X):
+            info, k = self._fit_dask_table(X, y)
+        else:
+            if is_dask(y):  # X is in memory already: so may its labels be
+                y = y.compute()
+            table, y_codes, classes = self._validate_fit_data(
+                X, y, categorical=self.categorical, keep_integer=True
+            )
+            k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
+            codes, n_levels, edges = _discretize(
+                table.values, table.discrete, self.n_bins, self.discretize
+            )
+            self.bin_edges_ = edges
+            self.n_levels_ = n_levels
+            self.classes_ = classes
+            info = InformationTable(
+                codes, n_levels, y_codes, estimator=self.estimator, n_jobs=self._n_threads()
+            )
         self.relevance_ = info.relevance
         with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
             result = greedy_select(
@@ -176,6 +187,34 @@ class InformationSelector(BaseSelector):
         self.selection_scores_ = result.step_scores
         self._set_selection(result.order, scores)
         return self
+
+    def _fit_dask_table(self, X: Any, y: Any) -> tuple[Any, int]:
+        """The information table of a Dask ``X`` (codes persisted on the workers) and the
+        number of features to select; sets the fitted input attributes."""
+        from fsel.kernels.information_dask import dask_information_table
+
+        name = type(self).__name__
+        data = check_dask_table(X, y, categorical=self.categorical, estimator_name=name)
+        n_features = data.discrete.size
+        k = check_n_features_to_select(self.n_features_to_select, n_features)
+        self.n_features_in_ = n_features
+        if data.feature_names is not None and all(isinstance(c, str) for c in data.feature_names):
+            self.feature_names_in_ = data.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        info, edges, classes = dask_information_table(
+            data.blocks,
+            data.y_blocks,
+            data.discrete,
+            n_bins=self.n_bins,
+            strategy=self.discretize,
+            estimator=self.estimator,
+            estimator_name=name,
+        )
+        self.bin_edges_ = edges
+        self.n_levels_ = info.observed_levels
+        self.classes_ = classes
+        return info, k
 
 
 def _doc(summary: str, formula: str, extra_params: str = "", example: str = "JMI") -> str:

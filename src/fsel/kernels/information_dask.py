@@ -1,0 +1,508 @@
+"""The information table on Dask: codes on the workers, count tables to the client.
+
+:class:`DaskInformationTable` implements the protocol the one greedy engine
+(:mod:`fsel.selectors.information._engine`) uses — ``relevance``, ``pair_terms(j)``,
+``joint_codes``/``conditional_relevance`` (CMI), ``lazy_cmim`` (None here),
+``n_features``, ``n_levels`` — on a table split into row chunks that stay on the Dask
+workers:
+
+1. one pass over the raw chunks gathers per-column minima/maxima, the distinct values
+   of code columns (and of float columns with few values), the class labels and the
+   row counts, reduced in a tree: equal-width edges are then **exact** (the same as in
+   memory); ``discretize="quantile"`` uses Dask's approximate percentiles
+   (per-chunk percentiles merged by :func:`dask.array.percentile.merge_percentiles`),
+   exact only for a single chunk;
+2. the chunks are encoded once, feature-major ``uint8`` codes (``uint16`` above 256
+   levels) plus the class codes, and persisted on the workers;
+3. every later quantity is one tree reduction of per-chunk joint count tables
+   (:func:`fsel.kernels._counting.joint_histograms`, the numba/numpy counting kernel of
+   the in-memory path): ``(Xk, Y)`` for the relevance, ``(Xk, Xj, Y)`` per greedy step,
+   ``(Xk, S, Y)`` for CMI (the joint code of ``S`` is kept per chunk on the workers;
+   only its set of occupied states travels). The client receives
+   ``O(K * levels^2 * classes)`` numbers per step and turns them into entropies with
+   :func:`fsel.kernels._counting.nlogn`; it never holds ``O(N)``.
+
+Uncompacted bin indices are used as codes on the workers (an empty bin is an empty row
+of the count table, which changes no entropy), so the selection equals the in-memory
+one on the same data: exactly for uniform bins and integer codes, to rounding for the
+scores.
+
+Dask is imported lazily; it is an optional dependency (``pip install 'fsel[dask]'``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fsel.kernels._counting import joint_histograms, nlogn
+from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype, uniform_edges
+from fsel.kernels.information import _ESTIMATORS, PairTerms, pair_terms_from_entropies
+
+__all__ = ["DaskInformationTable", "dask_information_table"]
+
+MAX_CODE_LEVELS = 65536  # distinct values a code column (or the target) may have on Dask
+_FAN_IN = 8  # tree-reduction width
+_PERCENTILE_GRID = 1001  # per-chunk percentiles merged for discretize="quantile"
+
+
+# ----------------------------------------------------------------------------- reductions
+
+
+def _tree(parts: list[Any], combine: Any) -> Any:
+    """One delayed tree reduction (fan-in ``_FAN_IN``) of delayed parts."""
+    import dask
+
+    level = list(parts)
+    while len(level) > 1:
+        level = [
+            dask.delayed(combine)(*level[i : i + _FAN_IN]) for i in range(0, len(level), _FAN_IN)
+        ]
+    return level[0]
+
+
+def _add(*tables: np.ndarray) -> np.ndarray:
+    out = tables[0].copy()
+    for t in tables[1:]:
+        out += t
+    return out
+
+
+# ------------------------------------------------------------------- pass 1: chunk stats
+
+
+def _distinct(values: np.ndarray, cap: int) -> np.ndarray | None:
+    u = np.unique(values)
+    return u if u.size <= cap else None
+
+
+def _chunk_stats(
+    x: np.ndarray, y: np.ndarray, code_cols: np.ndarray, n_bins: int, strategy: str | None
+) -> dict[str, Any]:
+    """Everything the client needs to choose codes and edges, for one chunk of rows."""
+    x = np.asarray(x)
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"X and y have inconsistent lengths in one partition: {x.shape[0]} and {y.shape[0]}"
+        )
+    d = x.shape[1]
+    st: dict[str, Any] = {"n": x.shape[0], "nan": None, "inf": None, "nonint": None}
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        st["y_nan"] = True
+    st["classes"] = _distinct(y, MAX_CODE_LEVELS)
+    if x.dtype.kind == "f" and x.size:
+        bad = ~np.isfinite(x)
+        if bad.any():
+            nan_cols = np.flatnonzero(np.isnan(x).any(axis=0))
+            if nan_cols.size:
+                st["nan"] = int(nan_cols[0])
+            inf_cols = np.flatnonzero(np.isinf(x).any(axis=0))
+            if inf_cols.size:
+                st["inf"] = int(inf_cols[0])
+            return st
+    lo = x.min(axis=0).astype(np.float64) if x.shape[0] else np.full(d, np.inf)
+    hi = x.max(axis=0).astype(np.float64) if x.shape[0] else np.full(d, -np.inf)
+    st["lo"], st["hi"] = lo, hi
+    distinct: list[np.ndarray | None] = []
+    head = np.sort(x[: 8 * (n_bins + 1)], axis=0) if x.shape[0] else x
+    few = 1 + np.count_nonzero(np.diff(head, axis=0), axis=0) <= n_bins
+    for j in range(d):
+        if code_cols[j] or strategy is None:
+            distinct.append(_distinct(x[:, j], MAX_CODE_LEVELS))
+        elif few[j]:
+            distinct.append(_distinct(x[:, j], n_bins))
+        else:
+            distinct.append(None)
+    st["distinct"] = distinct
+    if strategy is None and x.dtype.kind == "f":
+        nonint = np.flatnonzero(np.any(x != np.round(x), axis=0))
+        st["nonint"] = int(nonint[0]) if nonint.size else None
+    return st
+
+
+def _merge_union(a: np.ndarray | None, b: np.ndarray | None, cap: int) -> np.ndarray | None:
+    if a is None or b is None:
+        return None
+    u = np.union1d(a, b)
+    return u if u.size <= cap else None
+
+
+def _merge_stats(*parts: dict[str, Any], code_cols: np.ndarray, n_bins: int) -> dict[str, Any]:
+    out = dict(parts[0])
+    for p in parts[1:]:
+        out["n"] += p["n"]
+        for key in ("nan", "inf", "nonint"):
+            if out[key] is None:
+                out[key] = p[key]
+        out["y_nan"] = out.get("y_nan", False) or p.get("y_nan", False)
+        out["classes"] = _merge_union(out["classes"], p["classes"], MAX_CODE_LEVELS)
+        if "lo" not in p:
+            continue
+        if "lo" not in out:
+            out.update({k: p[k] for k in ("lo", "hi", "distinct")})
+            continue
+        out["lo"] = np.minimum(out["lo"], p["lo"])
+        out["hi"] = np.maximum(out["hi"], p["hi"])
+        out["distinct"] = [
+            _merge_union(a, b, MAX_CODE_LEVELS if code_cols[j] else n_bins)
+            for j, (a, b) in enumerate(zip(out["distinct"], p["distinct"], strict=True))
+        ]
+    return out
+
+
+def _chunk_percentiles(x: np.ndarray, cols: np.ndarray, qs: np.ndarray) -> tuple:
+    x = np.asarray(x)
+    if not x.shape[0]:
+        return None, 0
+    return np.percentile(x[:, cols], qs, axis=0), x.shape[0]
+
+
+def _merge_quantile_edges(parts: list[tuple], qs: np.ndarray, n_bins: int) -> np.ndarray:
+    """Dask's merge of per-chunk percentiles, one column at a time: ``(n_cols, n_bins-1)``."""
+    from dask.array.percentile import merge_percentiles
+
+    parts = [p for p in parts if p[1]]
+    want = np.linspace(0, 100, n_bins + 1)[1:-1]
+    n_cols = parts[0][0].shape[1]
+    out = []
+    for c in range(n_cols):
+        if len(parts) == 1:  # one chunk: the exact percentiles (want is on the grid)
+            vals = parts[0][0][np.searchsorted(qs, want), c]
+        else:
+            vals = merge_percentiles(
+                want,
+                [qs] * len(parts),
+                [p[0][:, c] for p in parts],
+                method="linear",
+                Ns=[p[1] for p in parts],
+            )
+        out.append(np.asarray(vals, dtype=np.float64))
+    return np.asarray(out)
+
+
+# ------------------------------------------------------------------- pass 2: encoding
+
+
+def _encode_chunk(
+    x: np.ndarray,
+    y: np.ndarray,
+    edges: list[np.ndarray | None],
+    levels: list[np.ndarray | None],
+    classes: np.ndarray,
+    dtype: Any,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Feature-major codes of one chunk (binned columns: bin index; code columns: rank
+    among the column's distinct values) and the class codes."""
+    x = np.asarray(x)
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    binned = apply_bin_edges(x, edges) if any(e is not None for e in edges) else x
+    codes = np.empty((x.shape[1], x.shape[0]), dtype=dtype)
+    for j, lev in enumerate(levels):
+        if lev is None:
+            codes[j] = binned[:, j]
+        else:
+            codes[j] = np.searchsorted(lev, x[:, j])
+    yc = np.searchsorted(classes, y).astype(smallest_code_dtype(classes.size))
+    return codes, yc
+
+
+# ------------------------------------------------------------------- per-step kernels
+
+
+def _hist_target(block: tuple, width: int, ny: int) -> np.ndarray:
+    C, yc = block
+    return joint_histograms(C, yc, ny, width)
+
+
+def _hist_pair(block: tuple, j: int, aj: int, width: int, ny: int) -> np.ndarray:
+    C, yc = block
+    z = C[j].astype(np.int64) * ny + yc
+    return joint_histograms(C, z, aj * ny, width)
+
+
+def _hist_cond(block: tuple, s: np.ndarray, ns: int, width: int, ny: int) -> np.ndarray:
+    C, yc = block
+    z = s.astype(np.int64) * ny + yc
+    return joint_histograms(C, z, ns * ny, width)
+
+
+def _merged_states(block: tuple, s: np.ndarray | None, j: int, aj: int) -> np.ndarray:
+    C, _ = block
+    cj = C[j].astype(np.int64)
+    return cj if s is None else s.astype(np.int64) * aj + cj
+
+
+def _chunk_states(block: tuple, s: np.ndarray | None, j: int, aj: int) -> np.ndarray:
+    return np.unique(_merged_states(block, s, j, aj))
+
+
+def _union(*parts: np.ndarray) -> np.ndarray:
+    return np.unique(np.concatenate(parts))
+
+
+def _relabel(block: tuple, s: np.ndarray | None, j: int, aj: int, states: np.ndarray) -> Any:
+    out = np.searchsorted(states, _merged_states(block, s, j, aj))
+    return out.astype(smallest_code_dtype(states.size))
+
+
+# ----------------------------------------------------------------------------- the table
+
+
+class DaskJointCodes:
+    """The joint code of a conditioning set ``S``, one persisted block per chunk."""
+
+    def __init__(self, blocks: list[Any], n_states: int) -> None:
+        self.blocks = blocks
+        self.n_states = n_states
+
+
+class DaskInformationTable:
+    """Discrete features and a target on Dask workers, scored by tree reductions.
+
+    Built by :func:`dask_information_table`. Same attributes and methods as
+    :class:`fsel.kernels.information.InformationTable` (except ``codes``, which stay on
+    the workers), so the greedy engine runs on it unchanged.
+
+    Attributes
+    ----------
+    relevance : ndarray of shape (n_features,)
+        ``I(Xk;Y)`` in bits.
+    feature_entropy : ndarray of shape (n_features,)
+    target_entropy : float
+    n_levels : ndarray of shape (n_features,)
+        Code widths on the workers (bins, or distinct values of a code column).
+    observed_levels : ndarray of shape (n_features,)
+        Number of non-empty levels (the in-memory ``n_levels`` after compaction).
+    n_samples, n_classes : int
+    """
+
+    def __init__(
+        self,
+        blocks: list[Any],
+        n_levels: np.ndarray,
+        n_classes: int,
+        n_samples: int,
+        *,
+        estimator: str = "plugin",
+    ) -> None:
+        if estimator not in _ESTIMATORS:
+            raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
+        self.blocks = blocks
+        self.n_levels = np.asarray(n_levels, dtype=np.int64)
+        self.width = int(self.n_levels.max())
+        self.n_classes = int(n_classes)
+        self.n_samples = int(n_samples)
+        self.estimator = estimator
+        self._log2n = float(np.log2(self.n_samples))
+        self._mm = (
+            1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
+        )
+        ny = self.n_classes
+        H = self._reduce(_hist_target, self.width, ny)  # (K, width, ny)
+        ycounts = H[0].sum(axis=0)
+        self._s_y = float(nlogn(ycounts).sum())
+        self._m_y = int(np.count_nonzero(ycounts))
+        self._s_ky, self._s_k, self._m_ky, self._m_k = self._sums(H, ny)
+        self.observed_levels = np.count_nonzero(H.sum(axis=2), axis=1).astype(np.int64)
+        self.feature_entropy = self._h(self._s_k, self._m_k)
+        self.target_entropy = float(self._h(np.array(self._s_y), np.array(self._m_y)))
+        self.relevance = np.maximum(
+            0.0, self.feature_entropy + self.target_entropy - self._h(self._s_ky, self._m_ky)
+        )
+
+    @property
+    def n_features(self) -> int:
+        return int(self.n_levels.size)
+
+    def _reduce(self, fn: Any, *args: Any, extra: list[Any] | None = None) -> np.ndarray:
+        """``sum_chunks fn(block, [extra_block,] *args)``: one tree reduction, computed."""
+        import dask
+
+        if extra is None:
+            parts = [dask.delayed(fn)(b, *args) for b in self.blocks]
+        else:
+            parts = [dask.delayed(fn)(b, e, *args) for b, e in zip(self.blocks, extra, strict=True)]
+        return _tree(parts, _add).compute()
+
+    @staticmethod
+    def _sums(H: np.ndarray, group: int) -> tuple[np.ndarray, ...]:
+        """The four outputs of :func:`grouped_nlogn` from a summed count table."""
+        K = H.shape[0]
+        full = H.reshape(K, -1)
+        coarse = H.reshape(K, H.shape[1], -1, group).sum(axis=3).reshape(K, -1)
+        return (
+            nlogn(full).sum(axis=1),
+            nlogn(coarse).sum(axis=1),
+            np.count_nonzero(full, axis=1),
+            np.count_nonzero(coarse, axis=1),
+        )
+
+    def _h(self, s: np.ndarray, m: np.ndarray) -> np.ndarray:
+        h = self._log2n - np.asarray(s) / self.n_samples
+        if self._mm:
+            h = h + (np.asarray(m) - 1) * self._mm
+        return h
+
+    def pair_terms(self, j: int) -> PairTerms:
+        """All pairwise terms of every candidate against feature ``j``: one reduction."""
+        ny = self.n_classes
+        H = self._reduce(_hist_pair, int(j), int(self.n_levels[j]), self.width, ny)
+        s_kjy, s_kj, m_kjy, m_kj = self._sums(H, ny)
+        return pair_terms_from_entropies(
+            j,
+            self.feature_entropy,
+            self._h(self._s_ky, self._m_ky),
+            self.target_entropy,
+            self._h(s_kj, m_kj),
+            self._h(s_kjy, m_kjy),
+        )
+
+    def lazy_cmim(self, k: int, tol: float) -> None:
+        """No lazy CMIM on Dask (each partial score would be a round trip): None."""
+        return None
+
+    def joint_codes(self, s: DaskJointCodes | None, j: int) -> DaskJointCodes:
+        """The joint code of ``S`` and feature ``j``, relabelled ``0..ns-1`` and
+        persisted per chunk; the client holds only the sorted set of occupied states."""
+        import dask
+
+        aj = int(self.n_levels[j])
+        prev = [None] * len(self.blocks) if s is None else s.blocks
+        parts = [
+            dask.delayed(_chunk_states)(b, p, int(j), aj)
+            for b, p in zip(self.blocks, prev, strict=True)
+        ]
+        states = _tree(parts, _union).compute()
+        new = [
+            dask.delayed(_relabel)(b, p, int(j), aj, states)
+            for b, p in zip(self.blocks, prev, strict=True)
+        ]
+        return DaskJointCodes(list(dask.persist(*new)), int(states.size))
+
+    def conditional_relevance(self, s: DaskJointCodes) -> np.ndarray:
+        """``I(Xk;Y|S)`` for every candidate: one reduction of ``(Xk, S, Y)`` tables."""
+        ny = self.n_classes
+        H = self._reduce(_hist_cond, s.n_states, self.width, ny, extra=s.blocks)
+        s_ksy, s_ks, m_ksy, m_ks = self._sums(H, ny)
+        zc = H[0].sum(axis=0)  # (ns * ny,): counts of (S, Y)
+        sc = zc.reshape(-1, ny).sum(axis=1)
+        h_sy = float(self._h(nlogn(zc).sum(), np.count_nonzero(zc)))
+        h_s = float(self._h(nlogn(sc).sum(), np.count_nonzero(sc)))
+        return np.maximum(0.0, self._h(s_ks, m_ks) + h_sy - self._h(s_ksy, m_ksy) - h_s)
+
+
+def dask_information_table(
+    blocks: list[Any],
+    y_blocks: list[Any],
+    discrete: np.ndarray,
+    *,
+    n_bins: int = 5,
+    strategy: str | None = "uniform",
+    estimator: str = "plugin",
+    estimator_name: str = "estimator",
+) -> tuple[DaskInformationTable, list[np.ndarray | None], np.ndarray]:
+    """Discretise a Dask table on its workers and build its information table.
+
+    Parameters
+    ----------
+    blocks, y_blocks : lists of dask.delayed.Delayed
+        Matching row chunks of the features ``(n_i, n_features)`` and of the labels
+        (see :func:`fsel.utils.validation.check_dask_table`).
+    discrete : bool ndarray of shape (n_features,)
+        Columns taken as codes.
+    n_bins, strategy
+        As for :func:`fsel.kernels.discretize.discretize`.
+    estimator : {"plugin", "miller_madow"}
+
+    Returns
+    -------
+    table : DaskInformationTable
+    edges : list
+        Inner bin edges per column (None for code columns).
+    classes : ndarray
+        The sorted class labels.
+    """
+    import dask
+
+    if strategy not in ("uniform", "quantile", None):
+        raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
+    if strategy is not None and (not isinstance(n_bins, (int, np.integer)) or n_bins < 2):
+        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    code_cols = np.asarray(discrete, dtype=bool)
+    d = code_cols.size
+    parts = [
+        dask.delayed(_chunk_stats)(x, y, code_cols, n_bins, strategy)
+        for x, y in zip(blocks, y_blocks, strict=True)
+    ]
+
+    def merge(*ps: dict[str, Any]) -> dict[str, Any]:
+        return _merge_stats(*ps, code_cols=code_cols, n_bins=n_bins)
+
+    st = _tree(parts, merge).compute()
+    if st.get("y_nan"):
+        raise ValueError(f"{estimator_name}: y has missing values (NaN); drop those rows first")
+    if st["inf"] is not None:
+        raise ValueError(
+            f"{estimator_name}: X contains inf in column '{st['inf']}'; infinite values "
+            "are not allowed"
+        )
+    if st["nan"] is not None:
+        raise ValueError(
+            f"{estimator_name}: X has missing values (NaN) in column '{st['nan']}'; missing "
+            "values are not supported on Dask input yet: drop or impute them first"
+        )
+    if st["n"] == 0:
+        raise ValueError(f"{estimator_name}: X has no rows")
+    if st["classes"] is None:
+        raise ValueError(
+            f"{estimator_name}: y has more than {MAX_CODE_LEVELS} distinct labels on Dask input"
+        )
+    classes = st["classes"]
+    if classes.size < 2:
+        raise ValueError(
+            f"{estimator_name}: y has a single class, only one class ({classes[0]!r}); at "
+            "least two classes are needed to select features"
+        )
+    if strategy is None and st["nonint"] is not None:
+        raise ValueError(
+            f"discretize=None takes every column as codes, but column {st['nonint']} "
+            "has non-integer values; bin it (discretize='uniform') or encode it"
+        )
+    distinct = st["distinct"]
+    levels: list[np.ndarray | None] = [None] * d
+    edges: list[np.ndarray | None] = [None] * d
+    width = np.zeros(d, dtype=np.int64)
+    for j in range(d):
+        if distinct[j] is not None:
+            levels[j] = distinct[j]
+            width[j] = distinct[j].size
+        elif code_cols[j] or strategy is None:
+            raise ValueError(
+                f"{estimator_name}: column {j} has more than {MAX_CODE_LEVELS} distinct "
+                "values on Dask input; bin it or encode it with fewer codes"
+            )
+    binned = np.flatnonzero([lev is None for lev in levels])
+    if binned.size and strategy == "uniform":
+        inner = uniform_edges(st["lo"][binned], st["hi"][binned], n_bins)
+        for i, j in enumerate(binned.tolist()):
+            edges[j] = inner[i]
+    elif binned.size:
+        qs = np.union1d(np.linspace(0, 100, _PERCENTILE_GRID), np.linspace(0, 100, n_bins + 1))
+        pp = [dask.delayed(_chunk_percentiles)(x, binned, qs) for x in blocks]
+        inner = _merge_quantile_edges(list(dask.compute(*pp)), qs, n_bins)
+        for i, j in enumerate(binned.tolist()):
+            edges[j] = np.unique(inner[i])
+    for j in binned.tolist():
+        width[j] = edges[j].size + 1
+    dtype = smallest_code_dtype(int(width.max()))
+    encoded = [
+        dask.delayed(_encode_chunk)(x, y, edges, levels, classes, dtype)
+        for x, y in zip(blocks, y_blocks, strict=True)
+    ]
+    encoded = list(dask.persist(*encoded))
+    table = DaskInformationTable(
+        encoded, width, int(classes.size), int(st["n"]), estimator=estimator
+    )
+    return table, edges, classes
