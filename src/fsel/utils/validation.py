@@ -576,10 +576,15 @@ class DaskTable:
     feature_names: np.ndarray | None
 
 
-def _dask_frame_block(part: Any, cat_cols: list[int]) -> np.ndarray:
+def _dask_last_column(part: Any) -> np.ndarray:
+    return part.iloc[:, -1].to_numpy()
+
+
+def _dask_frame_block(part: Any, cat_cols: list[int], drop_last: bool = False) -> np.ndarray:
     """One pandas partition as a float64 ndarray, categorical columns as their codes."""
-    out = np.empty(part.shape, dtype=np.float64)
-    for j in range(part.shape[1]):
+    d = part.shape[1] - int(drop_last)
+    out = np.empty((part.shape[0], d), dtype=np.float64)
+    for j in range(d):
         col = part.iloc[:, j]
         if j in cat_cols:
             codes = np.asarray(col.cat.codes, dtype=np.float64)
@@ -632,6 +637,17 @@ def check_dask_table(
                 )
         import dask
 
+        if is_dask(y) and hasattr(y, "to_frame") and getattr(y, "ndim", 0) == 1:
+            # a dask Series: one frame, so X's and y's blocks are the same partitions
+            # (Dask may partition two projections of one table differently)
+            frame = X.assign(__fsel_target__=y)
+            parts = frame.to_delayed()
+            blocks = [dask.delayed(_dask_frame_block)(p, cat_cols, True) for p in parts]
+            y_blocks = [dask.delayed(_dask_last_column)(p) for p in parts]
+            n_features = len(names)
+            mask = _categorical_mask(categorical, n_features, names) | declared
+            fn = np.asarray(names, dtype=object)
+            return DaskTable(blocks=blocks, y_blocks=y_blocks, discrete=mask, feature_names=fn)
         blocks = [dask.delayed(_dask_frame_block)(p, cat_cols) for p in X.to_delayed()]
         chunks: tuple = (np.nan,) * X.npartitions
         n_features = len(names)
