@@ -73,6 +73,13 @@ def _add(*tables: np.ndarray) -> np.ndarray:
 
 
 def _distinct(values: np.ndarray, cap: int) -> np.ndarray | None:
+    """Sorted distinct values (None when more than ``cap``); O(n) for small integers."""
+    if values.dtype.kind in "iu" and values.size:
+        lo, hi = values.min(), values.max()
+        if int(hi) - int(lo) < 1 << 16:
+            seen = np.bincount((values - lo).astype(np.intp, copy=False))
+            u = (np.flatnonzero(seen) + int(lo)).astype(values.dtype)
+            return u if u.size <= cap else None
     u = np.unique(values)
     return u if u.size <= cap else None
 
@@ -108,11 +115,12 @@ def _chunk_stats(
     distinct: list[np.ndarray | None] = []
     head = np.sort(x[: 8 * (n_bins + 1)], axis=0) if x.shape[0] else x
     few = 1 + np.count_nonzero(np.diff(head, axis=0), axis=0) <= n_bins
+    xt = np.ascontiguousarray(x.T)  # one transpose: the columns as contiguous rows
     for j in range(d):
         if code_cols[j] or strategy is None:
-            distinct.append(_distinct(x[:, j], MAX_CODE_LEVELS))
+            distinct.append(_distinct(xt[j], MAX_CODE_LEVELS))
         elif few[j]:
-            distinct.append(_distinct(x[:, j], n_bins))
+            distinct.append(_distinct(xt[j], n_bins))
         else:
             distinct.append(None)
     st["distinct"] = distinct
@@ -197,13 +205,20 @@ def _encode_chunk(
     among the column's distinct values) and the class codes."""
     x = np.asarray(x)
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-    binned = apply_bin_edges(x, edges) if any(e is not None for e in edges) else x
     codes = np.empty((x.shape[1], x.shape[0]), dtype=dtype)
-    for j, lev in enumerate(levels):
-        if lev is None:
-            codes[j] = binned[:, j]
+    cut = [j for j, e in enumerate(edges) if e is not None]
+    if cut:
+        codes[cut] = apply_bin_edges(x, edges)[:, cut].T
+    kept = [j for j, lev in enumerate(levels) if lev is not None]
+    xt = np.ascontiguousarray(x[:, kept].T) if len(kept) < x.shape[1] else x.T.copy()
+    for i, j in enumerate(kept):
+        lev, col = levels[j], xt[i]
+        if col.dtype.kind in "iu" and int(lev[-1]) - int(lev[0]) < 1 << 16:
+            lut = np.zeros(int(lev[-1]) - int(lev[0]) + 1, dtype=dtype)
+            lut[(lev - lev[0]).astype(np.intp)] = np.arange(lev.size)
+            codes[j] = lut[col - lev[0]]  # every value is one of the column's levels
         else:
-            codes[j] = np.searchsorted(lev, x[:, j])
+            codes[j] = np.searchsorted(lev, col)
     yc = np.searchsorted(classes, y).astype(smallest_code_dtype(classes.size))
     return codes, yc
 
