@@ -281,3 +281,11 @@ def test_process_workers_equal_in_memory_and_the_client_stays_small():
             tracemalloc.stop()
     assert sorted(sel.selection_order_[:3].tolist()) == [0, 1, 2]
     assert peak < Xl.nbytes / 40, peak  # measured about 2 MB against 320 MB
+
+
+@pytest.mark.parametrize("name", ["ReliefF", "Classifiability", "RankingIndex"])
+def test_selectors_without_a_dask_path_refuse_dask_input_clearly(name):
+    est_cls = getattr(fsel, name)
+    X, y = _data()
+    with pytest.raises(TypeError, match=r"Dask collection.*runs in memory"):
+        est_cls().fit(da.from_array(X, chunks=(300, 10)), y)

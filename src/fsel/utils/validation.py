@@ -305,6 +305,12 @@ def check_table(
     """
     if X is None:
         raise ValueError(f"{estimator_name}: X is None; expected a 2-D table of features")
+    if is_dask(X):
+        raise TypeError(
+            f"{estimator_name}: X is a Dask collection, and {estimator_name} runs in memory; "
+            "call X.compute() first if it fits, or use an information criterion (JMI, "
+            "mRMR, CMIM, ...), which runs on Dask"
+        )
     if is_sparse(X):
         if not accept_sparse:
             raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")
