@@ -21,6 +21,10 @@ Each size runs, side by side in one run, in two fresh subprocesses:
 
 The selections of the two sides must be identical (checked; the run fails otherwise).
 
+``--relief M`` adds, per size, ReliefF's mean margin over ``M`` seeded references on
+the same cluster (:func:`fsel.kernels.relief_dask.relieff_margin_dask`, k=10,
+Manhattan, the table as float64; its top-5 features are recorded in ``order``).
+
 Run ``python benchmarks/run.py dask [--quick] [--sizes 1000000,5000000]``; results go
 to ``benchmarks/results/dask[_quick].{json,md}``.
 """
@@ -174,6 +178,62 @@ def run_dask(n: int, n_workers: int) -> dict[str, Any]:
     }
 
 
+def run_relief_dask(n: int, m: int, n_workers: int = 2) -> dict[str, Any]:
+    """ReliefF's mean margin over ``m`` seeded reference rows
+    (:func:`fsel.kernels.relief_dask.relieff_margin_dask`, k=10, Manhattan) on data
+    persisted on the workers (the table as float64, as ReliefF scales it)."""
+    import dask
+    import dask.array as da
+    import distributed
+
+    from fsel.kernels.relief_dask import relieff_margin_dask
+    from fsel.utils.validation import check_dask_table
+
+    bounds = _bounds(n)
+    xs = [
+        da.from_delayed(
+            dask.delayed(lambda i, r: make_chunk(i, r)[0].astype(np.float64))(i, b1 - b0),
+            (b1 - b0, N_FEATURES),
+            np.float64,
+        )
+        for i, (b0, b1) in enumerate(bounds)
+    ]
+    ys = [
+        da.from_delayed(
+            dask.delayed(lambda i, r: make_chunk(i, r)[1])(i, b1 - b0), (b1 - b0,), np.int8
+        )
+        for i, (b0, b1) in enumerate(bounds)
+    ]
+    with (
+        distributed.LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            memory_limit=0,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        X, y = client.persist([da.concatenate(xs), da.concatenate(ys)])
+        distributed.wait([X, y])
+        t = check_dask_table(X[:2000], y[:2000])
+        relieff_margin_dask(t.blocks, t.y_blocks, np.arange(20), 10)  # compile
+        t = check_dask_table(X, y)
+        refs = np.sort(np.random.default_rng(0).choice(n, m, replace=False))
+        t0 = time.perf_counter()
+        out = relieff_margin_dask(t.blocks, t.y_blocks, refs, 10)
+        took = time.perf_counter() - t0
+        workers = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+    return {
+        "side": f"dask ReliefF m={m} {n_workers} workers",
+        "seconds": took,
+        "order": np.argsort(-out["margin"], kind="stable")[:5].tolist(),
+        "client_peak_rss_mb": _rss_mb(),
+        "worker_peak_rss_mb": sorted(workers.values()),
+        "data_mb": n * N_FEATURES * 8 / 2**20,
+    }
+
+
 def _subprocess(kind: str, n: int, arg: int, timeout: float) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--worker", kind, str(n), str(arg)]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
@@ -245,11 +305,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="one size: 1,000,000 rows")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument(
+        "--relief", type=int, default=0, metavar="M", help="also ReliefF on Dask, M references"
+    )
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         kind, n, arg = args.worker[0], int(args.worker[1]), int(args.worker[2])
-        res = run_memory(n, arg) if kind == "memory" else run_dask(n, arg)
+        if kind == "relief":
+            res = run_relief_dask(n, arg)
+        else:
+            res = run_memory(n, arg) if kind == "memory" else run_dask(n, arg)
         print(json.dumps(res))
         return 0
     sizes = [1_000_000] if args.quick else [int(s) for s in args.sizes.split(",")]
@@ -267,7 +333,15 @@ def main(argv: list[str] | None = None) -> int:
             res = _subprocess(kind, n, arg, args.timeout) | {"n": n}
             rows.append(res)
             print(json.dumps({k: v for k, v in res.items() if k != "order"}), flush=True)
-        orders = {json.dumps(r.get("order")) for r in rows if r["n"] == n and "order" in r}
+        if args.relief:
+            res = _subprocess("relief", n, args.relief, args.timeout) | {"n": n}
+            rows.append(res)
+            print(json.dumps(res), flush=True)
+        orders = {
+            json.dumps(r.get("order"))
+            for r in rows
+            if r["n"] == n and "order" in r and "ReliefF" not in r.get("side", "")
+        }
         if len(orders) > 1:
             print(f"selections differ at n={n}: {orders}", file=sys.stderr)
             failed = True
