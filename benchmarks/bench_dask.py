@@ -98,22 +98,17 @@ def run_memory(n: int, n_jobs: int) -> dict[str, Any]:
     }
 
 
-def run_dask(n: int, n_workers: int) -> dict[str, Any]:
-    import tracemalloc
-
+def _lazy_table(n: int, dtype: Any = np.uint8) -> tuple[Any, Any]:
+    """The benchmark table as lazy dask arrays, one task per chunk (never in one process)."""
     import dask
     import dask.array as da
-    import distributed
-
-    import fsel
-    from fsel.kernels import information_dask as kd
 
     bounds = _bounds(n)
     xs = [
         da.from_delayed(
-            dask.delayed(lambda i, r: make_chunk(i, r)[0])(i, b1 - b0),
+            dask.delayed(lambda i, r: make_chunk(i, r)[0].astype(dtype))(i, b1 - b0),
             (b1 - b0, N_FEATURES),
-            np.uint8,
+            dtype,
         )
         for i, (b0, b1) in enumerate(bounds)
     ]
@@ -123,16 +118,33 @@ def run_dask(n: int, n_workers: int) -> dict[str, Any]:
         )
         for i, (b0, b1) in enumerate(bounds)
     ]
-    X = da.concatenate(xs)
-    y = da.concatenate(ys)
+    return da.concatenate(xs), da.concatenate(ys)
+
+
+def _cluster(n_workers: int) -> Any:
+    import distributed
+
+    return distributed.LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        memory_limit=0,
+    )
+
+
+def run_dask(n: int, n_workers: int) -> dict[str, Any]:
+    import tracemalloc
+
+    import distributed
+
+    import fsel
+    from fsel.kernels import information_dask as kd
+
+    bounds = _bounds(n)
+    X, y = _lazy_table(n)
     with (
-        distributed.LocalCluster(
-            n_workers=n_workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            memory_limit=0,
-        ) as cluster,
+        _cluster(n_workers) as cluster,
         distributed.Client(cluster) as client,
     ):
         t0 = time.perf_counter()
@@ -182,39 +194,17 @@ def run_relief_dask(n: int, m: int, n_workers: int = 2) -> dict[str, Any]:
     """ReliefF's mean margin over ``m`` seeded reference rows
     (:func:`fsel.kernels.relief_dask.relieff_margin_dask`, k=10, Manhattan) on data
     persisted on the workers (the table as float64, as ReliefF scales it)."""
-    import dask
-    import dask.array as da
     import distributed
 
     from fsel.kernels.relief_dask import relieff_margin_dask
     from fsel.utils.validation import check_dask_table
 
-    bounds = _bounds(n)
-    xs = [
-        da.from_delayed(
-            dask.delayed(lambda i, r: make_chunk(i, r)[0].astype(np.float64))(i, b1 - b0),
-            (b1 - b0, N_FEATURES),
-            np.float64,
-        )
-        for i, (b0, b1) in enumerate(bounds)
-    ]
-    ys = [
-        da.from_delayed(
-            dask.delayed(lambda i, r: make_chunk(i, r)[1])(i, b1 - b0), (b1 - b0,), np.int8
-        )
-        for i, (b0, b1) in enumerate(bounds)
-    ]
+    X, y = _lazy_table(n, np.float64)
     with (
-        distributed.LocalCluster(
-            n_workers=n_workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            memory_limit=0,
-        ) as cluster,
+        _cluster(n_workers) as cluster,
         distributed.Client(cluster) as client,
     ):
-        X, y = client.persist([da.concatenate(xs), da.concatenate(ys)])
+        X, y = client.persist([X, y])
         distributed.wait([X, y])
         t = check_dask_table(X[:2000], y[:2000])
         relieff_margin_dask(t.blocks, t.y_blocks, np.arange(20), 10)  # compile

@@ -207,7 +207,6 @@ def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> d
 
 def _cmd_select(args: argparse.Namespace) -> int:
     from fsel._registry import get_method
-    from fsel.api import result_from_estimator
 
     try:
         method = get_method(args.method)
@@ -239,17 +238,28 @@ def _cmd_select(args: argparse.Namespace) -> int:
     if args.npfs:
         return _run_npfs(args, base, data)
     base.fit(data.X, data.y)
+    return _report_selection(args, method, base, data, {"n_samples": int(data.X.shape[0])})
+
+
+def _report_selection(
+    args: argparse.Namespace, method: Any, base: Any, data: Any, extra: dict[str, Any]
+) -> int:
+    """Print a fitted selector's picks and write them to ``--output``."""
+    from fsel.api import result_from_estimator
+
+    n_features = len(data.feature_names)
     res = result_from_estimator(method.name, base, data.feature_names)
     out = {
         "method": method.name,
         "data": args.data,
         "target": data.target,
-        "n_samples": int(data.X.shape[0]),
+        **extra,
         "n_features": int(n_features),
         "params": {k_: v for k_, v in base.get_params(deep=False).items() if _jsonable(v)},
         **res.to_dict(),
     }
-    print(f"{method.name}: {len(res.features)} of {n_features} features from {args.data}")
+    where = " (Dask)" if "scheduler" in extra else ""
+    print(f"{method.name}: {len(res.features)} of {n_features} features from {args.data}{where}")
     print(f"{'rank':>4}  {'index':>5}  {'score':>10}  name")
     for row in out["features"]:
         print(f"{row['rank']:>4}  {row['index']:>5}  {row['score']:>10.4f}  {row['name']}")
@@ -346,7 +356,6 @@ def _dask_context(scheduler: str) -> Iterator[Any]:
 def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> int:
     """``fsel select FILES --scheduler ...``: the files are read lazily on the workers and
     the information criterion runs there; the client never loads the table."""
-    from fsel.api import result_from_estimator
     from fsel.cli.io import read_data_dask
 
     if method.family != "information":
@@ -366,22 +375,7 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
             raise CliError(f"-k {k} is out of range: the table has {n_features} features")
         base = est_cls(**fixed, **params, n_features_to_select=k)
         base.fit(data.X, data.y)
-    res = result_from_estimator(method.name, base, data.feature_names)
-    out = {
-        "method": method.name,
-        "data": args.data,
-        "target": data.target,
-        "scheduler": args.scheduler,
-        "n_features": int(n_features),
-        "params": {k_: v for k_, v in base.get_params(deep=False).items() if _jsonable(v)},
-        **res.to_dict(),
-    }
-    print(f"{method.name}: {len(res.features)} of {n_features} features from {args.data} (Dask)")
-    print(f"{'rank':>4}  {'index':>5}  {'score':>10}  name")
-    for row in out["features"]:
-        print(f"{row['rank']:>4}  {row['index']:>5}  {row['score']:>10.4f}  {row['name']}")
-    _write(args.output, out, ["rank", "index", "name", "score"])
-    return 0
+    return _report_selection(args, method, base, data, {"scheduler": args.scheduler})
 
 
 def _jsonable(v: Any) -> bool:

@@ -37,36 +37,20 @@ from typing import Any
 import numpy as np
 
 from fsel.kernels._counting import joint_histograms, nlogn
+from fsel.kernels._dask import add_arrays as _add
+from fsel.kernels._dask import tree_reduce as _tree
 from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype, uniform_edges
-from fsel.kernels.information import _ESTIMATORS, PairTerms, pair_terms_from_entropies
+from fsel.kernels.information import (
+    _ESTIMATORS,
+    InformationTable,
+    PairTerms,
+    pair_terms_from_entropies,
+)
 
 __all__ = ["DaskInformationTable", "dask_information_table"]
 
 MAX_CODE_LEVELS = 65536  # distinct values a code column (or the target) may have on Dask
-_FAN_IN = 8  # tree-reduction width
 _PERCENTILE_GRID = 1001  # per-chunk percentiles merged for discretize="quantile"
-
-
-# ----------------------------------------------------------------------------- reductions
-
-
-def _tree(parts: list[Any], combine: Any) -> Any:
-    """One delayed tree reduction (fan-in ``_FAN_IN``) of delayed parts."""
-    import dask
-
-    level = list(parts)
-    while len(level) > 1:
-        level = [
-            dask.delayed(combine)(*level[i : i + _FAN_IN]) for i in range(0, len(level), _FAN_IN)
-        ]
-    return level[0]
-
-
-def _add(*tables: np.ndarray) -> np.ndarray:
-    out = tables[0].copy()
-    for t in tables[1:]:
-        out += t
-    return out
 
 
 # ------------------------------------------------------------------- pass 1: chunk stats
@@ -387,11 +371,7 @@ class DaskInformationTable:
             np.count_nonzero(coarse, axis=1),
         )
 
-    def _h(self, s: np.ndarray, m: np.ndarray) -> np.ndarray:
-        h = self._log2n - np.asarray(s) / self.n_samples
-        if self._mm:
-            h = h + (np.asarray(m) - 1) * self._mm
-        return h
+    _h = InformationTable._h  # entropy from sum c log2 c: the same numbers as in memory
 
     def pair_terms(self, j: int) -> PairTerms:
         """All pairwise terms of every candidate against feature ``j``: one reduction."""

@@ -29,22 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from fsel.kernels._dask import add_arrays as _add
+from fsel.kernels._dask import tree_reduce as _tree
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, distance_block
 
 __all__ = ["relieff_margin_dask"]
-
-_FAN_IN = 8
-
-
-def _tree(parts: list[Any], combine: Any) -> Any:
-    import dask
-
-    level = list(parts)
-    while len(level) > 1:
-        level = [
-            dask.delayed(combine)(*level[i : i + _FAN_IN]) for i in range(0, len(level), _FAN_IN)
-        ]
-    return level[0]
 
 
 def _labels(y: Any) -> np.ndarray:
@@ -181,10 +170,6 @@ def _chunk_margin(
     Z = _scale(np.asarray(x)[nb[ref, slot] - offset], lo, ptp)
     out += (coef[ref, slot][:, None] * np.abs(R[ref] - Z)).sum(axis=0)
     return out
-
-
-def _add(*parts: np.ndarray) -> np.ndarray:
-    return np.sum(parts, axis=0)
 
 
 def relieff_margin_dask(
