@@ -298,6 +298,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--relief", type=int, default=0, metavar="M", help="also ReliefF on Dask, M references"
     )
+    parser.add_argument(
+        "--sides", default="memory,dask", help="which sides to run (memory, dask or both)"
+    )
+    parser.add_argument("--name", default=None, help="results file name (default: dask)")
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -319,7 +323,10 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict] = []
     failed = False
     for n in sizes:
-        for kind, arg in (("memory", 1), ("memory", 2), ("dask", args.workers)):
+        sides = args.sides.split(",")
+        runs = [("memory", 1), ("memory", 2)] if "memory" in sides else []
+        runs += [("dask", args.workers)] if "dask" in sides else []
+        for kind, arg in runs:
             res = _subprocess(kind, n, arg, args.timeout) | {"n": n}
             rows.append(res)
             print(json.dumps({k: v for k, v in res.items() if k != "order"}), flush=True)
@@ -335,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(orders) > 1:
             print(f"selections differ at n={n}: {orders}", file=sys.stderr)
             failed = True
-    name = "dask_quick" if args.quick else "dask"
+    name = args.name or ("dask_quick" if args.quick else "dask")
     res_dir = HERE / "results"
     res_dir.mkdir(exist_ok=True)
     (res_dir / f"{name}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
