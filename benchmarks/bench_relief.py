@@ -18,8 +18,8 @@ Every call runs in its own subprocess on one core, limited in CPU seconds
 (``--timeout``, through ``RLIMIT_CPU``; the wall-clock limit is 6 times that, since the
 machine is shared)
 (``NUMBA_NUM_THREADS``, ``OMP_NUM_THREADS`` and the BLAS thread counts set to 1) and
-reports CPU seconds (``time.process_time()``) and wall seconds, the best of up to three
-fits while a fit takes under 2 s; numba libraries are
+reports CPU seconds (``time.process_time()``) and wall seconds, the best of
+``--repeats`` fits (default 3, the same count for every library); numba libraries are
 warmed up on a small problem first, so compile time is excluded. The machine is shared
 (2 cores, several users): timings are noisy, ratios taken in the same run are the
 meaningful numbers. A library that is missing, crashes or times out is reported and
@@ -123,13 +123,11 @@ if spec["warmup"]:
     Xw, yw, _ = make_data(200, 20, spec["size"][2], seed=9)
     build().fit(Xw, yw)
 cpu = wall = float("inf")
-for rep in range(3):  # best of up to 3 while a fit takes under 2 s
+for rep in range(spec["repeats"]):  # the same count for every library; best is kept
     t0, w0 = time.process_time(), time.perf_counter()
     est = build().fit(X, y)
     c, w_ = time.process_time() - t0, time.perf_counter() - w0
     cpu, wall = min(cpu, c), min(wall, w_)
-    if c > 2.0:
-        break
 w = weights(est)
 order = np.argsort(-w, kind="stable")
 ranks = [int(np.flatnonzero(order == r)[0]) + 1 for r in relevant]
@@ -157,15 +155,25 @@ def make_data(n: int, d: int, n_classes: int = 2, seed: int = 0):
 
 
 def run_one(
-    lib: str, method: str, metric: str, size: tuple, timeout: float, memory: bool
+    lib: str,
+    method: str,
+    metric: str,
+    size: tuple,
+    timeout: float,
+    memory: bool,
+    repeats: int = 3,
 ) -> dict[str, Any]:
+    """One library's fit in a subprocess: best of ``repeats`` timed fits (the same
+    count for every library); ``timeout`` is in CPU seconds per fit."""
     code = WORKER.format(module=MODULE[lib], code=IMPLS[(lib, method, metric)])
     spec = {
         "size": list(size),
         "bench_dir": str(HERE),
         "warmup": lib in ("fsel", "fast-select"),
         "memory": memory,
+        "repeats": int(repeats),
     }
+    timeout = timeout * (int(repeats) + (1 if memory else 0))
     env = dict(os.environ)
     for var in ("NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env[var] = "1"
@@ -210,6 +218,42 @@ def run_one(
     return {"status": f"crash: {err[:120]}"}
 
 
+def missing_and_sampling(n: int, d: int, sample_n: int, sample_d: int, m: int) -> None:
+    """Side by side in one process: ReliefF on complete data and with 20% MCAR holes
+    (``missing="expected"``), best of two fits each; then ReliefF with ``sample_size=m``
+    reference samples on ``sample_n x sample_d`` data held in memory (``n_jobs=-1``)."""
+    from fsel import ReliefF
+
+    rng = np.random.default_rng(0)
+    X = rng.random((n, d))
+    y = (X[:, 0] + X[:, 1] > 1.0).astype(int)
+    Xh = X.copy()
+    Xh[rng.random(X.shape) < 0.2] = np.nan
+    ReliefF().fit(X[:300], y[:300])
+    ReliefF().fit(Xh[:300], y[:300])
+    t_full, t_nan = [], []
+    for _ in range(2):
+        t = time.perf_counter()
+        ReliefF().fit(X, y)
+        t_full.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        ReliefF().fit(Xh, y)
+        t_nan.append(time.perf_counter() - t)
+    print(
+        f"ReliefF {n}x{d}: complete {min(t_full):.2f} s, 20% NaN (expected) "
+        f"{min(t_nan):.2f} s, ratio {min(t_nan) / min(t_full):.2f}"
+    )
+    del X, Xh
+    X = rng.random((sample_n, sample_d))
+    y = (X[:, 0] + X[:, 1] > 1.0).astype(int)
+    t = time.perf_counter()
+    est = ReliefF(sample_size=m, random_state=0, n_jobs=-1).fit(X, y)
+    print(
+        f"ReliefF sample_size={m} on {sample_n}x{sample_d}: {time.perf_counter() - t:.1f} s, "
+        f"top features {est.selection_order_[:2].tolist()}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes, no skrebate above 1000x100")
@@ -219,11 +263,41 @@ def main(argv: list[str] | None = None) -> int:
         default="1000x100,2000x1000",
         help="sizes on which skrebate runs (it takes minutes at 2000x1000)",
     )
-    ap.add_argument("--timeout", type=float, default=240.0, help="per call, CPU seconds")
+    ap.add_argument("--timeout", type=float, default=240.0, help="per fit, CPU seconds")
+    ap.add_argument(
+        "--repeats", type=int, default=3, help="timed fits per call, the same for every library"
+    )
     ap.add_argument("--libs", default=None, help="comma list: fsel,fast-select,skrebate,...")
     ap.add_argument("--methods", default=None, help="comma list: ReliefF,MultiSURF,IRelief,...")
     ap.add_argument("--output", default=None, help="results file stem")
+    ap.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="run although src/ has uncommitted changes (results marked src_dirty)",
+    )
+    ap.add_argument(
+        "--missing-sampling",
+        default=None,
+        metavar="N,D,SN,SD,M",
+        help="only time ReliefF with 20%% NaN vs complete on N x D, and sample_size=M "
+        "on SN x SD (e.g. 3000,50,1000000,100,1000)",
+    )
     args = ap.parse_args(argv)
+    if args.missing_sampling:
+        a, b, c, e, f = (int(v) for v in args.missing_sampling.split(","))
+        missing_and_sampling(a, b, c, e, f)
+        return 0
+    if args.repeats < 1:
+        ap.error("--repeats must be at least 1")
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
+    from bench_information import _git_state, dirty_refusal  # one provenance rule
+
+    git_state = _git_state()
+    stem_path = RESULTS / (args.output or ("relief_quick" if args.quick else "relief"))
+    refusal = dirty_refusal(git_state, stem_path, args.allow_dirty)
+    if refusal:
+        ap.error(refusal)
     sizes = (
         args.sizes.split(",") if args.sizes else (list(QUICK_SIZES) if args.quick else list(SIZES))
     )
@@ -254,7 +328,15 @@ def main(argv: list[str] | None = None) -> int:
             elif lib == "sklearn-relief" and size[0] * size[1] > 2e5:
                 res = {"status": "skipped (pure Python; only 1000x100)"}
             else:
-                res = run_one(lib, method, metric, size, args.timeout, memory=(lib == "fsel"))
+                res = run_one(
+                    lib,
+                    method,
+                    metric,
+                    size,
+                    args.timeout,
+                    memory=(lib == "fsel"),
+                    repeats=args.repeats,
+                )
             results[key] = res
             peak = res.get("peak")
             print(
@@ -274,7 +356,11 @@ def main(argv: list[str] | None = None) -> int:
                 }
             )
         # ratios side by side (CPU seconds)
-        print("ratios (competitor CPU / fsel CPU; > 1 means fsel is faster):")
+        print(
+            "ratios (competitor CPU / fsel CPU; > 1 means fsel is faster; the competitors "
+            "run Manhattan, their only metric, so only the fsel-manhattan rows compare the "
+            "same metric):"
+        )
         for method in ("ReliefF", "SURF", "MultiSURF"):
             for metric in ("manhattan", "euclidean"):
                 mine = results.get(("fsel", method, metric), {})
@@ -284,14 +370,20 @@ def main(argv: list[str] | None = None) -> int:
                     other = results.get((lib, method, "manhattan"), {})
                     if str(other.get("status", "")).startswith("ok"):
                         ratio = other["cpu"] / mine["cpu"]
-                        print(f"  {method:10s} fsel-{metric:9s} vs {lib:15s} {ratio:8.1f}x")
+                        same = metric == "manhattan"
+                        what = "same metric" if same else "fsel Euclidean vs its Manhattan"
+                        print(
+                            f"  {method:10s} fsel-{metric:9s} vs {lib:15s} {ratio:8.1f}x  ({what})"
+                        )
                         rows.append(
                             {
                                 "size": size_name,
                                 "library": "ratio",
                                 "method": method,
                                 "metric": metric,
-                                "status": f"vs {lib}",
+                                "peer_metric": "manhattan",
+                                "same_metric": same,
+                                "status": f"vs {lib} (manhattan)",
                                 "cpu": ratio,
                             }
                         )
@@ -328,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
                 "machine": platform.node(),
                 "python": sys.version.split()[0],
                 "note": "CPU seconds on one core of a shared 2-core machine; timings are noisy",
+                "repeats": args.repeats,
+                "fsel_git": git_state,
                 "rows": rows,
             },
             indent=1,

@@ -28,6 +28,9 @@ def brute_force_L(X, y, features, radius_factor, symbolic):
     for f in features:
         col = [row[f] for row in X]
         lo[f], span[f] = min(col), (max(col) - min(col)) or 1.0
+    if all(len({row[f] for row in X}) == 1 for f in features):
+        # all samples coincide: no information, the empty set's value (issue 17 item 4)
+        return sum((sum(1 for v in y if v == c) / n) ** 2 for c in classes)
 
     def d2(i, j):
         s = 0.0
@@ -393,7 +396,9 @@ def test_bad_data():
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        classifiability(Xn, y)
+        classifiability(Xn, y, missing="error")
+    with pytest.raises(ValueError, match="missing must be one of"):
+        classifiability(Xn, y, missing="drop")
     with pytest.raises(ValueError, match="inconsistent"):
         classifiability(X, y[:5])
     with pytest.raises(ValueError, match="minimum of 2"):
@@ -404,10 +409,9 @@ def test_bad_data():
         classifiability(X, y, features=[1, 1])
     with pytest.raises(TypeError, match="ints"):
         classifiability(X, y, features=[0.5])
-    with pytest.raises(TypeError, match="sparse"):
-        from scipy import sparse
+    from scipy import sparse  # accepted since round 2 (SPEC section 11), same value
 
-        classifiability(sparse.csr_matrix(X), y)
+    assert classifiability(sparse.csr_matrix(X), y) == classifiability(X, y)
 
 
 @settings(max_examples=10, deadline=None)

@@ -35,7 +35,7 @@ def parts(tmp_path_factory):
 @pytest.fixture(scope="module")
 def address():
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
     ) as cluster:
         yield cluster.scheduler_address
 

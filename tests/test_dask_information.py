@@ -189,14 +189,108 @@ def test_unknown_chunk_sizes_with_an_in_memory_target():
     _assert_same(fsel.JMI(3).fit(X, y), got)
 
 
-def test_nan_and_inf_are_refused_clearly():
+def test_nan_is_refused_by_the_error_and_available_rules_and_inf_always():
     X, y = _data()
     X[500, 4] = np.nan
-    with pytest.raises(ValueError, match=r"missing values \(NaN\) in column '4'"):
-        fsel.JMI(3).fit(da.from_array(X, chunks=(300, 10)), y)
+    Xd = da.from_array(X, chunks=(300, 10))
+    with pytest.raises(
+        ValueError, match=r"missing values \(NaN\) in column '4' and missing='error'"
+    ):
+        fsel.JMI(3, missing="error").fit(Xd, y)
+    with pytest.raises(ValueError, match=r"missing='available' \(pairwise deletion\) is not supp"):
+        fsel.JMI(3, missing="available").fit(Xd, y)
     X[500, 4] = np.inf
     with pytest.raises(ValueError, match="inf in column '4'"):
         fsel.MIM(3).fit(da.from_array(X, chunks=(300, 10)), y)
+
+
+def test_without_holes_every_missing_rule_equals_in_memory():
+    X, y = _data(4)
+    Xd = da.from_array(X, chunks=(UNEVEN, 10))
+    for rule in ("level", "available", "error"):
+        _assert_same(fsel.JMI(4, missing=rule).fit(X, y), fsel.JMI(4, missing=rule).fit(Xd, y))
+
+
+def _holes(seed: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    X, y = _data(seed)
+    rng = np.random.default_rng(seed)
+    X[rng.random(X.shape) < 0.1] = np.nan  # holes everywhere, several per chunk
+    X[:, 6] = np.nan  # a column with no observed value: one level
+    X[y == 2, 8] = np.nan  # informative holes: "is missing" tells the class
+    X[:, 9] = np.where(rng.random(X.shape[0]) < 0.2, np.nan, rng.integers(0, 3, X.shape[0]))
+    return X, y
+
+
+@pytest.mark.parametrize("name", ["MIM", "MRMR", "JMI", "CMIM", "CMI"])
+def test_a_hole_is_one_more_level_as_in_memory(name):
+    X, y = _holes()
+    mem = getattr(fsel, name)(6).fit(X, y)
+    on_dask = getattr(fsel, name)(6).fit(da.from_array(X, chunks=(UNEVEN, 10)), y)
+    _assert_same(mem, on_dask)
+    assert on_dask.n_levels_[6] == 1
+    for e_mem, e_dask in zip(mem.bin_edges_, on_dask.bin_edges_, strict=True):
+        if e_mem is None:
+            assert e_dask is None
+        else:
+            np.testing.assert_array_equal(e_mem, e_dask)  # learned on the observed values
+
+
+def test_holes_with_codes_quantile_bins_and_a_dataframe():
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, y = _holes(7)
+    mem = fsel.JMI(5, discretize="quantile").fit(X, y)
+    one = fsel.JMI(5, discretize="quantile").fit(da.from_array(X, chunks=(1000, 10)), y)
+    _assert_same(mem, one)  # one chunk: exact percentiles of the observed values
+    df = pd.DataFrame(X[:, :6], columns=[f"f{i}" for i in range(6)])
+    df["colour"] = pd.Categorical(np.array(["red", "green", "blue"])[y])
+    df.loc[::7, "colour"] = np.nan
+    df["n"] = pd.array(np.where(X[:, 9] >= 0, X[:, 9], 0), dtype="Int64")
+    df.loc[np.isnan(X[:, 9]), "n"] = pd.NA
+    df["target"] = y
+    feats = [c for c in df.columns if c != "target"]
+    ddf = dd.from_pandas(df, npartitions=3)
+    _assert_same(
+        fsel.CMI(5).fit(df[feats], df["target"]), fsel.CMI(5).fit(ddf[feats], ddf["target"])
+    )
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_a_continuous_target_is_binned_as_in_memory(strategy):
+    X, _ = _data(8)
+    rng = np.random.default_rng(8)
+    yc = X[:, 2] + 0.5 * X[:, 5] + 0.1 * rng.normal(size=X.shape[0])
+    with pytest.warns(UserWarning, match="y is continuous"):
+        mem = fsel.JMI(4, discretize=strategy).fit(X, yc)
+    chunks = (1000, 10) if strategy == "quantile" else (UNEVEN, 10)  # quantile: 1 chunk exact
+    with pytest.warns(UserWarning, match="y is continuous"):
+        got = fsel.JMI(4, discretize=strategy).fit(
+            da.from_array(X, chunks=chunks), da.from_array(yc, chunks=chunks[0])
+        )
+    _assert_same(mem, got)
+    np.testing.assert_array_equal(mem.y_bin_edges_, got.y_bin_edges_)
+    with pytest.warns(UserWarning, match="y is continuous"):  # many chunks: close edges
+        many = fsel.JMI(4, discretize=strategy).fit(da.from_array(X, chunks=(UNEVEN, 10)), yc)
+    np.testing.assert_allclose(mem.y_bin_edges_, many.y_bin_edges_, atol=0.1)
+    assert set(many.selection_order_[:2].tolist()) == {2, 5}
+    with pytest.raises(ValueError, match="y is continuous"):
+        fsel.JMI(4, discretize=None).fit(da.from_array(X, chunks=(UNEVEN, 10)), yc)
+    few = np.round(yc).clip(-1, 1) + 0.5  # non-integer floats, at most n_bins values: classes
+    _assert_same(
+        fsel.JMI(4).fit(X, few), fsel.JMI(4).fit(da.from_array(X, chunks=(UNEVEN, 10)), few)
+    )
+
+
+def test_pair_mi_equals_the_pair_terms_bit_for_bit():
+    from fsel.kernels.information_dask import dask_information_table
+
+    X, y = _data(9)
+    blocks = list(da.from_array(X, chunks=(UNEVEN, 10)).to_delayed().ravel())
+    bounds = np.cumsum((0, *UNEVEN))
+    ys = [y[a:b] for a, b in itertools.pairwise(bounds)]
+    table, _, _ = dask_information_table(blocks, ys, np.zeros(10, bool), estimator="miller_madow")
+    for j in (0, 3, 7):
+        np.testing.assert_array_equal(table.pair_mi(j), table.pair_terms(j).mi)
 
 
 def test_bad_targets_and_shapes():
@@ -240,7 +334,7 @@ def test_on_a_distributed_client_via_dask_backend():
     Xd = da.from_array(X, chunks=(UNEVEN, 10))
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
         ) as cluster,
         dask_backend(cluster.scheduler_address) as client,
     ):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -182,3 +184,46 @@ def test_numba_manhattan_tilings_agree_exactly(n_jobs):
     full = full_distance_matrix(X, metric="manhattan", n_jobs=n_jobs, use_numba=True)
     np.testing.assert_array_equal(full, block)
     np.testing.assert_allclose(full, _loops(X, X, "manhattan"), rtol=1e-12)
+
+
+@pytest.mark.parametrize("budget", [256 * 2**20, 1000])  # with and without the G table
+@pytest.mark.parametrize("use_numba", [True, False])
+@pytest.mark.parametrize("metric", ["manhattan", "sqeuclidean", "euclidean"])
+def test_expected_distances_and_margins_match_brute_force(budget, use_numba, metric):
+    from tests.test_relief_missing import _Brute
+
+    from fsel.kernels.distances import ExpectedDiff, expected_distance_block, numba_available
+    from fsel.kernels.neighbors import expected_absdiff
+
+    if use_numba and not numba_available():
+        pytest.skip("numba is not installed")
+    rng = np.random.default_rng(11)
+    n, d = 14, 4
+    X = rng.random((n, d))
+    X[rng.random((n, d)) < 0.3] = np.nan
+    X[2:5, 1] = np.nan
+    y = rng.integers(0, 2, n)
+    y[:3] = 1  # class 1 has row 2 missing feature 1; class 0 keeps observed values
+    ed = ExpectedDiff(X, y, 2, memory_budget=budget)
+    assert ed.has_table == (budget > 1000)
+    b = _Brute(X, y)
+    rows = np.array([0, 2, 3, 9])
+    D = expected_distance_block(ed, rows, metric=metric, use_numba=use_numba)
+    for r, i in enumerate(rows):
+        for j in range(n):
+            if metric == "manhattan":
+                ref = sum(b.diff(k, i, j) for k in range(d))
+            else:
+                ref = sum(b.diff(k, i, j, sq=True) for k in range(d))
+                ref = math.sqrt(ref) if metric == "euclidean" else ref
+            assert D[r, j] == pytest.approx(ref, rel=1e-10, abs=1e-12)
+    idx = rng.integers(-1, n, (rows.size, 3))
+    coef = rng.standard_normal((rows.size, 3))
+    got = expected_absdiff(ed, rows, idx, coef, use_numba=use_numba)
+    A = rng.standard_normal((rows.size, n))
+    dense = expected_absdiff(ed, rows, None, A, use_numba=use_numba)
+    for r, i in enumerate(rows):
+        ref = sum(coef[r, t] * b.vec(i, j) for t, j in enumerate(idx[r]) if j >= 0 and j != i)
+        np.testing.assert_allclose(got[r], ref + np.zeros(d), rtol=1e-10, atol=1e-12)
+        ref = sum(A[r, j] * b.vec(i, j) for j in range(n) if j != i)
+        np.testing.assert_allclose(dense[r], ref, rtol=1e-10, atol=1e-12)

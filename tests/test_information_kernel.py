@@ -181,3 +181,41 @@ def test_compact_codes_maps_sorted_values_to_ranks(rows, which):
         uniq, inv = np.unique(X[:, j], return_inverse=True)
         assert levels[j] == uniq.size
         assert codes[j].tolist() == inv.reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("d", [1, 2, 7, 8])
+@pytest.mark.parametrize("levels", [2, 5, 16, 17])
+def test_pair_mi_is_pair_terms_mi_bit_for_bit(backend, d, levels):
+    """The I(Xk;Xj)-only count (two features per byte with numba) gives exactly the
+    values of the full pair terms, for odd and even feature counts, small and large
+    alphabets (above 16 levels: the full path)."""
+    from fsel.kernels.information import InformationTable
+
+    rng = np.random.default_rng(d * 100 + levels)
+    codes = rng.integers(0, levels, size=(d, 400)).astype(np.uint8)
+    codes[:, 0] = levels - 1  # every feature has its top level
+    y = rng.integers(0, 3, 400)
+    table = InformationTable(codes, np.full(d, levels), y, n_jobs=2)
+    for j in range(d):
+        np.testing.assert_array_equal(table.pair_mi(j), table.pair_terms(j).mi)
+
+
+@pytest.mark.parametrize("d", [2, 3, 9])
+@pytest.mark.parametrize(("levels", "nz", "group"), [(2, 6, 3), (5, 10, 2), (16, 16, 4), (7, 1, 1)])
+def test_paired_counting_is_grouped_counting_bit_for_bit(monkeypatch, d, levels, nz, group):
+    """Two features per byte (numba) against the one-feature dense kernel."""
+    pytest.importorskip("numba")
+    monkeypatch.delenv("FSEL_DISABLE_NUMBA", raising=False)
+    from fsel.kernels._counting import grouped_nlogn, nlogn_table, pack_pairs, paired_nlogn
+
+    rng = np.random.default_rng(d + 10 * levels + nz)
+    n = 500
+    codes = rng.integers(0, levels, size=(d, n)).astype(np.uint8)
+    codes[:, 0] = levels - 1
+    z = rng.integers(0, nz, n)
+    table = nlogn_table(n)
+    want = grouped_nlogn(codes, z, nz, group, table)
+    for n_jobs in (1, 2):
+        got = paired_nlogn(codes, pack_pairs(codes), z, nz, group, table, n_jobs)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)

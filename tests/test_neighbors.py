@@ -310,3 +310,21 @@ def test_many_rows_run_in_bounded_memory():
 @pytest.mark.slow
 def test_fifty_thousand_rows_run_in_bounded_memory():
     _bounded_memory_run(50_000, 64 * 2**20)  # full matrix: 20 GB
+
+
+def test_reference_rows_streamed_neighbours_match_all_rows():
+    # knn_by_class(rows=...) (streamed with numba, blocks without) against the rows of
+    # the all-samples result: the same neighbours, distances to rounding
+    from fsel.kernels.neighbors import knn_by_class
+
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 6))
+    X[10] = X[20]  # an exact tie
+    y = rng.integers(0, 3, 300)
+    rows = np.unique(np.r_[rng.choice(300, 40, replace=False), 10, 20])
+    full_idx, full_dist = knn_by_class(X, y, 4)
+    for use_numba in (None, False):
+        for n_jobs in (1, 2):
+            idx, dist = knn_by_class(X, y, 4, rows=rows, n_jobs=n_jobs, use_numba=use_numba)
+            np.testing.assert_array_equal(idx, full_idx[rows])
+            np.testing.assert_allclose(dist, full_dist[rows], rtol=1e-14)

@@ -394,7 +394,13 @@ def test_bad_params(uniform, params, err, match):
 def test_bad_data():
     X = np.ones((10, 3))
     X[0, 0] = np.nan
+    # missing values go through to the wrapped selector, which decides (SPEC section 10)
     with pytest.raises(ValueError, match="NaN"):
+        NPFS(fsel.RankingIndex("K3", n_features_to_select=1, missing="error")).fit(
+            X, np.arange(10) % 2
+        )
+    X[0, 0] = np.inf  # inf stays an error of NPFS itself
+    with pytest.raises(ValueError, match="inf"):
         NPFS(SelectKBest(k=1)).fit(X, np.arange(10) % 2)
     with pytest.raises(ValueError, match="inconsistent"):
         NPFS(SelectKBest(k=1)).fit(np.ones((10, 3)), [0, 1])

@@ -220,7 +220,8 @@ def test_bad_input_errors(cls):
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        cls().fit(Xn, y)
+        cls(missing="error").fit(Xn, y)
+    assert cls(n_features_to_select=1).fit(Xn, y).n_features_in_ == 10  # SPEC 10 default
     yn = y.copy()
     yn[1] = np.nan
     with pytest.raises(ValueError, match="NaN"):

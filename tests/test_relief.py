@@ -540,7 +540,7 @@ def test_missing_values_error_and_imputation():
     Xn = X.copy()
     Xn[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        ReliefF().fit(Xn, y)
+        ReliefF(missing="error").fit(Xn, y)
     Xn0 = Xn.copy()
     est = ReliefF(missing="impute-mean").fit(Xn, y)
     np.testing.assert_array_equal(np.isnan(Xn), np.isnan(Xn0))  # caller's array untouched
@@ -665,3 +665,31 @@ def test_dataframe_imputation_and_categorical_dtype():
     by_dtype = Relief().fit(df, y).margin_
     by_param = Relief(categorical=[1]).fit(np.column_stack([X[:, 0], codes]), y).margin_
     np.testing.assert_allclose(by_dtype, by_param)
+
+
+@pytest.mark.parametrize("name", ["ReliefF", "Relief", "PRelief"])
+def test_peak_memory_within_budget_one_sample_per_class(name):
+    # issue 17 item 6: with one sample per class, the neighbour lists (N x C x k) and
+    # P-Relief's class-pair tables (d x C x C) grew as N^2; now the budget holds
+    # whatever the class count (same allowance as test_peak_memory_within_budget)
+    n, d, budget = 3000, 3, 16 * 2**20
+    rng = np.random.default_rng(0)
+    X = rng.random((n, d))
+    y = np.arange(n)
+    cls = {"ReliefF": ReliefF, "Relief": Relief, "PRelief": PRelief}[name]
+    cls(memory_budget=budget).fit(X[:200], y[:200])  # compile outside the trace
+    peak = _traced_peak(lambda: cls(memory_budget=budget).fit(X, y))
+    io = 8 * X.nbytes + 8 * 8 * n
+    slack = 256 * 2**10
+    assert peak <= budget + io + slack, f"{name}: peak {peak / 2**20:.2f} MiB"
+
+
+def test_prelief_many_classes_path_matches_tables():
+    # the diagonal/row-sum path (tiny budget) against the C x C tables (default)
+    rng = np.random.default_rng(1)
+    X = rng.random((200, 3))
+    X[:, 2] = rng.integers(0, 4, 200)
+    y = rng.integers(0, 7, 200)
+    ref = PRelief(categorical=[2]).fit(X, y).margin_
+    low = PRelief(categorical=[2], memory_budget=4096).fit(X, y).margin_
+    np.testing.assert_allclose(low, ref, rtol=1e-9, atol=1e-13)

@@ -57,6 +57,9 @@ _LAZY = {
     # functional API
     "select": "fsel.api",
     "SelectionResult": "fsel.api",
+    # the feature report (fsel report)
+    "report": "fsel.experiments.user_report",
+    "FeatureReport": "fsel.experiments.user_report",
 }
 
 _SUBMODULES = ("kernels", "selectors", "meta", "datasets", "experiments", "utils")

@@ -67,7 +67,13 @@ def result_from_estimator(method: str, est: Any, feature_names: Any = None) -> S
 
 
 def select(
-    X: Any, y: Any, method: str = "jmi", k: int | None = 10, **params: Any
+    X: Any,
+    y: Any,
+    method: str = "jmi",
+    k: int | None = 10,
+    *,
+    missing: str | None = None,
+    **params: Any,
 ) -> SelectionResult:
     """Select ``k`` features of ``X`` for ``y`` with a named method.
 
@@ -79,6 +85,12 @@ def select(
         A short name from ``fsel methods`` (e.g. ``"jmi"``, ``"mrmr"``, ``"relieff"``).
     k : int or None
         Number of features; None ranks all.
+    missing : str or None
+        The method's missing-value rule (SPEC section 10), passed as its ``missing``
+        parameter: None keeps the method's default (its own rule for NaN, None,
+        ``pd.NA`` in ``X``: ``"level"`` for the information criteria, ``"expected"``
+        for the Relief family, ``"partial"`` for classifiability, ``"available"`` for
+        the ranking indices); ``"error"`` refuses missing values.
     **params
         Passed to the estimator's constructor.
 
@@ -94,8 +106,20 @@ def select(
     [1, 6]
     >>> res.names[0] in ("x1", "x6")
     True
+
+    Missing values are handled by the method's own rule:
+
+    >>> Xm = X.astype(float)
+    >>> Xm[::7, 1] = np.nan
+    >>> fsel.select(Xm, y, method="chi2", k=1).features.tolist()
+    [1]
     """
     m = get_method(method)
+    if missing is not None:
+        accepted = m.make().get_params(deep=False)
+        if "missing" not in accepted:
+            raise ValueError(f"method {m.name!r} has no missing-value rule ('missing')")
+        params["missing"] = missing
     est = m.make(n_features_to_select=k, **params)
     est.fit(X, y)
     return result_from_estimator(m.name, est)

@@ -73,16 +73,34 @@ def read_data(path: str, target: str | None, categorical: list[str] | None = Non
         if "X" not in arrays or "y" not in arrays:
             raise CliError(f"{path}: a .npz data file needs arrays 'X' and 'y'")
         X = arrays["X"]
+        if X.ndim != 2:
+            raise CliError(
+                f"{path}: array 'X' must be 2-D (samples x features), got shape {X.shape}"
+            )
+        if arrays["y"].ndim != 1 or arrays["y"].shape[0] != X.shape[0]:
+            raise CliError(
+                f"{path}: array 'y' must be 1-D with one label per row of X "
+                f"({X.shape[0]}), got shape {arrays['y'].shape}"
+            )
         names = (
-            [str(n) for n in arrays["feature_names"]]
+            [str(n) for n in np.ravel(arrays["feature_names"])]
             if "feature_names" in arrays
             else [f"x{i}" for i in range(X.shape[1])]
         )
+        if len(names) != X.shape[1]:
+            raise CliError(
+                f"{path}: 'feature_names' has {len(names)} entries but X has {X.shape[1]} columns"
+            )
+        if "categorical" in arrays and np.ravel(arrays["categorical"]).size != X.shape[1]:
+            raise CliError(
+                f"{path}: 'categorical' has {np.ravel(arrays['categorical']).size} entries "
+                f"but X has {X.shape[1]} columns"
+            )
         cat = []
         if "categorical" in arrays:
             # the file says which columns are categorical: the others are numeric
             # measurements (even when stored as integers) and get binned like floats
-            cat = [int(i) for i in np.flatnonzero(arrays["categorical"])]
+            cat = [int(i) for i in np.flatnonzero(np.ravel(arrays["categorical"]))]
             if X.dtype.kind in "iub" and len(cat) < X.shape[1]:
                 X = X.astype(np.float64)
         for c in categorical:
@@ -115,6 +133,12 @@ def read_data(path: str, target: str | None, categorical: list[str] | None = Non
     non_numeric = [
         n for i, n in enumerate(feat) if cols[n].dtype.kind not in "biuf" and i not in cat_idx
     ]
+    holes = [n for n in non_numeric if _has_holes(cols[n])]
+    if holes:
+        raise CliError(
+            f"column(s) {', '.join(map(repr, holes))} have missing values (empty cells); "
+            "fill or drop them first"
+        )
     if non_numeric:
         raise CliError(
             f"non-numeric column(s) {', '.join(map(repr, non_numeric))} not declared "
@@ -132,6 +156,14 @@ def read_data(path: str, target: str | None, categorical: list[str] | None = Non
     else:
         X = np.column_stack([cols[n] for n in feat])
     return LoadedData(X, cols[target], feat, cat_idx, target)
+
+
+def _has_holes(col: np.ndarray) -> bool:
+    """True when an object column has empty cells (None, NaN or pandas' NA)."""
+    for v in col.tolist():
+        if v is None or (isinstance(v, float) and v != v) or type(v).__name__ == "NAType":
+            return True
+    return False
 
 
 def _read_csv(p: Path, sep: str) -> tuple[list[str], dict[str, np.ndarray]]:

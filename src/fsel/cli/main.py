@@ -3,8 +3,9 @@
 ``fsel select DATA --target COLUMN --method jmi -k 10`` selects features of a CSV,
 Parquet or ``.npz`` table and prints them with their scores; ``--output`` writes JSON or
 CSV; ``--npfs`` wraps the method in the Neyman-Pearson bootstrap test. ``fsel methods``
-lists every method; ``fsel reproduce`` re-runs the papers' experiments; ``fsel datasets``
-lists the shared data sets.
+lists every method; ``fsel reproduce`` re-runs the papers' experiments; ``fsel report``
+writes one HTML page on which features matter; ``fsel datasets`` lists the shared data
+sets.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,6 +44,7 @@ _FLAG_PARAMS = {
     "n_slices": "n_slices",
     "n_bins_x": "n_bins_x",
     "n_bins_y": "n_bins_y",
+    "missing": "missing",
 }
 
 
@@ -57,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Feature selection you can trust: which features matter, how sure, how stable.",
     )
     parser.add_argument("--version", action="version", version=f"fsel {__version__}")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the full traceback of an error (also FSEL_DEBUG=1)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p_methods = sub.add_parser("methods", help="list every selection method")
@@ -83,6 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", "-j", type=int, default=None, help="parallel jobs (n_jobs)")
     p.add_argument("--random-state", type=int, default=None, help="seed for randomised methods")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
+    )
     g = p.add_argument_group("method parameters (passed when the method has them)")
     g.add_argument("--bins", type=int, help="bins per float column (information criteria)")
     g.add_argument(
@@ -102,6 +114,14 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--n-slices", type=int)
     g.add_argument("--n-bins-x", type=int)
     g.add_argument("--n-bins-y", type=int)
+    g.add_argument(
+        "--missing",
+        metavar="RULE",
+        help="missing-value rule of the method (SPEC section 10; default: the method's "
+        "own rule, e.g. 'level' for the information criteria, 'expected' for Relief, "
+        "'partial' for classifiability, 'available' for the ranking indices; 'error' "
+        "refuses missing values)",
+    )
     g.add_argument(
         "--bootstrap",
         type=int,
@@ -135,6 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
         add_reproduce = None
     if add_reproduce is not None:
         add_reproduce(sub)
+    try:
+        from fsel.cli.report import add_parser as add_report
+    except ImportError:  # pragma: no cover - experiments layer not installed
+        add_report = None
+    if add_report is not None:
+        add_report(sub)
     return parser
 
 
@@ -236,8 +262,10 @@ def _cmd_select(args: argparse.Namespace) -> int:
     base = est_cls(**fixed, **params, n_features_to_select=k)
 
     if args.npfs:
-        return _run_npfs(args, base, data)
-    base.fit(data.X, data.y)
+        with _named_columns(data.feature_names):
+            return _run_npfs(args, base, data)
+    with _named_columns(data.feature_names):
+        base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"n_samples": int(data.X.shape[0])})
 
 
@@ -374,8 +402,45 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
         if k < 1 or k > n_features:
             raise CliError(f"-k {k} is out of range: the table has {n_features} features")
         base = est_cls(**fixed, **params, n_features_to_select=k)
-        base.fit(data.X, data.y)
+        with _named_columns(data.feature_names):
+            base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"scheduler": args.scheduler})
+
+
+class _named_columns:
+    """Re-raise a ValueError/TypeError whose message names columns by position
+    (``column '3'``, ``column 3``) with the header names instead."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = list(names)
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        if exc is None or not isinstance(exc, (ValueError, TypeError)):
+            return False
+        raise CliError(name_columns(str(exc), self.names)) from exc
+
+
+def name_columns(message: str, names: list[str]) -> str:
+    """Replace column positions in an error message by the column's header name.
+
+    Examples
+    --------
+    >>> name_columns("MIM: X contains inf in column '1'; remove it", ["age", "income"])
+    "MIM: X contains inf in column 'income'; remove it"
+    >>> name_columns("column 0 has non-integer values", ["age", "income"])
+    "column 'age' has non-integer values"
+    """
+
+    def sub(m: re.Match) -> str:
+        j = int(m.group(2))
+        if 0 <= j < len(names):
+            return f"{m.group(1)}{names[j]!r}"
+        return m.group(0)
+
+    return re.sub(r"(\bcolumn )'?(\d+)'?(?![\d.])", sub, message)
 
 
 def _jsonable(v: Any) -> bool:
@@ -386,17 +451,24 @@ def _write(path: str | None, out: dict, columns: list[str]) -> None:
     if not path:
         return
     p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    if p.suffix.lower() == ".csv":
-        import csv
+    if p.is_dir():
+        raise CliError(f"--output {path}: is a folder; give a file name such as result.json")
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if p.suffix.lower() == ".csv":
+            import csv
 
-        with p.open("w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=columns)
-            w.writeheader()
-            for row in out["features"]:
-                w.writerow({c: row[c] for c in columns})
-    else:
-        p.write_text(json.dumps(out, indent=2) + "\n")
+            with p.open("w", newline="") as fh:
+                w = csv.DictWriter(fh, fieldnames=columns)
+                w.writeheader()
+                for row in out["features"]:
+                    w.writerow({c: row[c] for c in columns})
+        else:
+            p.write_text(json.dumps(out, indent=2) + "\n")
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        where = f" ({exc.filename})" if exc.filename and str(exc.filename) != path else ""
+        raise CliError(f"--output {path}: cannot write the file: {reason}{where}") from None
     print(f"wrote {p}", file=sys.stderr)
 
 
@@ -407,20 +479,34 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    debug = bool(getattr(args, "debug", False)) or os.environ.get("FSEL_DEBUG", "") not in (
+        "",
+        "0",
+    )
     try:
         return int(args.func(args) or 0)
-    except CliError as exc:
-        print(f"fsel: error: {exc}", file=sys.stderr)
-        return 2
-    except (ValueError, TypeError, FileNotFoundError) as exc:
-        print(f"fsel: error: {exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         sys.stderr.close()
         return 0
     except KeyboardInterrupt:  # pragma: no cover
         print("fsel: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        # every failure is one line and a non-zero exit; --debug shows the traceback
+        if debug:
+            raise
+        print(f"fsel: error: {_one_line(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, (CliError, ValueError, TypeError, OSError)) else 1
+
+
+def _one_line(exc: BaseException) -> str:
+    """The message of an exception on one line (its type added when unexpected)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, (CliError, ValueError, TypeError)):
+        return text
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    return f"{type(exc).__name__}: {text} (run with --debug for the traceback)"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,15 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Dataset", "data_dir", "list_datasets", "load"]
+__all__ = ["Dataset", "DatasetNotFoundError", "data_dir", "list_datasets", "load"]
+
+
+class DatasetNotFoundError(FileNotFoundError):
+    """A data set or the data folder is not on this machine (nothing is broken).
+
+    A subclass of ``FileNotFoundError``, so that callers (and tests) can tell missing
+    data apart from any other missing file.
+    """
 
 
 @dataclass
@@ -46,7 +54,7 @@ def data_dir(path: str | os.PathLike | None = None) -> Path | None:
     if path is not None:
         p = Path(path)
         if not p.is_dir():
-            raise FileNotFoundError(f"data folder {str(p)!r} does not exist")
+            raise DatasetNotFoundError(f"data folder {str(p)!r} does not exist")
         return p
     for p in _candidates():
         if p.is_dir() and any(p.glob("*.npz")):
@@ -72,19 +80,20 @@ def load(name: str, path: str | os.PathLike | None = None) -> Dataset:
 
     Raises
     ------
-    FileNotFoundError
-        When the data folder or the file is missing; the message lists what exists.
+    DatasetNotFoundError
+        (a ``FileNotFoundError``) When the data folder or the file is missing; the
+        message lists what exists.
     """
     d = data_dir(path)
     if d is None:
-        raise FileNotFoundError(
+        raise DatasetNotFoundError(
             "no data folder found: pass path=..., set FSEL_DATA, or run from a checkout "
             "with ../shared/datasets beside it"
         )
     f = d / f"{name}.npz"
     if not f.exists():
         avail = ", ".join(sorted(p.stem for p in d.glob("*.npz")))
-        raise FileNotFoundError(f"no data set {name!r} in {d}; available: {avail}")
+        raise DatasetNotFoundError(f"no data set {name!r} in {d}; available: {avail}")
     with np.load(f, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
     X = arrays.pop("X")

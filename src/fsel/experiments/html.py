@@ -1,6 +1,7 @@
-"""A self-contained HTML report of reproductions (figures embedded as base64 PNG).
+"""Self-contained HTML pages (figures embedded as base64 PNG): the one page and figure
+toolkit of ``fsel reproduce --html`` and ``fsel report``.
 
-The page needs no other file and no network: open it in any browser.
+A page needs no other file and no network: open it in any browser.
 """
 
 from __future__ import annotations
@@ -8,13 +9,23 @@ from __future__ import annotations
 import base64
 import csv
 import html
+import io
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from fsel.experiments.report import Reproduction
 
-__all__ = ["markdown_to_html", "reproduction_html", "write_html"]
+__all__ = [
+    "figure_png",
+    "html_page",
+    "html_table",
+    "markdown_to_html",
+    "png_img",
+    "reproduction_html",
+    "write_html",
+]
 
 _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1000px;margin:2em auto;
@@ -89,8 +100,64 @@ def markdown_to_html(text: str) -> str:
 
 
 def _img(path: Path) -> str:
-    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
-    return f'<img alt="{html.escape(Path(path).stem)}" src="data:image/png;base64,{data}">'
+    return png_img(Path(path).read_bytes(), Path(path).stem)
+
+
+def png_img(data: bytes, alt: str) -> str:
+    """An ``<img>`` tag holding PNG bytes inline (base64), with an ``alt`` text.
+
+    Examples
+    --------
+    >>> png_img(b"\\x89PNG", "fig")[:45]
+    '<img alt="fig" src="data:image/png;base64,iVB'
+    """
+    b64 = base64.b64encode(data).decode("ascii")
+    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
+
+
+def figure_png(fig: Any, dpi: int = 110) -> bytes:
+    """The PNG bytes of a matplotlib figure (drawn without pyplot)."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi)
+    return buf.getvalue()
+
+
+def html_table(
+    head: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    styles: Sequence[Sequence[str | None]] | None = None,
+    cls: str | None = None,
+) -> str:
+    """An HTML table; cells are escaped text, ``styles`` optional CSS per cell; an empty
+    ``head`` gives no header row.
+
+    Examples
+    --------
+    >>> html_table(["a", "b"], [[1, "<x>"]])
+    '<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>&lt;x&gt;</td></tr></table>'
+    """
+    out = "<table" + (f' class="{html.escape(cls)}"' if cls else "") + ">"
+    if head:
+        out += "<tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in head) + "</tr>"
+    for i, row in enumerate(rows):
+        out += "<tr>"
+        for j, cell in enumerate(row):
+            style = styles[i][j] if styles is not None else None
+            attr = f' style="{html.escape(style)}"' if style else ""
+            out += f"<td{attr}>{html.escape(str(cell))}</td>"
+        out += "</tr>"
+    return out + "</table>"
+
+
+def html_page(title: str, body: str, *, css: str = "") -> str:
+    """A complete, self-contained HTML document around ``body`` (no external file)."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{_CSS}{css}</style></head>"
+        f"<body><h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n"
+    )
 
 
 def _csv_table(path: Path, max_rows: int = 60) -> str:
@@ -146,11 +213,7 @@ def write_html(
         if title == "fsel paper reproductions":
             title = reps[0].title
     body = "\n".join(reproduction_html(r) for r in reps)
-    page = (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title><style>{_CSS}</style></head>"
-        f"<body><h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n"
-    )
+    page = html_page(title, body)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")

@@ -175,7 +175,7 @@ def loo_knn_mistakes(
     n_neighbors: int = 3,
 ) -> np.ndarray:
     """Leave-one-out mistakes of a k-NN on the first ``m`` features of ``order``,
-    for ``m = 1 .. len(order)``.
+    for ``m = 1, ..., len(order)``.
 
     Squared distances are accumulated one feature at a time, so the whole curve costs
     ``O(len(order) N^2)``. Tie rules as in :func:`knn_predict`.

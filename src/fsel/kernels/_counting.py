@@ -7,6 +7,11 @@ returns per feature the sums ``sum n log2 n`` over the non-empty cells and the n
 of non-empty cells. Every entropy the criteria need follows from these sums:
 ``H = log2 N - (sum n log2 n) / N``.
 
+:func:`available_nlogn` is the same count for pairwise deletion (missing values,
+SPEC section 10): a row is skipped for feature ``k`` when ``C[k]`` holds that feature's
+missing code or ``z`` is negative, and every marginal of the kept cells is summed too
+(per feature, the entropies then use that feature's own sample size).
+
 One pass over the ``N x K`` codes per call: ``O(N K)`` work. Two back-ends give the same
 numbers: a numba kernel (used when numba is installed, compiled lazily on first use and
 cached on disk; set ``FSEL_DISABLE_NUMBA=1`` to turn it off) and a pure-numpy one
@@ -22,7 +27,18 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["cmim_lazy", "grouped_nlogn", "nlogn_table", "numba_enabled"]
+__all__ = [
+    "available_nlogn",
+    "cmim_lazy",
+    "grouped_nlogn",
+    "joint_histograms",
+    "nlogn",
+    "nlogn_table",
+    "numba_enabled",
+    "pack_pairs",
+    "paired_nlogn",
+    "sparse_grouped_nlogn",
+]
 
 # Dense numpy histograms are processed in column blocks of at most this many cells.
 _NUMPY_BLOCK_CELLS = 1 << 22
@@ -67,9 +83,12 @@ def _numpy_block(
         keys += (np.arange(kb, dtype=np.int64) * cells)[:, None]
         full = np.bincount(keys.ravel(), minlength=kb * cells).reshape(kb, cells)
         coarse = full.reshape(kb, cells // group, group).sum(axis=2)
+        # sequential sums in cell order (cumsum), as the numba kernel adds them: the
+        # two back-ends then give bit-identical numbers on this dense path
+        tf, tc = table[full], table[coarse]
         return (
-            table[full].sum(axis=1),
-            table[coarse].sum(axis=1),
+            np.cumsum(tf, axis=1, out=tf)[:, -1],
+            np.cumsum(tc, axis=1, out=tc)[:, -1],
             np.count_nonzero(full, axis=1),
             np.count_nonzero(coarse, axis=1),
         )
@@ -101,6 +120,42 @@ def _numpy_grouped(
         for o, r in zip(outs, res, strict=True):
             o[k0 : k0 + step] = r
     return tuple(outs)
+
+
+def _numpy_available(
+    C: np.ndarray, miss: np.ndarray, z: np.ndarray, nz: int, group: int, table: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    k, n = C.shape
+    a = int(C.max()) + 1 if k else 1
+    ng = nz // group
+    cells = a * nz + 1  # the last cell of each feature collects the skipped rows
+    step = max(1, min(k, _NUMPY_BLOCK_CELLS // cells, _NUMPY_BLOCK_CELLS // max(n, 1)))
+    s_out = np.zeros((_N_MARGINALS, k))
+    m_out = np.zeros((_N_MARGINALS, k), np.int64)
+    n_out = np.zeros(k, np.int64)
+    zmiss = z < 0
+    for k0 in range(0, k, step):
+        blk = C[k0 : k0 + step].astype(np.int64)
+        kb = blk.shape[0]
+        keys = blk * nz + z[None, :]
+        keys[(blk == miss[k0 : k0 + step, None]) | zmiss[None, :]] = a * nz
+        keys += (np.arange(kb, dtype=np.int64) * cells)[:, None]
+        full = np.bincount(keys.ravel(), minlength=kb * cells).reshape(kb, cells)
+        h4 = full[:, :-1].reshape(kb, a, ng, group)
+        margins = (
+            h4.reshape(kb, -1),  # (Xk, z)
+            h4.sum(axis=3).reshape(kb, -1),  # (Xk, z // group)
+            h4.sum(axis=(2, 3)),  # Xk
+            h4.sum(axis=2).reshape(kb, -1),  # (Xk, z % group)
+            h4.sum(axis=1).reshape(kb, -1),  # z
+            h4.sum(axis=(1, 3)),  # z // group
+            h4.sum(axis=(1, 2)),  # z % group
+        )
+        for r, hist in enumerate(margins):
+            s_out[r, k0 : k0 + kb] = table[hist].sum(axis=1)
+            m_out[r, k0 : k0 + kb] = np.count_nonzero(hist, axis=1)
+        n_out[k0 : k0 + kb] = h4.sum(axis=(1, 2, 3))
+    return s_out, m_out, n_out
 
 
 # ----------------------------------------------------------------------------- numba
@@ -268,31 +323,248 @@ def _numba_kernels() -> Any:
             steps[step] = ps[pick]
             selected[pick] = True
 
-    return dense, sparse, cmim_lazy
+    @numba.njit(nogil=True, cache=True)
+    def available(C, miss, z, nz, group, a, table, s_out, m_out, n_out, k0, k1):
+        """Counts of the kept cells and of their six marginals, via touched lists: a
+        row is skipped when C[k] holds miss[k] or z is negative."""
+        n = C.shape[1]
+        ng = nz // group
+        full = np.zeros(a * nz, np.int64)
+        coarse = np.zeros(a * ng, np.int64)
+        km = np.zeros(a, np.int64)
+        kg = np.zeros(a * group, np.int64)
+        zm = np.zeros(nz, np.int64)
+        zc = np.zeros(ng, np.int64)
+        zg = np.zeros(group, np.int64)
+        touched = np.empty(n, np.int64)
+        s = np.zeros(7)
+        m = np.zeros(7, np.int64)
+        for k in range(k0, k1):
+            row = C[k]
+            mk = miss[k]
+            nt = 0
+            cnt = 0
+            for i in range(n):
+                zi = z[i]
+                x = np.int64(row[i])
+                if zi < 0 or x == mk:
+                    continue
+                idx = x * nz + zi
+                if full[idx] == 0:
+                    touched[nt] = idx
+                    nt += 1
+                full[idx] += 1
+                cnt += 1
+            for t in range(nt):
+                idx = touched[t]
+                c = full[idx]
+                x = idx // nz
+                zz = idx - x * nz
+                coarse[x * ng + zz // group] += c
+                km[x] += c
+                kg[x * group + zz % group] += c
+                zm[zz] += c
+                zc[zz // group] += c
+                zg[zz % group] += c
+            for r in range(7):
+                s[r] = 0.0
+                m[r] = 0
+            for t in range(nt):  # each marginal cell is summed once, then cleared
+                idx = touched[t]
+                x = idx // nz
+                zz = idx - x * nz
+                c = full[idx]
+                s[0] += table[c]
+                m[0] += 1
+                full[idx] = 0
+                c = coarse[x * ng + zz // group]
+                if c:
+                    s[1] += table[c]
+                    m[1] += 1
+                    coarse[x * ng + zz // group] = 0
+                c = km[x]
+                if c:
+                    s[2] += table[c]
+                    m[2] += 1
+                    km[x] = 0
+                c = kg[x * group + zz % group]
+                if c:
+                    s[3] += table[c]
+                    m[3] += 1
+                    kg[x * group + zz % group] = 0
+                c = zm[zz]
+                if c:
+                    s[4] += table[c]
+                    m[4] += 1
+                    zm[zz] = 0
+                c = zc[zz // group]
+                if c:
+                    s[5] += table[c]
+                    m[5] += 1
+                    zc[zz // group] = 0
+                c = zg[zz % group]
+                if c:
+                    s[6] += table[c]
+                    m[6] += 1
+                    zg[zz % group] = 0
+            for r in range(7):
+                s_out[r, k] = s[r]
+                m_out[r, k] = m[r]
+            n_out[k] = cnt
+
+    @numba.njit(nogil=True)
+    def _sum_clear(h, table):
+        s = 0.0
+        m = 0
+        for i in range(h.shape[0]):
+            c = h[i]
+            if c:
+                s += table[c]
+                m += 1
+                h[i] = 0
+        return s, m
+
+    @numba.njit(nogil=True, cache=True)
+    def available_dense(C, miss, z, nz, group, a, table, s_out, m_out, n_out, k0, k1):
+        """:func:`available` for small histograms: every row is counted, skipped rows
+        in their own row/column of the histogram (no branch), then the kept cells are
+        read in order."""
+        n = C.shape[1]
+        ng = nz // group
+        w = nz + 1  # column nz collects the rows where z is negative
+        zp = np.empty(n, np.int64)
+        for i in range(n):
+            zp[i] = z[i] if z[i] >= 0 else nz
+        full = np.zeros(a * w, np.int64)
+        coarse = np.zeros(a * ng, np.int64)
+        km = np.zeros(a, np.int64)
+        kg = np.zeros(a * group, np.int64)
+        zm = np.zeros(nz, np.int64)
+        zc = np.zeros(ng, np.int64)
+        zg = np.zeros(group, np.int64)
+        for k in range(k0, k1):
+            row = C[k]
+            mk = miss[k]
+            for i in range(a * w):
+                full[i] = 0
+            for i in range(n):
+                full[np.int64(row[i]) * w + zp[i]] += 1
+            s0 = 0.0
+            m0 = 0
+            cnt = 0
+            for x in range(a):
+                if x == mk:
+                    continue
+                for zz in range(nz):
+                    c = full[x * w + zz]
+                    if c:
+                        s0 += table[c]
+                        m0 += 1
+                        cnt += c
+                        coarse[x * ng + zz // group] += c
+                        km[x] += c
+                        kg[x * group + zz % group] += c
+                        zm[zz] += c
+                        zc[zz // group] += c
+                        zg[zz % group] += c
+            s_out[0, k] = s0
+            m_out[0, k] = m0
+            s_out[1, k], m_out[1, k] = _sum_clear(coarse, table)
+            s_out[2, k], m_out[2, k] = _sum_clear(km, table)
+            s_out[3, k], m_out[3, k] = _sum_clear(kg, table)
+            s_out[4, k], m_out[4, k] = _sum_clear(zm, table)
+            s_out[5, k], m_out[5, k] = _sum_clear(zc, table)
+            s_out[6, k], m_out[6, k] = _sum_clear(zg, table)
+            n_out[k] = cnt
+
+    @numba.njit(nogil=True)
+    def _dense_sums(F, nz, group, a, table, coarse):
+        """:func:`dense`'s sums of one feature's histogram ``F`` (cleared on the way),
+        in the same order, so the results are the same bit for bit."""
+        cells = a * nz
+        ccells = cells // group
+        for i in range(ccells):
+            coarse[i] = 0
+        sf = 0.0
+        mf = 0
+        for i in range(cells):
+            c = F[i]
+            if c:
+                sf += table[c]
+                mf += 1
+                coarse[i // group] += c
+                F[i] = 0
+        sc = 0.0
+        mc = 0
+        for i in range(ccells):
+            c = coarse[i]
+            if c:
+                sc += table[c]
+                mc += 1
+        return sf, sc, mf, mc
+
+    @numba.njit(nogil=True, cache=True)
+    def packed(P, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, q0, q1):
+        """:func:`dense` for the features ``2q`` and ``2q + 1`` at once, from one
+        histogram of ``(C[2q] * a + C[2q+1], z)``: one increment per sample for two
+        features, then both ``(C[k], z)`` histograms by summing it out."""
+        n = P.shape[1]
+        cells = a * a * nz
+        H = np.zeros(cells, np.int32)
+        F1 = np.zeros(a * nz, np.int64)
+        F2 = np.zeros(a * nz, np.int64)
+        coarse = np.zeros(a * nz // group, np.int64)
+        for q in range(q0, q1):
+            row = P[q]
+            for i in range(cells):
+                H[i] = 0
+            for i in range(n):
+                H[np.int64(row[i]) * nz + z[i]] += 1
+            for x1 in range(a):
+                for x2 in range(a):
+                    base = (x1 * a + x2) * nz
+                    for zi in range(nz):
+                        c = H[base + zi]
+                        F1[x1 * nz + zi] += c
+                        F2[x2 * nz + zi] += c
+            k = 2 * q
+            s_full[k], s_coarse[k], m_full[k], m_coarse[k] = _dense_sums(
+                F1, nz, group, a, table, coarse
+            )
+            s_full[k + 1], s_coarse[k + 1], m_full[k + 1], m_coarse[k + 1] = _dense_sums(
+                F2, nz, group, a, table, coarse
+            )
+
+    return dense, sparse, cmim_lazy, available, available_dense, packed
+
+
+_N_MARGINALS = 7
+
+
+def _run_threads(kernel: Any, k: int, n_jobs: int, args: tuple) -> None:
+    """Run ``kernel(*args, k0, k1)`` over feature blocks, in threads when worth it."""
+    if n_jobs <= 1 or k < 2 * n_jobs:
+        kernel(*args, 0, k)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = np.linspace(0, k, n_jobs + 1).astype(int)
+    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
+        futs = [ex.submit(kernel, *args, int(b0), int(b1)) for b0, b1 in itertools.pairwise(bounds)]
+        for f in futs:
+            f.result()
 
 
 def _numba_grouped(
     C: np.ndarray, z: np.ndarray, nz: int, group: int, table: np.ndarray, n_jobs: int
 ) -> tuple[np.ndarray, ...]:
-    dense, sparse, _ = _numba_kernels()
+    dense, sparse, *_ = _numba_kernels()
     k, n = C.shape
     a = int(C.max()) + 1 if k else 1
     outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
     kernel = dense if a * nz <= max(4 * n, 4096) else sparse
     z = np.ascontiguousarray(z, dtype=np.int64)
-    if n_jobs <= 1 or k < 2 * n_jobs:
-        kernel(C, z, nz, group, a, table, *outs, 0, k)
-        return outs
-    from concurrent.futures import ThreadPoolExecutor
-
-    bounds = np.linspace(0, k, n_jobs + 1).astype(int)
-    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
-        futs = [
-            ex.submit(kernel, C, z, nz, group, a, table, *outs, int(b0), int(b1))
-            for b0, b1 in itertools.pairwise(bounds)
-        ]
-        for f in futs:
-            f.result()
+    _run_threads(kernel, k, n_jobs, (C, z, nz, group, a, table, *outs))
     return outs
 
 
@@ -328,9 +600,126 @@ def grouped_nlogn(
     """
     if nz % group:
         raise ValueError("nz must be a multiple of group")
-    if numba_enabled():
+    if not _small_dense(C, nz) and numba_enabled():  # numba imported only when used
         return _numba_grouped(C, z, nz, group, table, n_jobs)
     return _numpy_grouped(C, np.asarray(z, dtype=np.int64), nz, group, table)
+
+
+def available_nlogn(
+    C: np.ndarray,
+    miss: np.ndarray,
+    z: np.ndarray,
+    nz: int,
+    group: int,
+    table: np.ndarray,
+    n_jobs: int = 1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`grouped_nlogn` for pairwise deletion: per feature, only the rows where
+    both ``C[k]`` and ``z`` are observed, and all the marginals of those rows.
+
+    Parameters
+    ----------
+    C : ndarray of shape (n_features, n_samples), unsigned integer codes
+    miss : ndarray of shape (n_features,), int
+        The missing code of every feature (rows holding it are skipped for that
+        feature), or -1 for a feature without missing values.
+    z : ndarray of shape (n_samples,), codes ``0..nz-1``, or -1 for a row to skip
+    nz, group : int
+        As in :func:`grouped_nlogn` (``z // group`` and ``z % group`` are the two
+        parts of a merged variable ``z = u * group + v``).
+    table : ndarray
+        :func:`nlogn_table` of at least ``n_samples + 1`` entries.
+    n_jobs : int
+        Threads over feature blocks (numba back-end only).
+
+    Returns
+    -------
+    s : ndarray of shape (7, n_features)
+        ``sum c log2 c`` over the kept cells of, in this order: ``(C[k], z)``,
+        ``(C[k], z // group)``, ``C[k]``, ``(C[k], z % group)``, ``z``, ``z // group``
+        and ``z % group``.
+    m : ndarray of shape (7, n_features), int
+        Numbers of non-empty cells of the same histograms.
+    n : ndarray of shape (n_features,), int
+        Number of kept rows of every feature.
+    """
+    if nz % group:
+        raise ValueError("nz must be a multiple of group")
+    z = np.ascontiguousarray(z, dtype=np.int64)
+    miss = np.ascontiguousarray(miss, dtype=np.int64)
+    k = C.shape[0]
+    if not numba_enabled():
+        return _numpy_available(C, miss, z, nz, group, table)
+    a = int(C.max()) + 1 if k else 1
+    n = C.shape[1]
+    kernel = _numba_kernels()[4 if a * (nz + 1) <= max(4 * n, 4096) else 3]
+    s_out = np.zeros((_N_MARGINALS, k))
+    m_out = np.zeros((_N_MARGINALS, k), np.int64)
+    n_out = np.zeros(k, np.int64)
+    _run_threads(kernel, k, n_jobs, (C, miss, z, nz, group, a, table, s_out, m_out, n_out))
+    return s_out, m_out, n_out
+
+
+#: at most this many codes (features x samples): a small table is counted with numpy,
+#: bit-identical to the numba kernel there, so a small job needs no numba import or
+#: JIT load (about a second, more than the whole count takes)
+SMALL_TABLE_CELLS = 1 << 17
+
+
+def _small_dense(C: np.ndarray, nz: int) -> bool:
+    """True when both back-ends would take their dense path on a small table."""
+    k, n = C.shape
+    if k * n > SMALL_TABLE_CELLS:
+        return False
+    a = int(C.max()) + 1 if k else 1
+    cells = a * nz
+    return cells <= max(4 * n, 4096) and k * cells <= _NUMPY_BLOCK_CELLS
+
+
+#: Largest number of levels for which two features share one byte in :func:`pack_pairs`.
+PACK_MAX_LEVELS = 16
+
+
+def pack_pairs(C: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """Two features per byte, ``C[2q] * a + C[2q+1]`` with ``a = C.max() + 1``, for
+    :func:`paired_nlogn`: the packed matrix and ``a``, or None when ``a`` exceeds
+    :data:`PACK_MAX_LEVELS`. An odd last feature is left out."""
+    k = C.shape[0]
+    if k < 2:
+        return None
+    a = int(C.max()) + 1
+    if a > PACK_MAX_LEVELS:
+        return None
+    even = C[0 : k - 1 : 2].astype(np.uint8)
+    even *= np.uint8(a)
+    even += C[1:k:2].astype(np.uint8, copy=False)
+    return np.ascontiguousarray(even), a
+
+
+def paired_nlogn(
+    C: np.ndarray,
+    packed: tuple[np.ndarray, int],
+    z: np.ndarray,
+    nz: int,
+    group: int,
+    table: np.ndarray,
+    n_jobs: int = 1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`grouped_nlogn` on its small-histogram (dense) path, two features at a
+    time from ``packed`` (:func:`pack_pairs`): the same numbers bit for bit, at about
+    half the cost (numba back-end; the caller checks :func:`numba_enabled` and that
+    ``a * nz <= max(4 n, 4096)``, the dense regime)."""
+    P, a = packed
+    k = C.shape[0]
+    if nz % group:
+        raise ValueError("nz must be a multiple of group")
+    outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
+    z = np.ascontiguousarray(z, dtype=np.int64)
+    kernels = _numba_kernels()
+    _run_threads(kernels[5], P.shape[0], n_jobs, (P, z, nz, group, a, table, *outs))
+    if k % 2:  # the odd last feature, with the one-feature kernel
+        kernels[0](C, z, nz, group, a, table, *outs, k - 1, k)
+    return outs
 
 
 def cmim_lazy(
@@ -350,7 +739,7 @@ def cmim_lazy(
     """Fleuret's lazy CMIM (numba back-end only; the caller checks
     :func:`numba_enabled`). Returns the order, the step scores and the partial scores
     (upper bounds of the last-step scores for unselected features)."""
-    *_, kernel = _numba_kernels()
+    kernel = _numba_kernels()[2]
     K = C.shape[0]
     order = np.zeros(k, np.int64)
     steps = np.zeros(k)
@@ -375,6 +764,288 @@ def cmim_lazy(
         ps,
     )
     return order, steps, ps
+
+
+# ----------------------------------------------------------------------------- sparse
+#
+# Sparse codes (feature-major, see :class:`fsel.kernels.discretize.SparseCodes`): per
+# feature ``k`` the rows ``rows[indptr[k]:indptr[k+1]]`` whose code differs from the
+# feature's "zero code" and their codes; every other row holds the zero code. For a
+# variable ``z`` with totals ``T[v] = #{i: z_i = v}``, the joint histogram of
+# ``(X_k, z)`` is the histogram of the explicit entries plus one zero-code row
+# ``T[v] - (explicit entries with z = v)``. Its ``sum n log2 n`` starts from
+# ``sum_v T[v] log2 T[v]`` and is corrected only at the values ``v`` the explicit
+# entries touch: ``O(nnz_k)`` per feature, ``O(nnz + K)`` per pass.
+
+# The numba kernel keeps one dense scratch of ``a_max * nz`` cells; above this many it
+# counts by sorting each feature's keys instead.
+_SPARSE_SCRATCH_CELLS = 1 << 24
+
+
+@lru_cache(maxsize=1)
+def _numba_sparse_kernel() -> Any:
+    import numba
+
+    @numba.njit(nogil=True, cache=True)
+    def sparse_codes_grouped(
+        indptr,
+        rows,
+        codes,
+        z,
+        nz,
+        group,
+        a_max,
+        tot,
+        totc,
+        s_tot,
+        m_tot,
+        s_totc,
+        m_totc,
+        table,
+        use_sort,
+        s_full,
+        s_coarse,
+        m_full,
+        m_coarse,
+        k0,
+        k1,
+    ):
+        ng = nz // group
+        max_nnz = 0
+        for k in range(k0, k1):
+            w = indptr[k + 1] - indptr[k]
+            if w > max_nnz:
+                max_nnz = w
+        n_scratch = 1 if use_sort else a_max * nz
+        full = np.zeros(n_scratch, np.int64)
+        touched = np.empty(max_nnz, np.int64)
+        keys = np.empty(max_nnz, np.int64)
+        coarse = np.zeros(1 if use_sort else a_max * ng, np.int64)
+        ctouched = np.empty(max_nnz, np.int64)
+        colsum = np.zeros(nz, np.int64)
+        zt = np.empty(max_nnz, np.int64)
+        gsum = np.zeros(ng, np.int64)
+        gt = np.empty(max_nnz, np.int64)
+        for k in range(k0, k1):
+            p0 = indptr[k]
+            p1 = indptr[k + 1]
+            nzt = 0
+            sf = 0.0
+            mf = 0
+            sc = 0.0
+            mc = 0
+            if use_sort:
+                w = p1 - p0
+                for p in range(p0, p1):
+                    zi = z[rows[p]]
+                    keys[p - p0] = np.int64(codes[p]) * nz + zi
+                    if colsum[zi] == 0:
+                        zt[nzt] = zi
+                        nzt += 1
+                    colsum[zi] += 1
+                ks = np.sort(keys[:w])
+                run = 0
+                for t in range(w):
+                    run += 1
+                    if t + 1 == w or ks[t + 1] != ks[t]:
+                        sf += table[run]
+                        mf += 1
+                        run = 0
+                for t in range(w):  # coarse keys, still sorted
+                    ks[t] = (ks[t] // nz) * ng + (ks[t] % nz) // group
+                run = 0
+                for t in range(w):
+                    run += 1
+                    if t + 1 == w or ks[t + 1] != ks[t]:
+                        sc += table[run]
+                        mc += 1
+                        run = 0
+            else:
+                nt = 0
+                for p in range(p0, p1):
+                    zi = z[rows[p]]
+                    idx = np.int64(codes[p]) * nz + zi
+                    if full[idx] == 0:
+                        touched[nt] = idx
+                        nt += 1
+                    full[idx] += 1
+                    if colsum[zi] == 0:
+                        zt[nzt] = zi
+                        nzt += 1
+                    colsum[zi] += 1
+                nct = 0
+                for t in range(nt):
+                    idx = touched[t]
+                    c = full[idx]
+                    full[idx] = 0
+                    sf += table[c]
+                    mf += 1
+                    cidx = (idx // nz) * ng + (idx % nz) // group
+                    if coarse[cidx] == 0:
+                        ctouched[nct] = cidx
+                        nct += 1
+                    coarse[cidx] += c
+                for t in range(nct):
+                    cidx = ctouched[t]
+                    sc += table[coarse[cidx]]
+                    mc += 1
+                    coarse[cidx] = 0
+            # the zero-code row: column totals minus the explicit entries
+            sf0 = s_tot
+            mf0 = m_tot
+            ngt = 0
+            for t in range(nzt):
+                zi = zt[t]
+                cs = colsum[zi]
+                colsum[zi] = 0
+                rest = tot[zi] - cs
+                sf0 += table[rest] - table[tot[zi]]
+                if rest == 0:
+                    mf0 -= 1
+                g = zi // group
+                if gsum[g] == 0:
+                    gt[ngt] = g
+                    ngt += 1
+                gsum[g] += cs
+            sc0 = s_totc
+            mc0 = m_totc
+            for t in range(ngt):
+                g = gt[t]
+                cs = gsum[g]
+                gsum[g] = 0
+                rest = totc[g] - cs
+                sc0 += table[rest] - table[totc[g]]
+                if rest == 0:
+                    mc0 -= 1
+            s_full[k] = sf + sf0
+            s_coarse[k] = sc + sc0
+            m_full[k] = mf + mf0
+            m_coarse[k] = mc + mc0
+
+    return sparse_codes_grouped
+
+
+def _numpy_sparse_grouped(
+    indptr: np.ndarray,
+    rows: np.ndarray,
+    codes: np.ndarray,
+    z: np.ndarray,
+    nz: int,
+    group: int,
+    a_max: int,
+    tot: np.ndarray,
+    totc: np.ndarray,
+    table: np.ndarray,
+) -> tuple[np.ndarray, ...]:
+    K = indptr.size - 1
+    ng = nz // group
+    owner = np.repeat(np.arange(K, dtype=np.int64), np.diff(indptr))
+    zi = z[rows]
+    base = owner * a_max + codes.astype(np.int64)
+    # explicit cells (k, code, z) and (k, code, z // group)
+    uf, cf = np.unique(base * nz + zi, return_counts=True)
+    s_full = np.bincount(uf // (a_max * nz), weights=table[cf], minlength=K).astype(float)
+    m_full = np.bincount(uf // (a_max * nz), minlength=K)
+    uc, cc = np.unique(base * ng + zi // group, return_counts=True)
+    s_coarse = np.bincount(uc // (a_max * ng), weights=table[cc], minlength=K).astype(float)
+    m_coarse = np.bincount(uc // (a_max * ng), minlength=K)
+    # zero-code row: totals minus the explicit entries, corrected where touched
+    for u, c, width, t, s_out, m_out in (
+        (*np.unique(owner * nz + zi, return_counts=True), nz, tot, s_full, m_full),
+        (*np.unique(owner * ng + zi // group, return_counts=True), ng, totc, s_coarse, m_coarse),
+    ):
+        k_of = u // width
+        v = u % width
+        rest = t[v] - c
+        corr = np.bincount(k_of, weights=table[rest] - table[t[v]], minlength=K)
+        s_out += float(table[t].sum()) + corr.astype(float)
+        m_out += int(np.count_nonzero(t)) - np.bincount(k_of[rest == 0], minlength=K)
+    return s_full, s_coarse, m_full, m_coarse
+
+
+def sparse_grouped_nlogn(
+    indptr: np.ndarray,
+    rows: np.ndarray,
+    codes: np.ndarray,
+    a_max: int,
+    z: np.ndarray,
+    nz: int,
+    group: int,
+    table: np.ndarray,
+    n_jobs: int = 1,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`grouped_nlogn` for sparse codes, from the explicit entries only.
+
+    Parameters
+    ----------
+    indptr : ndarray of shape (n_features + 1,)
+    rows : ndarray of shape (nnz,)
+        Row of every explicit entry, feature by feature.
+    codes : ndarray of shape (nnz,)
+        Code of every explicit entry (each differs from its feature's zero code; the
+        zero code itself is not needed: a joint histogram's entropy does not depend
+        on the labels of its cells).
+    a_max : int
+        Upper bound (exclusive) of the codes.
+    z, nz, group, table, n_jobs
+        As in :func:`grouped_nlogn`.
+
+    Returns
+    -------
+    s_full, s_coarse, m_full, m_coarse : as :func:`grouped_nlogn`, in ``O(nnz + K)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> t = nlogn_table(4)
+    >>> # one feature over 4 rows: codes [0, 1, 0, 1] with zero code 0; z = [0, 0, 1, 1]
+    >>> s = sparse_grouped_nlogn(np.array([0, 2]), np.array([1, 3]), np.array([1, 1]),
+    ...                          2, np.array([0, 0, 1, 1]), 2, 2, t)
+    >>> [float(s[0][0]), int(s[2][0])]  # four cells of one count each
+    [0.0, 4]
+    """
+    if nz % group:
+        raise ValueError("nz must be a multiple of group")
+    z = np.ascontiguousarray(z, dtype=np.int64)
+    K = indptr.size - 1
+    tot = np.bincount(z, minlength=nz).astype(np.int64)
+    totc = tot.reshape(-1, group).sum(axis=1) if group > 1 else tot
+    if not numba_enabled():
+        return _numpy_sparse_grouped(indptr, rows, codes, z, nz, group, a_max, tot, totc, table)
+    kernel = _numba_sparse_kernel()
+    use_sort = a_max * nz > _SPARSE_SCRATCH_CELLS
+    args = (
+        np.ascontiguousarray(indptr, dtype=np.int64),
+        rows,
+        codes,
+        z,
+        nz,
+        group,
+        a_max,
+        tot,
+        totc,
+        float(table[tot].sum()),
+        int(np.count_nonzero(tot)),
+        float(table[totc].sum()),
+        int(np.count_nonzero(totc)),
+        table,
+        use_sort,
+    )
+    outs = (np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.int64))
+    if n_jobs <= 1 or K < 2 * n_jobs:
+        kernel(*args, *outs, 0, K)
+        return outs
+    from concurrent.futures import ThreadPoolExecutor
+
+    bounds = np.linspace(0, K, n_jobs + 1).astype(int)
+    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
+        futs = [
+            ex.submit(kernel, *args, *outs, int(b0), int(b1))
+            for b0, b1 in itertools.pairwise(bounds)
+        ]
+        for f in futs:
+            f.result()
+    return outs
 
 
 # ------------------------------------------------------------ per-chunk joint histograms

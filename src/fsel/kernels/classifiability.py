@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -63,26 +64,87 @@ from fsel.kernels.distances import (
 
 __all__ = [
     "IncrementalSearch",
+    "PartialSearch",
+    "ScaledColumns",
     "empty_subset_value",
     "radius_sq",
     "scale_columns",
     "subset_scores",
+    "subset_scores_partial",
 ]
 
 
 def scale_columns(values: np.ndarray, symbolic: np.ndarray) -> np.ndarray:
     """Range-normalise numeric columns to ``[0, 1]``; symbolic columns are kept as codes.
 
-    Constant numeric columns become 0 (they contribute nothing to any distance).
+    Constant numeric columns become 0 (they contribute nothing to any distance). A
+    missing value (NaN) stays NaN; the range is that of the observed values.
     """
     Xs = np.array(values, dtype=np.float64, copy=True)
     num = ~np.asarray(symbolic, dtype=bool)
     if num.any():
-        lo = Xs[:, num].min(axis=0)
-        span = Xs[:, num].max(axis=0) - lo
+        block = Xs[:, num]
+        if np.isnan(block).any():  # fmin/fmax skip NaN (an all-NaN column stays NaN)
+            lo = np.fmin.reduce(block, axis=0)
+            span = np.fmax.reduce(block, axis=0) - lo
+            lo[np.isnan(lo)] = 0.0
+            span[np.isnan(span)] = 1.0
+        else:
+            lo = block.min(axis=0)
+            span = block.max(axis=0) - lo
         span[span == 0] = 1.0
-        Xs[:, num] = (Xs[:, num] - lo) / span
+        Xs[:, num] = (block - lo) / span
     return Xs
+
+
+class ScaledColumns:
+    """:func:`scale_columns` of a scipy.sparse CSC matrix, one dense column at a time.
+
+    The search reads ``Xs[:, f]`` only, so a sparse table is never densified whole:
+    each access builds one column (``O(N)`` memory, far below any ``memory_budget``)
+    with exactly the values ``scale_columns(M.toarray(), symbolic)[:, f]`` holds (the
+    range includes the implicit zeros; a stored NaN is a missing value).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from scipy import sparse
+    >>> M = sparse.csc_matrix(np.array([[0.0, 2.0], [4.0, 0.0], [2.0, 1.0]]))
+    >>> cols = ScaledColumns(M, np.array([False, True]))
+    >>> cols[:, 0].tolist(), cols[:, 1].tolist(), cols.shape
+    ([0.0, 1.0, 0.5], [2.0, 0.0, 1.0], (3, 2))
+    """
+
+    def __init__(self, M: Any, symbolic: np.ndarray) -> None:
+        self.M = M.tocsc()
+        self.shape = self.M.shape
+        n, d = self.shape
+        self.symbolic = np.asarray(symbolic, dtype=bool)
+        lo = np.zeros(d)
+        span = np.ones(d)
+        for f in np.flatnonzero(~self.symbolic):
+            vals = self.M.data[self.M.indptr[f] : self.M.indptr[f + 1]]
+            vals = vals[~np.isnan(vals)]
+            has_zero = self.M.indptr[f + 1] - self.M.indptr[f] < n
+            if has_zero:
+                vals = np.append(vals, 0.0)
+            if vals.size:
+                lo[f] = vals.min()
+                width = vals.max() - lo[f]
+                span[f] = width if width != 0 else 1.0
+        self.lo, self.span = lo, span
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        rows, f = key
+        if not (isinstance(rows, slice) and rows == slice(None)):
+            raise IndexError("ScaledColumns supports whole columns only: cols[:, f]")
+        f = int(f)
+        a, b = self.M.indptr[f], self.M.indptr[f + 1]
+        z = np.zeros(self.shape[0])
+        z[self.M.indices[a:b]] = self.M.data[a:b]
+        if not self.symbolic[f]:
+            z = (z - self.lo[f]) / self.span[f]
+        return z
 
 
 def radius_sq(nn2: np.ndarray, radius_factor: float) -> float:
@@ -107,6 +169,62 @@ def _purity(counts: np.ndarray) -> np.ndarray:
     return out
 
 
+def all_zero(Xs: np.ndarray, symbolic: np.ndarray, features: Sequence[int]) -> bool:
+    """Whether every feature of the subset is constant (all samples coincide on it).
+
+    Then every other sample is at distance 0 and a neighbour; the subset carries no
+    information and gets the empty set's value ``sum_c prior(c)**2`` (the sample's
+    own class left out of its neighbourhood would otherwise give a leave-one-out
+    value that differs by ``O(1/N)`` and looks like a gain over the empty set).
+    Missing numeric values (NaN) are ignored.
+    """
+    for f in features:
+        col = Xs[:, int(f)]
+        obs = col[~np.isnan(col)]
+        if obs.size and (obs != obs[0]).any():
+            return False
+        if bool(symbolic[int(f)]) and obs.size not in (0, col.size):
+            return False  # a missing symbolic value mismatches the observed ones
+    return True
+
+
+#: Above this many classes the neighbourhood counts are kept per (sample, class) pair
+#: found instead of as a dense ``(rows, n_classes)`` table (issue 17 item 6: many
+#: classes, e.g. one sample per class, made the dense table O(N * n_classes)).
+_DENSE_CLASSES = 64
+
+
+def _purity_pairs(row_of: np.ndarray, cls: np.ndarray, n_rows: int, n_classes: int) -> np.ndarray:
+    """:func:`_purity` from the neighbour list: ``row_of[p]`` has a neighbour of class
+    ``cls[p]``. Same value bit for bit (the squares are added per row in class order;
+    the zero counts the dense table adds change nothing), in O(pairs log pairs)."""
+    key = row_of.astype(np.int64) * n_classes + cls
+    uniq, cnt = np.unique(key, return_counts=True)
+    r = uniq // n_classes
+    total = np.bincount(r, weights=cnt, minlength=n_rows)
+    p = cnt / total[r]
+    return np.bincount(r, weights=p * p, minlength=n_rows)
+
+
+def _onehot(y: np.ndarray, n_classes: int) -> np.ndarray | None:
+    """The ``(n, n_classes)`` class indicator matrix; None above ``_DENSE_CLASSES``."""
+    if n_classes > _DENSE_CLASSES:
+        return None
+    onehot = np.zeros((y.size, n_classes))
+    onehot[np.arange(y.size), y] = 1.0
+    return onehot
+
+
+def _within_purity(
+    within: np.ndarray, y: np.ndarray, onehot: np.ndarray | None, n_classes: int
+) -> np.ndarray:
+    """Per-row purity of a block of neighbour flags (dense counts, or the pair list)."""
+    if onehot is not None:
+        return _purity(within.astype(np.float64) @ onehot)
+    rows, cols = np.nonzero(within)
+    return _purity_pairs(rows, y[cols], within.shape[0], n_classes)
+
+
 def _blocks(n_rows: int, block: int) -> list[slice]:
     return [slice(a, min(a + block, n_rows)) for a in range(0, n_rows, block)]
 
@@ -119,19 +237,38 @@ def subset_scores(
     features: Sequence[int],
     radius_factor: float,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    use_numba: bool = True,
 ) -> tuple[np.ndarray, float]:
     """Per-sample values ``sum_c p_i(c)**2`` and the squared radius, from scratch.
 
     Dense computation in row blocks whose distance block fits ``memory_budget``; the
     reference that the incremental search must reproduce exactly. ``features`` must
-    not be empty (the empty set is :func:`empty_subset_value`).
+    not be empty (the empty set is :func:`empty_subset_value`). With numba two
+    compiled scans over all pairs do the same arithmetic without any distance block
+    (identical results).
     """
     n = Xs.shape[0]
     features = [int(f) for f in features]
     if not features:
         raise ValueError("features must not be empty; use empty_subset_value")
-    onehot = np.zeros((n, n_classes))
-    onehot[np.arange(n), y] = 1.0
+    kernels = _numba_kernels() if use_numba else None
+    if kernels is not None:
+        Xf = np.ascontiguousarray(np.column_stack([Xs[:, f] for f in features]))
+        sym = np.array([bool(symbolic[f]) for f in features])
+        nn2 = np.empty(n)
+        kernels[2](Xf, sym, nn2)
+        thr = radius_sq(nn2, radius_factor)
+        if thr == 0.0 and all_zero(Xs, symbolic, features):
+            return np.full(n, empty_subset_value(y, n_classes)), thr
+        theta, codes = np.maximum(thr, nn2), np.asarray(y, dtype=np.intp)
+        if n_classes > _DENSE_CLASSES:
+            out = np.empty(n)
+            kernels[4](Xf, sym, theta, codes, n_classes, out)
+            return out, thr
+        counts = np.zeros((n, n_classes))
+        kernels[3](Xf, sym, theta, codes, counts)
+        return _purity(counts), thr
+    onehot = _onehot(y, n_classes)
     blocks = _blocks(n, block_rows_for_budget(n, memory_budget, factor=3))
     cache_all = 8 * n * n * 2 <= memory_budget
     cached: list[np.ndarray] = []
@@ -146,6 +283,8 @@ def subset_scores(
         if cache_all:
             cached.append(D2)
     thr = radius_sq(nn2, radius_factor)
+    if thr == 0.0 and all_zero(Xs, symbolic, features):
+        return np.full(n, empty_subset_value(y, n_classes)), thr
     scores = np.empty(n)
     for b_i, blk in enumerate(blocks):
         D2 = cached[b_i] if cache_all else mixed_sq_distances(Xs, symbolic, features, blk)
@@ -153,8 +292,7 @@ def subset_scores(
         theta = np.maximum(thr, nn2[blk])
         within = D2 <= theta[:, None]
         within[idx - blk.start, idx] = False
-        counts = within.astype(np.float64) @ onehot
-        scores[blk] = _purity(counts)
+        scores[blk] = _within_purity(within, y, onehot, n_classes)
     return scores, thr
 
 
@@ -221,6 +359,8 @@ def _count_pass(
     zr = z[rows]
     t = S.ravel()[flat] + sq_delta(zr[row_of], z[j], sym)
     ok = (t <= theta[row_of]) & (j != rows[row_of])
+    if n_classes > _DENSE_CLASSES:
+        return _purity_pairs(row_of[ok], y[j[ok]], r, n_classes)
     counts = np.bincount(row_of[ok] * n_classes + y[j[ok]], minlength=r * n_classes)
     return _purity(counts.reshape(r, n_classes).astype(np.float64))
 
@@ -283,7 +423,70 @@ def _numba_kernels() -> tuple | None:
                 counts[r, y[j]] += 1.0 if sq_delta_add(s, zi, z[j], sym) <= th else 0.0
             counts[r, y[i]] -= 1.0
 
-    _NUMBA_KERNELS = (nn_rows, count_rows)
+    @numba.njit(nogil=True, cache=False)
+    def dense_nn(Xf, sym, out):  # type: ignore[no-untyped-def]
+        # every pair from scratch, features added in list order from 0.0 (the numpy
+        # path's mixed_sq_distances); no N x N array
+        n, k = Xf.shape
+        for i in range(n):
+            best = np.inf
+            for j in range(n):
+                if j == i:
+                    continue
+                s = 0.0
+                for f in range(k):
+                    s = sq_delta_add(s, Xf[i, f], Xf[j, f], sym[f])
+                if s < best:
+                    best = s
+            out[i] = best
+
+    @numba.njit(nogil=True, cache=False)
+    def dense_count(Xf, sym, theta, y, counts):  # type: ignore[no-untyped-def]
+        n, k = Xf.shape
+        for i in range(n):
+            th = theta[i]
+            for j in range(n):
+                if j == i:
+                    continue
+                s = 0.0
+                for f in range(k):
+                    s = sq_delta_add(s, Xf[i, f], Xf[j, f], sym[f])
+                if s <= th:
+                    counts[i, y[j]] += 1.0
+
+    @numba.njit(nogil=True, cache=False)
+    def dense_purity(Xf, sym, theta, y, n_classes, out):  # type: ignore[no-untyped-def]
+        # many classes: per-row counts in one reused array; the squares are added in
+        # class order (as _purity does), so the values are identical
+        n, k = Xf.shape
+        cnt = np.zeros(n_classes)
+        touched = np.empty(n, dtype=np.int64)
+        for i in range(n):
+            th = theta[i]
+            m = 0
+            total = 0.0
+            for j in range(n):
+                if j == i:
+                    continue
+                s = 0.0
+                for f in range(k):
+                    s = sq_delta_add(s, Xf[i, f], Xf[j, f], sym[f])
+                if s <= th:
+                    c = y[j]
+                    if cnt[c] == 0.0:
+                        touched[m] = c
+                        m += 1
+                    cnt[c] += 1.0
+                    total += 1.0
+            order = np.sort(touched[:m])
+            acc = 0.0
+            for q in range(m):
+                p = cnt[order[q]] / total
+                acc += p * p
+                cnt[order[q]] = 0.0
+            out[i] = acc
+
+    _NUMBA_KERNELS = (nn_rows, count_rows, dense_nn, dense_count, dense_purity)
     return _NUMBA_KERNELS
 
 
@@ -324,6 +527,8 @@ def _single_feature(
     o = np.argsort(z, kind="stable")
     zs = z[o]
     gap = sq_delta(zs[1:], zs[:-1], sym)
+    if not gap.any():  # a constant column: all samples coincide, no information
+        return np.full(n, empty_subset_value(y, n_classes))
     nn2s = np.full(n, np.inf)
     nn2s[1:] = gap
     nn2s[:-1] = np.minimum(nn2s[:-1], gap)
@@ -349,6 +554,19 @@ def _single_feature(
         hi = np.where(ok, hi, mid - 1)
     right = lo
     ys = y[o]
+    if n_classes > _DENSE_CLASSES:  # the intervals as neighbour lists, in row chunks
+        scores_s = np.empty(n)
+        size = right - left + 1
+        step = max(1, int((1 << 22) // max(1.0, float(size.mean()))))
+        for a in range(0, n, step):
+            b = min(n, a + step)
+            row_of, flat, _ = _ragged(size[a:b], 1)
+            q = left[a:b][row_of] + (flat - row_of)
+            keep = q != pos[a:b][row_of]
+            scores_s[a:b] = _purity_pairs(row_of[keep], ys[q[keep]], b - a, n_classes)
+        scores = np.empty(n)
+        scores[o] = scores_s
+        return scores
     cum = np.zeros((n + 1, n_classes), dtype=np.int64)
     cum[1:] = np.cumsum(np.eye(n_classes, dtype=np.int64)[ys], axis=0)
     counts = cum[right + 1] - cum[left]
@@ -470,6 +688,24 @@ class IncrementalSearch:
 
             self._run(one, chunks)
             return out
+        k = len(self.selected) + 1
+        if cand.size * k < 0.5 * np.log2(max(n, 2)):
+            # few candidates: sorting every row (N^2 log N) would cost more than
+            # computing their distances from scratch; same numbers (subset_scores is
+            # the exact reference of this search)
+            for q, f in enumerate(cand):
+                feats = [*self.selected, int(f)]
+                out[q] = subset_scores(
+                    self.Xs,
+                    self.symbolic,
+                    self.y,
+                    self.n_classes,
+                    feats,
+                    self.radius_factor,
+                    self.memory_budget,
+                    use_numba=self.kernels is not None,
+                )[0]
+            return out
         nn2 = np.empty((cand.size, n))
         blocks = _blocks(n, self.block)
         for blk in blocks:
@@ -496,7 +732,7 @@ class IncrementalSearch:
                     f = cand[q]
                     theta = np.maximum(thr[q], nn2[q, blk])
                     z, sym = self.Xs[:, f], bool(self.symbolic[f])
-                    if self.kernels is not None:
+                    if self.kernels is not None and self.n_classes <= _DENSE_CLASSES:
                         out[q, blk] = _count_pass_numba(
                             self.kernels, S, J, rows, z, sym, theta, self.y, self.n_classes
                         )
@@ -504,4 +740,202 @@ class IncrementalSearch:
                         out[q, blk] = _count_pass(S, J, rows, z, sym, theta, self.y, self.n_classes)
 
             self._run(second, chunks)
+        for q, f in enumerate(cand):  # constant subsets: no information (see all_zero)
+            if all_zero(self.Xs, self.symbolic, [*self.selected, int(f)]):
+                out[q] = empty_subset_value(self.y, self.n_classes)
+        return out
+
+
+# ------------------------------------------------------- missing values: partial distance
+# SPEC section 10. Over a subset ``v`` of ``k`` features, a pair (i, j) has the sum of
+# its *observed* per-feature contributions ``S_v(i, j)`` and their number ``C_v(i, j)``;
+# the partial distance is
+#
+#     D2_v(i, j) = S_v(i, j) * (k / C_v(i, j))       (infinite when C_v(i, j) = 0).
+#
+# A numeric contribution is observed when both values are; a symbolic one always is
+# (a missing symbolic value mismatches everything, itself included: ``NaN != x``).
+# ``S`` and ``C`` are sums over the features, so the forward search keeps them and adds
+# a candidate's terms (exact: ``C`` counts, ``S`` adds in list order); ``D2`` itself is
+# not additive (its factor changes with the subset), so the search evaluates every
+# pair of every candidate, in row blocks under the memory budget.
+
+
+def _observed_terms(Xs: np.ndarray, f: int, sym: bool, blk: slice) -> tuple[np.ndarray, np.ndarray]:
+    """Feature ``f``'s contribution for the rows ``blk`` against all rows (0 where it
+    is not observed) and the 'observed' flags."""
+    z = Xs[:, f]
+    delta = sq_delta(z[blk, None], z[None, :], sym)
+    obs = ~np.isnan(delta)
+    delta[~obs] = 0.0
+    return delta, obs
+
+
+def _partial_state(
+    Xs: np.ndarray, symbolic: np.ndarray, features: Sequence[int], blk: slice
+) -> tuple[np.ndarray, np.ndarray]:
+    """``S`` and ``C`` of the rows ``blk`` over ``features`` (added in list order)."""
+    n = Xs.shape[0]
+    rows = blk.stop - blk.start
+    S = np.zeros((rows, n))
+    C = np.zeros((rows, n))
+    for f in features:
+        delta, obs = _observed_terms(Xs, int(f), bool(symbolic[f]), blk)
+        S += delta
+        C += obs
+    return S, C
+
+
+def _partial_d2(S: np.ndarray, C: np.ndarray, k: int, blk: slice) -> np.ndarray:
+    """Partial squared distances of a row block; the sample itself and pairs with no
+    observed component get ``inf`` (never a neighbour)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        D2 = np.where(C > 0, S * (k / C), np.inf)
+    idx = np.arange(blk.start, blk.stop)
+    D2[idx - blk.start, idx] = np.inf
+    return D2
+
+
+def _partial_samples(
+    state,  # type: ignore[no-untyped-def]
+    n: int,
+    k: int,
+    y: np.ndarray,
+    n_classes: int,
+    radius_factor: float,
+    block: int,
+    constant: bool = False,
+) -> np.ndarray:
+    """Per-sample purity from the partial distances; ``state(blk)`` gives ``(S, C)``.
+
+    ``constant``: the subset is constant (:func:`all_zero`); every sample gets the
+    empty set's value.
+
+    A sample with no comparable other sample (no pair with an observed component) gets
+    the empty set's value ``sum_c prior(c)**2`` and is left out of the radius mean.
+    """
+    blocks = _blocks(n, block)
+    nn2 = np.empty(n)
+    kept: list[np.ndarray] = []  # one block holds all rows: keep D2 for the second pass
+    for blk in blocks:
+        D2 = _partial_d2(*state(blk), k, blk)
+        nn2[blk] = D2.min(axis=1)
+        if len(blocks) == 1:
+            kept.append(D2)
+    finite = np.isfinite(nn2)
+    out = np.full(n, empty_subset_value(y, n_classes))
+    if not finite.any() or constant:
+        return out
+    thr = radius_sq(nn2[finite], radius_factor)
+    onehot = _onehot(y, n_classes)
+    for blk in blocks:
+        D2 = kept[0] if kept else _partial_d2(*state(blk), k, blk)
+        theta = np.maximum(thr, nn2[blk])
+        values = _within_purity(D2 <= theta[:, None], y, onehot, n_classes)
+        ok = finite[blk]
+        out[blk][ok] = values[ok]
+    return out
+
+
+def _partial_block_rows(n: int, memory_budget: int) -> int:
+    # S, C, the candidate's terms and flags, D2 and the neighbour flags per row block
+    return block_rows_for_budget(n, memory_budget, factor=6)
+
+
+def subset_scores_partial(
+    Xs: np.ndarray,
+    symbolic: np.ndarray,
+    y: np.ndarray,
+    n_classes: int,
+    features: Sequence[int],
+    radius_factor: float,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> np.ndarray:
+    """Per-sample values ``sum_c p_i(c)**2`` with missing values (partial distance).
+
+    ``Xs`` from :func:`scale_columns`, NaN for a missing value; see the section comment
+    above for the rule. ``features`` must not be empty.
+    """
+    features = [int(f) for f in features]
+    if not features:
+        raise ValueError("features must not be empty; use empty_subset_value")
+    n = Xs.shape[0]
+    k = len(features)
+
+    def state(blk: slice) -> tuple[np.ndarray, np.ndarray]:
+        return _partial_state(Xs, symbolic, features, blk)
+
+    block = _partial_block_rows(n, memory_budget)
+    constant = all_zero(Xs, symbolic, features)
+    return _partial_samples(state, n, k, y, n_classes, radius_factor, block, constant)
+
+
+class PartialSearch:
+    """The forward search with missing values (partial distance, SPEC section 10).
+
+    Same interface as :class:`IncrementalSearch` (``add``, ``evaluate``). ``S`` and
+    ``C`` of the selected set are kept for all pairs when ``16 * N**2`` bytes fit half
+    of ``memory_budget`` (otherwise rebuilt per row block from the selected features,
+    the same additions in the same order); a candidate adds its own terms, so the
+    result equals :func:`subset_scores_partial` of ``v + f`` exactly.
+    """
+
+    def __init__(
+        self,
+        Xs: np.ndarray,
+        symbolic: np.ndarray,
+        y: np.ndarray,
+        n_classes: int,
+        radius_factor: float,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        n_jobs: int | None = None,
+    ) -> None:
+        self.Xs = Xs
+        self.symbolic = np.asarray(symbolic, dtype=bool)
+        self.y = y
+        self.n_classes = n_classes
+        self.radius_factor = float(radius_factor)
+        self.n_jobs = n_jobs
+        self.selected: list[int] = []
+        n = Xs.shape[0]
+        budget = int(memory_budget)
+        self.cache = 16 * n * n <= budget // 2
+        self.block = _partial_block_rows(n, budget // 2 if self.cache else budget)
+        self._S = np.zeros((n, n)) if self.cache else None
+        self._C = np.zeros((n, n)) if self.cache else None
+
+    def add(self, f: int) -> None:
+        """Add feature ``f`` to the selected set."""
+        f = int(f)
+        if self._S is not None and self._C is not None:
+            delta, obs = _observed_terms(self.Xs, f, bool(self.symbolic[f]), slice(None))
+            self._S += delta
+            self._C += obs
+        self.selected.append(f)
+
+    def _base(self, blk: slice) -> tuple[np.ndarray, np.ndarray]:
+        if self._S is not None and self._C is not None:
+            return self._S[blk], self._C[blk]
+        return _partial_state(self.Xs, self.symbolic, self.selected, blk)
+
+    def _one(self, f: int) -> np.ndarray:
+        sym = bool(self.symbolic[f])
+
+        def state(blk: slice) -> tuple[np.ndarray, np.ndarray]:
+            S, C = self._base(blk)
+            delta, obs = _observed_terms(self.Xs, f, sym, blk)
+            return S + delta, C + obs
+
+        n = self.Xs.shape[0]
+        k = len(self.selected) + 1
+        constant = all_zero(self.Xs, self.symbolic, [*self.selected, f])
+        y, c, rf = self.y, self.n_classes, self.radius_factor
+        return _partial_samples(state, n, k, y, c, rf, self.block, constant)
+
+    def evaluate(self, candidates: Sequence[int]) -> np.ndarray:
+        """Per-sample values of ``v + f`` for every candidate ``f``: shape (k, n)."""
+        cand = np.asarray(candidates, dtype=np.intp)
+        out = np.empty((cand.size, self.Xs.shape[0]))
+        for q, f in enumerate(cand):
+            out[q] = self._one(int(f))
         return out

@@ -8,7 +8,11 @@ Rules (SPEC section 1):
 * float columns are binned: equal-width into ``n_bins`` bins by default
   (``strategy="uniform"``), equal-frequency as an option (``strategy="quantile"``);
   a float column with no more distinct values than ``n_bins`` is kept as codes;
-* ``strategy=None`` takes every column as codes.
+* ``strategy=None`` takes every column as codes;
+* missing values (NaN, SPEC section 10), when allowed: the edges of a column are learned
+  on its observed values only, the observed values are binned/compacted as above, and
+  the missing cells get one more code, the last one (``a - 1``): "is missing" is a
+  level of its column. Columns without NaN are coded exactly as without the option.
 
 Bin edges are learned once (:func:`fit_bin_edges`) and can be applied to new rows
 (:func:`apply_bin_edges`); values outside the learned range fall into the first or
@@ -17,16 +21,20 @@ last bin.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
-from fsel.kernels._counting import numba_enabled
+from fsel.kernels._counting import SMALL_TABLE_CELLS, numba_enabled
 
 __all__ = [
+    "SparseCodes",
     "apply_bin_edges",
     "compact_codes",
     "discretize",
+    "discretize_sparse",
     "fit_bin_edges",
     "smallest_code_dtype",
     "uniform_edges",
@@ -64,8 +72,11 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Number of distinct values per column.
     """
     values = np.asarray(values)
+    if values.dtype.kind == "b":  # numpy cannot subtract booleans
+        values = values.view(np.uint8)
     n, d = values.shape
-    if values.dtype.kind in "iub" and n and d and numba_enabled():
+    # small tables: numpy (exact integer codes either way; no numba import or JIT load)
+    if values.dtype.kind in "iub" and n and d and n * d > SMALL_TABLE_CELLS and numba_enabled():
         fast = _compact_integers_numba(values)
         if fast is not None:
             return fast
@@ -77,10 +88,22 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         c1 = min(c0 + block, d)
         vt = np.ascontiguousarray(values[:, c0:c1].T)  # (b, n), one transpose per block
         vmin = vt.min(axis=1)
-        shifted = vt - vmin[:, None]
-        as_int = shifted.astype(np.int64)
-        span = as_int.max(axis=1)
-        ok = (as_int == shifted).all(axis=1) & (span <= max(2 * n, 1024))
+        if vt.dtype.kind in "iu":
+            # exact even for int64 extremes and uint64 above 2**63: the modular uint64
+            # difference max - min is the true span; columns with a small one shift
+            # without overflow
+            span_u = vt.max(axis=1).astype(np.uint64) - vmin.astype(np.uint64)
+            small = span_u <= np.uint64(max(2 * n, 1024))
+            as_int = (vt.astype(np.uint64) - vmin.astype(np.uint64)[:, None]).astype(np.int64)
+            as_int[~small] = 0
+            span = np.where(small, span_u, 0).astype(np.int64)
+            ok = small
+        else:
+            shifted = vt - vmin[:, None]
+            with np.errstate(invalid="ignore"):  # huge or non-integral: not ok below
+                as_int = shifted.astype(np.int64)
+            span = as_int.max(axis=1)
+            ok = (as_int == shifted).all(axis=1) & (span <= max(2 * n, 1024))
         if not ok.any():
             continue
         rows = np.flatnonzero(ok)
@@ -146,10 +169,13 @@ def _numba_compact():  # pragma: no cover - compiled
 def _compact_integers_numba(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """One-pass compaction of an integer matrix (numba back-end), or None when the
     value ranges are too wide for a lookup table."""
-    vmin = values.min(axis=0).astype(np.int64)
-    width = int((values.max(axis=0).astype(np.int64) - vmin).max()) + 1
+    lo = values.min(axis=0)
+    # the true span max - min: a modular uint64 difference, exact for any int64/uint64
+    span = int((values.max(axis=0).astype(np.uint64) - lo.astype(np.uint64)).max())
+    width = span + 1
     if width > 65536 or width * values.shape[1] > 1 << 26:
         return None
+    vmin = lo.astype(np.int64)  # wraps for uint64 above 2**63; X - vmin wraps back
     out = np.empty((values.shape[1], values.shape[0]), dtype=smallest_code_dtype(width))
     levels = _numba_compact()(values, vmin, width, out)
     return out, levels
@@ -174,11 +200,14 @@ def fit_bin_edges(
     discrete: np.ndarray,
     n_bins: int = 5,
     strategy: str | None = "uniform",
+    missing: np.ndarray | None = None,
 ) -> list[np.ndarray | None]:
     """Learn the inner bin edges of every float column.
 
     Returns a list with one entry per column: ``None`` for a column kept as codes, or
     the sorted inner edges (``searchsorted(edges, x, side="right")`` gives the bin).
+    ``missing`` (bool per column, or None) flags the columns that hold NaN: their
+    edges are learned on the observed values only.
     """
     if strategy not in _STRATEGIES:
         raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
@@ -188,6 +217,15 @@ def fit_bin_edges(
     if strategy is None:
         return edges
     cols = np.flatnonzero(~np.asarray(discrete, dtype=bool))
+    if missing is not None:
+        holes = np.asarray(missing, dtype=bool)
+        mcols = cols[holes[cols]]
+        if mcols.size:
+            for j, e in zip(
+                mcols.tolist(), _observed_edges(values, mcols, n_bins, strategy), strict=True
+            ):
+                edges[j] = e
+        cols = cols[~holes[cols]]
     if not cols.size:
         return edges
     # vectorised over columns (same edges as the per-column np.unique/np.linspace):
@@ -209,6 +247,40 @@ def fit_bin_edges(
     return edges
 
 
+def _observed_edges(
+    values: np.ndarray, cols: np.ndarray, n_bins: int, strategy: str
+) -> list[np.ndarray | None]:
+    """Inner edges of the columns ``cols`` (which hold NaN) learned on their observed
+    values, with the same arithmetic as the complete-column path of
+    :func:`fit_bin_edges`."""
+    out: list[np.ndarray | None] = [None] * cols.size
+    V = values if cols.size == values.shape[1] else values[:, cols]
+    head = np.sort(V[: 8 * (n_bins + 1)], axis=0)  # NaN sorts last
+    step_ = np.diff(head, axis=0)
+    distinct = (~np.isnan(head[0])).astype(np.int64) + np.count_nonzero(
+        (step_ != 0) & ~np.isnan(step_), axis=0
+    )
+    many = distinct > n_bins
+    for i in np.flatnonzero(~many).tolist():
+        col = V[:, i]
+        many[i] = np.unique(col[~np.isnan(col)]).size > n_bins
+    idx = np.flatnonzero(many)
+    if not idx.size:
+        return out
+    if strategy == "uniform":
+        W = V if idx.size == V.shape[1] else V[:, idx]
+        # fmin/fmax skip NaN (every column here has an observed value)
+        inner = uniform_edges(np.fmin.reduce(W, axis=0), np.fmax.reduce(W, axis=0), n_bins)
+        for r, i in enumerate(idx.tolist()):
+            out[i] = inner[r]
+    else:
+        for i in idx.tolist():
+            col = V[:, i]
+            col = col[~np.isnan(col)]
+            out[i] = np.unique(np.quantile(col, np.linspace(0, 1, n_bins + 1)[1:-1]))
+    return out
+
+
 def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.ndarray:
     """Bin float columns with learned edges; leave code columns as they are.
 
@@ -217,7 +289,9 @@ def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.nd
     """
     code_cols = [j for j, e in enumerate(edges) if e is None]
     kept = values[:, code_cols]
-    integral = kept.dtype.kind in "iub" or bool(np.all(kept == np.round(kept)))
+    integral = kept.dtype.kind in "iub" or bool(
+        np.all(kept == np.round(kept)) and np.all(np.abs(kept) <= 2.0**62)
+    )
     out = np.empty(values.shape, dtype=np.int64 if integral else np.float64)
     if code_cols:
         out[:, code_cols] = kept
@@ -249,6 +323,7 @@ def discretize(
     discrete: np.ndarray | None = None,
     n_bins: int = 5,
     strategy: str | None = "uniform",
+    missing: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
     """Discretise a table into feature-major integer codes.
 
@@ -260,11 +335,17 @@ def discretize(
     n_bins : int
         Bins per float column.
     strategy : {"uniform", "quantile", None}
+    missing : bool ndarray of shape (n_features,) or None
+        Columns that hold missing values (NaN), e.g. ``Table.missing``. Their edges
+        are learned on the observed values, and their missing cells get one extra
+        code, the last (``n_levels - 1``; an all-missing column has the single code
+        0). None: no column holds NaN (nothing is checked, no extra pass).
 
     Returns
     -------
     codes : ndarray of shape (n_features, n_samples)
     n_levels : ndarray of shape (n_features,)
+        Including the missing level of the columns flagged in ``missing``.
     edges : list
         The learned inner edges (None for code columns).
 
@@ -277,21 +358,345 @@ def discretize(
     [[0, 1, 1, 1, 0, 0], [0, 0, 1, 2, 2, 0]]
     >>> levels.tolist()
     [2, 3]
+
+    A missing value is one more level, the last code of its column:
+
+    >>> X = np.array([[0.0, 1], [np.nan, 1], [1.0, np.nan], [0.8, 2]])
+    >>> codes, levels, _ = discretize(X, np.array([False, True]), 2, missing=np.array([True, True]))
+    >>> codes.tolist()
+    [[0, 2, 1, 1], [0, 0, 2, 1]]
+    >>> levels.tolist()
+    [3, 3]
     """
     values = np.asarray(values)
     if values.dtype.kind not in "iubf":
         values = values.astype(np.float64)
     if discrete is None:
         discrete = np.zeros(values.shape[1], dtype=bool)
+    if missing is not None:
+        missing = np.asarray(missing, dtype=bool)
+        if not missing.any():
+            missing = None
     if strategy is None:
         bad = np.flatnonzero(discrete == 0)
-        bad = bad[np.any(values[:, bad] != np.round(values[:, bad]), axis=0)] if bad.size else bad
+        if bad.size:
+            V = values[:, bad]
+            frac = V != np.round(V)
+            if missing is not None:
+                frac &= ~np.isnan(V)
+            bad = bad[np.any(frac, axis=0)]
         if bad.size:
             raise ValueError(
                 f"discretize=None takes every column as codes, but column {int(bad[0])} "
                 "has non-integer values; bin it (discretize='uniform') or encode it"
             )
-    edges = fit_bin_edges(values, discrete, n_bins, strategy)
+    edges = fit_bin_edges(values, discrete, n_bins, strategy, missing)
+    if missing is not None:
+        return _discretize_with_missing(values, edges, missing)
     binned = values if all(e is None for e in edges) else apply_bin_edges(values, edges)
     codes, n_levels = compact_codes(binned)
     return codes, n_levels, edges
+
+
+def _discretize_with_missing(
+    values: np.ndarray, edges: list[np.ndarray | None], missing: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
+    """The coding of :func:`discretize` with the NaN cells of the flagged columns as one
+    more level, the last code of each such column."""
+    cols = np.flatnonzero(missing)
+    every = cols.size == values.shape[1]  # no gather/scatter when every column has holes
+    sub = values if every else values[:, cols]  # only the flagged columns are scanned
+    nan = np.isnan(sub)
+    # a hole first takes a value its column already has (its observed minimum), so that
+    # binning and compaction see the observed values alone (and integer-valued columns
+    # stay integers, on the fast compaction path); then it becomes the extra level
+    observed_any = ~nan.all(axis=0)
+    fill = np.zeros(cols.size)
+    if observed_any.any():
+        with np.errstate(invalid="ignore"):
+            fill = np.where(observed_any, np.fmin.reduce(sub, axis=0), 0.0)
+    if every:
+        filled = np.where(nan, fill[None, :], values)
+    else:
+        filled = values.copy()
+        filled[:, cols] = np.where(nan, fill[None, :], sub)
+    del sub
+    if all(e is None for e in edges) and filled.dtype.kind == "f":
+        # every column is codes: integer-valued floats go to the integer compaction
+        with np.errstate(invalid="ignore"):  # values beyond int64 fail the equality
+            as_int = filled.astype(np.int64)
+        binned = as_int if np.array_equal(as_int, filled) else filled
+    else:
+        binned = apply_bin_edges(filled, edges)
+    del filled
+    codes, n_levels = compact_codes(binned)
+    n_levels = n_levels.copy()
+    n_levels[cols[observed_any]] += 1  # all-missing columns keep the single code 0
+    dtype = smallest_code_dtype(int(n_levels.max()))
+    if dtype != codes.dtype:
+        codes = codes.astype(dtype)
+    last = (n_levels[cols] - 1).astype(dtype)[:, None]
+    if every:
+        np.copyto(codes, last, where=nan.T)
+    else:
+        codes[cols] = np.where(nan.T, last, codes[cols])
+    return codes, n_levels, edges
+
+
+# ----------------------------------------------------------------------------- sparse
+
+
+@dataclass
+class SparseCodes:
+    """Feature-major sparse codes: per feature the rows whose code differs from the
+    feature's *zero code* (the code of the value 0), and their codes.
+
+    ``codes[k]`` (or :meth:`row`) gives the dense code vector of one feature, of length
+    ``n_samples``; the whole matrix is never built.
+
+    Attributes
+    ----------
+    indptr : ndarray of shape (n_features + 1,), int64
+    rows : ndarray of shape (nnz,), int32 or int64
+    codes : ndarray of shape (nnz,), the smallest unsigned dtype that holds them
+    zero_code : ndarray of shape (n_features,), int64
+    n_samples : int
+    """
+
+    indptr: np.ndarray
+    rows: np.ndarray
+    codes: np.ndarray
+    zero_code: np.ndarray
+    n_samples: int
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.indptr.size - 1, self.n_samples)
+
+    @property
+    def nnz(self) -> int:
+        return int(self.indptr[-1])
+
+    def row(self, k: int) -> np.ndarray:
+        """Dense codes of feature ``k``."""
+        dtype = smallest_code_dtype(int(max(self.codes.max(initial=0), self.zero_code.max())) + 1)
+        out = np.full(self.n_samples, self.zero_code[k], dtype=dtype)
+        p0, p1 = int(self.indptr[k]), int(self.indptr[k + 1])
+        out[self.rows[p0:p1]] = self.codes[p0:p1]
+        return out
+
+    def __getitem__(self, k: int) -> np.ndarray:
+        return self.row(int(k))
+
+    def toarray(self) -> np.ndarray:
+        """Dense ``(n_features, n_samples)`` codes (for tests and small data)."""
+        return np.stack([self.row(k) for k in range(self.shape[0])])
+
+
+@lru_cache(maxsize=1)
+def _numba_column_ranks():  # pragma: no cover - compiled
+    import numba
+
+    @numba.njit(nogil=True, cache=True)
+    def column_ranks(indptr, key, has_zero, zero_val, ranks, n_levels, zero_code):
+        d = indptr.size - 1
+        for k in range(d):
+            p0 = indptr[k]
+            p1 = indptr[k + 1]
+            w = p1 - p0
+            m = w + 1 if has_zero[k] else w
+            buf = np.empty(m)
+            buf[:w] = key[p0:p1]
+            if has_zero[k]:
+                buf[w] = zero_val[k]
+            buf.sort()
+            nu = 0
+            for t in range(m):  # distinct values, in place
+                if t == 0 or buf[t] != buf[nu - 1]:
+                    buf[nu] = buf[t]
+                    nu += 1
+            u = buf[:nu]
+            n_levels[k] = nu
+            for p in range(p0, p1):
+                ranks[p] = np.searchsorted(u, key[p])
+            if has_zero[k]:
+                zero_code[k] = np.searchsorted(u, zero_val[k])
+
+    return column_ranks
+
+
+def _column_ranks(
+    indptr: np.ndarray,
+    owner: np.ndarray,
+    key: np.ndarray,
+    has_zero: np.ndarray,
+    zero_val: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rank of every stored entry among the distinct values of its column, the implicit
+    zeros (value ``zero_val``) included where a column has them.
+
+    ``key`` holds no NaN (the caller maps it to +inf: the last level). Returns the
+    ranks, the number of distinct values per column and the rank of the zero value.
+    """
+    d = indptr.size - 1
+    zero_code = np.zeros(d, dtype=np.int64)
+    if numba_enabled():
+        ranks = np.empty(key.size, dtype=np.int64)
+        n_levels = np.zeros(d, dtype=np.int64)
+        _numba_column_ranks()(
+            indptr, key, has_zero, zero_val.astype(np.float64), ranks, n_levels, zero_code
+        )
+        return ranks, n_levels, zero_code
+    zcols = np.flatnonzero(has_zero)
+    own = np.concatenate((owner, zcols))
+    k_all = np.concatenate((key, zero_val[zcols]))
+    order = np.lexsort((k_all, own))
+    so = own[order]
+    sk = k_all[order]
+    new = np.ones(so.size, dtype=bool)
+    if so.size > 1:
+        new[1:] = (so[1:] != so[:-1]) | (sk[1:] != sk[:-1])
+    csum = np.cumsum(new)
+    n_levels = np.bincount(so[new], minlength=d)
+    start = np.concatenate(([0], np.cumsum(n_levels)[:-1]))
+    r_all = np.empty(so.size, dtype=np.int64)
+    r_all[order] = csum - 1 - start[so]
+    zero_code[zcols] = r_all[owner.size :]
+    return r_all[: owner.size], n_levels, zero_code
+
+
+def discretize_sparse(
+    M: Any,
+    discrete: np.ndarray | None = None,
+    n_bins: int = 5,
+    strategy: str | None = "uniform",
+) -> tuple[SparseCodes, np.ndarray, list[np.ndarray | None]]:
+    """:func:`discretize` for a scipy.sparse CSC matrix, without densifying it.
+
+    The same codes as ``discretize(M.toarray(), ...)``: implicit zeros are the value 0,
+    so they count in the equal-width range (min/max include 0 when a column has an
+    implicit zero) and in the quantiles, and 0 falls in its bin as usual. A stored NaN
+    is a missing value: one more code after the observed levels of its column.
+
+    Parameters
+    ----------
+    M : scipy.sparse CSC matrix of shape (n_samples, n_features), float64, sorted
+        indices, no duplicates (as :func:`fsel.utils.validation.check_table` returns).
+    discrete, n_bins, strategy
+        As in :func:`discretize`.
+
+    Returns
+    -------
+    codes : SparseCodes
+    n_levels : ndarray of shape (n_features,)
+    edges : list
+        The learned inner edges (None for code columns).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> X = np.array([[0.0, 3], [0.5, 0], [1.0, 7], [0.9, 0], [0.1, 9], [0.0, 3]])
+    >>> sc, levels, _ = discretize_sparse(sp.csc_matrix(X), np.array([False, True]), n_bins=2)
+    >>> sc.toarray().tolist()
+    [[0, 1, 1, 1, 0, 0], [1, 0, 2, 0, 3, 1]]
+    >>> levels.tolist()
+    [2, 4]
+    """
+    if strategy not in _STRATEGIES:
+        raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
+    if strategy is not None and (not isinstance(n_bins, (int, np.integer)) or n_bins < 2):
+        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    M = M.tocsc()
+    n, d = M.shape
+    indptr = M.indptr.astype(np.int64)
+    rows = M.indices
+    data = np.asarray(M.data, dtype=np.float64)
+    counts = np.diff(indptr)
+    has_zero = counts < n
+    owner = np.repeat(np.arange(d, dtype=np.int64), counts)
+    nan = np.isnan(data)
+    if discrete is None:
+        discrete = np.zeros(d, dtype=bool)
+    discrete = np.asarray(discrete, dtype=bool)
+    edges: list[np.ndarray | None] = [None] * d
+    if strategy is None:
+        bad = ~discrete[owner] & ~nan & (data != np.round(data))
+        if bad.any():
+            raise ValueError(
+                f"discretize=None takes every column as codes, but column "
+                f"{int(owner[np.argmax(bad)])} has non-integer values; bin it "
+                "(discretize='uniform') or encode it"
+            )
+    else:
+        fcols = ~discrete
+        if fcols.any():
+            # distinct observed values per column (NaN is not a value; 0 is, if implicit)
+            _, n_distinct, _ = _column_ranks(
+                indptr, owner, np.where(nan, np.inf, data), has_zero, np.zeros(d)
+            )
+            n_obs = n_distinct - (np.bincount(owner[nan], minlength=d) > 0)
+            many = fcols & (n_obs > n_bins)
+            cols = np.flatnonzero(many)
+            if cols.size and strategy == "uniform":
+                big = np.where(nan, np.inf, data)
+                small = np.where(nan, -np.inf, data)
+                lo = np.where(has_zero, 0.0, np.inf)
+                hi = np.where(has_zero, 0.0, -np.inf)
+                nonempty = counts > 0
+                starts = indptr[:-1][nonempty]
+                if starts.size:
+                    lo[nonempty] = np.minimum(lo[nonempty], np.minimum.reduceat(big, starts))
+                    hi[nonempty] = np.maximum(hi[nonempty], np.maximum.reduceat(small, starts))
+                lo_c = lo[cols]
+                step = (hi[cols] - lo_c) / n_bins  # as np.linspace does (and discretize)
+                inner = np.arange(1, n_bins, dtype=np.float64)[None, :] * step[:, None]
+                inner += lo_c[:, None]
+                for i, j in enumerate(cols.tolist()):
+                    edges[j] = inner[i]  # views: no copy
+            elif cols.size:
+                qs = np.linspace(0, 1, n_bins + 1)[1:-1]
+                for j in cols.tolist():
+                    p0, p1 = int(indptr[j]), int(indptr[j + 1])
+                    col = np.zeros(n)
+                    col[rows[p0:p1]] = data[p0:p1]
+                    keep = np.ones(n, dtype=bool)
+                    keep[rows[p0:p1][nan[p0:p1]]] = False
+                    edges[j] = np.unique(np.quantile(col[keep], qs))
+    # values after binning (implicit zeros: the bin of 0)
+    is_binned = np.array([e is not None for e in edges], dtype=bool)
+    binned = np.flatnonzero(is_binned)
+    zero_val = np.zeros(d)
+    vals = data
+    if binned.size:
+        if strategy == "uniform":  # all of length n_bins - 1
+            E = np.full((d, n_bins - 1), np.inf)
+            E[binned] = inner
+        else:
+            E = np.full((d, max(len(edges[j]) for j in binned.tolist())), np.inf)
+            for j in binned.tolist():
+                E[j, : len(edges[j])] = edges[j]
+        length = E.shape[1]
+        zero_val[binned] = (E[binned] <= 0.0).sum(axis=1)
+        vals = data.copy()
+        ent = np.flatnonzero(is_binned[owner] & ~nan)
+        acc = np.zeros(ent.size)
+        for m in range(length):
+            acc += data[ent] >= E[owner[ent], m]
+        vals[ent] = acc
+    # codes: ranks among the distinct values of each column (NaN last: its own level)
+    codes, n_levels, zero_code = _column_ranks(
+        indptr, owner, np.where(nan, np.inf, vals), has_zero, zero_val
+    )
+    keep = codes != zero_code[owner]
+    kept_owner = owner[keep]
+    new_indptr = np.zeros(d + 1, dtype=np.int64)
+    np.cumsum(np.bincount(kept_owner, minlength=d), out=new_indptr[1:])
+    dtype = smallest_code_dtype(int(n_levels.max(initial=1)))
+    sc = SparseCodes(
+        indptr=new_indptr,
+        rows=np.asarray(rows)[keep],
+        codes=codes[keep].astype(dtype),
+        zero_code=zero_code,
+        n_samples=n,
+    )
+    return sc, n_levels.astype(np.int64), edges

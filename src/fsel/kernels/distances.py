@@ -60,18 +60,22 @@ from joblib import Parallel, delayed
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
     "METRICS",
+    "ExpectedDiff",
     "balanced_upper_chunks",
     "block_rows_for_budget",
     "distance_block",
     "distance_blocks",
     "effective_n_jobs",
+    "expected_distance_block",
     "fits_full",
     "full_distance_matrix",
+    "manhattan_knn_rows",
     "map_distance_rows",
     "mixed_sq_distances",
     "numba_available",
     "numba_sq_delta_add",
     "rows_per_block",
+    "sparse_distance_block",
     "sq_delta",
     "threaded_spans",
 ]
@@ -165,6 +169,14 @@ def numba_available() -> bool:
     return bool(_NUMBA_OK["ok"])
 
 
+def _issparse(X: Any) -> bool:
+    """Whether ``X`` is a scipy.sparse matrix or array (scipy imported only if loaded)."""
+    import sys
+
+    sp = sys.modules.get("scipy.sparse")
+    return sp is not None and sp.issparse(X)
+
+
 def _use_numba(use_numba: bool | None) -> bool:
     return numba_available() if use_numba is None else bool(use_numba)
 
@@ -246,13 +258,85 @@ def _numba_kernels() -> dict[str, Any]:
         d = a - b
         return s + d * d
 
+    # reassociation for the inlined L1 sum (vectorised as in the block kernels), but
+    # no "ninf": the neighbour lists start at inf
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
+    def manhattan_knn_stream(R, selfs, X, y, k, idx, dist):  # pragma: no cover - compiled
+        # the k nearest rows of X of each class to every row of R (idx/dist (m, C, k)
+        # prefilled -1/inf), the distances streamed, never stored: X is read once, in
+        # tiles of 256 rows kept in cache for all of R. Each R row scans X in index
+        # order with a strict comparison, so ties keep the smaller index
+        n = X.shape[0]
+        m = R.shape[0]
+        for j0 in range(0, n, 256):
+            j1 = min(j0 + 256, n)
+            for r in range(m):
+                a = R[r]
+                sj = selfs[r]
+                for j in range(j0, j1):
+                    if j == sj:
+                        continue
+                    c = y[j]
+                    dj = _L1(a, X[j])
+                    if dj < dist[r, c, k - 1]:
+                        pos = k - 1
+                        while pos > 0 and dj < dist[r, c, pos - 1]:
+                            dist[r, c, pos] = dist[r, c, pos - 1]
+                            idx[r, c, pos] = idx[r, c, pos - 1]
+                            pos -= 1
+                        dist[r, c, pos] = dj
+                        idx[r, c, pos] = j
+
     _COMPILED.update(
+        manhattan_knn_stream=manhattan_knn_stream,
         manhattan=manhattan,
         manhattan_upper=manhattan_upper,
         gram_upper=gram_upper,
         sq_delta_add=sq_delta_add,
     )
     return _COMPILED
+
+
+def manhattan_knn_rows(
+    X: np.ndarray,
+    y: np.ndarray,
+    rows: np.ndarray,
+    k: int,
+    n_classes: int,
+    *,
+    n_jobs: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` nearest samples of each class (Manhattan) to the samples ``rows``,
+    with the distances streamed (compiled; needs numba): no distance block is stored,
+    and ``X`` is read once per thread. ``rows`` are split over ``n_jobs`` threads.
+
+    Same neighbours and distances as :func:`fsel.kernels.neighbors.knn_by_class` over
+    the distance blocks (the same per-pair primitive, index order, strict ties).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> idx, dist = manhattan_knn_rows(X, np.array([0, 0, 1, 1]), np.array([0, 3]), 1, 2)
+    >>> idx[:, :, 0].tolist(), dist[:, :, 0].tolist()
+    ([[1, 2], [1, 2]], [[1.0, 3.0], [3.0, 1.0]])
+    """
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.intp)
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    m = rows.size
+    idx = np.full((m, n_classes, k), -1, dtype=np.intp)
+    dist = np.full((m, n_classes, k), np.inf)
+    kern = _numba_kernels()["manhattan_knn_stream"]
+    workers = effective_n_jobs(n_jobs)
+    step = max(1, -(-m // workers))
+    spans = [(a, min(a + step, m)) for a in range(0, m, step)]
+
+    def run(a: int, b: int) -> None:
+        kern(np.ascontiguousarray(X[rows[a:b]]), rows[a:b], X, y, int(k), idx[a:b], dist[a:b])
+
+    threaded_spans(run, spans, workers)
+    return idx, dist
 
 
 def numba_sq_delta_add() -> Any:
@@ -514,6 +598,8 @@ def map_distance_rows(
     n_jobs: int | None = None,
     use_numba: bool | None = None,
     D_full: np.ndarray | None = None,
+    expected: ExpectedDiff | None = None,
+    rows: np.ndarray | None = None,
 ) -> list[Any]:
     """Apply ``fn(start, stop, D)`` to every row block of the distance matrix of ``X``.
 
@@ -535,6 +621,13 @@ def map_distance_rows(
         Force or forbid the compiled kernels; None uses them when numba is installed.
     D_full : ndarray of shape (n, n) or None
         A full distance matrix computed before (see :func:`full_distance_matrix`).
+    expected : ExpectedDiff or None
+        Missing values: the distances use its expected differences for the holes
+        (:func:`expected_distance_block`); row blocks only, never the full matrix.
+    rows : ndarray of int or None
+        Only these rows (reference samples) against all rows: ``start, stop`` are then
+        positions in ``rows`` and ``D[i, j] = dist(X[rows[start + i]], X[j])``, with
+        ``D[i, rows[start + i]] = 0``; row blocks only.
 
     Returns
     -------
@@ -548,10 +641,64 @@ def map_distance_rows(
     >>> map_distance_rows(X, lambda a, b, D: D.sum(axis=1).tolist())
     [[4.0, 3.0, 5.0]]
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    n = X.shape[0]
     workers = effective_n_jobs(n_jobs)
     numba_on = _use_numba(use_numba)
+    if _issparse(X):
+        # a CSR matrix: row blocks of distances from the non-zeros, never densified
+        Xs = X.tocsr()
+        n = Xs.shape[0]
+        ref = np.arange(n) if rows is None else np.asarray(rows, dtype=np.intp)
+        step = rows_per_block(n, memory_budget, workers)
+        spans = [(a, min(a + step, ref.size)) for a in range(0, ref.size, step)]
+
+        def run_sparse(a: int, b: int) -> Any:
+            r = ref[a:b]
+            D = sparse_distance_block(
+                Xs, r, metric=metric, use_numba=numba_on, memory_budget=memory_budget
+            )
+            D[np.arange(b - a), r] = 0.0
+            return fn(a, b, D)
+
+        return threaded_spans(run_sparse, spans, workers)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    n = X.shape[0]
+    if expected is not None or rows is not None:
+        ref = np.arange(n) if rows is None else np.asarray(rows, dtype=np.intp)
+        step = rows_per_block(n, memory_budget, workers)
+        spans = [(a, min(a + step, ref.size)) for a in range(0, ref.size, step)]
+        sq_b = None if metric == "manhattan" else np.einsum("ij,ij->i", X, X)
+
+        if (
+            expected is not None
+            and rows is None
+            and expected.has_table
+            and fits_full(n, memory_budget)
+        ):
+            # the full matrix: the fast symmetric filled distances, then the corrections
+            base = "manhattan" if metric == "manhattan" else "sqeuclidean"
+            F = expected.filled
+            D_all = _full_matrix(F, base, workers, numba_on)
+            _add_expected_corrections(expected, ref, D_all, metric != "manhattan")
+            if metric == "euclidean":
+                np.maximum(D_all, 0.0, out=D_all)
+                np.sqrt(D_all, out=D_all)
+            np.fill_diagonal(D_all, 0.0)
+            step = max(1, -(-n // (4 * workers))) if workers > 1 else n
+            spare = max(int(memory_budget) - 8 * n * n, 1)
+            step = min(step, rows_per_block(n, spare, workers))
+            spans = [(a, min(a + step, n)) for a in range(0, n, step)]
+            return threaded_spans(lambda a, b: fn(a, b, D_all[a:b]), spans, workers)
+
+        def run_rows(a: int, b: int) -> Any:
+            r = ref[a:b]
+            if expected is not None:
+                D = expected_distance_block(expected, r, metric=metric, use_numba=numba_on)
+            else:
+                D = distance_block(X[r], X, metric=metric, b_sq=sq_b, use_numba=numba_on)
+            D[np.arange(b - a), r] = 0.0
+            return fn(a, b, D)
+
+        return threaded_spans(run_rows, spans, workers)
     if D_full is None and fits_full(n, memory_budget):
         D_full = _full_matrix(X, metric, workers, numba_on)
     if D_full is not None:
@@ -595,3 +742,596 @@ def full_distance_matrix(
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     return _full_matrix(X, metric, effective_n_jobs(n_jobs), _use_numba(use_numba))
+
+
+# ------------------------------------------------- expected differences (missing values)
+
+
+class ExpectedDiff:
+    r"""Kononenko's expected difference for missing components (SPEC section 10).
+
+    Built once from a (range-scaled) matrix ``X`` with NaN holes and the class code of
+    every row. For one feature ``k`` and two rows ``i``, ``j`` of classes ``c_i``,
+    ``c_j``, the per-feature difference is
+
+    * both observed: ``|x_ik - x_jk|``;
+    * ``x_ik`` missing: ``E|X - x_jk|`` with ``X`` drawn from the observed values of
+      feature ``k`` in class ``c_i`` (the empirical class-conditional distribution;
+      computed exactly from the sorted values and their prefix sums);
+    * ``x_jk`` missing: the same with the roles swapped;
+    * both missing: ``E|X - X'|`` with ``X`` from class ``c_i`` and ``X'`` independently
+      from class ``c_j`` (a ``C x C`` table per feature with holes).
+
+    A class without any observed value of a feature uses the pooled observed values of
+    that feature; a feature without any observed value contributes 0. On one-hot
+    columns (entries 0 or ``s``) this rule sums to ``2 s (1 - P(v | c_i))`` and
+    ``2 s (1 - sum_v P(v|c_i) P(v|c_j))``: Kononenko's rule for symbolic features.
+
+    The squared metrics use the expected *squared* difference: ``(x - mu_c)^2 + var_c``
+    with one side missing and ``(mu_ci - mu_cj)^2 + var_ci + var_cj`` with both
+    (``mu``, ``var``: mean and population variance of the observed values).
+
+    Attributes used by the kernels: ``filled`` (``X`` with holes set to 0), ``mask``
+    (uint8), ``mptr``/``midx`` (each row's missing features), ``y``, the segment arrays
+    ``vals``/``cum``/``off``/``cnt`` (sorted observed values per (class, feature);
+    segment ``e * d + k`` with ``e = eff[c, k]``, ``C`` standing for the pooled values),
+    ``H`` (``C x C x d``; more than ``memory_budget / 4`` bytes is refused with a
+    ValueError), ``mu``/``var`` (``(C + 1) x d``) and, when it fits
+    ``memory_budget / 8``, the table ``G[c, j, k] = E|X_ck - x_jk| - |x_jk|`` of every
+    observed entry (``has_table``): distances are then matrix products of the hole
+    indicators with it (:func:`expected_distance_block`); without it the compiled
+    kernels binary-search the sorted values. These tables come on top of the distance
+    blocks' budget.
+    """
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        y: np.ndarray,
+        n_classes: int,
+        *,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    ) -> None:
+        X = np.asarray(X, dtype=np.float64)
+        n, d = X.shape
+        C = int(n_classes)
+        self.n_classes = C
+        self.y = np.ascontiguousarray(y, dtype=np.intp)
+        miss = np.isnan(X)
+        self.mask = np.ascontiguousarray(miss, dtype=np.uint8)
+        self.filled = np.ascontiguousarray(np.where(miss, 0.0, X))
+        counts = miss.sum(axis=1)
+        self.mptr = np.r_[0, np.cumsum(counts)].astype(np.intp)
+        self.midx = np.ascontiguousarray(np.nonzero(miss)[1], dtype=np.intp)
+        obs = ~miss
+        # per (class, feature) sorted observed values, segment s = e * d + k (e = C:
+        # the pooled values); only features with holes ever look them up
+        feats = np.flatnonzero(miss.any(axis=0))
+        cnt = np.zeros((C + 1, d), np.intp)
+        for k in feats:
+            ok = obs[:, k]
+            cnt[:C, k] = np.bincount(self.y[ok], minlength=C)[:C]
+            cnt[C, k] = int(ok.sum())
+        off = np.r_[0, np.cumsum(cnt.ravel())].astype(np.intp)
+        vals = np.zeros(int(off[-1]))
+        cum = np.zeros(int(off[-1]) + cnt.size)
+        mu = np.zeros((C + 1, d))
+        var = np.zeros((C + 1, d))
+        for k in feats:
+            ok = obs[:, k]
+            xk, ck = X[ok, k], self.y[ok]
+            order = np.lexsort((xk, ck))
+            xs, cs = xk[order], ck[order]
+            starts = np.searchsorted(cs, np.arange(C + 1))
+            for e in range(C + 1):
+                v = np.sort(xk) if e == C else xs[starts[e] : starts[e + 1]]
+                if v.size == 0:
+                    continue
+                seg = e * d + k
+                vals[off[seg] : off[seg + 1]] = v
+                cum[off[seg] + seg + 1 : off[seg + 1] + seg + 1] = np.cumsum(v)
+                mu[e, k] = v.mean()
+                var[e, k] = v.var()
+        self.vals, self.cum, self.off = vals, cum, off
+        self.cnt = np.ascontiguousarray(cnt.ravel())
+        self.mu, self.var = mu, var
+        have = cnt[:C] > 0
+        self.eff = np.ascontiguousarray(np.where(have, np.arange(C)[:, None], C), dtype=np.intp)
+        if feats.size and 8 * C * C * d > memory_budget // 4:
+            raise ValueError(
+                f"missing='expected' with {C} classes needs a {C} x {C} x {d} table "
+                f"({8 * C * C * d} bytes), more than a quarter of "
+                f"memory_budget={memory_budget}; raise memory_budget or impute"
+            )
+        self.H = np.zeros((C, C, d) if feats.size else (1, 1, 1))
+        self.has_table = bool(feats.size) and 8 * C * n * d <= memory_budget // 8
+        self._feats = feats
+        self._obs = obs
+        self._Q_sq: np.ndarray | None = None
+        # G[c, j, k] = E|X_ck - x_jk| - |x_jk| for observed x_jk (0 elsewhere): the
+        # correction to the filled difference |0 - x_jk| when the other side is
+        # missing; distances then take matrix products (expected_distance_block).
+        # Built feature by feature (as C x d x n), from the values H needs anyway
+        Gt = np.zeros((C, d, n)) if self.has_table else None
+        for k in feats:
+            ok = np.flatnonzero(obs[:, k])
+            xk = X[ok, k]
+            cls = self.y[ok]
+            srt = np.argsort(xk, kind="stable")
+            xs = xk[srt]  # sorted queries: a fast binary search
+            nb = np.bincount(cls, minlength=C)
+            for c2 in range(C):
+                ev = np.empty(xk.size)
+                ev[srt] = self._expected_seg(int(self.eff[c2, k]) * d + int(k), xs)
+                by = np.bincount(cls, weights=ev, minlength=C)
+                pooled = ev.sum() / xk.size if xk.size else 0.0
+                self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
+                if Gt is not None:
+                    Gt[c2, k, ok] = ev - np.abs(xk)
+        self.G = (
+            np.ascontiguousarray(Gt.transpose(0, 2, 1)) if Gt is not None else np.zeros((1, 1, 1))
+        )
+        del Gt
+        self.has_missing = bool(miss.any())
+
+    def _sq_tables(self) -> tuple[np.ndarray, np.ndarray]:
+        """The squared-metric analogues of ``G`` and ``H`` (built once, on demand)."""
+        if self._Q_sq is None:
+            C, (n, d) = self.n_classes, self.filled.shape
+            F = self.filled
+            Q = np.zeros((C, n, d))
+            for c in range(C):
+                e = self.eff[c]
+                t = F - self.mu[e, np.arange(d)]
+                Q[c] = (t * t + self.var[e, np.arange(d)] - F * F) * self._obs
+            H2 = np.zeros((C, C, d))
+            for c1 in range(C):
+                for c2 in range(C):
+                    H2[c1, c2] = self.both(np.full(d, c1), np.full(d, c2), np.arange(d), True)
+            self._Q_sq, self._H_sq = Q, H2
+        return self._Q_sq, self._H_sq
+
+    def expected(self, c: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``E|X_{c,k} - v|`` elementwise (class ``c``'s observed values of feature ``k``)."""
+        d = self.mu.shape[1]
+        c = np.asarray(c, dtype=np.intp)
+        k = np.asarray(k, dtype=np.intp)
+        v = np.asarray(v, dtype=np.float64)
+        seg = self.eff[c, k] * d + k
+        if seg.size and np.all(seg == seg.flat[0]):  # one segment: no grouping
+            return self._expected_seg(int(seg.flat[0]), v)
+        out = np.zeros(v.shape)
+        for s in np.unique(seg):
+            sel = seg == s
+            out[sel] = self._expected_seg(int(s), v[sel])
+        return out
+
+    def _expected_seg(self, s: int, b: np.ndarray) -> np.ndarray:
+        """``E|X - b|`` over the sorted values of segment ``s`` (binary search and
+        prefix sums, the compiled kernels' formula)."""
+        n_s = int(self.cnt[s])
+        if n_s == 0:
+            return np.zeros(b.shape)
+        lo = int(self.off[s])
+        sv = self.vals[lo : lo + n_s]
+        P = self.cum[lo + s : lo + s + n_s + 1]
+        L = np.searchsorted(sv, b, side="left")
+        below = b * L - P[L]
+        above = (P[n_s] - P[L]) - b * (n_s - L)
+        return (below + above) / n_s
+
+    def expected_sq(self, c: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """``E(X_{c,k} - v)^2 = (v - mu)^2 + var`` elementwise."""
+        e = self.eff[np.asarray(c, dtype=np.intp), np.asarray(k, dtype=np.intp)]
+        t = np.asarray(v, dtype=np.float64) - self.mu[e, k]
+        return t * t + self.var[e, k]
+
+    def both(self, ci: np.ndarray, cj: np.ndarray, k: np.ndarray, sq: bool) -> np.ndarray:
+        """Both components missing: ``E|X_ci - X'_cj|`` (or its squared form)."""
+        ci, cj, k = (np.asarray(a, dtype=np.intp) for a in (ci, cj, k))
+        if not sq:
+            return self.H[ci, cj, k]
+        e1, e2 = self.eff[ci, k], self.eff[cj, k]
+        t = self.mu[e1, k] - self.mu[e2, k]
+        return t * t + self.var[e1, k] + self.var[e2, k]
+
+    def args(self) -> tuple:
+        """The arrays the compiled kernels take, in their order."""
+        return (
+            self.filled,
+            self.mask,
+            self.mptr,
+            self.midx,
+            self.y,
+            self.G,
+            self.has_table,
+            self.vals,
+            self.cum,
+            self.off,
+            self.cnt,
+            self.eff,
+            self.H,
+            self.mu,
+            self.var,
+        )
+
+
+_EXPECTED: dict[str, Any] = {}
+
+
+def _expected_kernels() -> dict[str, Any]:
+    """Compile (once; cached on disk) the kernels of :class:`ExpectedDiff`.
+
+    The holes are flagged in a mask and hold 0 in the filled copy (no NaN reaches the
+    compiled code, so ``fastmath`` is safe); each pair sums the filled differences over
+    all features, then swaps in the expected difference where a side is missing."""
+    if _EXPECTED:
+        return _EXPECTED
+    import numba
+
+    @numba.njit(nogil=True)
+    def search(vals, cum, off, cnt, s, v):  # pragma: no cover - compiled
+        # E|X - v| over the sorted values of segment s: binary search + prefix sums
+        n = cnt[s]
+        if n == 0:
+            return 0.0
+        lo = off[s]
+        a = 0
+        b = n
+        while a < b:
+            m = (a + b) // 2
+            if vals[lo + m] < v:
+                a = m + 1
+            else:
+                b = m
+        p0 = cum[lo + s + a]
+        pn = cum[lo + s + n]
+        return ((v * a - p0) + ((pn - p0) - v * (n - a))) / n
+
+    @numba.njit(cache=True, nogil=True)
+    def block(
+        rows, F, M, mptr, midx, y, G, ht, vals, cum, off, cnt, eff, H, mu, var, sq, out
+    ):  # pragma: no cover
+        # out[r, j]: distance of rows[r] to j; the filled difference is summed over all
+        # features, then replaced by the expected one where a side is missing
+        n, d = F.shape
+        for r in range(rows.size):
+            i = rows[r]
+            a = F[i]
+            ci = y[i]
+            for j in range(n):
+                b = F[j]
+                cj = y[j]
+                s = 0.0
+                if sq:
+                    for k in range(d):
+                        t = a[k] - b[k]
+                        s += t * t
+                    for q in range(mptr[i], mptr[i + 1]):
+                        k = midx[q]
+                        t = a[k] - b[k]
+                        s -= t * t
+                        e1 = eff[ci, k]
+                        if M[j, k]:
+                            e2 = eff[cj, k]
+                            t = mu[e1, k] - mu[e2, k]
+                            s += t * t + var[e1, k] + var[e2, k]
+                        else:
+                            t = b[k] - mu[e1, k]
+                            s += t * t + var[e1, k]
+                    for q in range(mptr[j], mptr[j + 1]):
+                        k = midx[q]
+                        if M[i, k]:
+                            continue
+                        t = a[k] - b[k]
+                        s -= t * t
+                        e2 = eff[cj, k]
+                        t = a[k] - mu[e2, k]
+                        s += t * t + var[e2, k]
+                else:
+                    for k in range(d):
+                        s += abs(a[k] - b[k])
+                    for q in range(mptr[i], mptr[i + 1]):
+                        k = midx[q]
+                        s -= abs(a[k] - b[k])
+                        if M[j, k]:
+                            s += H[ci, cj, k]
+                        elif ht:
+                            s += G[ci, j, k] + abs(b[k])
+                        else:
+                            s += search(vals, cum, off, cnt, eff[ci, k] * d + k, b[k])
+                    for q in range(mptr[j], mptr[j + 1]):
+                        k = midx[q]
+                        if M[i, k]:
+                            continue
+                        s -= abs(a[k] - b[k])
+                        if ht:
+                            s += G[cj, i, k] + abs(a[k])
+                        else:
+                            s += search(vals, cum, off, cnt, eff[cj, k] * d + k, a[k])
+                out[r, j] = s
+
+    @numba.njit(cache=True, nogil=True)
+    def absdiff(
+        rows,
+        idx,
+        coef,
+        dense,
+        F,
+        M,
+        mptr,
+        midx,
+        y,
+        G,
+        ht,
+        vals,
+        cum,
+        off,
+        cnt,
+        eff,
+        H,
+        mu,
+        var,
+        out,
+    ):  # pragma: no cover
+        # out[r] += coef[r, t] * diff(x_i, x_j) (a vector; the expected |difference|
+        # for holes), j = idx[r, t] (or t when dense); j < 0, j == i, 0 skipped
+        d = F.shape[1]
+        for r in range(rows.size):
+            i = rows[r]
+            a = F[i]
+            ci = y[i]
+            o = out[r]
+            for t in range(coef.shape[1]):
+                j = t if dense else idx[r, t]
+                w = coef[r, t]
+                if j < 0 or j == i or w == 0.0:
+                    continue
+                b = F[j]
+                cj = y[j]
+                for k in range(d):
+                    o[k] += w * abs(a[k] - b[k])
+                for q in range(mptr[i], mptr[i + 1]):
+                    k = midx[q]
+                    if M[j, k]:
+                        e = H[ci, cj, k]
+                    elif ht:
+                        e = G[ci, j, k] + abs(b[k])
+                    else:
+                        e = search(vals, cum, off, cnt, eff[ci, k] * d + k, b[k])
+                    o[k] += w * (e - abs(a[k] - b[k]))
+                for q in range(mptr[j], mptr[j + 1]):
+                    k = midx[q]
+                    if M[i, k]:
+                        continue
+                    if ht:
+                        e = G[cj, i, k] + abs(a[k])
+                    else:
+                        e = search(vals, cum, off, cnt, eff[cj, k] * d + k, a[k])
+                    o[k] += w * (e - abs(a[k] - b[k]))
+
+    _EXPECTED.update(block=block, absdiff=absdiff)
+    return _EXPECTED
+
+
+def _expected_block_numpy(ed: ExpectedDiff, rows: np.ndarray, sq: bool) -> np.ndarray:
+    F, M, y = ed.filled, ed.mask.astype(bool), ed.y
+    A = F[rows]
+    out = _block(A, F, "sqeuclidean" if sq else "manhattan", None, use_numba=False)
+    one = ed.expected_sq if sq else ed.expected
+    ya = y[rows]
+    for k in np.flatnonzero(M.any(axis=0)):
+        ma, mb = M[rows, k], M[:, k]
+        fb, fa = F[:, k], A[:, k]
+        J = np.flatnonzero(mb)
+        for c in np.unique(ya[ma]):
+            rr = np.flatnonzero(ma & (ya == c))
+            true = one(np.full(F.shape[0], c), np.full(F.shape[0], k), fb)
+            true[J] = ed.both(np.full(J.size, c), y[J], np.full(J.size, k), sq)
+            wrong = fa[rr, None] - fb[None, :]
+            wrong = wrong * wrong if sq else np.abs(wrong)
+            out[rr] += true[None, :] - wrong
+        nm = np.flatnonzero(~ma)
+        if nm.size == 0:
+            continue
+        for c2 in np.unique(y[J]):
+            jj = J[y[J] == c2]
+            vec = one(np.full(nm.size, c2), np.full(nm.size, k), fa[nm])
+            wrong = fa[nm, None] - fb[None, jj]
+            wrong = wrong * wrong if sq else np.abs(wrong)
+            out[np.ix_(nm, jj)] += vec[:, None] - wrong
+    return out
+
+
+def _class_spans(y: np.ndarray, C: int) -> list[Any]:
+    """Per class, its rows: a slice when ``y`` is sorted, else an index array."""
+    if y.size < 2 or np.all(y[1:] >= y[:-1]):
+        b = np.searchsorted(y, np.arange(C + 1))
+        return [slice(int(b[c]), int(b[c + 1])) for c in range(C)]
+    return [np.flatnonzero(y == c) for c in range(C)]
+
+
+def _expected_block_table(
+    ed: ExpectedDiff, rows: np.ndarray, sq: bool, numba_on: bool
+) -> np.ndarray:
+    F = ed.filled
+    out = _block(F[rows], F, "sqeuclidean" if sq else "manhattan", None, numba_on)
+    return _add_expected_corrections(ed, rows, out, sq)
+
+
+def _add_expected_corrections(
+    ed: ExpectedDiff, rows: np.ndarray, out: np.ndarray, sq: bool
+) -> np.ndarray:
+    # D = filled distance + MA_i . Q_ci[j] + Q_cj[i] . MA_j + (MA_i * H_cicj) . MA_j, with
+    # MA the hole indicator and Q the correction table: one matrix product per pair of
+    # (row class, column class) blocks, the three terms stacked along the inner axis
+    F, y, C = ed.filled, ed.y, ed.n_classes
+    if sq:
+        Q, Hm = ed._sq_tables()
+    else:
+        Q, Hm = ed.G, ed.H
+    feats = ed._feats
+    MA = ed.mask[:, feats].astype(np.float64)
+    Qf = Q[:, :, feats]
+    yr = y[rows]
+    pos = np.arange(rows.size)
+    row_sets = _class_spans(yr, C)
+    col_sets = _class_spans(y, C)
+    MAr = MA[rows]
+    for ci in range(C):
+        ri = row_sets[ci]
+        left_a = MAr[ri]
+        if left_a.shape[0] == 0:
+            continue
+        for cj in range(C):
+            cols = col_sets[cj]
+            MAc = MA[cols]
+            if MAc.shape[0] == 0:
+                continue
+            # Q_ci is 0 where x_j is missing: the both-missing term joins it
+            left = np.hstack([left_a, Qf[cj][rows[ri]]])
+            right = np.hstack([Qf[ci][cols] + MAc * Hm[ci, cj, feats], MAc])
+            prod = left @ right.T
+            if isinstance(ri, slice) and isinstance(cols, slice):
+                out[ri, cols] += prod
+            else:
+                out[np.ix_(pos[ri], np.arange(F.shape[0])[cols])] += prod
+    return out
+
+
+def expected_distance_block(
+    ed: ExpectedDiff,
+    rows: np.ndarray,
+    *,
+    metric: str = "manhattan",
+    use_numba: bool | None = None,
+) -> np.ndarray:
+    """Distances of the rows ``rows`` to all rows, with :class:`ExpectedDiff`'s rule
+    for the missing components (``D[r, j]``; the diagonal is not zeroed here).
+
+    Manhattan sums the expected absolute differences; ``"sqeuclidean"`` the expected
+    squared differences; ``"euclidean"`` is the square root of the latter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [np.nan], [0.5]])
+    >>> ed = ExpectedDiff(X, np.array([0, 0, 0, 1]), 2)
+    >>> expected_distance_block(ed, np.array([2])).tolist()  # E|X_0 - v|, X_0 in {0, 1}
+    [[0.5, 0.5, 0.5, 0.5]]
+    """
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    sq = metric != "manhattan"
+    if ed.has_table:
+        out = _expected_block_table(ed, rows, sq, _use_numba(use_numba))
+    elif _use_numba(use_numba):
+        out = np.empty((rows.size, ed.filled.shape[0]))
+        _expected_kernels()["block"](rows, *ed.args(), sq, out)
+    else:
+        out = _expected_block_numpy(ed, rows, sq)
+    if metric == "euclidean":
+        np.maximum(out, 0.0, out=out)
+        np.sqrt(out, out=out)
+    return out
+
+
+# ------------------------------------------------------------------ sparse rows (CSR)
+
+_SPARSE: dict[str, Any] = {}
+
+
+def _sparse_kernels() -> dict[str, Any]:
+    """Compile (once; cached on disk) the sparse Manhattan kernel."""
+    if _SPARSE:
+        return _SPARSE
+    import numba
+
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def l1_corr(rows, indptr, indices, data, n_features, out):  # pragma: no cover
+        # out[r, j] -= sum over the columns shared by rows[r] and j of
+        # |a_k| + |b_k| - |a_k - b_k| (out starts at |a|_1 + |b|_1): row rows[r] is
+        # scattered into a dense vector once, then each row j's non-zeros are scanned
+        n = indptr.size - 1
+        dense = np.zeros(n_features)
+        for r in range(rows.size):
+            i = rows[r]
+            for q in range(indptr[i], indptr[i + 1]):
+                dense[indices[q]] = data[q]
+            for j in range(n):
+                s = 0.0
+                for q in range(indptr[j], indptr[j + 1]):
+                    a = dense[indices[q]]
+                    if a != 0.0:
+                        b = data[q]
+                        s += abs(a) + abs(b) - abs(a - b)
+                out[r, j] -= s
+            for q in range(indptr[i], indptr[i + 1]):
+                dense[indices[q]] = 0.0
+
+    _SPARSE.update(l1_corr=l1_corr)
+    return _SPARSE
+
+
+def sparse_distance_block(
+    X: Any,
+    rows: np.ndarray,
+    *,
+    metric: str = "manhattan",
+    use_numba: bool | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> np.ndarray:
+    """Distances of the rows ``rows`` of a CSR matrix ``X`` to all its rows, from the
+    non-zeros only (``X`` is never densified).
+
+    Euclidean metrics: ``|a|^2 + |b|^2 - 2 a.b`` with a sparse product, clipped at 0.
+    Manhattan: ``|a|_1 + |b|_1`` minus, over the columns where both rows are non-zero,
+    ``|a_k| + |b_k| - |a_k - b_k|`` (compiled: a scan of every row's non-zeros against
+    the block row scattered into a dense vector; numpy: the block rows densified,
+    ``rows x nnz`` work arrays in spans that fit ``memory_budget``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix(np.array([[0.0, 2.0], [1.0, 0.0], [1.0, 3.0]]))
+    >>> sparse_distance_block(X, np.array([0, 2])).tolist()
+    [[0.0, 3.0, 2.0], [2.0, 3.0, 0.0]]
+    """
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
+    rows = np.asarray(rows, dtype=np.intp)
+    d = X.shape[1]
+    A = X[rows]
+    if metric != "manhattan":
+        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        out = np.asarray((A @ X.T).todense(), dtype=np.float64)
+        out *= -2.0
+        out += sq[rows][:, None]
+        out += sq[None, :]
+        np.maximum(out, 0.0, out=out)
+        if metric == "euclidean":
+            np.sqrt(out, out=out)
+        return out
+    l1 = np.asarray(abs(X).sum(axis=1), dtype=np.float64).ravel()
+    out = l1[rows][:, None] + l1[None, :]
+    indptr = np.asarray(X.indptr, dtype=np.intp)
+    indices = np.asarray(X.indices, dtype=np.intp)
+    data = np.asarray(X.data, dtype=np.float64)
+    if _use_numba(use_numba):
+        _sparse_kernels()["l1_corr"](rows, indptr, indices, data, d, out)
+        return out
+    nnz = max(data.size, 1)
+    starts = indptr[:-1]
+    nonempty = np.flatnonzero(np.diff(indptr) > 0)
+    step = max(1, int(memory_budget // (8 * 3 * nnz)))
+    for a in range(0, rows.size, step):
+        b = min(a + step, rows.size)
+        dense = A[a:b].toarray()
+        av = dense[:, indices]  # (rows, nnz): the block row's value at each non-zero
+        terms = np.abs(av) + np.abs(data)[None, :] - np.abs(av - data[None, :])
+        if nonempty.size:
+            sums = np.add.reduceat(terms, starts[nonempty], axis=1)
+            out[a:b, nonempty] -= sums
+    return out

@@ -26,11 +26,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsel.kernels._counting import cmim_lazy, grouped_nlogn, nlogn_table, numba_enabled
+from fsel.kernels._counting import (
+    _small_dense,
+    available_nlogn,
+    cmim_lazy,
+    grouped_nlogn,
+    nlogn_table,
+    numba_enabled,
+    pack_pairs,
+    paired_nlogn,
+    sparse_grouped_nlogn,
+)
+from fsel.kernels.discretize import SparseCodes
 
 __all__ = [
     "InformationTable",
     "PairTerms",
+    "SparseInformationTable",
     "conditional_mutual_information",
     "entropy",
     "joint",
@@ -148,7 +160,9 @@ def conditional_mutual_information(
 class PairTerms:
     """Terms of every candidate ``Xk`` against one variable ``Xj`` (and the target ``Y``).
 
-    All arrays have one entry per candidate feature, in bits.
+    All arrays have one entry per candidate feature, in bits. A criterion that needs
+    only ``mi`` (``Criterion.terms == ("mi",)``) may get the other fields as None
+    (:meth:`InformationTable.pair_mi`).
 
     Attributes
     ----------
@@ -160,10 +174,10 @@ class PairTerms:
     """
 
     mi: np.ndarray
-    cmi_given_y: np.ndarray
-    joint_mi: np.ndarray
-    joint_entropy: np.ndarray
-    cmi_given_j: np.ndarray
+    cmi_given_y: np.ndarray | None = None
+    joint_mi: np.ndarray | None = None
+    joint_entropy: np.ndarray | None = None
+    cmi_given_j: np.ndarray | None = None
 
 
 def pair_terms_from_entropies(
@@ -173,12 +187,17 @@ def pair_terms_from_entropies(
     h_y: float,
     h_kj: np.ndarray,
     h_kjy: np.ndarray,
+    *,
+    h_j: np.ndarray | None = None,
+    h_jy: np.ndarray | None = None,
 ) -> PairTerms:
     """The pair terms of every candidate ``Xk`` against ``Xj`` from the entropies
     ``H(Xk)``, ``H(Xk,Y)``, ``H(Y)``, ``H(Xk,Xj)`` and ``H(Xk,Xj,Y)`` (bits), whatever
-    storage they were counted on."""
-    h_j = h_k[j]
-    h_jy = h_ky[j]
+    storage they were counted on. ``h_j``/``h_jy`` (default ``h_k[j]``/``h_ky[j]``):
+    per-candidate ``H(Xj)``/``H(Xj,Y)`` where every term has its own rows (pairwise
+    deletion)."""
+    h_j = h_k[j] if h_j is None else h_j
+    h_jy = h_ky[j] if h_jy is None else h_jy
     return PairTerms(
         mi=np.maximum(0.0, h_k + h_j - h_kj),
         cmi_given_y=np.maximum(0.0, h_ky + h_jy - h_kjy - h_y),
@@ -201,6 +220,16 @@ class InformationTable:
     estimator : {"plugin", "miller_madow"}
     n_jobs : int
         Threads for the counting pass (numba back-end).
+    missing_codes : ndarray of shape (n_features,) or None
+        Pairwise deletion (``missing="available"``, SPEC section 10): the code that
+        marks a missing value of every feature (-1 for a feature without any). Each
+        term is then estimated on the rows where its own variables are observed, with
+        its own sample size: ``I(Xk;Y)`` where ``Xk`` is observed; the pair terms where
+        ``Xk`` and ``Xj`` both are; ``I(Xk;Y|S)`` where ``Xk`` and every member of
+        ``S`` are (the conditioning codes carry -1 for the rows to drop). These terms
+        do not come from one joint distribution, so identities such as the chain rule
+        need not hold between them. None (or no feature with a missing code): every
+        row counts, missing codes being ordinary levels (``missing="level"``).
 
     Attributes
     ----------
@@ -208,7 +237,12 @@ class InformationTable:
         ``I(Xk;Y)`` in bits.
     feature_entropy : ndarray of shape (n_features,)
         ``H(Xk)`` in bits.
+    missing_codes : ndarray or None
+        As given, or None when no feature has a missing code.
     """
+
+    #: per feature the code of a missing value (-1: none), for pairwise deletion
+    missing_codes: np.ndarray | None = None
 
     def __init__(
         self,
@@ -218,6 +252,7 @@ class InformationTable:
         *,
         estimator: str = "plugin",
         n_jobs: int = 1,
+        missing_codes: np.ndarray | None = None,
     ) -> None:
         if estimator not in _ESTIMATORS:
             raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
@@ -236,10 +271,17 @@ class InformationTable:
         ycounts = np.bincount(self.y)
         self._s_y = float(self._table[ycounts].sum())
         self._m_y = int(np.count_nonzero(ycounts))
+        self.missing_codes = None
+        if missing_codes is not None:
+            miss = np.asarray(missing_codes, dtype=np.int64)
+            if miss.shape != (self.codes.shape[0],):
+                raise ValueError("missing_codes must hold one code per feature")
+            if (miss >= 0).any():
+                self.missing_codes = miss
+                self._init_available()
+                return
         # (Xk, Y) and Xk alone for every feature, in one pass
-        s_ky, s_k, m_ky, m_k = grouped_nlogn(
-            self.codes, self.y, self.n_classes, self.n_classes, self._table, self.n_jobs
-        )
+        s_ky, s_k, m_ky, m_k = self._count(self.y, self.n_classes, self.n_classes)
         self._s_ky, self._s_k, self._m_ky, self._m_k = s_ky, s_k, m_ky, m_k
         self.feature_entropy = self._h(s_k, m_k)
         self.target_entropy = float(self._h(np.array(self._s_y), np.array(self._m_y)))
@@ -251,6 +293,46 @@ class InformationTable:
     def n_features(self) -> int:
         return self.codes.shape[0]
 
+    # ------------------------------------------------ pairwise deletion ("available")
+
+    def _h_rows(self, s: np.ndarray, m: np.ndarray, n: np.ndarray) -> np.ndarray:
+        """Entropies in bits from ``sum c log2 c``, non-empty cells and the per-term
+        sample size ``n`` (0 where no row is left)."""
+        n = np.asarray(n, dtype=np.float64)
+        safe = np.maximum(n, 1.0)
+        h = np.log2(safe) - np.asarray(s) / safe
+        if self._mm:
+            h = h + (np.asarray(m) - 1) / (2.0 * safe * np.log(2.0))
+        return np.where(n > 0, h, 0.0)
+
+    def _available_entropies(self, z: np.ndarray, nz: int) -> tuple[np.ndarray, ...]:
+        """The seven entropies of :func:`available_nlogn` for ``z = u * ny + y``."""
+        if nz == 0:  # no row observed at all
+            zero = np.zeros(self.n_features)
+            return (zero,) * 7
+        s, m, n = available_nlogn(
+            self.codes, self.missing_codes, z, nz, self.n_classes, self._table, self.n_jobs
+        )
+        return tuple(self._h_rows(s[r], m[r], n) for r in range(s.shape[0]))
+
+    def _init_available(self) -> None:
+        ny = self.n_classes
+        h_ky, _, h_k, _, _, _, h_y = self._available_entropies(self.y, ny)
+        self.feature_entropy = h_k
+        self.target_entropy = float(self._h(np.array(self._s_y), np.array(self._m_y)))
+        self.relevance = np.maximum(0.0, h_k + h_y - h_ky)
+
+    def _available_pair_terms(self, j: int) -> PairTerms:
+        ny = self.n_classes
+        cj = self.codes[j].astype(np.int64)
+        z = cj * ny + self.y
+        if self.missing_codes[j] >= 0:
+            z[cj == self.missing_codes[j]] = -1
+        h_kjy, h_kj, h_k, h_ky, h_jy, h_j, h_y = self._available_entropies(
+            z, int(self.n_levels[j]) * ny
+        )
+        return pair_terms_from_entropies(j, h_k, h_ky, h_y, h_kj, h_kjy, h_j=h_j, h_jy=h_jy)
+
     def _h(self, s: np.ndarray, m: np.ndarray) -> np.ndarray:
         """Entropy in bits from ``sum c log2 c`` and the non-empty cell count."""
         h = self._log2n - np.asarray(s) / self.n_samples
@@ -260,11 +342,16 @@ class InformationTable:
 
     def pair_terms(self, j: int) -> PairTerms:
         """All pairwise terms of every candidate against feature ``j``, one pass."""
+        if self.missing_codes is not None:
+            return self._available_pair_terms(j)
         ny = self.n_classes
         z = self.codes[j].astype(np.int64) * ny + self.y
-        s_kjy, s_kj, m_kjy, m_kj = grouped_nlogn(
-            self.codes, z, int(self.n_levels[j]) * ny, ny, self._table, self.n_jobs
-        )
+        return self._terms_from_sums(j, *self._count(z, int(self.n_levels[j]) * ny, ny))
+
+    def _terms_from_sums(
+        self, j: int, s_kjy: np.ndarray, s_kj: np.ndarray, m_kjy: np.ndarray, m_kj: np.ndarray
+    ) -> PairTerms:
+        """:class:`PairTerms` from the :func:`grouped_nlogn` sums of ``(Xk, Xj, Y)``."""
         return pair_terms_from_entropies(
             j,
             self.feature_entropy,
@@ -274,13 +361,55 @@ class InformationTable:
             self._h(s_kjy, m_kjy),
         )
 
+    def _small(self, nz: int) -> bool:
+        """A small dense table, counted by numpy whatever the back-end (bit-identical,
+        and numba is not imported for it)."""
+        return isinstance(self.codes, np.ndarray) and _small_dense(self.codes, nz)
+
+    def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
+        """:func:`grouped_nlogn` of the codes against ``z``; two features per pass
+        (:func:`paired_nlogn`, same numbers) where the numba dense kernel would run and
+        the alphabets are small enough to pack."""
+        a = int(self.n_levels.max()) if self.n_levels.size else 1
+        # a small table is counted by numpy (bit-identical), without importing numba
+        if not self._small(nz) and numba_enabled() and a * nz <= max(4 * self.n_samples, 4096):
+            if not hasattr(self, "_packed"):
+                self._packed = pack_pairs(self.codes)
+            if self._packed is not None:
+                return paired_nlogn(
+                    self.codes, self._packed, z, nz, group, self._table, self.n_jobs
+                )
+        return grouped_nlogn(self.codes, z, nz, group, self._table, self.n_jobs)
+
+    def pair_mi(self, j: int) -> np.ndarray:
+        """``I(Xk;Xj)`` of every candidate, alone: what MIFS and mRMR need per step.
+
+        The same values as ``pair_terms(j).mi``, bit for bit; where ``pair_terms``
+        would count on the numba dense path, only the ``(Xk, Xj)`` histograms are
+        counted (``ny`` times fewer cells).
+        """
+        aj = int(self.n_levels[j])
+        a = int(self.n_levels.max())
+        cells = a * aj * self.n_classes
+        dense = (
+            not self._small(aj * self.n_classes)
+            and numba_enabled()
+            and cells <= max(4 * self.n_samples, 4096)
+        )
+        if self.missing_codes is not None or not dense:
+            return self.pair_terms(j).mi
+        s_kj, _, m_kj, _ = self._count(self.codes[j], aj, 1)
+        h_k = self.feature_entropy
+        return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
+
     def lazy_cmim(self, k: int, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Fleuret's lazy CMIM when the numba back-end is available, else None.
 
         Same picks and step scores as the vectorised engine; the third array holds,
-        for unselected features, upper bounds of their last-step scores.
+        for unselected features, upper bounds of their last-step scores. None under
+        pairwise deletion (the engine's vectorised path then runs).
         """
-        if not numba_enabled():
+        if not numba_enabled() or self.missing_codes is not None:
             return None
         return cmim_lazy(
             self.codes,
@@ -299,25 +428,128 @@ class InformationTable:
 
     def joint_codes(self, s: np.ndarray | None, j: int) -> np.ndarray:
         """Codes ``0..ns-1`` of the joint of the conditioning variable ``s`` and feature
-        ``j`` (``s=None``: feature ``j`` alone), for :meth:`conditional_relevance`."""
+        ``j`` (``s=None``: feature ``j`` alone), for :meth:`conditional_relevance`.
+
+        Under pairwise deletion (``missing_codes``) the rows where ``Xj`` or a member of
+        ``S`` is missing get -1 (dropped by :meth:`conditional_relevance`).
+        """
+        c = self.codes[j].astype(np.int64)
+        if self.missing_codes is not None:
+            return _merge_available(s, c, int(self.missing_codes[j]))
         if s is None:
-            return self.codes[j].astype(np.int64)
-        merged = s * int(self.n_levels[j]) + self.codes[j].astype(np.int64)
+            return c
+        merged = s * int(self.n_levels[j]) + c
         _, out = np.unique(merged, return_inverse=True)
         return out.reshape(-1)
 
     def conditional_relevance(self, s: np.ndarray) -> np.ndarray:
         """``I(Xk;Y|S)`` for every candidate, ``s`` being the codes ``0..ns-1`` of a
-        (joint) conditioning variable."""
+        (joint) conditioning variable (under pairwise deletion, -1 marks the rows where
+        a member of ``S`` is missing)."""
         s = np.asarray(s, dtype=np.int64)
         ns = int(s.max()) + 1
         ny = self.n_classes
+        if self.missing_codes is not None:
+            z = np.where(s < 0, -1, s * ny + self.y)
+            h_ksy, h_ks, _, _, h_sy, h_s, _ = self._available_entropies(z, max(ns, 0) * ny)
+            return np.maximum(0.0, h_ks + h_sy - h_ksy - h_s)
         z = s * ny + self.y
-        s_ksy, s_ks, m_ksy, m_ks = grouped_nlogn(
-            self.codes, z, ns * ny, ny, self._table, self.n_jobs
-        )
+        s_ksy, s_ks, m_ksy, m_ks = self._count(z, ns * ny, ny)
         zc = np.bincount(z, minlength=ns * ny)
         sc = np.bincount(s, minlength=ns)
         h_sy = float(self._h(self._table[zc].sum(), np.count_nonzero(zc)))
         h_s = float(self._h(self._table[sc].sum(), np.count_nonzero(sc)))
         return np.maximum(0.0, self._h(s_ks, m_ks) + h_sy - self._h(s_ksy, m_ksy) - h_s)
+
+
+def _merge_available(s: np.ndarray | None, c: np.ndarray, miss: int) -> np.ndarray:
+    """Joint codes ``0..ns-1`` of ``(S, Xj)`` on the rows where ``S`` and ``Xj`` are
+    observed, -1 elsewhere (``s`` None: ``S`` is empty)."""
+    keep = c != miss if miss >= 0 else np.ones(c.size, dtype=bool)
+    merged = c.copy()
+    if s is not None:
+        keep &= s >= 0
+        merged = s * (int(c.max()) + 1) + c
+    out = np.full(c.size, -1, dtype=np.int64)
+    if keep.any():
+        _, inv = np.unique(merged[keep], return_inverse=True)
+        out[keep] = inv.reshape(-1)
+    return out
+
+
+class SparseInformationTable(InformationTable):
+    """:class:`InformationTable` on sparse codes: every pass costs ``O(nnz + K)``.
+
+    The same protocol (``relevance``, ``feature_entropy``, :meth:`pair_terms`,
+    :meth:`conditional_relevance`, :meth:`lazy_cmim`, ``n_levels``, ``codes[j]``), so
+    the one greedy engine runs on it unchanged. The counts of a feature against a
+    variable come from its explicit entries (codes other than its zero code) plus the
+    column totals of the variable (:func:`fsel.kernels._counting.sparse_grouped_nlogn`).
+
+    Parameters
+    ----------
+    codes : SparseCodes
+        From :func:`fsel.kernels.discretize.discretize_sparse`.
+    n_levels, y, estimator, n_jobs
+        As in :class:`InformationTable`.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from fsel.kernels.discretize import discretize_sparse
+    >>> X = sp.csc_matrix(np.array([[1, 0], [1, 0], [0, 1], [0, 0]]))
+    >>> sc, levels, _ = discretize_sparse(X, np.array([True, True]))
+    >>> table = SparseInformationTable(sc, levels, np.array([1, 1, 0, 0]))
+    >>> table.relevance.round(3).tolist()
+    [1.0, 0.311]
+    """
+
+    def __init__(
+        self,
+        codes: SparseCodes,
+        n_levels: np.ndarray,
+        y: np.ndarray,
+        *,
+        estimator: str = "plugin",
+        n_jobs: int = 1,
+    ) -> None:
+        if estimator not in _ESTIMATORS:
+            raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
+        self.codes = codes  # type: ignore[assignment]
+        self.n_levels = np.asarray(n_levels, dtype=np.int64)
+        self._a_max = int(self.n_levels.max(initial=1))
+        self.y = np.asarray(y, dtype=np.int64)
+        self.n_classes = int(self.y.max()) + 1
+        self.n_samples = self.y.size
+        self.estimator = estimator
+        self.n_jobs = max(1, int(n_jobs))
+        self._table = nlogn_table(self.n_samples)
+        self._log2n = float(np.log2(self.n_samples))
+        self._mm = (
+            1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
+        )
+        ycounts = np.bincount(self.y)
+        self._s_y = float(self._table[ycounts].sum())
+        self._m_y = int(np.count_nonzero(ycounts))
+        s_ky, s_k, m_ky, m_k = self._count(self.y, self.n_classes, self.n_classes)
+        self._s_ky, self._s_k, self._m_ky, self._m_k = s_ky, s_k, m_ky, m_k
+        self.feature_entropy = self._h(s_k, m_k)
+        self.target_entropy = float(self._h(np.array(self._s_y), np.array(self._m_y)))
+        self.relevance = np.maximum(
+            0.0, self.feature_entropy + self.target_entropy - self._h(s_ky, m_ky)
+        )
+
+    @property
+    def n_features(self) -> int:
+        return self.codes.shape[0]
+
+    def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
+        c = self.codes
+        return sparse_grouped_nlogn(
+            c.indptr, c.rows, c.codes, self._a_max, z, nz, group, self._table, self.n_jobs
+        )
+
+    def lazy_cmim(self, k: int, tol: float) -> None:
+        """No lazy CMIM on sparse codes: the engine's vectorised path (``O(nnz)`` a
+        step) is used."""
+        return None

@@ -27,6 +27,11 @@ of the count table, which changes no entropy), so the selection equals the in-me
 one on the same data: exactly for uniform bins and integer codes, to rounding for the
 scores.
 
+Missing values (SPEC section 10): a NaN is one more level of its column, its last code,
+after binning the observed values (``missing="level"``, as in memory); pairwise deletion
+(``missing="available"``) is not supported here. A continuous float target is binned
+like a float feature, as in memory.
+
 Dask is imported lazily; it is an optional dependency (``pip install 'fsel[dask]'``).
 """
 
@@ -40,12 +45,7 @@ from fsel.kernels._counting import joint_histograms, nlogn
 from fsel.kernels._dask import add_arrays as _add
 from fsel.kernels._dask import tree_reduce as _tree
 from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype, uniform_edges
-from fsel.kernels.information import (
-    _ESTIMATORS,
-    InformationTable,
-    PairTerms,
-    pair_terms_from_entropies,
-)
+from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
 
 __all__ = ["DaskInformationTable", "dask_information_table"]
 
@@ -56,8 +56,11 @@ _PERCENTILE_GRID = 1001  # per-chunk percentiles merged for discretize="quantile
 # ------------------------------------------------------------------- pass 1: chunk stats
 
 
-def _distinct(values: np.ndarray, cap: int) -> np.ndarray | None:
-    """Sorted distinct values (None when more than ``cap``); O(n) for small integers."""
+def _distinct(values: np.ndarray, cap: int, holes: bool = False) -> np.ndarray | None:
+    """Sorted distinct values (None when more than ``cap``); O(n) for small integers.
+    ``holes``: the (float) values hold NaN, which is not a value."""
+    if holes:
+        values = values[~np.isnan(values)]
     if values.dtype.kind in "iu" and values.size:
         lo, hi = values.min(), values.max()
         if int(hi) - int(lo) < 1 << 16:
@@ -88,40 +91,56 @@ def _chunk_stats(
             f"X and y have inconsistent lengths in one partition: {x.shape[0]} and {y.shape[0]}"
         )
     d = x.shape[1]
-    st: dict[str, Any] = {"n": x.shape[0], "nan": None, "inf": None, "nonint": None}
+    nan = np.zeros(d, dtype=bool)
+    st: dict[str, Any] = {"n": x.shape[0], "nan": nan, "inf": None, "nonint": None}
     if y.dtype.kind == "f" and np.isnan(y).any():
         st["y_nan"] = True
     st["classes"] = _distinct(y, MAX_CODE_LEVELS)
+    if y.dtype.kind == "f" and y.size:  # a continuous target is binned like a feature
+        st["y_lo"], st["y_hi"] = float(y.min()), float(y.max())
+        st["y_nonint"] = bool(np.any(y != np.round(y)))
     if x.dtype.kind == "f" and x.size:
         bad = ~np.isfinite(x)
         if bad.any():
-            nan_cols = np.flatnonzero(np.isnan(x).any(axis=0))
-            if nan_cols.size:
-                st["nan"] = int(nan_cols[0])
             inf_cols = np.flatnonzero(np.isinf(x).any(axis=0))
             if inf_cols.size:
                 st["inf"] = int(inf_cols[0])
-            return st
-    lo = x.min(axis=0).astype(np.float64) if x.shape[0] else np.full(d, np.inf)
-    hi = x.max(axis=0).astype(np.float64) if x.shape[0] else np.full(d, -np.inf)
+                return st
+            nan[:] = np.isnan(x).any(axis=0)  # holes: one more level (missing="level")
+    holes = bool(nan.any())
+    if x.shape[0]:  # fmin/fmax skip NaN (an all-missing column gives NaN)
+        lo = np.fmin.reduce(x, axis=0).astype(np.float64)
+        hi = np.fmax.reduce(x, axis=0).astype(np.float64)
+    else:
+        lo, hi = np.full(d, np.inf), np.full(d, -np.inf)
     st["lo"], st["hi"] = lo, hi
     distinct: list[np.ndarray | None] = []
     head = np.sort(x[: 8 * (n_bins + 1)], axis=0) if x.shape[0] else x
-    few = 1 + np.count_nonzero(np.diff(head, axis=0), axis=0) <= n_bins
+    if holes:  # distinct observed values in the head (NaN sorts last)
+        step_ = np.diff(head, axis=0)
+        n_head = (~np.isnan(head[0])).astype(np.int64) + np.count_nonzero(
+            (step_ != 0) & ~np.isnan(step_), axis=0
+        )
+        few = n_head <= n_bins
+    else:
+        few = 1 + np.count_nonzero(np.diff(head, axis=0), axis=0) <= n_bins
     need = [j for j in range(d) if code_cols[j] or strategy is None or few[j]]
     # one transpose: the columns whose distinct values count as contiguous rows
     xt = _transposed(x if len(need) == d else x[:, need])
     row = {j: i for i, j in enumerate(need)}
     for j in range(d):
         if code_cols[j] or strategy is None:
-            distinct.append(_distinct(xt[row[j]], MAX_CODE_LEVELS))
+            distinct.append(_distinct(xt[row[j]], MAX_CODE_LEVELS, bool(nan[j])))
         elif few[j]:
-            distinct.append(_distinct(xt[row[j]], n_bins))
+            distinct.append(_distinct(xt[row[j]], n_bins, bool(nan[j])))
         else:
             distinct.append(None)
     st["distinct"] = distinct
     if strategy is None and x.dtype.kind == "f":
-        nonint = np.flatnonzero(np.any(x != np.round(x), axis=0))
+        frac = x != np.round(x)
+        if holes:
+            frac &= ~np.isnan(x)
+        nonint = np.flatnonzero(np.any(frac, axis=0))
         st["nonint"] = int(nonint[0]) if nonint.size else None
     return st
 
@@ -137,18 +156,26 @@ def _merge_stats(*parts: dict[str, Any], code_cols: np.ndarray, n_bins: int) -> 
     out = dict(parts[0])
     for p in parts[1:]:
         out["n"] += p["n"]
-        for key in ("nan", "inf", "nonint"):
+        for key in ("inf", "nonint"):
             if out[key] is None:
                 out[key] = p[key]
+        out["nan"] = out["nan"] | p["nan"]
         out["y_nan"] = out.get("y_nan", False) or p.get("y_nan", False)
         out["classes"] = _merge_union(out["classes"], p["classes"], MAX_CODE_LEVELS)
+        if "y_lo" in p:
+            if "y_lo" in out:
+                out["y_lo"] = min(out["y_lo"], p["y_lo"])
+                out["y_hi"] = max(out["y_hi"], p["y_hi"])
+                out["y_nonint"] = out["y_nonint"] or p["y_nonint"]
+            else:
+                out.update({k: p[k] for k in ("y_lo", "y_hi", "y_nonint")})
         if "lo" not in p:
             continue
         if "lo" not in out:
             out.update({k: p[k] for k in ("lo", "hi", "distinct")})
             continue
-        out["lo"] = np.minimum(out["lo"], p["lo"])
-        out["hi"] = np.maximum(out["hi"], p["hi"])
+        out["lo"] = np.fmin(out["lo"], p["lo"])
+        out["hi"] = np.fmax(out["hi"], p["hi"])
         out["distinct"] = [
             _merge_union(a, b, MAX_CODE_LEVELS if code_cols[j] else n_bins)
             for j, (a, b) in enumerate(zip(out["distinct"], p["distinct"], strict=True))
@@ -156,34 +183,58 @@ def _merge_stats(*parts: dict[str, Any], code_cols: np.ndarray, n_bins: int) -> 
     return out
 
 
-def _chunk_percentiles(x: np.ndarray, cols: np.ndarray, qs: np.ndarray) -> tuple:
+def _chunk_percentiles(x: np.ndarray, cols: np.ndarray, qs: np.ndarray, n_bins: int) -> tuple:
+    """Per-column percentiles ``qs`` of the observed values of one chunk, the chunk's
+    own inner quantile edges computed as in memory (the edges when it is the only chunk
+    with observed values), and the observed counts (columns with holes: on their
+    observed values; a column with none: count 0)."""
     x = np.asarray(x)
     if not x.shape[0]:
-        return None, 0
-    return np.percentile(x[:, cols], qs, axis=0), x.shape[0]
+        return None, None, np.zeros(cols.size, dtype=np.int64)
+    fr = np.concatenate([qs / 100.0, np.linspace(0, 1, n_bins + 1)[1:-1]])
+    V = x[:, cols]
+    if V.dtype.kind != "f" or not np.isnan(V).any():
+        out = np.quantile(V, fr, axis=0)
+        counts = np.full(cols.size, x.shape[0], dtype=np.int64)
+    else:
+        out = np.zeros((fr.size, cols.size))
+        counts = np.zeros(cols.size, dtype=np.int64)
+        for i in range(cols.size):
+            v = V[:, i][~np.isnan(V[:, i])]
+            counts[i] = v.size
+            if v.size:
+                out[:, i] = np.quantile(v, fr)
+    return out[: qs.size], out[qs.size :], counts
 
 
 def _merge_quantile_edges(parts: list[tuple], qs: np.ndarray, n_bins: int) -> np.ndarray:
     """Dask's merge of per-chunk percentiles, one column at a time: ``(n_cols, n_bins-1)``."""
     from dask.array.percentile import merge_percentiles
 
-    parts = [p for p in parts if p[1]]
+    parts = [p for p in parts if p[0] is not None]
     want = np.linspace(0, 100, n_bins + 1)[1:-1]
     n_cols = parts[0][0].shape[1]
     out = []
     for c in range(n_cols):
-        if len(parts) == 1:  # one chunk: the exact percentiles (want is on the grid)
-            vals = parts[0][0][np.searchsorted(qs, want), c]
+        used = [p for p in parts if p[2][c]]
+        if len(used) == 1:  # one chunk: its exact quantiles, as computed in memory
+            vals = used[0][1][:, c]
         else:
             vals = merge_percentiles(
                 want,
-                [qs] * len(parts),
-                [p[0][:, c] for p in parts],
+                [qs] * len(used),
+                [p[0][:, c] for p in used],
                 method="linear",
-                Ns=[p[1] for p in parts],
+                Ns=[int(p[2][c]) for p in used],
             )
         out.append(np.asarray(vals, dtype=np.float64))
     return np.asarray(out)
+
+
+def _target_percentiles(y: Any, qs: np.ndarray, n_bins: int) -> tuple:
+    """:func:`_chunk_percentiles` of one chunk of a continuous target."""
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=np.float64)
+    return _chunk_percentiles(y[:, None], np.array([0]), qs, n_bins)
 
 
 # ------------------------------------------------------------------- pass 2: encoding
@@ -196,15 +247,22 @@ def _encode_chunk(
     levels: list[np.ndarray | None],
     classes: np.ndarray,
     dtype: Any,
+    y_edges: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Feature-major codes of one chunk (binned columns: bin index; code columns: rank
-    among the column's distinct values) and the class codes."""
+    among the column's distinct values; a hole: the column's last code) and the class
+    codes (a binned continuous target: its bin index)."""
     x = np.asarray(x)
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     codes = np.empty((x.shape[1], x.shape[0]), dtype=dtype)
     cut = [j for j, e in enumerate(edges) if e is not None]
     if cut:
         codes[cut] = apply_bin_edges(x, edges)[:, cut].T
+        if x.dtype.kind == "f":  # a hole of a binned column: its missing level, the last
+            for j in cut:
+                hole = np.isnan(x[:, j])
+                if hole.any():
+                    codes[j][hole] = edges[j].size + 1
     kept = [j for j, lev in enumerate(levels) if lev is not None]
     xt = _transposed(x[:, kept] if len(kept) < x.shape[1] else x)
     if xt.dtype.kind in "iu" and kept:
@@ -235,7 +293,10 @@ def _encode_chunk(
             lut[(lev - lev[0]).astype(np.intp)] = np.arange(lev.size)
             codes[j] = lut[col - lev[0]]  # every value is one of the column's levels
         else:
-            codes[j] = np.searchsorted(lev, col)
+            codes[j] = np.searchsorted(lev, col)  # NaN sorts last: lev.size, the hole level
+    if y_edges is not None:
+        yc = np.searchsorted(y_edges, y, side="right")
+        return codes, yc.astype(smallest_code_dtype(y_edges.size + 1))
     yc = np.searchsorted(classes, y).astype(smallest_code_dtype(classes.size))
     return codes, yc
 
@@ -252,6 +313,11 @@ def _hist_pair(block: tuple, j: int, aj: int, width: int, ny: int) -> np.ndarray
     C, yc = block
     z = C[j].astype(np.int64) * ny + yc
     return joint_histograms(C, z, aj * ny, width)
+
+
+def _hist_feature(block: tuple, j: int, aj: int, width: int) -> np.ndarray:
+    C, _ = block
+    return joint_histograms(C, C[j], aj, width)
 
 
 def _hist_cond(block: tuple, s: np.ndarray, ns: int, width: int, ny: int) -> np.ndarray:
@@ -308,7 +374,16 @@ class DaskInformationTable:
     observed_levels : ndarray of shape (n_features,)
         Number of non-empty levels (the in-memory ``n_levels`` after compaction).
     n_samples, n_classes : int
+    class_counts : ndarray of shape (n_classes,)
+        Rows per class code.
+    y_bin_edges : ndarray or None
+        Inner bin edges of a continuous target binned like a feature.
+    missing_codes : None
+        No pairwise deletion on Dask (a hole is one more level of its column).
     """
+
+    missing_codes: np.ndarray | None = None
+    y_bin_edges: np.ndarray | None = None
 
     def __init__(
         self,
@@ -334,6 +409,7 @@ class DaskInformationTable:
         ny = self.n_classes
         H = self._reduce(_hist_target, self.width, ny)  # (K, width, ny)
         ycounts = H[0].sum(axis=0)
+        self.class_counts = ycounts
         self._s_y = float(nlogn(ycounts).sum())
         self._m_y = int(np.count_nonzero(ycounts))
         self._s_ky, self._s_k, self._m_ky, self._m_k = self._sums(H, ny)
@@ -371,21 +447,25 @@ class DaskInformationTable:
             np.count_nonzero(coarse, axis=1),
         )
 
-    _h = InformationTable._h  # entropy from sum c log2 c: the same numbers as in memory
+    # entropies and pair terms from sums of c log2 c: the same numbers as in memory
+    _h = InformationTable._h
+    _terms_from_sums = InformationTable._terms_from_sums
 
     def pair_terms(self, j: int) -> PairTerms:
         """All pairwise terms of every candidate against feature ``j``: one reduction."""
         ny = self.n_classes
         H = self._reduce(_hist_pair, int(j), int(self.n_levels[j]), self.width, ny)
-        s_kjy, s_kj, m_kjy, m_kj = self._sums(H, ny)
-        return pair_terms_from_entropies(
-            j,
-            self.feature_entropy,
-            self._h(self._s_ky, self._m_ky),
-            self.target_entropy,
-            self._h(s_kj, m_kj),
-            self._h(s_kjy, m_kjy),
-        )
+        return self._terms_from_sums(j, *self._sums(H, ny))
+
+    def pair_mi(self, j: int) -> np.ndarray:
+        """``I(Xk;Xj)`` of every candidate alone (MIFS, mRMR): one reduction of the
+        ``(Xk, Xj)`` tables, ``ny`` times smaller than :meth:`pair_terms`'; the same
+        values as ``pair_terms(j).mi``, bit for bit (the same integer counts)."""
+        aj = int(self.n_levels[j])
+        H = self._reduce(_hist_feature, int(j), aj, self.width)
+        s_kj, _, m_kj, _ = self._sums(H, 1)
+        h_k = self.feature_entropy
+        return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
 
     def lazy_cmim(self, k: int, tol: float) -> None:
         """No lazy CMIM on Dask (each partial score would be a round trip): None."""
@@ -430,6 +510,7 @@ def dask_information_table(
     strategy: str | None = "uniform",
     estimator: str = "plugin",
     estimator_name: str = "estimator",
+    missing: str = "level",
 ) -> tuple[DaskInformationTable, list[np.ndarray | None], np.ndarray]:
     """Discretise a Dask table on its workers and build its information table.
 
@@ -443,6 +524,11 @@ def dask_information_table(
     n_bins, strategy
         As for :func:`fsel.kernels.discretize.discretize`.
     estimator : {"plugin", "miller_madow"}
+    missing : {"level", "available", "error"}
+        A NaN in ``X``: one more level of its column, the last code, after binning the
+        observed values (``"level"``, as :func:`fsel.kernels.discretize.discretize`
+        does in memory); ``"error"`` refuses it; ``"available"`` (pairwise deletion) is
+        not supported on Dask and raises when ``X`` has a NaN.
 
     Returns
     -------
@@ -450,7 +536,8 @@ def dask_information_table(
     edges : list
         Inner bin edges per column (None for code columns).
     classes : ndarray
-        The sorted class labels.
+        The sorted class labels (a binned continuous target: ``0..levels-1``, its bin
+        edges in ``table.y_bin_edges``, else None there).
     """
     import dask
 
@@ -476,19 +563,44 @@ def dask_information_table(
             f"{estimator_name}: X contains inf in column '{st['inf']}'; infinite values "
             "are not allowed"
         )
-    if st["nan"] is not None:
+    holes = np.asarray(st["nan"], dtype=bool)
+    if holes.any() and missing != "level":
+        col = int(np.flatnonzero(holes)[0])
+        if missing == "available":
+            raise ValueError(
+                f"{estimator_name}: X has missing values (NaN) in column '{col}'; "
+                "missing='available' (pairwise deletion) is not supported on Dask input: "
+                "use missing='level' (a missing value is one more level), or compute X"
+            )
         raise ValueError(
-            f"{estimator_name}: X has missing values (NaN) in column '{st['nan']}'; missing "
-            "values are not supported on Dask input yet: drop or impute them first"
+            f"{estimator_name}: X has missing values (NaN) in column '{col}' and "
+            "missing='error'; use the estimator's default missing-value rule or impute them "
+            "first"
         )
     if st["n"] == 0:
         raise ValueError(f"{estimator_name}: X has no rows")
-    if st["classes"] is None:
+    classes = st["classes"]
+    y_edges = None
+    if st.get("y_nonint") and (classes is None or classes.size > n_bins):
+        # continuous target (non-integer floats): binned like a float feature, as in
+        # memory (uniform: the same edges; quantile: Dask's approximate percentiles)
+        if strategy is None:
+            raise ValueError(
+                f"{estimator_name}: y is continuous (non-integer float values) and "
+                "discretize=None takes it as codes; bin it (discretize='uniform' or "
+                "'quantile') or pass class labels"
+            )
+        if strategy == "uniform":
+            y_edges = uniform_edges(np.array([st["y_lo"]]), np.array([st["y_hi"]]), n_bins)[0]
+        else:
+            qs = np.union1d(np.linspace(0, 100, _PERCENTILE_GRID), np.linspace(0, 100, n_bins + 1))
+            pp = [dask.delayed(_target_percentiles)(y, qs, n_bins) for y in y_blocks]
+            y_edges = np.unique(_merge_quantile_edges(list(dask.compute(*pp)), qs, n_bins)[0])
+    elif classes is None:
         raise ValueError(
             f"{estimator_name}: y has more than {MAX_CODE_LEVELS} distinct labels on Dask input"
         )
-    classes = st["classes"]
-    if classes.size < 2:
+    if y_edges is None and classes.size < 2:
         raise ValueError(
             f"{estimator_name}: y has a single class, only one class ({classes[0]!r}); at "
             "least two classes are needed to select features"
@@ -518,19 +630,22 @@ def dask_information_table(
             edges[j] = inner[i]
     elif binned.size:
         qs = np.union1d(np.linspace(0, 100, _PERCENTILE_GRID), np.linspace(0, 100, n_bins + 1))
-        pp = [dask.delayed(_chunk_percentiles)(x, binned, qs) for x in blocks]
+        pp = [dask.delayed(_chunk_percentiles)(x, binned, qs, n_bins) for x in blocks]
         inner = _merge_quantile_edges(list(dask.compute(*pp)), qs, n_bins)
         for i, j in enumerate(binned.tolist()):
             edges[j] = np.unique(inner[i])
     for j in binned.tolist():
         width[j] = edges[j].size + 1
+    width += holes  # the missing level of a column with holes: its last code
     dtype = smallest_code_dtype(int(width.max()))
     encoded = [
-        dask.delayed(_encode_chunk)(x, y, edges, levels, classes, dtype)
+        dask.delayed(_encode_chunk)(x, y, edges, levels, classes, dtype, y_edges)
         for x, y in zip(blocks, y_blocks, strict=True)
     ]
     encoded = list(dask.persist(*encoded))
-    table = DaskInformationTable(
-        encoded, width, int(classes.size), int(st["n"]), estimator=estimator
-    )
+    ny = int(classes.size) if y_edges is None else int(y_edges.size) + 1
+    table = DaskInformationTable(encoded, width, ny, int(st["n"]), estimator=estimator)
+    table.y_bin_edges = y_edges
+    if y_edges is not None:  # the non-empty bins, numbered as in memory (compacted)
+        classes = np.arange(int(np.count_nonzero(table.class_counts)))
     return table, edges, classes

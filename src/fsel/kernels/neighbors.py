@@ -55,9 +55,11 @@ import numpy as np
 
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
+    _issparse,
     _use_numba,
     balanced_upper_chunks,
     effective_n_jobs,
+    manhattan_knn_rows,
     map_distance_rows,
     rows_per_block,
     threaded_spans,
@@ -69,12 +71,16 @@ __all__ = [
     "GAUSS_TOL",
     "absdiff_rows",
     "absdiff_sparse",
+    "expected_absdiff",
     "gaussian_class_sums",
+    "gaussian_hit_total_sums",
     "knn_by_class",
     "radius_coefficients",
     "radius_margin_rows",
+    "radius_margin_rows_at",
     "radius_margin_sum",
     "row_mean_std",
+    "sparse_absdiff_dense",
 ]
 
 _COMPILED: dict[str, Any] = {}
@@ -90,14 +96,14 @@ def _numba_kernels() -> dict[str, Any]:
     import numba
 
     @numba.njit(cache=True, nogil=True)
-    def knn_block(D, start, y, run_end, k, idx, dist):  # pragma: no cover - compiled
+    def knn_block(D, selfs, y, run_end, k, idx, dist):  # pragma: no cover - compiled
         # idx/dist: (rows, n_classes, k), prefilled with -1 / inf. Columns are scanned
         # in index order, run by run of equal labels (run_end[j]: end of j's run), so
         # the k-th distance of the run's class stays in a register: most columns cost
         # one comparison
         rows, n = D.shape
         for r in range(rows):
-            self_j = start + r
+            self_j = selfs[r]
             Dr = D[r]
             j = 0
             while j < n:
@@ -313,7 +319,34 @@ def _numba_kernels() -> dict[str, Any]:
                             o[k] += w0 * abs(a[k] - b0[k])
                         q += 1
 
+    @numba.njit(cache=True, nogil=True, fastmath=True)
+    def absdiff_csr(indptr, indices, data, rows_idx, idx, coef, out):  # pragma: no cover
+        # out[r] += coef[r, t] |x_i - x_j| from the non-zeros: a merge of the two rows'
+        # sorted column lists, O(nnz_i + nnz_j) per pair
+        for r in range(idx.shape[0]):
+            i = rows_idx[r]
+            o = out[r]
+            for t in range(idx.shape[1]):
+                j = idx[r, t]
+                w = coef[r, t]
+                if j < 0 or w == 0.0:
+                    continue
+                p, pe = indptr[i], indptr[i + 1]
+                q, qe = indptr[j], indptr[j + 1]
+                while p < pe or q < qe:
+                    if q >= qe or (p < pe and indices[p] < indices[q]):
+                        o[indices[p]] += w * abs(data[p])
+                        p += 1
+                    elif p >= pe or indices[q] < indices[p]:
+                        o[indices[q]] += w * abs(data[q])
+                        q += 1
+                    else:
+                        o[indices[p]] += w * abs(data[p] - data[q])
+                        p += 1
+                        q += 1
+
     _COMPILED.update(
+        absdiff_csr=absdiff_csr,
         row_mean_std=row_mean_std,
         radius_counts=radius_counts,
         radius_rows=radius_rows,
@@ -329,12 +362,12 @@ def _numba_kernels() -> dict[str, Any]:
 # --------------------------------------------------------------------- neighbour lists
 
 
-def _knn_block_numpy(D: np.ndarray, start: int, y: np.ndarray, n_classes: int, k: int):
+def _knn_block_numpy(D: np.ndarray, selfs: np.ndarray, y: np.ndarray, n_classes: int, k: int):
     rows = D.shape[0]
     idx = np.full((rows, n_classes, k), -1, dtype=np.intp)
     dist = np.full((rows, n_classes, k), np.inf)
     r = np.arange(rows)
-    own_class = y[start : start + rows]
+    own_class = y[selfs]
     for c in range(n_classes):
         cols = np.flatnonzero(y == c)
         if cols.size == 0:
@@ -343,7 +376,7 @@ def _knn_block_numpy(D: np.ndarray, start: int, y: np.ndarray, n_classes: int, k
         # with each row's own sample masked out
         sub = D[:, cols]
         own = r[own_class == c]
-        sub[own, np.searchsorted(cols, start + own)] = np.inf
+        sub[own, np.searchsorted(cols, selfs[own])] = np.inf
         order = np.argsort(sub, axis=1, kind="stable")[:, :k]
         take = order.shape[1]
         idx[:, c, :take] = cols[order]
@@ -363,6 +396,8 @@ def knn_by_class(
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     n_jobs: int | None = None,
     use_numba: bool | None = None,
+    rows: np.ndarray | None = None,
+    expected: Any = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_neighbors`` nearest samples of each class, for every sample.
 
@@ -377,6 +412,12 @@ def knn_by_class(
         Class codes ``0..n_classes-1``.
     n_neighbors : int
         Neighbours per class, ``k >= 1``.
+    rows : ndarray of int or None
+        Only the neighbours of these samples (reference rows), searched among all
+        samples; the results have ``len(rows)`` rows. None: every sample.
+    expected : :class:`fsel.kernels.distances.ExpectedDiff` or None
+        Missing values: distances with its expected differences for the holes
+        (``X`` is then ignored in favour of the model's own copy).
 
     Returns
     -------
@@ -394,7 +435,8 @@ def knn_by_class(
     >>> idx[:, :, 0].tolist()
     [[1, 2], [0, 2], [1, 3], [1, 2]]
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    if not _issparse(X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.intp)
     k = int(n_neighbors)
     if k < 1:
@@ -403,13 +445,20 @@ def knn_by_class(
     numba_on = _use_numba(use_numba)
     runs = _label_runs(y)
 
+    ref = None if rows is None else np.ascontiguousarray(rows, dtype=np.intp)
+    if ref is not None and expected is None and metric == "manhattan" and numba_on:
+        if not _issparse(X):
+            # reference rows: the distances streamed, X read once (no blocks)
+            return manhattan_knn_rows(X, y, ref, k, C, n_jobs=n_jobs)
+
     def fn(a: int, b: int, D: np.ndarray):
+        selfs = np.arange(a, b) if ref is None else ref[a:b]
         if numba_on:
             idx = np.full((b - a, C, k), -1, dtype=np.intp)
             dist = np.full((b - a, C, k), np.inf)
-            _numba_kernels()["knn_block"](D, a, y, runs, k, idx, dist)
+            _numba_kernels()["knn_block"](D, selfs, y, runs, k, idx, dist)
             return idx, dist
-        return _knn_block_numpy(D, a, y, C, k)
+        return _knn_block_numpy(D, selfs, y, C, k)
 
     # Euclidean neighbours are ranked on squared distances (the same order, without a
     # square root over the whole n x n block); only the n x C x k kept distances are rooted
@@ -421,6 +470,8 @@ def knn_by_class(
         memory_budget=memory_budget,
         n_jobs=n_jobs,
         use_numba=numba_on,
+        expected=expected,
+        rows=ref,
     )
     idx = np.concatenate([p[0] for p in parts])
     dist = np.concatenate([p[1] for p in parts])
@@ -433,12 +484,19 @@ def knn_by_class(
 
 
 def absdiff_rows(
-    X: np.ndarray, start: int, A: np.ndarray, *, use_numba: bool | None = None
+    X: np.ndarray,
+    start: int,
+    A: np.ndarray,
+    *,
+    use_numba: bool | None = None,
+    expected: Any = None,
 ) -> np.ndarray:
     """``out[r] = sum_j A[r, j] * |X[start + r] - X[j]|`` (a vector per row).
 
     Zero coefficients are skipped; the result for a row does not depend on the other
-    rows of the block.
+    rows of the block. With ``expected`` (an
+    :class:`~fsel.kernels.distances.ExpectedDiff`), a missing component contributes its
+    expected absolute difference (``X`` is then the model's own filled copy).
 
     Examples
     --------
@@ -447,6 +505,11 @@ def absdiff_rows(
     >>> absdiff_rows(X, 0, np.array([[0.0, 1.0, -0.5]])).tolist()
     [[0.0, -0.5]]
     """
+    if expected is not None:
+        rows_idx = np.arange(start, start + np.shape(A)[0])
+        return expected_absdiff(expected, rows_idx, None, A, use_numba=use_numba)
+    if _issparse(X):
+        return sparse_absdiff_dense(X, np.arange(start, start + np.shape(A)[0]), A)
     X = np.ascontiguousarray(X, dtype=np.float64)
     A = np.ascontiguousarray(A, dtype=np.float64)
     rows = A.shape[0]
@@ -471,10 +534,13 @@ def absdiff_sparse(
     rows: np.ndarray | None = None,
     use_numba: bool | None = None,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    expected: Any = None,
 ) -> np.ndarray:
     """``out[r] = sum_m coef[r, m] * |X[rows[r]] - X[idx[r, m]]|``, skipping ``idx < 0``.
 
-    ``rows`` defaults to ``0..len(idx)-1``.
+    ``rows`` defaults to ``0..len(idx)-1``. With ``expected`` (an
+    :class:`~fsel.kernels.distances.ExpectedDiff`), a missing component contributes its
+    expected absolute difference.
 
     Examples
     --------
@@ -483,10 +549,45 @@ def absdiff_sparse(
     >>> absdiff_sparse(X, np.array([[1, 2]]), np.array([[1.0, -1.0]])).tolist()
     [[-2.0, -1.0]]
     """
-    X = np.ascontiguousarray(X, dtype=np.float64)
+    if not _issparse(X):
+        X = np.ascontiguousarray(X, dtype=np.float64)
     idx = np.ascontiguousarray(idx, dtype=np.intp)
     coef = np.ascontiguousarray(coef, dtype=np.float64)
     rows_idx = np.arange(idx.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
+    if _issparse(X):
+        Xs = X.tocsr()
+        if not Xs.has_sorted_indices:
+            Xs = Xs.sorted_indices()
+        d = Xs.shape[1]
+        m = max(idx.shape[1], 1)
+        out = np.zeros((idx.shape[0], d))
+        if _use_numba(use_numba):
+            # from the non-zeros: a merge of each pair's sorted column lists
+            _numba_kernels()["absdiff_csr"](
+                np.asarray(Xs.indptr, dtype=np.intp),
+                np.asarray(Xs.indices, dtype=np.intp),
+                np.asarray(Xs.data, dtype=np.float64),
+                rows_idx,
+                idx,
+                coef,
+                out,
+            )
+            return out
+        # numpy: each span's rows and neighbours densified (never the whole matrix)
+        step = max(1, int(memory_budget // (8 * (m + 1) * (d + 2))))
+        for a in range(0, idx.shape[0], step):
+            b = min(a + step, idx.shape[0])
+            ii = idx[a:b]
+            cc = np.where(ii >= 0, coef[a:b], 0.0)
+            diff = Xs[np.maximum(ii, 0).ravel()].toarray().reshape(b - a, ii.shape[1], d)
+            np.subtract(Xs[rows_idx[a:b]].toarray()[:, None, :], diff, out=diff)
+            np.abs(diff, out=diff)
+            out[a:b] = np.einsum("rm,rmd->rd", cc, diff)
+        return out
+    if expected is not None:
+        return expected_absdiff(
+            expected, rows_idx, idx, coef, use_numba=use_numba, memory_budget=memory_budget
+        )
     out = np.zeros((idx.shape[0], X.shape[1]))
     if _use_numba(use_numba):
         _numba_kernels()["absdiff_sparse"](X, rows_idx, idx, coef, out)
@@ -502,6 +603,106 @@ def absdiff_sparse(
         diff = X[np.maximum(ii, 0)]
         np.subtract(X[rows_idx[a:b], None, :], diff, out=diff)
         np.abs(diff, out=diff)
+        out[a:b] = np.einsum("rm,rmd->rd", cc, diff)
+    return out
+
+
+def sparse_absdiff_dense(X: Any, rows: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """``out[r] = sum_j A[r, j] |x_{rows[r]} - x_j|`` for a sparse ``X`` (a vector per
+    row), from the non-zeros.
+
+    Where ``x_{rows[r], k} = 0`` the sum is ``(A |X|)[r, k]`` (one sparse product);
+    each non-zero ``x_{rows[r], k}`` instead takes ``A[r] . |x_{rows[r], k} - X[:, k]|``
+    with column ``k`` densified (``N`` values). ``X`` is never densified whole.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix(np.array([[0.0, 1.0], [2.0, 1.0], [4.0, 0.0]]))
+    >>> sparse_absdiff_dense(X, np.array([0]), np.array([[0.0, 1.0, -0.5]])).tolist()
+    [[0.0, -0.5]]
+    """
+    Xs = X.tocsr()
+    rows = np.asarray(rows, dtype=np.intp)
+    A = np.asarray(A, dtype=np.float64)
+    out = np.asarray(abs(Xs).T @ A.T).T.copy()
+    block = Xs[rows].tocoo()
+    if block.nnz == 0:
+        return out
+    Xc = Xs.tocsc()
+    order = np.argsort(block.col, kind="stable")
+    r_all, k_all, v_all = block.row[order], block.col[order], block.data[order]
+    cuts = np.flatnonzero(np.diff(k_all)) + 1
+    for rs, ks, vs in zip(
+        np.split(r_all, cuts), np.split(k_all, cuts), np.split(v_all, cuts), strict=True
+    ):
+        k = int(ks[0])
+        col = Xc[:, [k]].toarray().ravel()
+        out[rs, k] = np.einsum("rj,rj->r", A[rs], np.abs(vs[:, None] - col[None, :]))
+    return out
+
+
+def expected_absdiff(
+    ed: Any,
+    rows: np.ndarray,
+    idx: np.ndarray | None,
+    coef: np.ndarray,
+    *,
+    use_numba: bool | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> np.ndarray:
+    """``out[r] = sum_m coef[r, m] diff(x_{rows[r]}, x_{idx[r, m]})`` with missing values.
+
+    ``diff`` is the per-feature absolute difference, the expected one
+    (:class:`~fsel.kernels.distances.ExpectedDiff`) for a missing component;
+    ``idx=None`` means ``idx[r, m] = m`` (a dense coefficient block over all rows).
+    Pairs with ``idx < 0``, ``idx == rows[r]`` or a zero coefficient are skipped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsel.kernels.distances import ExpectedDiff
+    >>> ed = ExpectedDiff(np.array([[0.0], [1.0], [np.nan]]), np.array([0, 0, 1]), 2)
+    >>> expected_absdiff(ed, np.array([2]), np.array([[0]]), np.array([[1.0]])).tolist()
+    [[0.5]]
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.intp)
+    coef = np.ascontiguousarray(coef, dtype=np.float64)
+    dense = idx is None
+    idx_a = np.zeros((1, 1), np.intp) if dense else np.ascontiguousarray(idx, dtype=np.intp)
+    d = ed.filled.shape[1]
+    out = np.zeros((rows.size, d))
+    if _use_numba(use_numba):
+        from fsel.kernels.distances import _expected_kernels
+
+        _expected_kernels()["absdiff"](rows, idx_a, coef, dense, *ed.args(), out)
+        return out
+    F, M, y = ed.filled, ed.mask.astype(bool), ed.y
+    m = max(coef.shape[1], 1)
+    step = max(1, int(memory_budget // (8 * m * (d + 4))))
+    for a in range(0, rows.size, step):
+        b = min(a + step, rows.size)
+        jj = np.broadcast_to(np.arange(m), (b - a, m)) if dense else idx_a[a:b]
+        ri = rows[a:b]
+        cc = np.where((jj >= 0) & (jj != ri[:, None]), coef[a:b], 0.0)
+        jj = np.maximum(jj, 0)
+        diff = np.abs(F[ri][:, None, :] - F[jj])
+        ma = M[ri][:, None, :]
+        mb = M[jj]
+        r_, t_, k_ = np.nonzero(ma | mb)
+        if r_.size:
+            i_, j_ = ri[r_], jj[r_, t_]
+            ci, cj = y[i_], y[j_]
+            a_miss, b_miss = ma[r_, 0, k_], mb[r_, t_, k_]
+            true = np.empty(r_.size)
+            sel = a_miss & b_miss
+            true[sel] = ed.both(ci[sel], cj[sel], k_[sel], False)
+            sel = a_miss & ~b_miss
+            true[sel] = ed.expected(ci[sel], k_[sel], F[j_[sel], k_[sel]])
+            sel = ~a_miss & b_miss
+            true[sel] = ed.expected(cj[sel], k_[sel], F[i_[sel], k_[sel]])
+            diff[r_, t_, k_] = true
         out[a:b] = np.einsum("rm,rmd->rd", cc, diff)
     return out
 
@@ -646,6 +847,61 @@ def radius_margin_rows(
     A *= mask
     del mask
     return absdiff_rows(X, start, A, use_numba=False)
+
+
+def radius_margin_rows_at(
+    ed: Any,
+    selfs: np.ndarray,
+    D: np.ndarray,
+    T: np.ndarray,
+    y: np.ndarray,
+    priors: np.ndarray,
+    *,
+    use_numba: bool | None = None,
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    X: Any = None,
+) -> np.ndarray:
+    """:func:`radius_margin_rows` for arbitrary rows ``selfs`` (reference samples),
+    with the differences of an :class:`~fsel.kernels.distances.ExpectedDiff` (holes:
+    expected differences), or, with ``ed=None``, of the sparse matrix ``X``.
+
+    ``D[r, j]`` is the distance of sample ``selfs[r]`` to sample ``j``. The
+    coefficients are those of :func:`radius_coefficients`; the margins come from
+    :func:`expected_absdiff` over the dense coefficient block.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsel.kernels.distances import ExpectedDiff
+    >>> X = np.array([[0.0], [1.0], [3.0]])
+    >>> ed = ExpectedDiff(X, np.array([0, 0, 1]), 2)
+    >>> D = np.abs(X[[0]] - X.T)
+    >>> radius_margin_rows_at(ed, np.array([0]), D, np.array([5.0]), np.array([0, 0, 1]),
+    ...                       np.array([0.5, 0.5])).tolist()
+    [[2.0]]
+    """
+    selfs = np.asarray(selfs, dtype=np.intp)
+    y = np.asarray(y, dtype=np.intp)
+    priors = np.asarray(priors, dtype=np.float64)
+    rows, C = D.shape[0], priors.size
+    r = np.arange(rows)
+    mask = D < np.asarray(T, dtype=np.float64)[:, None]
+    mask[r, selfs] = False
+    counts = np.zeros((rows, C))
+    for c in range(C):
+        counts[:, c] = np.count_nonzero(mask[:, y == c], axis=1)
+    y_rows = y[selfs]
+    py = priors[y_rows]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        coef = np.where(counts > 0, (priors[None, :] / (1.0 - py[:, None])) / counts, 0.0)
+        hits = counts[r, y_rows]
+        coef[r, y_rows] = np.where(hits > 0, -1.0 / hits, 0.0)
+    A = np.take(coef, y, axis=1)
+    A *= mask
+    del mask
+    if ed is None:
+        return sparse_absdiff_dense(X, selfs, A)
+    return expected_absdiff(ed, selfs, None, A, use_numba=use_numba, memory_budget=memory_budget)
 
 
 def radius_margin_sum(
@@ -831,3 +1087,76 @@ def gaussian_class_sums(
             G = _gauss_sums_numpy(t, cnt, GAUSS_P, GAUSS_L)
         S[d] = cnt.T @ G
     return S
+
+
+def _value_sums(vals: np.ndarray, w: np.ndarray, sigma: float, numba_on: bool) -> np.ndarray:
+    """``G[u] = sum_v w[v] exp(-(vals[u] - vals[v])^2 / (2 sigma^2))`` for sorted
+    distinct ``vals`` (the transform of :func:`gaussian_class_sums`, one class)."""
+    t = vals / sigma
+    cnt = np.ascontiguousarray(np.asarray(w, dtype=np.float64)[:, None])
+    if numba_on:
+        G = np.zeros((vals.size, 1))
+        _numba_kernels()["gauss_sums"](t, cnt, GAUSS_P, GAUSS_L, _sqrt_factorials(GAUSS_P), G)
+    else:
+        G = _gauss_sums_numpy(t, cnt, GAUSS_P, GAUSS_L)
+    return G[:, 0]
+
+
+def gaussian_hit_total_sums(
+    X: np.ndarray,
+    y: np.ndarray,
+    sigma: np.ndarray,
+    *,
+    n_classes: int | None = None,
+    use_numba: bool | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""The diagonal and the row sums of :func:`gaussian_class_sums`, in ``O(N)`` memory.
+
+    ``hits[d, c] = S[d, c, c]`` and ``totals[d, c] = sum_c' S[d, c, c']``: all the
+    P-Relief margin needs, without the ``C x C`` tables (with many classes, e.g. one
+    sample per class, those would be ``8 C^2`` bytes per feature). The totals come from
+    one transform over all samples; the hit sums from one transform per class (the
+    direct ``n_c^2`` kernel sum for classes of at most 32 members), so the tolerance is
+    that of :func:`gaussian_class_sums`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X, y = np.array([[0.0], [0.0], [1.0]]), np.array([0, 1, 1])
+    >>> hits, totals = gaussian_hit_total_sums(X, y, np.array([1.0]))
+    >>> np.round(hits, 6).tolist(), np.round(totals, 6).tolist()
+    ([[1.0, 3.213061]], [[2.606531, 4.819592]])
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.intp)
+    sigma = np.broadcast_to(np.asarray(sigma, dtype=np.float64), (X.shape[1],))
+    if not (np.all(np.isfinite(sigma)) and np.all(sigma > 0)):
+        raise ValueError("sigma must be positive and finite for every feature")
+    C = int(y.max()) + 1 if n_classes is None else int(n_classes)
+    d = X.shape[1]
+    numba_on = _use_numba(use_numba)
+    order = np.argsort(y, kind="stable")
+    bounds = np.searchsorted(y[order], np.arange(C + 1))
+    hits = np.zeros((d, C))
+    totals = np.zeros((d, C))
+    for f in range(d):
+        col = X[:, f : f + 1]
+        s = sigma[f : f + 1]
+        vals, inv = np.unique(col[:, 0], return_inverse=True)
+        inv = inv.reshape(-1)
+        g_all = _value_sums(vals, np.bincount(inv, minlength=vals.size), s[0], numba_on)
+        per = g_all[inv]
+        totals[f] = np.bincount(y, weights=per, minlength=C)
+        for c in range(C):
+            members = order[bounds[c] : bounds[c + 1]]
+            if members.size == 0:
+                continue
+            v = col[members, 0]
+            if members.size <= 32:
+                t = (v[:, None] - v[None, :]) / s[0]
+                hits[f, c] = np.exp(-0.5 * t * t).sum()
+            else:
+                u, iv = np.unique(v, return_inverse=True)
+                w = np.bincount(iv.reshape(-1), minlength=u.size).astype(np.float64)
+                hits[f, c] = float(w @ _value_sums(u, w, s[0], numba_on))
+    return hits, totals

@@ -110,6 +110,7 @@ import numpy as np
 __all__ = [
     "INDEX_NAMES",
     "INDICES",
+    "MISSING_RULES",
     "IndexSpec",
     "chi2_index",
     "difference_index",
@@ -273,8 +274,10 @@ def _gather(YT: np.ndarray, groups: int, order: np.ndarray) -> np.ndarray:
     return np.take_along_axis(np.repeat(YT, groups, axis=0), order, axis=1)
 
 
-def _as_tables(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """``X`` as float64 ``(n, d)`` and ``y`` as float64 ``(n, 1)`` or ``(n, d)``."""
+def _as_tables(X: Any, y: Any, *, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``X`` as float64 ``(n, d)`` and ``y`` as float64 ``(n, 1)`` or ``(n, d)``.
+
+    ``allow_nan`` lets NaN (a missing value) through in ``X`` (never in ``y``)."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
@@ -286,7 +289,8 @@ def _as_tables(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
             raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}")
     elif y.shape != X.shape:
         raise ValueError(f"a 2-D y must have the shape of X {X.shape}, got {y.shape}")
-    if not (np.isfinite(X).all() and np.isfinite(y).all()):
+    finite_x = not np.isinf(X).any() if allow_nan else np.isfinite(X).all()
+    if not (finite_x and np.isfinite(y).all()):
         raise ValueError("X and y must not contain NaN or inf")
     if X.shape[0] < 2:
         raise ValueError(f"at least 2 samples are needed, got {X.shape[0]}")
@@ -675,6 +679,64 @@ def _scores(
     return out
 
 
+#: ``missing=`` rules of the ranking indices (SPEC section 10).
+MISSING_RULES = ("available", "error")
+
+
+def _check_missing(missing: Any) -> str:
+    if not isinstance(missing, str) or missing not in MISSING_RULES:
+        raise ValueError(f"missing must be one of {MISSING_RULES}, got {missing!r}")
+    return missing
+
+
+def _scores_available(
+    X: np.ndarray, Y: np.ndarray, names: tuple[str, ...], raw: dict[str, Any]
+) -> dict[str, np.ndarray]:
+    """The indices of every column of ``X`` on the rows where that column is observed.
+
+    ``X`` (n, m) may hold NaN; ``Y`` (n, g) as in :func:`_blocks` (column ``j`` of
+    ``X`` against column ``j // (m / g)`` of ``Y``); ``raw`` the slice counts as given
+    (``"auto"`` resolves with each column's number of observed rows). The columns are
+    grouped by that number: in a group every column's observed rows are gathered to
+    the top in row order (a stable sort of the missing flags) with their own targets,
+    and the group is scored in one vectorised call with one target per column, so a
+    column gets exactly what the complete-data kernel gives on its observed rows.
+
+    A column whose observed rows are too few for an index (fewer than 2, or than the
+    difference sequence needs) or hold one target value only gets NaN for it.
+    """
+    n, m = X.shape
+    per = m // Y.shape[1]
+    observed = ~np.isnan(X)
+    count = observed.sum(axis=0)
+    out = {nm: np.full(m, np.nan) for nm in names}
+    for n_obs in np.unique(count):
+        cols = np.flatnonzero(count == n_obs)
+        if n_obs < 2:
+            continue
+        tcols = cols // per
+        if n_obs == n:
+            Xs, Ys = X[:, cols], Y[:, tcols]
+        else:
+            rows = np.argsort(~observed[:, cols], axis=0, kind="stable")[:n_obs]
+            Xs = np.take_along_axis(X[:, cols], rows, axis=0)
+            Ys = np.take_along_axis(Y[:, tcols], rows, axis=0)
+        varies = ~_constant_columns(Ys)
+        usable = [
+            nm
+            for nm in names
+            if nm not in DIFFERENCE_COEFFICIENTS or DIFFERENCE_COEFFICIENTS[nm][0].size <= n_obs
+        ]
+        if not varies.any() or not usable:
+            continue
+        if not varies.all():
+            cols, Xs, Ys = cols[varies], Xs[:, varies], Ys[:, varies]
+        found = _scores(Xs, Ys, tuple(usable), **_resolve_params(int(n_obs), **raw))
+        for nm in usable:
+            out[nm][cols] = found[nm]
+    return out
+
+
 def ranking_scores(
     X: Any,
     y: Any,
@@ -683,6 +745,7 @@ def ranking_scores(
     n_slices: int | str = "auto",
     n_bins_x: int | str = "auto",
     n_bins_y: int | str = "auto",
+    missing: str = "error",
 ) -> dict[str, np.ndarray]:
     """Several ranking indices of every column of ``X`` at once.
 
@@ -698,6 +761,13 @@ def ranking_scores(
     n_bins_x, n_bins_y : int or "auto"
         ``S`` and ``T`` of the chi-square / MI table (``"auto"``:
         ``clip(floor(sqrt(n / 5)), 2, 10)``).
+    missing : {"error", "available"}, default="error"
+        ``"error"``: NaN in ``X`` is a ``ValueError``. ``"available"`` (SPEC section
+        10): every column is scored on the rows where it is observed, exactly as the
+        complete-data indices score that sub-table (``"auto"`` slice counts resolve with
+        its number of rows); a column with too few observed rows for an index, or whose
+        observed rows hold one target value only, scores NaN. Without NaN both rules
+        give the same numbers.
 
     Returns
     -------
@@ -714,8 +784,12 @@ def ranking_scores(
     [0, 0, 0]
     """
     names = _check_names(indices)
-    X, y = _as_tables(X, y)
-    params = _resolve_params(X.shape[0], n_slices=n_slices, n_bins_x=n_bins_x, n_bins_y=n_bins_y)
+    available = _check_missing(missing) == "available"
+    X, y = _as_tables(X, y, allow_nan=available)
+    raw = {"n_slices": n_slices, "n_bins_x": n_bins_x, "n_bins_y": n_bins_y}
+    params = _resolve_params(X.shape[0], **raw)
+    if available and np.isnan(X).any():
+        return _scores_available(X, y, names, raw)
     return _scores(X, y, names, **params)
 
 
@@ -735,6 +809,7 @@ def ranking_scores_batch(
     indices: str | Sequence[str] = INDEX_NAMES,
     *,
     constant_target: str = "raise",
+    missing: str = "error",
     **params: Any,
 ) -> dict[str, np.ndarray]:
     """Ranking indices of many data sets of the same shape in one vectorised call.
@@ -749,6 +824,10 @@ def ranking_scores_batch(
         ``"zero"`` the score 0 for every feature and index (what the indices give
         there: an equal score for every feature, which leaves the ranking of a
         bootstrap mean unchanged).
+    missing : {"error", "available"}, default="error"
+        As in :func:`ranking_scores`: with ``"available"`` every column of every set is
+        scored on the rows of that set where it is observed (NaN when they are too few
+        or hold one target value while the set's target varies).
     indices, **params
         As in :func:`ranking_scores` (``"auto"`` resolves with ``n_samples``).
 
@@ -775,7 +854,9 @@ def ranking_scores_batch(
             f"(n_sets, n_samples); got {X.shape} and {y.shape}"
         )
     b, n, d = X.shape
-    if not (np.isfinite(X).all() and np.isfinite(y).all()):
+    available = _check_missing(missing) == "available"
+    finite_x = not np.isinf(X).any() if available else np.isfinite(X).all()
+    if not (finite_x and np.isfinite(y).all()):
         raise ValueError("X and y must not contain NaN or inf")
     if n < 2:
         raise ValueError(f"at least 2 samples are needed, got {n}")
@@ -786,7 +867,11 @@ def ranking_scores_batch(
     if constant_target == "raise":
         _check_not_constant(YT, what="set")
     X2 = X.transpose(1, 0, 2).reshape(n, b * d)
-    out = _scores(X2, YT, names, **_resolve_params(n, **params))
+    resolved = _resolve_params(n, **params)
+    if available and np.isnan(X2).any():
+        out = _scores_available(X2, YT, names, params)
+    else:
+        out = _scores(X2, YT, names, **resolved)
     const = _constant_columns(YT)
     result = {nm: v.reshape(b, d) for nm, v in out.items()}
     if const.any():  # exact zeros (the kernels give 0 up to rounding)

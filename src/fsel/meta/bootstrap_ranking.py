@@ -29,10 +29,18 @@ _MIN_TASKS = 8
 
 
 def _score_replicates(
-    X: np.ndarray, y: np.ndarray, idx: np.ndarray, *, names: tuple[str, ...], params: dict
+    X: np.ndarray,
+    y: np.ndarray,
+    idx: np.ndarray,
+    *,
+    names: tuple[str, ...],
+    params: dict,
+    missing: str = "error",
 ) -> dict[str, np.ndarray]:
     """Index scores of the resamples ``idx`` (shape ``(b, n)``): ``(b, d)`` per name."""
-    return ranking_scores_batch(X[idx], y[idx], names, constant_target="zero", **params)
+    return ranking_scores_batch(
+        X[idx], y[idx], names, constant_target="zero", missing=missing, **params
+    )
 
 
 def bootstrap_scores(
@@ -47,6 +55,7 @@ def bootstrap_scores(
     n_bins_x: int | str = "auto",
     n_bins_y: int | str = "auto",
     batch_size: int | None = None,
+    missing: str = "error",
 ) -> dict[str, np.ndarray]:
     """Ranking indices of every feature on ``n_bootstraps`` bootstrap resamples.
 
@@ -75,6 +84,11 @@ def bootstrap_scores(
         Resamples scored per vectorised kernel call (one joblib task each); None picks
         it from the data shape (about 2M values a call, at least 8 tasks). Results do
         not depend on it.
+    missing : {"error", "available"}, default="error"
+        ``"available"``: NaN in ``X`` is a missing value and every feature of every
+        resample is scored on the rows of that resample where it is observed (NaN when
+        they are too few or hold one target value only); see
+        :func:`fsel.kernels.ranking_indices.ranking_scores`.
 
     Returns
     -------
@@ -118,9 +132,30 @@ def bootstrap_scores(
     batches = [rows[i : i + per_batch] for i in range(0, n_bootstraps, per_batch)]
     params = {"n_slices": n_slices, "n_bins_x": n_bins_x, "n_bins_y": n_bins_y}
     parts = run_replicates(
-        _score_replicates, X, y, batches, n_jobs=n_jobs, names=names, params=params
+        _score_replicates,
+        X,
+        y,
+        batches,
+        n_jobs=n_jobs,
+        names=names,
+        params=params,
+        missing=missing,
     )
     return {nm: np.concatenate([p[nm] for p in parts], axis=0) for nm in names}
+
+
+def _nan_mean_std(boot: np.ndarray, nan: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-column mean and ``ddof=1`` deviation over the non-NaN entries of ``boot``.
+
+    NaN where a column has no entry; a deviation of 0 where it has one."""
+    count = (~nan).sum(axis=0)
+    filled = np.where(nan, 0.0, boot)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = filled.sum(axis=0) / count
+        sq = np.where(nan, 0.0, (boot - mean) ** 2).sum(axis=0)
+        std = np.where(count > 1, np.sqrt(sq / (count - 1)), 0.0)
+    std[count == 0] = np.nan
+    return mean, std
 
 
 class BootstrapRanking(BaseSelector):
@@ -146,6 +181,12 @@ class BootstrapRanking(BaseSelector):
         joblib workers for the replicates; results do not depend on it.
     random_state : None, int, SeedSequence or Generator, default=None
         Seeds the resamples (one child seed per replicate).
+    missing : {"available", "error"}, default="available"
+        As in :class:`fsel.RankingIndex`, applied inside every resample: a feature is
+        scored on the rows of the resample where it is observed. A resample where a
+        feature scores NaN (too few observed rows, or one target value on them) is left
+        out of that feature's mean and deviation; a feature with no scored resample
+        gets NaN and is ranked last.
 
     Attributes
     ----------
@@ -193,6 +234,7 @@ class BootstrapRanking(BaseSelector):
         n_bins_y: int | str = "auto",
         n_jobs: int | None = None,
         random_state: Any = None,
+        missing: str = "available",
     ) -> None:
         self.index = index
         self.n_bootstraps = n_bootstraps
@@ -202,6 +244,7 @@ class BootstrapRanking(BaseSelector):
         self.n_bins_y = n_bins_y
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.missing = missing
 
     def fit(self, X: Any, y: Any) -> BootstrapRanking:
         """Score every feature on the bootstrap resamples and select the best.
@@ -225,11 +268,16 @@ class BootstrapRanking(BaseSelector):
             n_bootstraps=self.n_bootstraps,
             random_state=self.random_state,
             n_jobs=self.n_jobs,
+            missing="available",
             **params,
         )[spec.name]
         self.bootstrap_scores_ = boot
-        mean = boot.mean(axis=0)
-        self.score_std_ = boot.std(axis=0, ddof=1) if boot.shape[0] > 1 else np.zeros_like(mean)
+        nan = np.isnan(boot)
+        if nan.any():
+            mean, self.score_std_ = _nan_mean_std(boot, nan)
+        else:
+            mean = boot.mean(axis=0)
+            self.score_std_ = boot.std(axis=0, ddof=1) if boot.shape[0] > 1 else np.zeros_like(mean)
         self.higher_is_better_ = spec.higher_is_better
         self._set_selection(order_by_score(mean, spec.higher_is_better)[:k], mean)
         return self

@@ -39,12 +39,13 @@ from typing import Any
 
 import numpy as np
 from scipy.stats import binom
+from sklearn.utils import get_tags
 from sklearn.utils.validation import _check_feature_names, check_is_fitted
 
 from fsel.meta.resampling import selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
-from fsel.utils.validation import check_table, check_target, is_dataframe
+from fsel.utils.validation import check_table, check_target, check_unique_names, is_dataframe
 
 __all__ = [
     "NPFS",
@@ -502,6 +503,7 @@ class NPFS(BaseSelector):
         self._check_params()
         name = type(self).__name__
         if is_dataframe(X):
+            check_unique_names(X, name)
             n_samples, n_features = int(X.shape[0]), int(X.shape[1])
             if n_samples < 2 or n_features < 1:
                 raise ValueError(
@@ -511,7 +513,8 @@ class NPFS(BaseSelector):
             _check_feature_names(self, X, reset=True)
             Xw = X
         else:
-            table = check_table(X, min_samples=2, estimator_name=name)
+            # missing values go through: the wrapped selector applies its own rule
+            table = check_table(X, min_samples=2, estimator_name=name, allow_missing=True)
             n_samples, n_features = table.values.shape
             _check_feature_names(self, X, reset=True)
             Xw = np.asarray(X)
@@ -586,6 +589,11 @@ class NPFS(BaseSelector):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.input_tags.allow_nan = False
+        # missing values are the wrapped selector's business (SPEC section 10)
+        sel = getattr(self, "selector", None)
+        try:
+            tags.input_tags.allow_nan = bool(get_tags(sel).input_tags.allow_nan)
+        except (TypeError, AttributeError, ValueError):  # a callable or a non-estimator
+            tags.input_tags.allow_nan = True
         tags.non_deterministic = self.random_state is None
         return tags

@@ -50,6 +50,7 @@ __all__ = [
     "NogueiraStability",
     "StabilityReport",
     "information_consistency",
+    "jaccard_index",
     "kuncheva_index",
     "mean_information_consistency",
     "mean_pairwise_kuncheva",
@@ -147,6 +148,25 @@ def kuncheva_index(a: Any, b: Any, n_features: int) -> float:
         raise ValueError(f"Kuncheva's index is undefined for subset size k={k} with K={K}")
     r = np.intersect1d(A, B, assume_unique=True).size
     return float((r * K - k * k) / (k * (K - k)))
+
+
+def jaccard_index(a: Any, b: Any, n_features: int) -> float:
+    r"""Jaccard similarity of two subsets (of any sizes): :math:`|A \cap B| / |A \cup B|`.
+
+    1 for identical subsets, 0 for disjoint ones; two empty subsets score 1. Unlike
+    Kuncheva's index it is not corrected for chance.
+
+    Examples
+    --------
+    >>> jaccard_index([0, 1], [1, 2, 3], 5)
+    0.25
+    """
+    K = int(n_features)
+    A, B = _as_index_set(a, K), _as_index_set(b, K)
+    union = np.union1d(A, B).size
+    if union == 0:
+        return 1.0
+    return float(np.intersect1d(A, B, assume_unique=True).size / union)
 
 
 def mean_pairwise_kuncheva(subsets: Any, n_features: int | None = None) -> float:

@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils.validation import _check_feature_names, check_is_fitted
+from sklearn.utils._set_output import _get_output_config
+from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
 from fsel.utils.validation import Table, check_table, check_target
 
@@ -95,6 +96,21 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         """Number of selected features."""
         check_is_fitted(self, "support_")
         return int(self.support_.sum())
+
+    def transform(self, X: Any) -> Any:
+        """Reduce ``X`` to the selected features.
+
+        A pandas DataFrame is cut by column, whatever its dtypes (categorical, string,
+        nullable columns with holes), and returned as a numpy array as scikit-learn's
+        selectors do; other input goes through scikit-learn's ``SelectorMixin``.
+        """
+        if type(X).__module__.startswith("pandas") and hasattr(X, "iloc"):
+            if _get_output_config("transform", estimator=self)["dense"] == "default":
+                check_is_fitted(self, "support_")
+                _check_feature_names(self, X, reset=False)
+                _check_n_features(self, X, reset=False)
+                return X.iloc[:, np.flatnonzero(self._get_support_mask())].to_numpy()
+        return super().transform(X)
 
     def _get_support_mask(self) -> np.ndarray:
         check_is_fitted(self, "support_")

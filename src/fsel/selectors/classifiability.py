@@ -19,15 +19,19 @@ from sklearn.utils.multiclass import type_of_target
 
 from fsel.kernels.classifiability import (
     IncrementalSearch,
+    PartialSearch,
+    ScaledColumns,
     empty_subset_value,
     scale_columns,
     subset_scores,
+    subset_scores_partial,
 )
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
 from fsel.selectors._base import BaseSelector
 from fsel.utils.validation import (
     Table,
     _categorical_mask,
+    check_missing_policy,
     check_n_features_to_select,
     check_table,
     check_target,
@@ -35,6 +39,9 @@ from fsel.utils.validation import (
 )
 
 __all__ = ["Classifiability", "classifiability"]
+
+#: ``missing=`` rules of classifiability (SPEC section 10).
+MISSING_RULES = ("partial", "error")
 
 
 def _check_radius_factor(radius_factor: Any) -> float:
@@ -86,6 +93,7 @@ def classifiability(
     *,
     return_samples: bool = False,
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    missing: str = "partial",
 ) -> float | tuple[float, np.ndarray]:
     r"""Dong & Kothari's classifiability ``L`` of a data set on a feature subset.
 
@@ -122,6 +130,18 @@ def classifiability(
         Also return the per-sample values ``sum_c p_i(c)^2`` (their mean is ``L``).
     memory_budget : int
         Bytes allowed for distance blocks (no ``N x N`` matrix beyond it is built).
+    missing : {"partial", "error"}, default="partial"
+        Missing values in ``X`` (NaN, None, ``pd.NA``; SPEC section 10). ``"partial"``:
+        the partial-distance rule. Over a subset of ``k`` features, a pair's squared
+        distance is ``(k / c) * sum`` of its ``c`` observed per-feature terms: a numeric
+        term is observed when both values are, a symbolic term always (a missing
+        symbolic value mismatches every value, another missing one included, and adds
+        1). Ranges are those of the observed values. A pair with no observed term is
+        not comparable (never a neighbour); a sample comparable with no other sample
+        gets the empty set's value ``sum_c prior(c)^2`` and is left out of the radius.
+        The rule assumes the missing terms would on average contribute like the
+        observed ones (values missing at random). ``"error"`` refuses missing values.
+        Without missing values both give the same result.
 
     Returns
     -------
@@ -136,8 +156,11 @@ def classifiability(
     few neighbours per sample the purity of random labels is inflated (about
     ``0.5 + 0.5 E[1/k]`` for two balanced classes and ``k`` neighbours), so a pure-noise
     feature can score above a weakly relevant one; a larger ``radius_factor`` reduces
-    this. ``L(empty)`` is the limit ``sum_c prior(c)^2``; a subset on which all samples
-    coincide gives leave-one-out fractions instead, which differ by ``O(1/N)``.
+    this. ``L(empty)`` is the limit ``sum_c prior(c)^2``. A subset of constant columns,
+    on which all samples coincide, carries no information and also gets
+    ``sum_c prior(c)^2`` (its neighbourhoods, every *other* sample, would give
+    leave-one-out fractions that differ by ``O(1/N)`` and look like a gain over the
+    empty set), so the forward search never selects a constant column.
 
     References
     ----------
@@ -159,7 +182,15 @@ def classifiability(
     rf = _check_radius_factor(radius_factor)
     budget = _check_memory_budget(memory_budget)
     _check_categorical(categorical)
-    table = check_table(X, categorical=categorical, min_samples=2, estimator_name=name)
+    missing = check_missing_policy(missing, MISSING_RULES, name)
+    table = check_table(
+        X,
+        categorical=categorical,
+        min_samples=2,
+        estimator_name=name,
+        allow_missing=missing != "error",
+        accept_sparse=True,
+    )
     y_codes, classes = check_target(y, table.values.shape[0], estimator_name=name)
     symbolic = _symbolic_mask(X, table, categorical)
     n, d = table.values.shape
@@ -169,10 +200,21 @@ def classifiability(
         value = empty_subset_value(y_codes, n_classes)
         samples = np.full(n, value)
     else:
-        Xs = scale_columns(table.values, symbolic)
-        samples, _ = subset_scores(Xs, symbolic, y_codes, n_classes, feats, rf, budget)
+        Xs = _scaled(table, symbolic)
+        if table.has_missing:
+            samples = subset_scores_partial(Xs, symbolic, y_codes, n_classes, feats, rf, budget)
+        else:
+            samples, _ = subset_scores(Xs, symbolic, y_codes, n_classes, feats, rf, budget)
         value = float(np.mean(samples))
     return (value, samples) if return_samples else value
+
+
+def _scaled(table: Table, symbolic: np.ndarray) -> Any:
+    """Range-scaled columns: a dense copy, or for a sparse table a column-at-a-time view
+    (:class:`~fsel.kernels.classifiability.ScaledColumns`), never densified whole."""
+    if table.is_sparse:
+        return ScaledColumns(table.values, symbolic)
+    return scale_columns(table.values, symbolic)
 
 
 def _check_features(features: Any, n_features: int) -> list[int]:
@@ -222,6 +264,12 @@ class Classifiability(BaseSelector):
 
     Parameters
     ----------
+    n_features_to_select : int, float in (0, 1] or None, default=None
+        Most features to select, the library-wide name (used by :func:`fsel.select`
+        and the CLI's ``-k``; the first positional parameter, as in every fsel
+        selector: ``Classifiability(3)``). It is the same cap as ``max_features``; when
+        both are given the smaller applies. The search may still stop earlier on
+        ``epsilon``: classifiability decides how many features to keep.
     epsilon : float, default=0.0
         Smallest gain in ``L`` that still adds a feature (the paper's ``e``).
     radius_factor : float, default=3.0
@@ -238,11 +286,14 @@ class Classifiability(BaseSelector):
     memory_budget : int, default=256 MiB
         Bytes for distance blocks. When ``24 * N**2`` bytes fit in half of it the
         selected-set distances are cached between steps, otherwise rebuilt per block.
-    n_features_to_select : int, float in (0, 1] or None, default=None
-        The library-wide name (used by :func:`fsel.select` and the CLI's ``-k``) for
-        the same cap as ``max_features``; when both are given the smaller applies. The
-        search may still stop earlier on ``epsilon``: classifiability decides how many
-        features to keep.
+    missing : {"partial", "error"}, default="partial"
+        Missing values in ``X``: the partial-distance rule of :func:`classifiability`
+        (distances over the observed components, rescaled by ``k / c``), or
+        ``"error"``. With missing values the search evaluates every pair for every
+        candidate (the rescaling factor changes with the subset, so the pruning of
+        the complete-data search does not apply): ``O(N^2)`` per candidate, in row
+        blocks under ``memory_budget``. Without missing values both rules give the
+        same result.
 
     Attributes
     ----------
@@ -252,11 +303,11 @@ class Classifiability(BaseSelector):
         ``L`` after each addition.
     classifiability_empty_ : float
         ``L`` of the empty set, ``sum_c prior(c)^2``.
-    candidate_scores_ : ndarray of shape (n_steps, n_features_in_)
+    candidate_scores_ : ndarray of shape (n_steps, n_features)
         ``L(v + f)`` of every candidate at every evaluated step (NaN for features
         already selected). The last row is the step that stopped the search, when it
         stopped on ``epsilon``.
-    scores_ : ndarray of shape (n_features_in_,)
+    scores_ : ndarray of shape (n_features,)
         ``L(v + f)`` at the last step where ``f`` was evaluated: for selected features
         the ``L`` reached when they were added.
     support_, ranking_, n_features_selected_, n_features_in_, feature_names_in_
@@ -290,21 +341,24 @@ class Classifiability(BaseSelector):
 
     def __init__(
         self,
+        n_features_to_select: int | float | None = None,
+        *,
         epsilon: float = 0.0,
         radius_factor: float = 3.0,
         max_features: int | float | None = None,
         categorical: Any = "auto",
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
-        n_features_to_select: int | float | None = None,
+        missing: str = "partial",
     ) -> None:
+        self.n_features_to_select = n_features_to_select
         self.epsilon = epsilon
         self.radius_factor = radius_factor
         self.max_features = max_features
         self.categorical = categorical
         self.n_jobs = n_jobs
         self.memory_budget = memory_budget
-        self.n_features_to_select = n_features_to_select
+        self.missing = missing
 
     def fit(self, X: Any, y: Any) -> Classifiability:
         """Run the forward search.
@@ -332,8 +386,14 @@ class Classifiability(BaseSelector):
         ):
             raise ValueError(f"n_jobs must be None or a non-zero int, got {self.n_jobs!r}")
         _check_categorical(self.categorical)
+        missing = check_missing_policy(self.missing, MISSING_RULES, type(self).__name__)
         table, y_codes, classes = self._validate_fit_data(
-            X, y, categorical=self.categorical, min_samples=2
+            X,
+            y,
+            categorical=self.categorical,
+            min_samples=2,
+            allow_missing=missing != "error",
+            accept_sparse=True,
         )
         if type_of_target(y) == "continuous":
             raise ValueError(
@@ -352,8 +412,9 @@ class Classifiability(BaseSelector):
             check_n_features_to_select(self.n_features_to_select, d),
         )
         n_classes = classes.size
-        Xs = scale_columns(table.values, symbolic)
-        search = IncrementalSearch(Xs, symbolic, y_codes, n_classes, rf, budget, self.n_jobs)
+        Xs = _scaled(table, symbolic)
+        engine = PartialSearch if table.has_missing else IncrementalSearch
+        search = engine(Xs, symbolic, y_codes, n_classes, rf, budget, self.n_jobs)
         current = empty_subset_value(y_codes, n_classes)
         order: list[int] = []
         step_scores: list[float] = []
@@ -382,3 +443,8 @@ class Classifiability(BaseSelector):
         self.candidate_scores_ = np.vstack(rows) if rows else np.empty((0, d))
         self._set_selection(order, scores)
         return self
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse input, never densified whole
+        return tags

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.ranking_indices import get_index, ranking_scores, resolve_slices
+from fsel.kernels.ranking_indices import MISSING_RULES, get_index, ranking_scores, resolve_slices
 from fsel.selectors._base import BaseSelector
-from fsel.utils.validation import check_n_features_to_select
+from fsel.utils.validation import check_missing_policy, check_n_features_to_select
 
 __all__ = ["RankingIndex", "order_by_score"]
 
@@ -33,23 +33,25 @@ def order_by_score(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
     return np.argsort(-scores if higher_is_better else scores, kind="stable")
 
 
-def _fit_setup(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, Any, dict[str, int], int]:
+def _fit_setup(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, Any, dict[str, Any], int]:
     """Shared ``fit`` preamble of the ranking selectors: validate data and parameters.
 
-    Returns the feature matrix, the numeric target, the index spec, the resolved slice
-    counts and the number of features to select. A numeric target (float, integer or
-    boolean) keeps its values, which the difference indices need; other labels
-    (strings, ...) become class codes ``0..c-1`` (``check_target(kind="numeric")``).
+    Returns the feature matrix (NaN for a missing value unless ``missing="error"``),
+    the numeric target, the index spec, the slice counts (checked; ``"auto"`` kept, the
+    kernels resolve it with the rows each column is scored on) and the number of
+    features to select. A numeric target (float, integer or boolean) keeps its values,
+    which the difference indices need; other labels (strings, ...) become class codes
+    ``0..c-1`` (``check_target(kind="numeric")``).
     """
     spec = get_index(est.index)
-    table, y_out, _ = est._validate_fit_data(X, y, min_samples=2)
+    missing = check_missing_policy(est.missing, MISSING_RULES, type(est).__name__)
+    table, y_out, _ = est._validate_fit_data(X, y, min_samples=2, allow_missing=missing != "error")
     n, d = table.values.shape
     k = check_n_features_to_select(est.n_features_to_select, d)
-    params = {
-        "n_slices": resolve_slices(est.n_slices, n, kind="ks"),
-        "n_bins_x": resolve_slices(est.n_bins_x, n, kind="table"),
-        "n_bins_y": resolve_slices(est.n_bins_y, n, kind="table"),
-    }
+    params = {"n_slices": est.n_slices, "n_bins_x": est.n_bins_x, "n_bins_y": est.n_bins_y}
+    resolve_slices(est.n_slices, n, kind="ks")
+    resolve_slices(est.n_bins_x, n, kind="table")
+    resolve_slices(est.n_bins_y, n, kind="table")
     return table.values, np.asarray(y_out, dtype=np.float64), spec, params, k
 
 
@@ -98,6 +100,17 @@ class RankingIndex(BaseSelector):
     n_bins_x, n_bins_y : int or "auto", default="auto"
         ``S`` and ``T`` of the chi-square / MI table; ``"auto"`` is
         ``clip(floor(sqrt(n / 5)), 2, 10)``.
+    missing : {"available", "error"}, default="available"
+        Missing values in ``X`` (NaN, None, ``pd.NA``; SPEC section 10).
+        ``"available"``: every feature is scored on the rows where it is observed,
+        exactly as the complete-data index scores that sub-table (``"auto"`` slice
+        counts use its number of rows ``n_k``). It assumes the values are missing at
+        random given nothing else (MCAR): a feature is compared with the others on
+        different rows, and a feature observed on few rows gets a noisier score. A
+        feature with too few observed rows for the index (fewer than 2; ``In3``/``In5``
+        need 4/6), or whose observed rows hold one target value only, scores NaN and is
+        ranked last. ``"error"`` refuses missing values. Without missing values both
+        give the same result.
 
     Attributes
     ----------
@@ -148,12 +161,14 @@ class RankingIndex(BaseSelector):
         n_slices: int | str = "auto",
         n_bins_x: int | str = "auto",
         n_bins_y: int | str = "auto",
+        missing: str = "available",
     ) -> None:
         self.index = index
         self.n_features_to_select = n_features_to_select
         self.n_slices = n_slices
         self.n_bins_x = n_bins_x
         self.n_bins_y = n_bins_y
+        self.missing = missing
 
     def fit(self, X: Any, y: Any) -> RankingIndex:
         """Score every feature and select the best ``n_features_to_select``.
@@ -170,7 +185,7 @@ class RankingIndex(BaseSelector):
         self
         """
         values, target, spec, params, k = _fit_setup(self, X, y)
-        scores = ranking_scores(values, target, spec.name, **params)[spec.name]
+        scores = ranking_scores(values, target, spec.name, missing="available", **params)[spec.name]
         self.higher_is_better_ = spec.higher_is_better
         self._set_selection(order_by_score(scores, spec.higher_is_better)[:k], scores)
         return self

@@ -29,6 +29,7 @@ __all__ = [
     "check_n_features_to_select",
     "check_table",
     "check_target",
+    "check_unique_names",
     "is_dataframe",
     "is_sparse",
 ]
@@ -266,6 +267,73 @@ def _dataframe_columns(X: Any) -> tuple[list[str], list[np.ndarray], list[bool],
     return names, cols, declared, integral
 
 
+_FLOAT_EXACT = 2**53  # integers beyond this magnitude are not all exact in float64
+
+
+def check_unique_names(X: Any, estimator_name: str) -> None:
+    """Refuse a DataFrame whose column names repeat (its columns could not be told apart).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> check_unique_names(pd.DataFrame([[1, 2, 3]], columns=["a", "b", "a"]), "MIM")
+    Traceback (most recent call last):
+    ...
+    ValueError: MIM: X has duplicate column names ['a']; rename them
+    """
+    names = [str(c) for c in X.columns]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"{estimator_name}: X has duplicate column names {dup}; rename them")
+
+
+def _integer_as_float(col: np.ndarray, label: str, estimator_name: str, codes: bool) -> np.ndarray:
+    """An integer column as float64 without merging values beyond 2**53.
+
+    Within +-2**53 the values are taken as they are. Beyond, a column whose range
+    (max - min) still fits is shifted by its minimum in exact integer arithmetic
+    (every selector uses ranges and differences only); ``codes=True`` (the column is
+    category codes) maps it to ``0..a-1`` with ``np.unique`` on the integer array.
+    Otherwise the column is refused: float64 cannot keep its values apart.
+    """
+    if col.size == 0 or col.dtype.kind == "b":
+        return col.astype(np.float64)
+    lo, hi = int(col.min()), int(col.max())
+    if -_FLOAT_EXACT <= lo and hi <= _FLOAT_EXACT:
+        return col.astype(np.float64)
+    if codes:
+        return _codes(col)
+    if hi - lo <= _FLOAT_EXACT:
+        # modular uint64 difference: exact, since 0 <= x - lo <= 2**53
+        return (col.astype(np.uint64) - np.asarray(col.min()).astype(np.uint64)).astype(np.float64)
+    raise ValueError(
+        f"{estimator_name}: integer column {label!r} spans {lo} .. {hi}, wider than 2**53, "
+        "so float64 cannot keep its values apart; declare it "
+        f"categorical=[{label!r}] to use the values as category codes, or rescale it"
+    )
+
+
+def _check_float_range(values: np.ndarray, names: list[str] | None, estimator_name: str) -> None:
+    """Refuse a float column whose range max - min overflows float64 (e.g. +-1e308).
+
+    Range scaling, bin edges and distances all need ``max - min``; NaN is ignored.
+    """
+    if values.size == 0:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = np.fmax.reduce(values, axis=0) - np.fmin.reduce(values, axis=0)
+    bad = np.flatnonzero(np.isinf(span))
+    if bad.size:
+        j = int(bad[0])
+        label = names[j] if names is not None else str(j)
+        col = values[:, j]
+        raise ValueError(
+            f"{estimator_name}: column {label!r} spans {np.nanmin(col):g} .. "
+            f"{np.nanmax(col):g}, a range (max - min) that overflows float64; rescale it "
+            "(e.g. divide it by a power of ten)"
+        )
+
+
 def check_table(
     X: Any,
     *,
@@ -290,7 +358,9 @@ def check_table(
         Used in error messages.
     keep_integer : bool
         For a plain integer or boolean ndarray, return it as it is (no float copy) in
-        ``Table.values``; every column is then discrete.
+        ``Table.values``; every column is then discrete. The caller takes integer
+        columns as codes: integers beyond 2**53 become exact codes ``0..a-1`` instead
+        of being refused.
     allow_missing : bool
         Keep missing values (NaN, None, ``pd.NA``, polars nulls) as NaN in
         ``Table.values`` and flag their columns in ``Table.missing``, instead of raising.
@@ -319,6 +389,7 @@ def check_table(
         raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")
     names: list[str] | None
     if is_dataframe(X):
+        check_unique_names(X, estimator_name)
         names, cols, declared, integral = _dataframe_columns(X)
         n_features = len(cols)
         n_samples = len(cols[0]) if cols else 0
@@ -352,7 +423,17 @@ def check_table(
             if keep_integer and arr.dtype.kind in "iub" and not mask.any():
                 return Table(arr, np.ones(n_features, dtype=bool), None)
             discrete = mask | (arr.dtype.kind in "iub")
+            wide = arr.dtype.kind in "iu" and arr.dtype.itemsize == 8  # 32-bit ints are exact
+            if wide and (arr.min() < -_FLOAT_EXACT or arr.max() > _FLOAT_EXACT):
+                values = np.empty(arr.shape, dtype=np.float64)
+                for j in range(n_features):
+                    values[:, j] = _integer_as_float(
+                        arr[:, j], str(j), estimator_name, bool(mask[j]) or keep_integer
+                    )
+                return Table(values, discrete, None)
             values = arr.astype(np.float64)  # always a copy: never touch the caller's data
+            if arr.dtype.kind == "f":
+                _check_float_range(values, None, estimator_name)
             for j in np.flatnonzero(mask & (arr.dtype.kind == "f")):
                 values[:, j] = _codes(values[:, j], np.isnan(values[:, j]))
             return Table(values, discrete, None, missing)
@@ -392,8 +473,14 @@ def check_table(
             values[:, j] = _codes(col, miss if missing[j] else None)
             discrete[j] = True
         elif kind in ("int", "bool"):
-            values[:, j] = col
+            values[:, j] = _integer_as_float(col, label, estimator_name, keep_integer)
             discrete[j] = True
+        elif col.dtype.kind in "mM":
+            raise TypeError(
+                f"{estimator_name}: column {label!r} holds dates or times (dtype "
+                f"{col.dtype}); convert it explicitly to numbers (e.g. days since a "
+                f"reference date, or year/month columns), or declare it categorical=[{label!r}]"
+            )
         elif kind == "float":
             values[:, j] = col
             discrete[j] = integral[j]
@@ -419,6 +506,7 @@ def check_table(
             discrete[j] = bool(observed.size) and all(
                 isinstance(v, (bool, np.bool_, Integral)) for v in observed.tolist()
             )
+    _check_float_range(values, names, estimator_name)
     fn = np.asarray(names, dtype=object) if names is not None else None
     return Table(
         values=values,

@@ -33,9 +33,11 @@ __all__ = ["CRITERIA", "Criterion"]
 
 class Criterion:
     """A scoring rule: ``start`` with the relevance, ``update`` with each new pick's
-    terms, ``score`` the candidates."""
+    terms, ``score`` the candidates. ``terms`` names the :class:`PairTerms` fields it
+    reads: one that needs only ``("mi",)`` gets the cheaper ``I(Xk;Xj)``-only count."""
 
     name = "criterion"
+    terms: tuple[str, ...] = ("mi", "cmi_given_y", "joint_mi", "joint_entropy", "cmi_given_j")
 
     def __init__(self, **params: float) -> None:
         self.params = params
@@ -66,10 +68,15 @@ class _BetaGamma(Criterion):
 
     name = "betagamma"
 
+    @property
+    def terms(self) -> tuple[str, ...]:  # type: ignore[override]
+        return ("mi",) if not self.params.get("gamma", 1.0) else ("mi", "cmi_given_y")
+
     def update(self, t: PairTerms) -> None:
         super().update(t)
         self.acc += t.mi
-        self.acc2 += t.cmi_given_y
+        if self.params.get("gamma", 1.0):  # gamma = 0 (MIFS): the sum is never used
+            self.acc2 += t.cmi_given_y
 
     def score(self) -> np.ndarray:
         beta = self.params.get("beta", 1.0)
@@ -84,6 +91,7 @@ class _BetaGamma(Criterion):
 
 class _MRMR(Criterion):
     name = "mrmr"
+    terms = ("mi",)
 
     def update(self, t: PairTerms) -> None:
         super().update(t)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsel.kernels.information import InformationTable
+from fsel.kernels.information import InformationTable, PairTerms
 from fsel.selectors.information._criteria import CRITERIA
 
 __all__ = ["DEFAULT_CMI_TOL", "GreedyResult", "greedy_select"]
@@ -110,8 +110,10 @@ def greedy_select(
     rule = CRITERIA[criterion](**(params or {}))
     rule.start(rel)
     newest = first
+    # MIFS/mRMR read I(Xk;Xj) only: tables that can count it alone do (same values)
+    mi_only = tuple(rule.terms) == ("mi",) and hasattr(table, "pair_mi")
     while len(order) < k:
-        rule.update(table.pair_terms(newest))
+        rule.update(PairTerms(table.pair_mi(newest)) if mi_only else table.pair_terms(newest))
         last = rule.score()
         newest = _argmax_unselected(last, selected)
         order.append(newest)

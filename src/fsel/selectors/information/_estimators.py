@@ -8,16 +8,23 @@ unifying framework for information theoretic feature selection. JMLR 13:27-66, 2
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from fsel.kernels.discretize import discretize as _discretize
-from fsel.kernels.information import InformationTable
+from fsel.kernels.discretize import discretize_sparse
+from fsel.kernels.information import InformationTable, SparseInformationTable
 from fsel.selectors._base import BaseSelector
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
 from fsel.utils.progress import Progress
-from fsel.utils.validation import check_dask_table, check_n_features_to_select, is_dask
+from fsel.utils.validation import (
+    check_dask_table,
+    check_missing_policy,
+    check_n_features_to_select,
+    is_dask,
+)
 
 __all__ = [
     "CIFE",
@@ -54,6 +61,28 @@ _PARAMS_DOC = """
     estimator : {"plugin", "miller_madow"}, default="plugin"
         Entropy estimator (plug-in maximum likelihood, or with the Miller-Madow bias
         correction).
+    missing : {"level", "available", "error"}, default="level"
+        What a missing value (NaN, None, ``pd.NA``, a polars null) in ``X`` means
+        (SPEC section 10):
+
+        * ``"level"``: one more level of its column, "is missing", after binning the
+          observed values (the bin edges are learned on them alone). Every term is
+          counted on all rows from one joint distribution, so the usual identities
+          (chain rule, ...) hold. It assumes missingness may be informative: when it
+          is, ``I(Xk;Y)`` sees it; when values are missing completely at random it
+          costs a little information, and a column with many holes can gain a small
+          spurious relevance (more levels, more plug-in bias).
+        * ``"available"``: pairwise deletion. Each term uses the rows where its own
+          variables are observed, with its own sample size: ``I(Xk;Y)`` the rows
+          where ``Xk`` is; ``I(Xk;Xj)``, ``I(Xk;Xj|Y)``, ``I(XkXj;Y)``,
+          ``H(Xk,Xj,Y)`` and ``I(Xk;Y|Xj)`` the rows where ``Xk`` and ``Xj`` both
+          are; CMI's ``I(Xk;Y|S)`` the rows where ``Xk`` and all of ``S`` are. It
+          assumes values are missing at random and wastes no observed value, but the
+          terms do not come from one joint distribution (scores need not satisfy the
+          chain rule) and terms on few rows are noisy.
+        * ``"error"``: refuse missing values with a ``ValueError``.
+
+        Without missing values the three rules give identical results.
     n_jobs : int or None, default=None
         Threads for the counting pass (effective with the numba back-end).
     verbose : int, default=0
@@ -78,9 +107,16 @@ _ATTRS_DOC = """
     relevance_ : ndarray of float
         ``I(Xk;Y)`` of every feature, in bits.
     n_levels_ : ndarray of int
-        Number of distinct codes of every feature after discretisation.
+        Number of distinct codes of every feature after discretisation; for a column
+        with missing values this includes the missing level, which is its last code
+        (``n_levels_ - 1``), under both ``"level"`` and ``"available"``.
     bin_edges_ : list
-        Inner bin edges per column (None for columns taken as codes).
+        Inner bin edges per column (None for columns taken as codes), learned on the
+        observed values only; a missing value falls in no bin but in the missing level.
+    y_bin_edges_ : ndarray or None
+        Inner bin edges of a continuous target (float values that are not all
+        integers), binned like a float feature with ``n_bins`` and ``discretize``
+        (a ``UserWarning`` says so); None for class labels.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         When fitted on a DataFrame with string column names.
@@ -103,6 +139,7 @@ class InformationSelector(BaseSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
@@ -111,11 +148,17 @@ class InformationSelector(BaseSelector):
         self.n_bins = n_bins
         self.categorical = categorical
         self.estimator = estimator
+        self.missing = missing
         self.n_jobs = n_jobs
         self.verbose = verbose
 
     def _criterion_params(self) -> dict[str, float]:
         return {}
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse in, never densified
+        return tags
 
     def _n_threads(self) -> int:
         if self.n_jobs is None:
@@ -131,15 +174,20 @@ class InformationSelector(BaseSelector):
 
         Parameters
         ----------
-        X : array-like, DataFrame or Dask collection of shape (n_samples, n_features)
-            A row-chunked ``dask.array.Array`` or a ``dask.dataframe.DataFrame`` is
-            selected on the Dask workers (the active ``distributed.Client``, e.g. from
+        X : array-like, DataFrame, sparse matrix or Dask collection, shape (n_samples, n_features)
+            Sparse input (CSR, CSC, COO) is never densified: an implicit zero is the
+            value 0 and each step counts from the non-zeros (``O(nnz)``). A row-chunked
+            ``dask.array.Array`` or a ``dask.dataframe.DataFrame`` is selected on the
+            Dask workers (the active ``distributed.Client``, e.g. from
             :func:`fsel.meta.resampling.dask_backend`, or Dask's default scheduler): the
             codes stay there and each step gathers only count tables
-            (:mod:`fsel.kernels.information_dask`); missing values are refused there.
+            (:mod:`fsel.kernels.information_dask`); a missing value is one more level
+            there too (``missing="level"``), ``missing="available"`` is refused.
         y : array-like of shape (n_samples,)
             Class labels (any dtype). A float target with non-integer values is
-            binned like a float feature. With Dask ``X``: a dask array/series with the
+            continuous: it is binned like a float feature (``n_bins``, ``discretize``;
+            edges in ``y_bin_edges_``) with a ``UserWarning``. Integer-valued floats
+            (0.0/1.0) are class labels. With Dask ``X``: a dask array/series with the
             same row partitions, or an in-memory array.
 
         Returns
@@ -154,23 +202,54 @@ class InformationSelector(BaseSelector):
             raise ValueError(
                 f"discretize must be 'uniform', 'quantile' or None, got {self.discretize!r}"
             )
+        missing = check_missing_policy(
+            self.missing, ("level", "available", "error"), type(self).__name__
+        )
         if is_dask(X):
-            info, k = self._fit_dask_table(X, y)
+            info, k = self._fit_dask_table(X, y, missing)
         else:
             if is_dask(y):  # X is in memory already: so may its labels be
                 y = y.compute()
             table, y_codes, classes = self._validate_fit_data(
-                X, y, categorical=self.categorical, keep_integer=True
+                X,
+                y,
+                categorical=self.categorical,
+                keep_integer=True,
+                allow_missing=missing != "error",
+                accept_sparse=True,
             )
             k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
-            codes, n_levels, edges = _discretize(
-                table.values, table.discrete, self.n_bins, self.discretize
-            )
+            y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
+            if table.is_sparse:
+                if missing == "available" and table.has_missing:
+                    raise ValueError(
+                        f"{type(self).__name__}: missing='available' is not supported for sparse "
+                        "input; use missing='level' (a stored NaN is one more level)"
+                    )
+                # sparse codes and the O(nnz) table, same engine (SPEC section 11); a stored
+                # NaN is the last level of its column, as missing="level" does densely
+                codes, n_levels, edges = discretize_sparse(
+                    table.values, table.discrete, self.n_bins, self.discretize
+                )
+            else:
+                codes, n_levels, edges = _discretize(
+                    table.values, table.discrete, self.n_bins, self.discretize, table.missing
+                )
             self.bin_edges_ = edges
             self.n_levels_ = n_levels
             self.classes_ = classes
-            info = InformationTable(
-                codes, n_levels, y_codes, estimator=self.estimator, n_jobs=self._n_threads()
+            missing_codes = None
+            if missing == "available" and table.missing is not None:
+                missing_codes = np.where(table.missing, n_levels - 1, -1)
+            table_cls = SparseInformationTable if table.is_sparse else InformationTable
+            extra = {} if missing_codes is None else {"missing_codes": missing_codes}
+            info = table_cls(
+                codes,
+                n_levels,
+                y_codes,
+                estimator=self.estimator,
+                n_jobs=self._n_threads(),
+                **extra,
             )
         self.relevance_ = info.relevance
         with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
@@ -188,7 +267,7 @@ class InformationSelector(BaseSelector):
         self._set_selection(result.order, scores)
         return self
 
-    def _fit_dask_table(self, X: Any, y: Any) -> tuple[Any, int]:
+    def _fit_dask_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
         """The information table of a Dask ``X`` (codes persisted on the workers) and the
         number of features to select; sets the fitted input attributes."""
         from fsel.kernels.information_dask import dask_information_table
@@ -210,11 +289,45 @@ class InformationSelector(BaseSelector):
             strategy=self.discretize,
             estimator=self.estimator,
             estimator_name=name,
+            missing=missing,
         )
         self.bin_edges_ = edges
         self.n_levels_ = info.observed_levels
         self.classes_ = classes
+        self.y_bin_edges_ = info.y_bin_edges
+        if info.y_bin_edges is not None:
+            self._warn_binned_target(classes.size)
         return info, k
+
+    def _bin_continuous_target(
+        self, y_codes: np.ndarray, classes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Bin a continuous target (float labels that are not all integers) like a
+        float feature; class labels pass through. Returns codes, classes, edges."""
+        if classes.dtype.kind != "f" or bool(np.all(classes == np.round(classes))):
+            return y_codes, classes, None
+        name = type(self).__name__
+        if self.discretize is None:
+            raise ValueError(
+                f"{name}: y is continuous (non-integer float values) and discretize=None "
+                "takes it as codes; bin it (discretize='uniform' or 'quantile') or pass "
+                "class labels"
+            )
+        values = classes[y_codes].astype(np.float64)[:, None]
+        codes, levels, edges = _discretize(values, np.zeros(1, bool), self.n_bins, self.discretize)
+        if edges[0] is None:  # no more distinct values than n_bins: they are the classes
+            return y_codes, classes, None
+        self._warn_binned_target(int(levels[0]))
+        return codes[0].astype(np.intp), np.arange(int(levels[0])), edges[0]
+
+    def _warn_binned_target(self, n_levels: int) -> None:
+        warnings.warn(
+            f"{type(self).__name__}: y is continuous (non-integer float values); it is "
+            f"binned like a float feature into {int(n_levels)} {self.discretize} bins "
+            f"(n_bins={self.n_bins}), see y_bin_edges_; pass class labels to avoid this",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _doc(summary: str, formula: str, extra_params: str = "", example: str = "JMI") -> str:
@@ -363,6 +476,7 @@ class MIFS(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
@@ -372,6 +486,7 @@ class MIFS(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
         )
@@ -401,6 +516,7 @@ class BetaGamma(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
@@ -410,6 +526,7 @@ class BetaGamma(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
         )
@@ -443,6 +560,7 @@ class CMI(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
     ) -> None:
@@ -452,6 +570,7 @@ class CMI(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
         )

@@ -3,9 +3,12 @@
 Every estimator of :mod:`fsel.selectors.relief` follows the same steps in ``fit``:
 
 1. optional missing-value policy (``missing=``), then validation through
-   :meth:`fsel.selectors._base.BaseSelector._validate_fit_data`;
-2. min-max scaling of every feature to ``[0, 1]`` on a private copy (constant
-   features become all-zero columns and get weight 0); nominal features (declared with
+   :meth:`fsel.selectors._base.BaseSelector._validate_fit_data`; with the default
+   ``missing="expected"`` the holes stay NaN and every estimator uses Kononenko's
+   expected difference for them (:class:`fsel.kernels.distances.ExpectedDiff`);
+2. min-max scaling of every feature to ``[0, 1]`` on a private copy, by the observed
+   values (constant features become all-zero columns and get weight 0); nominal
+   features (declared with
    ``categorical=`` or with a categorical dtype) are one-hot encoded with entries
    ``1/2`` (Manhattan) or ``1/sqrt(2)`` (Euclidean) so that two different levels are
    at distance 1, and their margin counts a difference of 1 (Weka's and skrebate's
@@ -22,8 +25,14 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from sklearn.utils import check_random_state
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, effective_n_jobs
+from fsel.kernels.distances import (
+    DEFAULT_MEMORY_BUDGET,
+    ExpectedDiff,
+    _issparse,
+    effective_n_jobs,
+)
 from fsel.kernels.neighbors import knn_by_class
 from fsel.selectors._base import BaseSelector
 from fsel.utils.validation import (
@@ -35,7 +44,7 @@ from fsel.utils.validation import (
 __all__ = ["MISSING_POLICIES", "BaseRelief", "positive_unit"]
 
 METRICS = ("manhattan", "euclidean")
-MISSING_POLICIES = ("error", "impute-mean", "impute-median")
+MISSING_POLICIES = ("expected", "impute-mean", "impute-median", "error")
 
 _PARAMS_DOC = """
     n_features_to_select : int, float or None, default=None
@@ -50,9 +59,24 @@ _PARAMS_DOC = """
     memory_budget : int, default=268435456 (256 MiB)
         Bytes allowed for distance blocks in flight; no ``N x N`` matrix larger than
         this is ever built.
-    missing : {"error", "impute-mean", "impute-median"}, default="error"
-        What to do with NaN in ``X``: raise a ValueError, or replace each NaN by the
-        mean (median) of the observed values of its column before scaling.
+    missing : {"expected", "impute-mean", "impute-median", "error"}, default="expected"
+        What to do with missing values (NaN, None, pd.NA, ...) in ``X``.
+        ``"expected"`` (Kononenko 1994, SPEC section 10): a missing component
+        contributes the *expected* difference, in the neighbour distances and in
+        the margins alike. For a numeric (range-scaled) feature with one side missing
+        it is ``E|X - v|`` with ``X`` drawn from the observed values of the feature in
+        the class of the sample whose value is missing (the class-conditional empirical
+        distribution, exact from sorted values and prefix sums); with both missing,
+        ``E|X - X'|`` for independent draws from the two samples' classes. For a
+        nominal feature this is ``1 - P(v | class)`` and
+        ``1 - sum_v P(v|c_1) P(v|c_2)``. A class without an observed value of the
+        feature uses the pooled observed values. The Euclidean metric uses the
+        expected *squared* difference in its distance (``(v - mean)^2 + var``, and
+        ``(mean_1 - mean_2)^2 + var_1 + var_2``); its margins still use the expected
+        absolute difference. Data without holes give exactly the results of the
+        other policies. ``"impute-mean"``/``"impute-median"`` replace each hole by the
+        mean (median) of its column's observed values before scaling; ``"error"``
+        raises a ValueError.
     categorical : None, bool mask or list of column names/indices, default=None
         Nominal features: their per-feature difference is 0 (same level) or 1
         (different levels) instead of the scaled absolute difference. pandas
@@ -127,6 +151,19 @@ def _impute(X: Any, policy: str) -> Any:
     return arr
 
 
+def _is_continuous(y: Any) -> bool:
+    """A float target whose values are not all integers (sklearn's "continuous")."""
+    try:
+        arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    except (TypeError, ValueError):
+        return False
+    if arr.dtype.kind != "f" or arr.size == 0:
+        return False
+    arr = arr.ravel()
+    fin = arr[np.isfinite(arr)]
+    return bool(fin.size) and not np.all(fin == np.round(fin))
+
+
 class BaseRelief(BaseSelector):
     """Base class of the Relief family (not used directly).
 
@@ -135,6 +172,8 @@ class BaseRelief(BaseSelector):
     """
 
     _target_kind = "classification"
+    #: Whether a continuous target is accepted (ReliefF: RReliefF).
+    _supports_regression = False
     #: Whether one-hot expansion of nominal features is used (P-Relief works on codes).
     _expand_nominal = True
 
@@ -145,7 +184,7 @@ class BaseRelief(BaseSelector):
         metric: str = "manhattan",
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
-        missing: str = "error",
+        missing: str = "expected",
         categorical: Any = None,
     ) -> None:
         self.n_features_to_select = n_features_to_select
@@ -186,29 +225,75 @@ class BaseRelief(BaseSelector):
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Class labels (at least two classes).
+            Class labels (at least two classes). A continuous target (floats that are
+            not all integers) is a regression target: :class:`ReliefF` then computes
+            RReliefF's weights; the other estimators refuse it with a ValueError.
 
         Returns
         -------
         self
         """
         self._check_params()
+        regression = _is_continuous(y)
+        if regression and not self._supports_regression:
+            raise ValueError(
+                f"{type(self).__name__}: y is continuous (a regression target); this "
+                "estimator needs class labels. Use ReliefF, which computes RReliefF "
+                "(Robnik-Sikonja & Kononenko 2003) for a continuous target, or "
+                "discretise y"
+            )
+        self._target_kind = "regression" if regression else "classification"
         X_in = X
-        if self.missing != "error":
+        if self.missing in ("impute-mean", "impute-median") and not _issparse(X):
             X = _impute(X, self.missing)
         table, y_codes, classes = self._validate_fit_data(
-            X, y, categorical=self.categorical, min_samples=2
+            X,
+            y,
+            categorical=self.categorical,
+            min_samples=2,
+            allow_missing=self.missing == "expected",
+            accept_sparse=True,
         )
-        self.classes_ = classes
+        self._y_target = None
+        if regression:
+            # RReliefF: one "class" for the neighbour search, the target kept aside
+            self._y_target = np.asarray(y_codes, dtype=np.float64)
+            y_codes = np.zeros(self._y_target.size, dtype=np.intp)
+            classes = np.array([0])
+            if hasattr(self, "classes_"):
+                del self.classes_
+        else:
+            self.classes_ = classes
         n, d = table.values.shape
         k = check_n_features_to_select(self.n_features_to_select, d)
         nominal = _declared_nominal(X_in, self.categorical, d)
         values = table.values
-        ptp = np.ptp(values, axis=0)
-        constant = ptp == 0
-        scaled = np.zeros_like(values)
-        ok = ~constant
-        scaled[:, ok] = (values[:, ok] - values[:, ok].min(axis=0)) / ptp[ok]
+        if _issparse(values):
+            return self._fit_sparse(table, y_codes, classes, nominal, k)
+        holes = np.isnan(values) if self.missing == "expected" else None
+        if holes is not None and not holes.any():
+            holes = None
+        self._ref_rows = self._reference_rows(n)
+        if holes is None:
+            lo = values.min(axis=0)
+            ptp = values.max(axis=0) - lo
+            constant = ptp == 0
+            ok = ~constant
+            if ok.all():  # in place: the same operations, without column gathers
+                scaled = values - lo
+                scaled /= ptp
+            else:
+                scaled = np.zeros_like(values)
+                scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
+        else:
+            # scaled by the observed values; the holes stay NaN
+            lo = np.where(holes, np.inf, values).min(axis=0)
+            hi = np.where(holes, -np.inf, values).max(axis=0)
+            ptp = np.where(np.isfinite(lo), hi - lo, 0.0)
+            constant = ~(ptp > 0)
+            scaled = np.zeros_like(values)
+            ok = ~constant
+            scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         n_classes = classes.size
         priors = np.bincount(y_codes, minlength=n_classes) / n
         if self._expand_nominal and (nominal & ok).any():
@@ -219,11 +304,45 @@ class BaseRelief(BaseSelector):
             mbar = self._mean_margin(scaled, y_codes, priors, nominal=nominal & ok)
         mbar = np.asarray(mbar, dtype=np.float64)
         mbar[constant] = 0.0
+        del self._ref_rows
         self.margin_ = mbar
         w = positive_unit(mbar)
         self.feature_importances_ = w
         order = np.argsort(-w, kind="stable")[:k]
         self._set_selection(order, w)
+        return self
+
+    def _fit_sparse(self, table, y_codes, classes, nominal, k):  # type: ignore[no-untyped-def]
+        """Sparse ``X`` (SPEC section 11): range scaling by the column max/min (implicit
+        zeros included) without a shift, so the scaled matrix keeps its sparsity."""
+        name = type(self).__name__
+        if table.missing is not None and np.any(table.missing):
+            raise ValueError(
+                f"{name}: sparse X with missing values (stored NaN) is not supported; "
+                "impute them first"
+            )
+        if nominal.any():
+            raise ValueError(f"{name}: categorical features are not supported with sparse X")
+        Xc = table.values.tocsc()
+        n, d = Xc.shape
+        ptp = Xc.max(axis=0).toarray().ravel() - Xc.min(axis=0).toarray().ravel()
+        constant = ptp == 0
+        cols = np.repeat(np.arange(d), np.diff(Xc.indptr))
+        Z = Xc.copy()
+        safe = np.where(constant, 1.0, ptp)
+        Z.data = np.where(constant[cols], 0.0, Z.data / safe[cols])
+        Z.eliminate_zeros()
+        Z = Z.tocsr()
+        Z.sort_indices()
+        self._ref_rows = self._reference_rows(n)
+        priors = np.bincount(y_codes, minlength=classes.size) / n
+        mbar = np.asarray(self._mean_margin(Z, y_codes, priors, nominal=None), dtype=np.float64)
+        mbar[constant] = 0.0
+        del self._ref_rows
+        self.margin_ = mbar
+        w = positive_unit(mbar)
+        self.feature_importances_ = w
+        self._set_selection(np.argsort(-w, kind="stable")[:k], w)
         return self
 
     def _expand(
@@ -234,9 +353,11 @@ class BaseRelief(BaseSelector):
         cols, group, factor = [], [], []
         for j in range(values.shape[1]):
             if nominal[j]:
-                levels, inv = np.unique(values[:, j], return_inverse=True)
+                obs = ~np.isnan(values[:, j])
+                levels, inv = np.unique(values[obs, j], return_inverse=True)
                 oh = np.zeros((values.shape[0], levels.size))
-                oh[np.arange(values.shape[0]), inv.reshape(-1)] = s
+                oh[np.flatnonzero(obs), inv.reshape(-1)] = s
+                oh[~obs] = np.nan  # a missing level: every indicator is missing
                 cols.append(oh)
                 group += [j] * levels.size
                 factor += [1.0 / (2.0 * s)] * levels.size
@@ -256,18 +377,63 @@ class BaseRelief(BaseSelector):
         raise NotImplementedError
 
     # ----------------------------------------------------------------- helpers
-    def _knn(self, Z: np.ndarray, y: np.ndarray, k: int, n_classes: int):
+    def _reference_rows(self, n: int) -> np.ndarray | None:
+        """The reference samples (``sample_size``), sorted; None for all of them."""
+        size = getattr(self, "sample_size", None)
+        if size is None:
+            return None
+        name = type(self).__name__
+        if isinstance(size, bool) or not isinstance(size, (Integral, Real)):
+            raise ValueError(f"{name}: sample_size must be an int, a float or None, got {size!r}")
+        if isinstance(size, Integral):
+            if size < 1:
+                raise ValueError(f"{name}: sample_size must be at least 1, got {size!r}")
+            m = min(int(size), n)
+        else:
+            if not (0.0 < float(size) <= 1.0):
+                raise ValueError(f"{name}: a float sample_size must be in (0, 1], got {size!r}")
+            m = max(1, round(float(size) * n))
+        if m >= n:
+            return None
+        rng = check_random_state(getattr(self, "random_state", None))
+        return np.sort(rng.choice(n, size=m, replace=False))
+
+    def _knn(
+        self,
+        Z: np.ndarray,
+        y: np.ndarray,
+        k: int,
+        n_classes: int,
+        *,
+        rows: np.ndarray | None = None,
+        expected: ExpectedDiff | None = None,
+        memory_budget: int | None = None,
+    ):
         return knn_by_class(
             Z,
             y,
             k,
             n_classes=n_classes,
             metric=self.metric,
-            memory_budget=int(self.memory_budget),
+            memory_budget=int(self.memory_budget) if memory_budget is None else memory_budget,
             n_jobs=self.n_jobs,
+            rows=rows,
+            expected=expected,
         )
+
+    def _expected_model(
+        self, Z: np.ndarray, y: np.ndarray, n_classes: int, *, always: bool = False
+    ) -> ExpectedDiff | None:
+        """Kononenko's expected differences for the holes of ``Z`` (None without holes,
+        unless ``always``)."""
+        if _issparse(Z):
+            return None
+        if not always and not np.isnan(Z).any():
+            return None
+        return ExpectedDiff(Z, y, n_classes, memory_budget=int(self.memory_budget))
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"
+        tags.input_tags.sparse = True
         return tags

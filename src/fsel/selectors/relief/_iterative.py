@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, map_distance_rows
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _issparse, map_distance_rows
 from fsel.kernels.neighbors import absdiff_rows
 from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief, positive_unit
 
@@ -83,7 +83,12 @@ def irelief_coefficients(D: np.ndarray, start: int, bounds: np.ndarray, sigma: f
 
 
 def _irelief_rows(
-    Z: np.ndarray, D: np.ndarray, start: int, bounds: np.ndarray, sigma: float
+    Z: np.ndarray,
+    D: np.ndarray,
+    start: int,
+    bounds: np.ndarray,
+    sigma: float,
+    expected: Any = None,
 ) -> np.ndarray:
     """``sum_i coef[n, i] |x_n - x_i|`` for the block's rows (see
     :func:`irelief_coefficients`)."""
@@ -93,7 +98,7 @@ def _irelief_rows(
     step = max(1, -(-rows // _ABSDIFF_SLICES))
     for s in range(0, rows, step):
         e = min(s + step, rows)
-        out[s:e] = absdiff_rows(Z, start + s, A[s:e])
+        out[s:e] = absdiff_rows(Z, start + s, A[s:e], expected=expected)
     return out
 
 
@@ -115,11 +120,14 @@ class IRelief(BaseRelief):
         w \leftarrow \frac{(z)_+}{\|(z)_+\|_2}
 
     until ``||w_new - w||_2 < theta`` or ``max_iter`` iterations (a
-    ``ConvergenceWarning`` then). ``M_n`` are all samples of other classes (Sun's
-    multiclass margin). Each iteration costs two passes over the ``N x N`` pairs,
-    blocked under ``memory_budget``: per row block, the distances and one coefficient
-    array of the same size (computed in place, with the samples sorted by class), plus
-    ``O(N D)`` arrays.
+    ``ConvergenceWarning`` then). With ``missing="expected"`` a missing component
+    contributes its expected difference to ``|x_n - x_i|`` and ``w_d`` times it to the
+    weighted distance (the expected squared difference for the Euclidean metric).
+    ``M_n`` are all samples of other classes (Sun's multiclass margin). Each
+    iteration costs two passes over the ``N x N`` pairs, blocked under
+    ``memory_budget``: per row block, the distances and one coefficient array of the
+    same size (computed in place, with the samples sorted by class), plus ``O(N D)``
+    arrays.
 
     Parameters
     ----------
@@ -184,7 +192,7 @@ class IRelief(BaseRelief):
         metric: str = "manhattan",
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
-        missing: str = "error",
+        missing: str = "expected",
         categorical: Any = None,
     ) -> None:
         super().__init__(
@@ -208,18 +216,26 @@ class IRelief(BaseRelief):
         # samples sorted by class (the margin is a sum over samples): each class is a
         # contiguous run of columns, so the coefficients are scaled in place
         order = np.argsort(y, kind="stable")
-        Z = np.ascontiguousarray(Z[order])
+        Z = Z[order].tocsr() if _issparse(Z) else np.ascontiguousarray(Z[order])
         bounds = np.r_[0, np.cumsum(np.bincount(y, minlength=priors.size))]
+        y = y[order]
+        # missing values: expected differences in the margins (of Z) and in the
+        # weighted distances (of Z * w, rebuilt every iteration: E|w X - w v| is
+        # w E|X - v|, and the squared form scales by w^2)
+        ed_z = self._expected_model(Z, y, priors.size)
+        sparse = _issparse(Z)
         w = np.full(d, 1.0 / np.sqrt(d))
         z = np.zeros(d)
         self.converged_ = False
         self.n_iter_ = 0
         for _ in range(int(self.max_iter)):
             self.n_iter_ += 1
-            Zw = Z * w
+            Zw = Z.multiply(w).tocsr() if _issparse(Z) else Z * w
+            ed_w = None if ed_z is None else self._expected_model(Zw, y, priors.size, always=True)
 
             def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
-                return _irelief_rows(Z, D, a, bounds, sigma)
+                m = _irelief_rows(Z, D, a, bounds, sigma, ed_z)
+                return m.sum(axis=0, keepdims=True) if sparse else m
 
             parts = map_distance_rows(
                 Zw,
@@ -227,7 +243,9 @@ class IRelief(BaseRelief):
                 metric=self.metric,
                 memory_budget=int(self.memory_budget),
                 n_jobs=self.n_jobs,
+                expected=ed_w,
             )
+            # (wide sparse data: block sums, not N x D row margins)
             z = np.concatenate(parts).sum(axis=0) / n
             w_new = positive_unit(z)
             step = float(np.linalg.norm(w_new - w))

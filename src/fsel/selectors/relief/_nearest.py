@@ -12,6 +12,7 @@ import numpy as np
 
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
+    _issparse,
     fits_full,
     full_distance_matrix,
     map_distance_rows,
@@ -19,10 +20,26 @@ from fsel.kernels.distances import (
 from fsel.kernels.neighbors import (
     absdiff_sparse,
     radius_margin_rows,
+    radius_margin_rows_at,
     radius_margin_sum,
     row_mean_std,
 )
 from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
+
+_SAMPLE_DOC = """    sample_size : int, float or None, default=None
+        Reference samples whose margins are averaged: None uses every sample (the
+        classical definition), an int is a count, a float in (0, 1] a fraction of the
+        samples. The references are drawn without replacement with ``random_state``
+        (``check_random_state(random_state).choice(N, m, replace=False)``, sorted);
+        their neighbours are searched among *all* samples, so the cost is
+        ``O(m N D)`` for ``m`` references instead of ``O(N^2 D)``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the reference draw (used only with ``sample_size``).
+"""
+
+#: Bytes per neighbour slot of ReliefF's neighbour lists in flight (index, distance,
+#: coefficient and its repetition, with room for the kernels' copies).
+_LIST_BYTES = 48
 
 __all__ = ["SURF", "MRelief", "MultiSURF", "Relief", "ReliefF"]
 
@@ -42,7 +59,41 @@ def _nearest_hit_miss(idx: np.ndarray, dist: np.ndarray, y: np.ndarray):
     return hit, miss
 
 
-class _OneNeighbour(BaseRelief):
+class _Sampled(BaseRelief):
+    """A Relief estimator with reference samples (``sample_size``, ``random_state``)."""
+
+    def __init__(
+        self,
+        n_features_to_select: int | float | None = None,
+        *,
+        metric: str = "manhattan",
+        n_jobs: int | None = None,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        missing: str = "expected",
+        categorical: Any = None,
+        sample_size: int | float | None = None,
+        random_state: Any = None,
+    ) -> None:
+        super().__init__(
+            n_features_to_select,
+            metric=metric,
+            n_jobs=n_jobs,
+            memory_budget=memory_budget,
+            missing=missing,
+            categorical=categorical,
+        )
+        self.sample_size = sample_size
+        self.random_state = random_state
+
+    def _spans(self, n_ref: int, slots: int) -> list[tuple[int, int]]:
+        """Chunks of reference rows whose neighbour lists (``slots`` per row) fit half
+        the budget."""
+        per = _LIST_BYTES * max(slots, 1)
+        step = max(1, (int(self.memory_budget) // 2) // per)
+        return [(a, min(a + step, n_ref)) for a in range(0, n_ref, step)]
+
+
+class _OneNeighbour(_Sampled):
     """Relief-type margin with one nearest hit and one nearest miss (any class)."""
 
     def _coefficients(self, y: np.ndarray, priors: np.ndarray):  # pragma: no cover
@@ -50,15 +101,45 @@ class _OneNeighbour(BaseRelief):
 
     def _mean_margin(self, Z, y, priors, nominal=None):
         C = priors.size
-        idx, dist = self._knn(Z, y, 1, C)
-        hit, miss = _nearest_hit_miss(idx, dist, y)
-        c_hit, c_miss = self._coefficients(y, priors)
-        nb = np.stack([hit, miss], axis=1)
-        coef = np.stack([c_hit, c_miss], axis=1)
-        self.nearest_hits_ = hit
-        self.nearest_misses_ = miss
+        n = y.size
         budget = int(self.memory_budget)
-        return absdiff_sparse(Z, nb, coef, memory_budget=budget).sum(axis=0) / y.size
+        rows = self._ref_rows
+        ed = self._expected_model(Z, y, C)
+        n_ref = n if rows is None else rows.size
+        sparse = _issparse(Z)
+        # sparse (often wide): the per-row margins are not kept, only chunk sums
+        spans = self._spans(n_ref, C + (Z.shape[1] // 6 if sparse else 0))
+        if rows is None and ed is None and len(spans) == 1 and not sparse:
+            idx, dist = self._knn(Z, y, 1, C)
+            hit, miss = _nearest_hit_miss(idx, dist, y)
+            c_hit, c_miss = self._coefficients(y, priors)
+            nb = np.stack([hit, miss], axis=1)
+            coef = np.stack([c_hit, c_miss], axis=1)
+            self.nearest_hits_ = hit
+            self.nearest_misses_ = miss
+            return absdiff_sparse(Z, nb, coef, memory_budget=budget).sum(axis=0) / y.size
+        ref = np.arange(n) if rows is None else rows
+        self.nearest_hits_ = np.full(n, -1, dtype=np.intp)
+        self.nearest_misses_ = np.full(n, -1, dtype=np.intp)
+        # per-row margins summed once in row order: independent of the chunking
+        out = np.empty((1 if sparse else n_ref, Z.shape[1]))
+        total = np.zeros(Z.shape[1])
+        for a, b in spans:
+            r = ref[a:b]
+            rk = None if rows is None and len(spans) == 1 else r
+            idx, dist = self._knn(Z, y, 1, C, rows=rk, expected=ed, memory_budget=budget // 2)
+            hit, miss = _nearest_hit_miss(idx, dist, y[r])
+            self.nearest_hits_[r] = hit
+            self.nearest_misses_[r] = miss
+            c_hit, c_miss = self._coefficients(y[r], priors)
+            nb = np.stack([hit, miss], axis=1)
+            coef = np.stack([c_hit, c_miss], axis=1)
+            m = absdiff_sparse(Z, nb, coef, rows=r, memory_budget=budget // 2, expected=ed)
+            if sparse:
+                total += m.sum(axis=0)
+            else:
+                out[a:b] = m
+        return (total if sparse else out.sum(axis=0)) / n_ref
 
 
 class Relief(_OneNeighbour):
@@ -79,6 +160,7 @@ class Relief(_OneNeighbour):
     Parameters
     ----------"""
         + _PARAMS_DOC
+        + _SAMPLE_DOC
         + r"""
     Attributes
     ----------
@@ -89,7 +171,8 @@ class Relief(_OneNeighbour):
     margin_ : ndarray of shape (n_features,)
         The mean margin ``mbar`` before the positive part and normalisation.
     nearest_hits_, nearest_misses_ : ndarray of shape (n_samples,)
-        Index of each sample's nearest hit and miss (-1 when none).
+        Index of each sample's nearest hit and miss (-1 when none, and for the
+        samples that are not references when ``sample_size`` is set).
     selection_order_, ranking_, support_, classes_, n_features_in_
 
     References
@@ -130,6 +213,7 @@ class MRelief(_OneNeighbour):
     Parameters
     ----------"""
         + _PARAMS_DOC
+        + _SAMPLE_DOC
         + r"""
     Attributes
     ----------
@@ -158,7 +242,9 @@ class MRelief(_OneNeighbour):
         return -(1.0 - p), p
 
 
-class ReliefF(BaseRelief):
+class ReliefF(_Sampled):
+    _supports_regression = True
+
     __doc__ = (
         r"""ReliefF: ``k`` nearest hits and ``k`` nearest misses of every other class.
 
@@ -174,11 +260,28 @@ class ReliefF(BaseRelief):
     definition as Weka's ReliefF and skrebate's ReliefF (up to the final
     normalisation ``w = (mbar)+/||(mbar)+||``).
 
+    **Regression** (a continuous float target): RReliefF (Robnik-Sikonja & Kononenko
+    2003). For every reference ``R_i`` and its ``k`` nearest samples ``I_j`` (any
+    target value) with influence
+    ``d_ij = exp(-(r_ij/s)^2) / sum_l exp(-(r_il/s)^2)`` (``r_ij`` the rank 1..k of
+    ``I_j``, ``s = k/3``) and ``dtau_ij = |tau_i - tau_j| / (max tau - min tau)``:
+
+    .. math::
+
+        N_{dC} = \sum_{ij} d_{ij} \delta\tau_{ij}, \quad
+        N_{dA} = \sum_{ij} d_{ij} |x_i - x_j|, \quad
+        N_{dC \wedge dA} = \sum_{ij} d_{ij} \delta\tau_{ij} |x_i - x_j|, \quad
+        \bar m = \frac{N_{dC \wedge dA}}{N_{dC}} - \frac{N_{dA} - N_{dC \wedge dA}}{m - N_{dC}}
+
+    with ``m`` the number of references; ``margin_`` is that ``mbar`` and ``classes_``
+    is not set.
+
     Parameters
     ----------
     n_neighbors : int, default=10
         ``k``, neighbours per class."""
         + _PARAMS_DOC
+        + _SAMPLE_DOC
         + r"""
     Attributes
     ----------
@@ -211,8 +314,10 @@ class ReliefF(BaseRelief):
         metric: str = "manhattan",
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
-        missing: str = "error",
+        missing: str = "expected",
         categorical: Any = None,
+        sample_size: int | float | None = None,
+        random_state: Any = None,
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -221,6 +326,8 @@ class ReliefF(BaseRelief):
             memory_budget=memory_budget,
             missing=missing,
             categorical=categorical,
+            sample_size=sample_size,
+            random_state=random_state,
         )
         self.n_neighbors = n_neighbors
 
@@ -230,22 +337,100 @@ class ReliefF(BaseRelief):
         n, C = y.size, priors.size
         # the mean margin is a sum over samples: group them by class for the neighbour
         # kernel (a stable order keeps the index tie-break within every class)
+        if getattr(self, "_y_target", None) is not None:
+            return self._rrelieff(Z, k)
         order = np.argsort(y, kind="stable")
         Z, y = Z[order], y[order]
-        idx = self._knn(Z, y, k, C)[0]
-        found = (idx >= 0).sum(axis=2)  # (n, C)
-        py = priors[y]
+        budget = int(self.memory_budget)
+        rows = self._ref_rows
+        if rows is not None:
+            rows = np.sort(np.argsort(order, kind="stable")[rows])
+        ed = self._expected_model(Z, y, C)
+        n_ref = n if rows is None else rows.size
+        # a class never offers more than its size: with many small classes (one
+        # sample each) the lists hold one slot per class, not k
+        k_eff = max(1, min(k, int(np.bincount(y, minlength=C).max())))
+        sparse = _issparse(Z)
+        # sparse (often wide): the per-row margins are not kept, only chunk sums
+        spans = self._spans(n_ref, C * k_eff + (Z.shape[1] // 6 if sparse else 0))
+        if rows is None and ed is None and len(spans) == 1 and not sparse:
+            idx = self._knn(Z, y, k, C)[0]
+            margins = self._margins(Z, y, priors, idx, None, None, budget)
+            return margins.sum(axis=0) / n
+        ref = np.arange(n) if rows is None else rows
+        # per-row margins summed once in row order: independent of the chunking
+        out = np.empty((1 if sparse else n_ref, Z.shape[1]))
+        total = np.zeros(Z.shape[1])
+        for a, b in spans:
+            r = ref[a:b]
+            rk = None if rows is None and len(spans) == 1 else r
+            idx = self._knn(Z, y, k_eff, C, rows=rk, expected=ed, memory_budget=budget // 2)[0]
+            m = self._margins(Z, y, priors, idx, r, ed, budget // 2)
+            if sparse:
+                total += m.sum(axis=0)
+            else:
+                out[a:b] = m
+        return (total if sparse else out.sum(axis=0)) / n_ref
+
+    def _rrelieff(self, Z, k):
+        """RReliefF's weights for a continuous target (see the class docstring)."""
+        t = self._y_target
+        n, d = Z.shape[0], Z.shape[1]
+        budget = int(self.memory_budget)
+        y0 = np.zeros(n, dtype=np.intp)
+        rows = self._ref_rows
+        ref = np.arange(n) if rows is None else rows
+        ed = self._expected_model(Z, y0, 1)
+        k_eff = max(1, min(k, n - 1))
+        sig = k_eff / 3.0
+        spans = self._spans(ref.size, 2 * k_eff + (d // 6 if _issparse(Z) else 0))
+        span_t = float(np.ptp(t))
+        n_dc = 0.0
+        n_da = np.zeros(d)
+        n_dcda = np.zeros(d)
+        for a, b in spans:
+            r = ref[a:b]
+            rk = None if rows is None and len(spans) == 1 else r
+            idx = self._knn(Z, y0, k_eff, 1, rows=rk, expected=ed, memory_budget=budget // 2)[0]
+            idx = idx[:, 0, :]  # (rows, k): nearest first, -1 past the end
+            found = idx >= 0
+            rank = np.arange(1, k_eff + 1, dtype=np.float64)
+            infl = np.where(found, np.exp(-((rank / sig) ** 2))[None, :], 0.0)
+            infl /= infl.sum(axis=1, keepdims=True)
+            dt = np.where(found, np.abs(t[r][:, None] - t[np.maximum(idx, 0)]) / span_t, 0.0)
+            n_dc += float(np.sum(dt * infl))
+            rr = None if rk is None else r
+            n_da += absdiff_sparse(
+                Z, idx, infl, rows=rr, memory_budget=budget // 2, expected=ed
+            ).sum(axis=0)
+            n_dcda += absdiff_sparse(
+                Z, idx, dt * infl, rows=rr, memory_budget=budget // 2, expected=ed
+            ).sum(axis=0)
+        m = float(ref.size)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            first = n_dcda / n_dc if n_dc > 0 else np.zeros(d)
+            second = (n_da - n_dcda) / (m - n_dc) if m - n_dc > 0 else np.zeros(d)
+        return first - second
+
+    @staticmethod
+    def _margins(Z, y, priors, idx, rows, ed, budget):
+        """Per-row margins of the rows ``rows`` (None: all) from their neighbour lists."""
+        m, C, k = idx.shape
+        yr = y if rows is None else y[rows]
+        ar = np.arange(m)
+        found = (idx >= 0).sum(axis=2)  # (m, C)
+        py = priors[yr]
         with np.errstate(divide="ignore", invalid="ignore"):
             cls_coef = np.where(found > 0, (priors[None, :] / (1.0 - py[:, None])) / found, 0.0)
-            hit_coef = np.where(found[np.arange(n), y] > 0, -1.0 / found[np.arange(n), y], 0.0)
-        cls_coef[np.arange(n), y] = hit_coef
-        coef = np.repeat(cls_coef, k, axis=1)  # (n, C*k) matching idx.reshape(n, C*k)
-        budget = int(self.memory_budget)
-        margins = absdiff_sparse(Z, idx.reshape(n, C * k), coef, memory_budget=budget)
-        return margins.sum(axis=0) / n
+            hit_coef = np.where(found[ar, yr] > 0, -1.0 / found[ar, yr], 0.0)
+        cls_coef[ar, yr] = hit_coef
+        coef = np.repeat(cls_coef, k, axis=1)  # (m, C*k) matching idx.reshape(m, C*k)
+        return absdiff_sparse(
+            Z, idx.reshape(m, C * k), coef, rows=rows, memory_budget=budget, expected=ed
+        )
 
 
-class _RadiusRelief(BaseRelief):
+class _RadiusRelief(_Sampled):
     """SURF-type margin: every neighbour closer than a threshold."""
 
     def _thresholds(self, a: int, b: int, D: np.ndarray, n: int) -> np.ndarray:  # pragma: no cover
@@ -254,9 +439,17 @@ class _RadiusRelief(BaseRelief):
     def _prepare(self, Z, D_full):  # hook for SURF's global threshold
         return None
 
+    def _thresholds_at(
+        self, selfs: np.ndarray, D: np.ndarray, n: int
+    ) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
     def _mean_margin(self, Z, y, priors, nominal=None):
         n = y.size
         budget = int(self.memory_budget)
+        rows = self._ref_rows
+        if rows is not None or _issparse(Z) or np.isnan(Z).any():
+            return self._mean_margin_at(Z, y, priors, rows)
         if fits_full(n, budget):
             # the mean margin is a sum over samples: group them by class (the compiled
             # pair kernel then sets weights run by run) and visit every pair once
@@ -281,6 +474,40 @@ class _RadiusRelief(BaseRelief):
         # per-row margins, summed in row order: independent of the block partition
         return np.concatenate(parts).sum(axis=0) / n
 
+    def _mean_margin_at(self, Z, y, priors, rows):
+        """Reference rows and/or missing values: row blocks of the references against
+        all samples, margins with the expected differences."""
+        n = y.size
+        C = priors.size
+        budget = int(self.memory_budget)
+        order = np.argsort(y, kind="stable")
+        Z, y = Z[order], y[order]
+        if rows is not None:
+            rows = np.sort(np.argsort(order, kind="stable")[rows])
+        ref = np.arange(n) if rows is None else rows
+        ed = self._expected_model(Z, y, C, always=True)
+        self._prepare_at(Z, ref, ed)
+
+        def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
+            selfs = ref[a:b]
+            T = self._thresholds_at(selfs, D, n)
+            m = radius_margin_rows_at(ed, selfs, D, T, y, priors, memory_budget=budget, X=Z)
+            return m.sum(axis=0)
+
+        parts = map_distance_rows(
+            Z,
+            fn,
+            metric=self.metric,
+            memory_budget=budget,
+            n_jobs=self.n_jobs,
+            expected=ed,
+            rows=rows,
+        )
+        return np.sum(parts, axis=0) / ref.size
+
+    def _prepare_at(self, Z, ref, ed):  # hook for SURF's global threshold
+        return None
+
 
 class SURF(_RadiusRelief):
     __doc__ = (
@@ -294,11 +521,14 @@ class SURF(_RadiusRelief):
 
     where ``H`` (``M_c``) are the samples of the same class (of class ``c``) with
     ``d(x_n, x_j) < T`` (Greene et al. 2009). An empty set contributes 0. The class
-    weighting is ReliefF's, so binary and multiclass data are treated alike.
+    weighting is ReliefF's, so binary and multiclass data are treated alike. With
+    ``sample_size``, ``T`` is the mean distance of the references to all other samples
+    and the margins are averaged over the references.
 
     Parameters
     ----------"""
         + _PARAMS_DOC
+        + _SAMPLE_DOC
         + r"""
     Attributes
     ----------
@@ -340,6 +570,22 @@ class SURF(_RadiusRelief):
     def _thresholds(self, a, b, D, n):
         return np.full(b - a, self.threshold_)
 
+    def _prepare_at(self, Z, ref, ed):
+        n = Z.shape[0]
+        parts = map_distance_rows(
+            Z,
+            lambda a, b, D: D.sum(axis=1),
+            metric=self.metric,
+            memory_budget=int(self.memory_budget),
+            n_jobs=self.n_jobs,
+            expected=ed,
+            rows=None if ref.size == n else ref,
+        )
+        self.threshold_ = float(np.concatenate(parts).sum() / (ref.size * (n - 1)))
+
+    def _thresholds_at(self, selfs, D, n):
+        return np.full(selfs.size, self.threshold_)
+
 
 class MultiSURF(_RadiusRelief):
     __doc__ = (
@@ -358,6 +604,7 @@ class MultiSURF(_RadiusRelief):
     Parameters
     ----------"""
         + _PARAMS_DOC
+        + _SAMPLE_DOC
         + r"""
     Attributes
     ----------
@@ -385,3 +632,15 @@ class MultiSURF(_RadiusRelief):
     def _thresholds(self, a, b, D, n):
         mean, std = row_mean_std(D, a)
         return mean - 0.5 * std
+
+    def _thresholds_at(self, selfs, D, n):
+        rows = D.shape[0]
+        mean = D.sum(axis=1) / (n - 1)  # the row's own entry is 0
+        var = np.empty(rows)
+        step = max(1, -(-rows // 8))  # one temporary of an eighth of the block
+        for a in range(0, rows, step):
+            b = min(a + step, rows)
+            tmp = D[a:b] - mean[a:b, None]
+            tmp[np.arange(b - a), selfs[a:b]] = 0.0
+            var[a:b] = np.einsum("ij,ij->i", tmp, tmp) / (n - 1)
+        return mean - 0.5 * np.sqrt(var)

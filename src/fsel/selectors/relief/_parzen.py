@@ -7,11 +7,17 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, effective_n_jobs
-from fsel.kernels.neighbors import GAUSS_TOL, gaussian_class_sums
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _issparse, effective_n_jobs
+from fsel.kernels.neighbors import GAUSS_TOL, gaussian_class_sums, gaussian_hit_total_sums
 from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
 
-__all__ = ["SIGMA_RULES", "PRelief", "parzen_mean_margin", "silverman_bandwidth"]
+__all__ = [
+    "SIGMA_RULES",
+    "PRelief",
+    "expected_pair_sums",
+    "parzen_mean_margin",
+    "silverman_bandwidth",
+]
 
 SIGMA_RULES = ("silverman", "paper")
 PAPER_SIGMA = 0.01
@@ -37,6 +43,49 @@ def silverman_bandwidth(Z: np.ndarray) -> np.ndarray:
     spread = np.where(iqr > 0, np.minimum(sd, iqr), sd)
     h = 0.9 * spread * n ** (-0.2)
     return np.where(h > 0, h, 1.0)
+
+
+def expected_pair_sums(K: np.ndarray, observed: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    r"""Class-pair kernel sums over all samples when some values are missing.
+
+    ``K[c, c']`` sums the kernel over the pairs of *observed* values (self pairs
+    included), ``observed[c]`` and ``counts[c]`` are the observed and total members
+    of class ``c``. A missing value is replaced by the expectation over its class's
+    observed values (the pooled observed values when its class has none), so every
+    pair with a hole contributes the expected kernel value:
+
+    .. math:: S = W K W^T, \quad W_{cc} = n_c / o_c \;\; (o_c > 0), \quad
+              W_{cu} = n_c / o \;\; (o_c = 0, o_u > 0)
+
+    plus, on the diagonal, ``m_c (1 - S_cc / n_c^2)``: the ``m_c`` missing samples'
+    self pairs are exactly 1, not the expectation over two independent draws.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.array([[2.0, 0.5], [0.5, 1.0]])  # class 0: two observed, class 1: one
+    >>> expected_pair_sums(K, np.array([2, 1]), np.array([2, 2])).round(3).tolist()
+    [[2.0, 1.0], [1.0, 4.0]]
+    """
+    K = np.asarray(K, dtype=np.float64)
+    o = np.asarray(observed, dtype=np.float64)
+    nc = np.asarray(counts, dtype=np.float64)
+    C = nc.size
+    o_tot = o.sum()
+    if o_tot == 0:
+        return np.zeros((C, C))
+    W = np.zeros((C, C))
+    for c in range(C):
+        if o[c] > 0:
+            W[c, c] = nc[c] / o[c]
+        else:
+            W[c, o > 0] = nc[c] / o_tot
+    S = W @ K @ W.T
+    diag = np.diagonal(S).copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fix = np.where(nc > 0, (nc - o) * (1.0 - diag / nc**2), 0.0)
+    S[np.arange(C), np.arange(C)] = diag + fix
+    return S
 
 
 def parzen_mean_margin(S: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -72,7 +121,11 @@ class PRelief(BaseRelief):
     with ``Omega^o_n`` the other samples of the class of ``x_n`` and ``Omega^e_n`` the
     samples of the other classes (Yang & Hu 2012, eq. 14), on min-max scaled features;
     ``w = (mbar)+ / ||(mbar)+||``. Nominal features use the indicator kernel
-    ``[a_d = b_d]``.
+    ``[a_d = b_d]``. With ``missing="expected"`` a missing value enters every kernel
+    sum as the *expected* kernel value over the observed values of its class (the
+    pooled observed values when the class has none): the class-pair sums become
+    :func:`expected_pair_sums` of the observed ones, and Silverman's width is taken
+    from the observed values.
 
     Computation: the sums are one-dimensional, so they are evaluated per feature by a
     1-D fast Gauss transform on the sorted distinct values
@@ -106,8 +159,11 @@ class PRelief(BaseRelief):
 
     Notes
     -----
-    ``metric`` and ``memory_budget`` are accepted for a uniform interface but unused:
-    P-Relief needs no distances in the full feature space.
+    ``metric`` is accepted for a uniform interface but unused: P-Relief needs no
+    distances in the full feature space. ``memory_budget`` bounds the class-pair tables:
+    when ``C x C`` tables per feature (or ``N x C`` work arrays) would take more than a
+    quarter of it, only their diagonals and row sums are computed
+    (:func:`fsel.kernels.neighbors.gaussian_hit_total_sums`), in ``O(N)`` memory.
 
     References
     ----------
@@ -135,7 +191,7 @@ class PRelief(BaseRelief):
         metric: str = "manhattan",
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
-        missing: str = "error",
+        missing: str = "expected",
         categorical: Any = None,
     ) -> None:
         super().__init__(
@@ -151,12 +207,18 @@ class PRelief(BaseRelief):
     #: absolute tolerance of each per-sample kernel mean
     tolerance = GAUSS_TOL
 
-    def _sigmas(self, Z: np.ndarray) -> np.ndarray:
+    def _sigmas(self, Z: np.ndarray, holes: np.ndarray | None = None) -> np.ndarray:
         s = self.sigma
         d = Z.shape[1]
         if isinstance(s, str):
             if s == "silverman":
-                return silverman_bandwidth(Z)
+                if holes is None:
+                    return silverman_bandwidth(Z)
+                out = np.ones(d)
+                for j in range(d):
+                    v = Z[~holes[:, j], j]
+                    out[j] = silverman_bandwidth(v[:, None])[0] if v.size else 1.0
+                return out
             if s == "paper":
                 return np.full(d, PAPER_SIGMA)
             raise ValueError(
@@ -172,13 +234,59 @@ class PRelief(BaseRelief):
         return arr
 
     def _mean_margin(self, Z, y, priors, nominal=None):
+        if not _issparse(Z):
+            return self._mean_margin_dense(Z, y, priors, nominal)
+        # sparse: one densified column (N values) at a time; P-Relief is per feature
+        Zc = Z.tocsc()
+        d = Zc.shape[1]
+        fixed = None if isinstance(self.sigma, str) and self.sigma == "silverman" else True
+        sig_all = self._sigmas(np.zeros((1, d))) if fixed else np.ones(d)
+        mbar = np.zeros(d)
+        for j in range(d):
+            col = Zc[:, [j]].toarray()
+            sj = sig_all[j : j + 1] if fixed else silverman_bandwidth(col)
+            sig_all[j] = sj[0]
+            mbar[j] = self._mean_margin_dense(col, y, priors, None, sig=sj)[0]
+        self.sigma_ = sig_all
+        return mbar
+
+    def _mean_margin_dense(self, Z, y, priors, nominal=None, sig=None):
         n, d = Z.shape
         C = priors.size
-        sig = self._sigmas(Z)
+        holes = np.isnan(Z)
+        hole_cols = holes.any(axis=0)
+        if sig is None:
+            sig = self._sigmas(Z, holes if hole_cols.any() else None)
         self.sigma_ = sig
         counts = np.bincount(y, minlength=C)
         nominal = np.zeros(d, bool) if nominal is None else nominal
+        budget = int(self.memory_budget)
+        if 8 * C * max(n, d * C) > budget // 4:
+            # many classes (e.g. one sample each): no C x C table, only its diagonal
+            # and row sums (all the margin needs), in O(N) memory per feature
+            if hole_cols.any():
+                raise ValueError(
+                    f"PRelief: missing='expected' with {C} classes needs {C} x {C} "
+                    f"tables per feature, more than a quarter of memory_budget={budget}; "
+                    "raise memory_budget or impute"
+                )
+            return self._margin_many_classes(Z, y, sig, nominal, counts)
         S = np.zeros((d, C, C))
+        for j in np.flatnonzero(hole_cols):
+            obs = ~holes[:, j]
+            if nominal[j]:
+                _, inv = np.unique(Z[obs, j], return_inverse=True)
+                oh = np.zeros((int(obs.sum()), C))
+                oh[np.arange(oh.shape[0]), y[obs]] = 1.0
+                cnt = np.zeros((int(inv.max()) + 1 if inv.size else 0, C))
+                np.add.at(cnt, inv.reshape(-1), oh)
+                K = cnt.T @ cnt
+            elif obs.any():
+                K = gaussian_class_sums(Z[obs, j : j + 1], y[obs], sig[j : j + 1], n_classes=C)[0]
+            else:
+                continue
+            S[j] = expected_pair_sums(K, np.bincount(y[obs], minlength=C), counts)
+        nominal = nominal | hole_cols  # the columns with holes are done
         cont = np.flatnonzero(~nominal)
         workers = effective_n_jobs(self.n_jobs)
         if cont.size:
@@ -194,9 +302,37 @@ class PRelief(BaseRelief):
                 S[ch] = r
         onehot = np.zeros((n, C))
         onehot[np.arange(n), y] = 1.0
-        for j in np.flatnonzero(nominal):
+        for j in np.flatnonzero(nominal & ~hole_cols):
             _, inv = np.unique(Z[:, j], return_inverse=True)
             cnt = np.zeros((int(inv.max()) + 1, C))
             np.add.at(cnt, inv.reshape(-1), onehot)
             S[j] = cnt.T @ cnt
         return parzen_mean_margin(S, counts)
+
+    def _margin_many_classes(self, Z, y, sig, nominal, counts):
+        d = Z.shape[1]
+        C = counts.size
+        hits = np.zeros((d, C))
+        totals = np.zeros((d, C))
+        cont = np.flatnonzero(~nominal)
+        if cont.size:
+            hits[cont], totals[cont] = gaussian_hit_total_sums(
+                Z[:, cont], y, sig[cont], n_classes=C
+            )
+        for j in np.flatnonzero(nominal):
+            _, inv = np.unique(Z[:, j], return_inverse=True)
+            inv = inv.reshape(-1)
+            level_n = np.bincount(inv)
+            # same-level pairs: per class, sum over levels of (members at the level)^2
+            key = y * level_n.size + inv
+            ck = np.bincount(key).astype(np.float64)
+            hits[j] = np.bincount(np.arange(ck.size) // level_n.size, weights=ck * ck, minlength=C)[
+                :C
+            ]
+            totals[j] = np.bincount(y, weights=level_n[inv].astype(np.float64), minlength=C)
+        N = counts.sum()
+        cf = counts.astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            hit = np.where(counts > 1, (hits - cf) / (cf - 1), 0.0)
+            other = (totals - hits) / (N - cf)
+        return (hit - other).sum(axis=1) / N

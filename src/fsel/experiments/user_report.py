@@ -1,0 +1,865 @@
+"""The feature report: which features of a table matter, how sure, how stable, and whether
+keeping them pays off, on one page (``fsel report DATA --target y`` / :func:`report`).
+
+For a table ``X`` and a target ``y`` the report runs several selection methods (by
+default information criteria, the Relief family and a ranking index) and collects:
+
+* the **data summary** (rows, features, classes or target range, missing values, types);
+* each method's **selection** on the whole table (features in order, with scores and
+  the run time);
+* their **agreement**: a features x methods matrix of ranks, and methods x methods
+  Kuncheva and Jaccard indices of the selected sets;
+* their **stability** under ``n_bootstraps`` bootstrap samples (one resampling engine,
+  :func:`fsel.meta.resampling.selection_matrix`): Nogueira et al.'s estimate with its
+  confidence interval and the per-feature selection frequencies;
+* **how sure**: the NPFS test (Ditzler et al. 2015, :func:`fsel.meta.npfs.npfs_test`)
+  on the bootstrap selections of the first method: p-values, the threshold, the
+  relevant set;
+* **is it worth it**: the cross-validated accuracy and balanced error rate (R^2 for a
+  regression target) of a 5-nearest-neighbour model against the number of features
+  kept, the selection repeated inside every training fold (no selection bias), with the
+  all-features baseline.
+
+Every unit of work (one method on the table, one method's bootstraps, one method on
+one fold) goes through :class:`fsel.experiments.cache.ResultCache`, so an interrupted
+report resumes; a progress bar is drawn on stderr (:mod:`fsel.utils.progress`). The
+page is written with the toolkit of :mod:`fsel.experiments.html` (figures embedded, no
+network); figures need matplotlib (``pip install 'fsel[plot]'``).
+"""
+
+from __future__ import annotations
+
+import platform
+import shlex
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fsel._version import __version__
+
+__all__ = [
+    "DEFAULT_METHODS",
+    "CurveResult",
+    "DataSummary",
+    "FeatureReport",
+    "MethodSelection",
+    "report",
+]
+
+#: Methods run when none are named: information criteria, the Relief family and a
+#: ranking index for class labels; ranking indices for a numeric (regression) target.
+DEFAULT_METHODS: dict[str, tuple[str, ...]] = {
+    "classification": ("jmi", "mrmr", "cmim", "relieff", "multisurf", "k3"),
+    "regression": ("k3", "in", "chi2", "mi-index"),
+}
+_N_NEIGHBORS = 5
+
+
+# --------------------------------------------------------------------------- results
+@dataclass
+class DataSummary:
+    """What the table holds.
+
+    Attributes
+    ----------
+    n_samples, n_features : int
+    task : {"classification", "regression"}
+    feature_names : list of str
+    feature_types : list of str
+        ``"numeric"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per feature.
+    missing : ndarray of int, shape (n_features,)
+        Missing values (NaN or None) per feature.
+    classes : list of (label, count)
+        Class labels and their counts (empty for a regression target).
+    target_range : tuple of float or None
+        ``(min, median, max)`` of a regression target.
+    """
+
+    n_samples: int
+    n_features: int
+    task: str
+    feature_names: list[str]
+    feature_types: list[str]
+    missing: np.ndarray
+    classes: list[tuple[str, int]] = field(default_factory=list)
+    target_range: tuple[float, float, float] | None = None
+
+    @property
+    def n_missing(self) -> int:
+        return int(self.missing.sum())
+
+
+@dataclass
+class MethodSelection:
+    """One method's selection on the whole table.
+
+    Attributes
+    ----------
+    method : str
+    features : ndarray of int
+        Selected features in selection (rank) order.
+    scores : ndarray of float
+        The score of each selected feature (per-step criterion value for greedy
+        methods, weight or index value for rankers).
+    seconds : dict of str to float
+        Compute seconds of the fit on the whole table, the bootstraps and the
+        cross-validation.
+    """
+
+    method: str
+    features: np.ndarray
+    scores: np.ndarray
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class CurveResult:
+    """Cross-validated score against the number of features kept.
+
+    ``n_kept[j]`` features give per-fold scores ``scores[:, j]`` (accuracy, or R^2 for a
+    regression target) and balanced error rates ``ber[:, j]`` (NaN for regression).
+    """
+
+    n_kept: np.ndarray
+    scores: np.ndarray
+    ber: np.ndarray
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.scores.mean(axis=0)
+
+    @property
+    def std(self) -> np.ndarray:
+        return self.scores.std(axis=0)
+
+    @property
+    def ber_mean(self) -> np.ndarray:
+        return self.ber.mean(axis=0)
+
+    @property
+    def ber_std(self) -> np.ndarray:
+        return self.ber.std(axis=0)
+
+
+# --------------------------------------------------------------------------- input
+def _infer_task(y: np.ndarray) -> str:
+    """Regression for a float target with fractional values or more than 20 levels."""
+    if y.dtype.kind == "f":
+        finite = y[np.isfinite(y)]
+        if finite.size and (np.any(finite != np.round(finite)) or np.unique(finite).size > 20):
+            return "regression"
+    return "classification"
+
+
+def _column_arrays(X: Any) -> tuple[list[str] | None, list[np.ndarray]]:
+    from fsel.utils.validation import is_dataframe
+
+    if is_dataframe(X):
+        return [str(c) for c in X.columns], [X[c].to_numpy() for c in X.columns]
+    arr = np.asarray(X)
+    if arr.ndim != 2:
+        raise ValueError(f"fsel.report: X must be a 2-D table, got shape {arr.shape}")
+    return None, [arr[:, j] for j in range(arr.shape[1])]
+
+
+def _is_missing(col: np.ndarray) -> np.ndarray:
+    if col.dtype.kind == "f":
+        return np.isnan(col)
+    if col.dtype.kind == "O":
+        return np.array([v is None or (isinstance(v, float) and v != v) for v in col.tolist()])
+    return np.zeros(col.shape[0], dtype=bool)
+
+
+def _numeric_column(col: np.ndarray, categorical: bool) -> tuple[np.ndarray, str]:
+    """Float values (NaN where missing; codes for categorical columns) and the type."""
+    miss = _is_missing(col)
+    if col.dtype.kind == "b":
+        return col.astype(np.float64), "binary"
+    kind = getattr(col.dtype, "kind", "O")
+    if not categorical and kind in "iuf":
+        vals = col.astype(np.float64)
+        obs = vals[~miss]
+        levels = np.unique(obs).size
+        if kind in "iu" or (obs.size and np.all(obs == np.round(obs))):
+            return vals, "binary" if levels <= 2 else "integer"
+        return vals, "numeric"
+    if not categorical:
+        try:
+            vals = np.array([np.nan if m else float(v) for v, m in zip(col, miss, strict=True)])
+            return vals, "numeric"
+        except (TypeError, ValueError):
+            categorical = True
+    out = np.full(col.shape[0], np.nan)
+    if (~miss).any():
+        _, codes = np.unique(col[~miss].astype(str), return_inverse=True)
+        out[~miss] = codes.reshape(-1)
+    return out, "categorical"
+
+
+def _prepare(
+    X: Any, y: Any, feature_names: Any, categorical: Any, task: str
+) -> tuple[np.ndarray, np.ndarray, DataSummary, list[int]]:
+    """The numeric table (NaN kept), the validated target, the data summary and the
+    categorical columns."""
+    from fsel.utils.validation import check_target
+
+    names, cols = _column_arrays(X)
+    n_features = len(cols)
+    n_samples = len(cols[0]) if cols else 0
+    if n_samples == 0 or n_features == 0:
+        raise ValueError(f"fsel.report: X is empty (shape ({n_samples}, {n_features}))")
+    if feature_names is not None:
+        names = [str(n) for n in feature_names]
+        if len(names) != n_features:
+            raise ValueError(f"fsel.report: {len(names)} feature names for {n_features} features")
+    if names is None:
+        names = [f"x{j}" for j in range(n_features)]
+    cat: set[int] = set()
+    for c in [] if categorical is None else list(categorical):
+        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            if not 0 <= int(c) < n_features:
+                raise ValueError(f"fsel.report: categorical column {c} is out of range")
+            cat.add(int(c))
+        elif str(c) in names:
+            cat.add(names.index(str(c)))
+        else:
+            raise ValueError(f"fsel.report: categorical column {c!r} is not a feature")
+    if hasattr(X, "columns"):  # pandas category, polars Categorical/Enum columns
+        for j, c in enumerate(X.columns):
+            if str(X[c].dtype).startswith(("category", "Categorical", "Enum")):
+                cat.add(j)
+    values = np.empty((n_samples, n_features))
+    types = []
+    missing = np.zeros(n_features, dtype=np.int64)
+    for j, col in enumerate(cols):
+        values[:, j], t = _numeric_column(np.asarray(col), j in cat)
+        if t == "categorical":
+            cat.add(j)
+        types.append(t)
+        missing[j] = int(np.isnan(values[:, j]).sum())
+    y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if task == "auto":
+        task = _infer_task(y_arr.ravel() if y_arr.ndim == 2 else y_arr)
+    if task not in ("classification", "regression"):
+        raise ValueError(f"task must be 'auto', 'classification' or 'regression', got {task!r}")
+    y_out, classes = check_target(y_arr, n_samples, kind=task, estimator_name="fsel.report")
+    summary = DataSummary(n_samples, n_features, task, names, types, missing)
+    if task == "classification":
+        assert classes is not None
+        counts = np.bincount(y_out, minlength=classes.size)
+        summary.classes = [(str(c), int(n)) for c, n in zip(classes, counts, strict=True)]
+        y_arr = y_arr.ravel()
+    else:
+        summary.target_range = (
+            float(np.min(y_out)),
+            float(np.median(y_out)),
+            float(np.max(y_out)),
+        )
+        y_arr = y_out
+    return values, y_arr, summary, sorted(cat)
+
+
+# --------------------------------------------------------------------------- units
+def _make_selector(method: str, k: int, categorical: list[int], seed: int) -> Any:
+    from fsel._registry import get_method
+
+    est = get_method(method).make(n_features_to_select=k)
+    params = est.get_params(deep=False)
+    extra: dict[str, Any] = {}
+    if categorical and "categorical" in params:
+        extra["categorical"] = list(categorical)
+    if "random_state" in params:
+        extra["random_state"] = seed
+    return est.set_params(**extra) if extra else est
+
+
+def _fit_unit(selector: Any, X: Any, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from sklearn.base import clone
+
+    from fsel.api import result_from_estimator
+
+    res = result_from_estimator("", clone(selector).fit(X, y))
+    return np.asarray(res.features, dtype=np.intp), np.asarray(res.scores, dtype=float)
+
+
+def _model(task: str) -> Any:
+    from sklearn.impute import SimpleImputer
+    from sklearn.neighbors import KNeighborsClassifier, KNeighborsRegressor
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    est = (
+        KNeighborsClassifier(_N_NEIGHBORS)
+        if task == "classification"
+        else KNeighborsRegressor(_N_NEIGHBORS)
+    )
+    return make_pipeline(
+        SimpleImputer(strategy="median", keep_empty_features=True), StandardScaler(), est
+    )
+
+
+def _score_features(
+    values: np.ndarray,
+    y: np.ndarray,
+    train: np.ndarray,
+    test: np.ndarray,
+    features: np.ndarray,
+    task: str,
+) -> tuple[float, float]:
+    """(accuracy or R^2, balanced error rate or NaN) of the model on ``features``."""
+    from sklearn.base import clone
+    from sklearn.metrics import r2_score
+
+    from fsel.experiments.protocols import balanced_error_rate
+
+    cols = np.asarray(features, dtype=np.intp)
+    model = clone(_model(task)).fit(values[np.ix_(train, cols)], y[train])
+    pred = model.predict(values[np.ix_(test, cols)])
+    if task == "classification":
+        return float(np.mean(pred == y[test])), balanced_error_rate(y[test], pred)
+    return float(r2_score(y[test], pred)), float("nan")
+
+
+def _cv_unit(
+    selector: Any | None,
+    X: Any,
+    values: np.ndarray,
+    y: np.ndarray,
+    train: np.ndarray,
+    k: int,
+    task: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Select on the training rows (``selector`` None: all features), then score the
+    model on the held-out rows with the first 1..k selected features."""
+    from fsel.meta.resampling import _rows
+
+    test = np.setdiff1d(np.arange(values.shape[0]), train)
+    if selector is None:
+        acc, ber = _score_features(values, y, train, test, np.arange(values.shape[1]), task)
+        return np.array([acc]), np.array([ber])
+    order, _ = _fit_unit(selector, _rows(X, train), y[train])
+    accs, bers = np.full(k, np.nan), np.full(k, np.nan)
+    for m in range(1, min(k, order.size) + 1):
+        accs[m - 1], bers[m - 1] = _score_features(values, y, train, test, order[:m], task)
+    return accs, bers
+
+
+# --------------------------------------------------------------------------- report
+@dataclass
+class FeatureReport:
+    """The outcome of :func:`report`; ``.save(DIR)`` writes the page,
+    ``_repr_html_`` shows it inline in Jupyter.
+
+    Attributes
+    ----------
+    summary : DataSummary
+    methods : list of str
+        The methods that ran, in the order given (the first one is tested by NPFS).
+    k : int
+        Features each method selects.
+    selections : dict of str to MethodSelection
+    errors : dict of str to str
+        Methods that failed on this table, with their one-line error.
+    bootstrap_matrices : dict of str to ndarray of bool, shape (n_features, n_bootstraps)
+    frequencies : dict of str to ndarray, shape (n_features,)
+        Fraction of the bootstraps that selected each feature.
+    stability : dict of str to NogueiraStability or None
+        Nogueira et al.'s estimate with its 95% confidence interval.
+    kuncheva, jaccard : ndarray of shape (n_methods, n_methods)
+        Agreement of the methods' selections on the whole table (Kuncheva is NaN where
+        the subset sizes differ or ``k`` equals the number of features).
+    npfs : NPFSResult or None
+        The NPFS test on the first method's bootstrap selections (None when ``k``
+        equals the number of features).
+    curves : dict of str to CurveResult
+    baseline : CurveResult
+        The model on all features (``n_kept`` is ``[n_features]``).
+    params : dict
+        Every setting of the run (methods, k, bootstraps, alpha, folds, seed).
+    command : str
+        How to make this report again.
+    version : str
+        The fsel version that made it.
+    seconds : float
+        Wall time of the run.
+    """
+
+    summary: DataSummary
+    methods: list[str]
+    k: int
+    selections: dict[str, MethodSelection]
+    errors: dict[str, str]
+    bootstrap_matrices: dict[str, np.ndarray]
+    frequencies: dict[str, np.ndarray]
+    stability: dict[str, Any]
+    kuncheva: np.ndarray
+    jaccard: np.ndarray
+    npfs: Any
+    curves: dict[str, CurveResult]
+    baseline: CurveResult
+    params: dict[str, Any]
+    command: str
+    version: str = __version__
+    seconds: float = 0.0
+
+    # ------------------------------------------------------------------ derived
+    @property
+    def ok_methods(self) -> list[str]:
+        """The methods that ran without error."""
+        return [m for m in self.methods if m in self.selections]
+
+    def name(self, j: int) -> str:
+        return self.summary.feature_names[int(j)]
+
+    @property
+    def consensus(self) -> np.ndarray:
+        """Features every method selected on the whole table (in the first method's
+        order)."""
+        ok = self.ok_methods
+        if not ok:
+            return np.array([], dtype=np.intp)
+        common = set(self.selections[ok[0]].features.tolist())
+        for m in ok[1:]:
+            common &= set(self.selections[m].features.tolist())
+        return np.array([f for f in self.selections[ok[0]].features if f in common], np.intp)
+
+    def rank_matrix(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(features, ranks)``: the features any method selected, and their rank
+        (1 = first) in each method's selection (NaN: not selected), rows sorted by the
+        number of methods that selected them, then by mean rank."""
+        ok = self.ok_methods
+        feats = sorted({int(f) for m in ok for f in self.selections[m].features})
+        R = np.full((len(feats), len(ok)), np.nan)
+        pos = {f: i for i, f in enumerate(feats)}
+        for j, m in enumerate(ok):
+            for r, f in enumerate(self.selections[m].features):
+                R[pos[int(f)], j] = r + 1
+        if not feats:
+            return np.array([], dtype=np.intp), R
+        n_sel = np.sum(~np.isnan(R), axis=1)
+        mean_rank = np.nanmean(np.where(np.isnan(R), self.k + 1, R), axis=1)
+        order = np.lexsort((np.asarray(feats), mean_rank, -n_sel))
+        return np.asarray(feats, dtype=np.intp)[order], R[order]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dictionary of every number on the page."""
+        s = self.summary
+        ok = self.ok_methods
+
+        def fl(a: Any) -> Any:
+            return [None if not np.isfinite(v) else round(float(v), 6) for v in np.ravel(a)]
+
+        out: dict[str, Any] = {
+            "fsel_version": self.version,
+            "command": self.command,
+            "params": self.params,
+            "seconds": round(self.seconds, 2),
+            "data": {
+                "n_samples": s.n_samples,
+                "n_features": s.n_features,
+                "task": s.task,
+                "classes": dict(s.classes),
+                "target_range": s.target_range,
+                "missing": int(s.n_missing),
+                "features": [
+                    {"name": n, "type": t, "missing": int(mv)}
+                    for n, t, mv in zip(s.feature_names, s.feature_types, s.missing, strict=True)
+                ],
+            },
+            "errors": self.errors,
+            "methods": {},
+            "agreement": {
+                "methods": ok,
+                "kuncheva": [fl(r) for r in self.kuncheva],
+                "jaccard": [fl(r) for r in self.jaccard],
+            },
+            "consensus": [self.name(f) for f in self.consensus],
+            "baseline": {
+                "n_features": s.n_features,
+                "score": fl(self.baseline.mean)[0],
+                "score_std": fl(self.baseline.std)[0],
+                "ber": fl(self.baseline.ber_mean)[0],
+            },
+        }
+        for m in ok:
+            sel = self.selections[m]
+            st = self.stability.get(m)
+            cur = self.curves.get(m)
+            out["methods"][m] = {
+                "features": [
+                    {"rank": r + 1, "index": int(f), "name": self.name(f), "score": float(v)}
+                    for r, (f, v) in enumerate(zip(sel.features, sel.scores, strict=True))
+                ],
+                "seconds": {key: round(v, 3) for key, v in sel.seconds.items()},
+                "stability": None
+                if st is None
+                else {"nogueira": st.stability, "lower": st.lower, "upper": st.upper},
+                "frequencies": fl(self.frequencies[m]) if m in self.frequencies else None,
+                "curve": None
+                if cur is None
+                else {
+                    "n_kept": cur.n_kept.tolist(),
+                    "score": fl(cur.mean),
+                    "score_std": fl(cur.std),
+                    "ber": fl(cur.ber_mean),
+                    "ber_std": fl(cur.ber_std),
+                },
+            }
+        if self.npfs is not None:
+            out["npfs"] = {
+                "method": ok[0],
+                "alpha": self.params["alpha"],
+                "threshold": int(self.npfs.threshold),
+                "relevant": [self.name(f) for f in self.npfs.relevant],
+                "pvalues": fl(self.npfs.pvalues),
+                "counts": [int(c) for c in self.npfs.counts],
+            }
+        return out
+
+    # ------------------------------------------------------------------ page
+    def summary_text(self) -> str:
+        """The plain-language summary at the top of the page."""
+        from fsel.experiments.report_page import summary_sentences
+
+        return " ".join(summary_sentences(self))
+
+    def html(self, *, standalone: bool = True) -> str:
+        """The page (``standalone=False``: the body only, for Jupyter)."""
+        from fsel.experiments.report_page import render
+
+        return render(self, standalone=standalone)
+
+    def _repr_html_(self) -> str:
+        return self.html(standalone=False)
+
+    def save(self, directory: str | Path) -> Path:
+        """Write ``report.html`` (self-contained), its figures as PNG, ``report.json``
+        and ``selections.csv`` into ``directory``; return the page's path."""
+        from fsel.experiments.report_page import write
+
+        return write(self, Path(directory))
+
+
+def _check_int(name: str, value: Any, low: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+    return int(value)
+
+
+def report(
+    X: Any,
+    y: Any,
+    *,
+    methods: Any = None,
+    k: int | None = None,
+    n_bootstraps: int | None = None,
+    alpha: float = 0.01,
+    n_folds: int | None = None,
+    quick: bool = False,
+    task: str = "auto",
+    feature_names: Any = None,
+    categorical: Any = None,
+    random_state: int = 0,
+    cache_dir: str | Path | None = None,
+    progress: bool | None = None,
+    n_jobs: int | None = None,
+) -> FeatureReport:
+    """Which features matter for ``y``, how sure, how stable, and is keeping them worth it.
+
+    Runs every method on the whole table, on ``n_bootstraps`` bootstrap samples
+    (stability, NPFS) and inside the training folds of a ``n_folds``-fold
+    cross-validation (the curves), and returns a :class:`FeatureReport`.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Missing values (NaN) are counted in the summary; a method that refuses them
+        is reported as failed, the others go on.
+    y : array-like of shape (n_samples,)
+    methods : str or list of str, optional
+        Method names (``fsel methods``), comma-separated or a list. Default:
+        ``jmi, mrmr, cmim, relieff, multisurf, k3`` for class labels, the ranking
+        indices ``k3, in, chi2, mi-index`` for a regression target. The first method is
+        the one NPFS tests.
+    k : int, optional
+        Features each method selects; default ``min(20, n_features // 2)`` (at least 1).
+    n_bootstraps : int, optional
+        Bootstrap samples for stability and NPFS; default 100 (20 with ``quick``).
+    alpha : float
+        Level of the NPFS test.
+    n_folds : int, optional
+        Cross-validation folds of the curves; default 5 (3 with ``quick``).
+    quick : bool
+        A small, fast run (fewer bootstraps and folds).
+    task : {"auto", "classification", "regression"}
+        ``"auto"``: regression for a float target with fractional values or more than
+        20 distinct values, else classification.
+    feature_names : list of str, optional
+        Names of the columns (default: the DataFrame's, else ``x0, x1, ...``).
+    categorical : list of int or str, optional
+        Columns holding category codes.
+    random_state : int
+        Seeds the bootstraps, the folds and randomised methods; a fixed value gives
+        the same report.
+    cache_dir : path, optional
+        Cache every unit of work there, so an interrupted report resumes.
+    progress : bool or None
+        A progress bar on stderr; None draws it only when stderr is a terminal.
+    n_jobs : int or None
+        joblib workers for the bootstrap replicates (the results do not depend on it).
+
+    Returns
+    -------
+    FeatureReport
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import fsel
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(120, 6))
+    >>> y = (X[:, 1] + X[:, 4] > 0).astype(int)
+    >>> rep = fsel.report(X, y, methods="mim,relieff", k=2, quick=True, progress=False)
+    >>> sorted(rep.selections["mim"].features.tolist())
+    [1, 4]
+    >>> sorted(rep.consensus.tolist())
+    [1, 4]
+    """
+    from fsel._registry import get_method
+    from fsel.experiments.cache import (
+        ResultCache,
+        array_fingerprint,
+        estimator_fingerprint,
+        timed,
+    )
+    from fsel.meta.npfs import npfs_test
+    from fsel.meta.resampling import resample_indices, selection_matrix
+    from fsel.meta.stability import jaccard_index, kuncheva_index, nogueira_stability
+    from fsel.utils.progress import Progress
+
+    start = time.perf_counter()
+    if not isinstance(quick, bool):
+        raise TypeError(f"quick must be True or False, got {quick!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    seed = _check_int("random_state", random_state, 0)
+    values, y_arr, summary, cat = _prepare(X, y, feature_names, categorical, task)
+    task = summary.task
+    n, d = values.shape
+
+    if methods is None:
+        names = list(DEFAULT_METHODS[task])
+    else:
+        names = (
+            [m.strip() for m in methods.split(",")] if isinstance(methods, str) else list(methods)
+        )
+        names = [str(m) for m in names if str(m).strip()]
+        if not names:
+            raise ValueError("fsel.report: methods is empty")
+    resolved = []
+    for m in names:
+        meth = get_method(m)
+        if task == "regression" and meth.target == "classification":
+            raise ValueError(
+                f"method {meth.name!r} needs class labels, but the target is numeric "
+                "(regression); use ranking indices such as k3, in, chi2, mi-index, or "
+                "task='classification'"
+            )
+        if meth.name not in resolved:
+            resolved.append(meth.name)
+    names = resolved
+
+    k = min(20, max(1, d // 2)) if k is None else _check_int("k", k, 1)
+    if k > d:
+        raise ValueError(f"k={k} is larger than the number of features ({d})")
+    B = (
+        (20 if quick else 100)
+        if n_bootstraps is None
+        else _check_int("n_bootstraps", n_bootstraps, 2)
+    )
+    folds = (3 if quick else 5) if n_folds is None else _check_int("n_folds", n_folds, 2)
+    if folds > n:
+        raise ValueError(f"n_folds={folds} is larger than the number of rows ({n})")
+    params = {
+        "methods": names,
+        "k": k,
+        "n_bootstraps": B,
+        "alpha": float(alpha),
+        "n_folds": folds,
+        "task": task,
+        "random_state": seed,
+        "model": f"{_N_NEIGHBORS}-nearest-neighbour "
+        + ("classifier" if task == "classification" else "regressor")
+        + " on standardised features",
+    }
+    # the data as the selectors see it: the caller's DataFrame (dtypes, names) or the
+    # numeric table
+    # numeric arrays as they are (integer columns stay codes, as in fsel.select), other
+    # arrays as the numeric table (categorical codes)
+    if hasattr(X, "columns"):
+        X_sel, dtypes = X, [str(X[c].dtype) for c in X.columns]
+    else:
+        arr = np.asarray(X)
+        X_sel = arr if arr.dtype.kind in "biuf" else values
+        dtypes = [str(arr.dtype)]
+    data_key = {
+        "X": array_fingerprint(values),
+        "dtypes": dtypes,
+        "y": array_fingerprint(np.asarray(y_arr).astype(str)),
+        "categorical": cat,
+    }
+    cache = ResultCache(cache_dir)
+    trains = resample_indices(n, folds, scheme="kfold", random_state=seed)
+
+    selections: dict[str, MethodSelection] = {}
+    errors: dict[str, str] = {}
+    mats: dict[str, np.ndarray] = {}
+    curves: dict[str, CurveResult] = {}
+    total = len(names) * (1 + B + folds) + folds
+    with Progress(total, "fsel report", enabled=progress) as bar:
+        base_scores, base_ber = [], []
+        for f, train in enumerate(trains):
+            a, b = cache.get_or_compute(
+                {
+                    "unit": "report-cv",
+                    "fold": f,
+                    "folds": folds,
+                    "seed": seed,
+                    "task": task,
+                    "selector": None,
+                    "data": data_key,
+                    "n_neighbors": _N_NEIGHBORS,
+                },
+                lambda train=train: _cv_unit(None, X_sel, values, y_arr, train, k, task),
+            )
+            base_scores.append(a[0])
+            base_ber.append(b[0])
+            bar.update()
+        baseline = CurveResult(
+            np.array([d]), np.array(base_scores)[:, None], np.array(base_ber)[:, None]
+        )
+        for m in names:
+            sel = _make_selector(m, k, cat, seed)
+            key = {"method": m, "selector": estimator_fingerprint(sel), "data": data_key}
+            try:
+                (feats, scores), sec_fit = cache.get_or_compute(
+                    {**key, "unit": "report-fit"},
+                    lambda sel=sel: timed(_fit_unit, sel, X_sel, y_arr),
+                )
+                bar.update()
+                parts = {**key, "unit": "report-bootstrap", "B": B, "seed": seed}
+                stored = cache.get(parts)
+                if stored is None:
+                    stored = timed(
+                        selection_matrix,
+                        sel,
+                        X_sel,
+                        y_arr,
+                        B,
+                        random_state=seed,
+                        n_jobs=n_jobs,
+                        progress=bar.update,
+                    )
+                    cache.set(parts, stored, seconds=stored[1])
+                else:
+                    bar.update(B)
+                M, sec_boot = stored
+                fold_scores, fold_ber = [], []
+                sec_cv = 0.0
+                for f, train in enumerate(trains):
+                    (a, b), secs = cache.get_or_compute(
+                        {
+                            **key,
+                            "unit": "report-cv",
+                            "fold": f,
+                            "folds": folds,
+                            "seed": seed,
+                            "k": k,
+                            "task": task,
+                            "n_neighbors": _N_NEIGHBORS,
+                        },
+                        lambda sel=sel, train=train: timed(
+                            _cv_unit, sel, X_sel, values, y_arr, train, k, task
+                        ),
+                    )
+                    fold_scores.append(a)
+                    fold_ber.append(b)
+                    sec_cv += secs
+                    bar.update()
+            except (ValueError, TypeError) as exc:
+                errors[m] = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                continue
+            selections[m] = MethodSelection(
+                m, feats, scores, {"fit": sec_fit, "bootstrap": sec_boot, "cv": sec_cv}
+            )
+            mats[m] = np.asarray(M, dtype=bool)
+            S, Bm = np.array(fold_scores), np.array(fold_ber)
+            kept = np.flatnonzero(~np.isnan(S).any(axis=0))
+            curves[m] = CurveResult(kept + 1, S[:, kept], Bm[:, kept])
+
+    ok = [m for m in names if m in selections]
+    freqs = {m: mats[m].mean(axis=1) for m in ok}
+    stab: dict[str, Any] = {}
+    for m in ok:
+        try:
+            stab[m] = nogueira_stability(mats[m].T, alpha=0.05)
+        except ValueError:
+            stab[m] = None
+    q = len(ok)
+    kun = np.full((q, q), np.nan)
+    jac = np.full((q, q), np.nan)
+    for i, a in enumerate(ok):
+        for j, b in enumerate(ok):
+            fa, fb = selections[a].features, selections[b].features
+            jac[i, j] = jaccard_index(fa, fb, d)
+            if fa.size == fb.size and 0 < fa.size < d:
+                kun[i, j] = kuncheva_index(fa, fb, d)
+    npfs = None
+    if ok and mats[ok[0]].sum(axis=0).min() < d:
+        npfs = npfs_test(mats[ok[0]], alpha=alpha)
+    rep = FeatureReport(
+        summary=summary,
+        methods=names,
+        k=k,
+        selections=selections,
+        errors=errors,
+        bootstrap_matrices=mats,
+        frequencies=freqs,
+        stability=stab,
+        kuncheva=kun,
+        jaccard=jac,
+        npfs=npfs,
+        curves=curves,
+        baseline=baseline,
+        params=params,
+        command=_python_command(params, quick),
+    )
+    rep.seconds = time.perf_counter() - start
+    return rep
+
+
+def _python_command(params: dict[str, Any], quick: bool) -> str:
+    return (
+        f"fsel.report(X, y, methods={','.join(params['methods'])!r}, k={params['k']}, "
+        f"n_bootstraps={params['n_bootstraps']}, alpha={params['alpha']}, "
+        f"n_folds={params['n_folds']}, task={params['task']!r}, "
+        f"random_state={params['random_state']})"
+    )
+
+
+def cli_command(argv: list[str]) -> str:
+    """The shell form of a ``fsel report`` command line."""
+    return "fsel report " + " ".join(shlex.quote(a) for a in argv)
+
+
+def environment() -> str:
+    """fsel, Python, NumPy and scikit-learn versions, for the reproduce section."""
+    import sklearn
+
+    return (
+        f"fsel {__version__}, Python {platform.python_version()}, NumPy {np.__version__}, "
+        f"scikit-learn {sklearn.__version__}"
+    )
