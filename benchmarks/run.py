@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/run.py [information|relief|npfs|ranking|classifiability|all] [--quick]
+    python benchmarks/run.py [information|relief|npfs|ranking|classifiability|sparse|all] [--quick]
     python benchmarks/run.py --list
 
 Every ``benchmarks/bench_<area>.py`` module with a ``main(argv=None)`` function is an

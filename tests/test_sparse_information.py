@@ -237,7 +237,7 @@ def test_sparse_array_and_matrix_classes_and_miller_madow():
     y = (dense[:, 2] > 0).astype(int)
     ref = fsel.JMI(3, estimator="miller_madow").fit(dense, y)
     for cls in (sp.csr_array, sp.csc_matrix, sp.coo_array):
-        got = fsel.JMI(3, estimator="miller_madow").fit(cls(X), y)
+        got = fsel.JMI(3, estimator="miller_madow", n_jobs=2).fit(cls(X), y)
         np.testing.assert_array_equal(got.selection_order_, ref.selection_order_)
         np.testing.assert_allclose(got.scores_, ref.scores_, atol=1e-9)
 
@@ -249,3 +249,13 @@ def test_dorothea_sparse_equals_dense(shared_datasets):
     b = fsel.JMI(10).fit(X, y)
     np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
     np.testing.assert_allclose(a.scores_, b.scores_, atol=1e-9)
+
+
+def test_validation_keeps_sparse_integer_dtype_and_copies():
+    from fsel.utils.validation import check_table
+
+    X = sp.csr_matrix(np.array([[0, 3], [2, 0]], dtype=np.uint8))
+    kept = check_table(X, accept_sparse=True, keep_integer=True).values
+    assert kept.dtype == np.uint8 and kept.format == "csc"
+    assert not np.shares_memory(kept.data, X.data)
+    assert check_table(X, accept_sparse=True).values.dtype == np.float64

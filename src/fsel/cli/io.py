@@ -1,4 +1,5 @@
-"""Reading tables for the CLI: CSV, Parquet and the ``.npz`` files of shared/datasets."""
+"""Reading tables for the CLI: CSV, Parquet, the ``.npz`` files of shared/datasets and
+sparse matrices saved by ``scipy.sparse.save_npz``."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ class CliError(Exception):
 
 @dataclass
 class LoadedData:
-    X: Any  # ndarray or pandas DataFrame
+    X: Any  # ndarray, pandas DataFrame or scipy.sparse CSR matrix
     y: np.ndarray
     feature_names: list[str]
     categorical: list[int]
@@ -48,13 +49,79 @@ def _frame_to_columns(df: Any) -> tuple[list[str], dict[str, np.ndarray]]:
     return names, {str(c): df[c].to_numpy() for c in df.columns}
 
 
-def read_data(path: str, target: str | None, categorical: list[str] | None = None) -> LoadedData:
+def read_data(
+    path: str,
+    target: str | None,
+    categorical: list[str] | None = None,
+    target_file: str | None = None,
+    names_file: str | None = None,
+) -> LoadedData:
     """Read a data file and split it into features and target.
 
     CSV is read with pandas when installed (else with the csv module), Parquet with
     pandas/pyarrow or polars, ``.npz`` with numpy (arrays ``X``, ``y`` and optional
-    ``feature_names``/``categorical``; ``--target`` is not needed there).
+    ``feature_names``/``categorical``; ``--target`` is not needed there; a data set's
+    ``X_train``/``y_train`` are read too). A sparse ``.npz`` -- one written by
+    ``scipy.sparse.save_npz`` (X only: the labels come from ``target_file``), or a
+    data file with ``X_data``, ``X_indices``, ``X_indptr``, ``X_shape`` (CSR) and ``y``
+    -- gives a scipy.sparse CSR matrix, never densified. ``target_file``: labels, one
+    per row (``.npy``, or text/CSV with one label a line); ``names_file``: feature
+    names, one a line (e.g. a vocabulary).
     """
+    loaded = _read_data(path, target, categorical, target_file)
+    if target_file is not None and not (path.endswith(".npz") and _is_sparse_npz(Path(path))):
+        loaded.y = _read_labels(target_file, loaded.X.shape[0])
+    if names_file is not None:
+        names = _read_lines(names_file)
+        if len(names) != loaded.X.shape[1]:
+            raise CliError(
+                f"{names_file}: {len(names)} names for {loaded.X.shape[1]} feature columns"
+            )
+        loaded.feature_names = names
+    return loaded
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise CliError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    return [line.rstrip("\r") for line in text.split("\n") if line.strip() != ""]
+
+
+def _read_labels(path: str, n_rows: int) -> np.ndarray:
+    """Labels from ``.npy`` or a text file with one label a line (numbers if they all
+    parse)."""
+    if path.lower().endswith(".npy"):
+        try:
+            y = np.load(path, allow_pickle=False)
+        except Exception as exc:
+            raise CliError(f"{path}: cannot read as .npy ({exc})") from None
+    else:
+        raw = _read_lines(path)
+        try:
+            y = np.array([float(v) for v in raw])
+            if np.all(y == np.round(y)):
+                y = y.astype(np.int64)
+        except ValueError:
+            y = np.array(raw)
+    y = np.ravel(y)
+    if y.size != n_rows:
+        raise CliError(f"{path}: {y.size} labels for {n_rows} rows of X")
+    return y
+
+
+def _is_sparse_npz(p: Path) -> bool:
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            return "format" in z.files and "shape" in z.files
+    except Exception:
+        return False
+
+
+def _read_data(
+    path: str, target: str | None, categorical: list[str] | None, target_file: str | None
+) -> LoadedData:
     if path.startswith("generated:"):
         return _generated(path.partition(":")[2])
     p = Path(path)
@@ -70,14 +137,43 @@ def read_data(path: str, target: str | None, categorical: list[str] | None = Non
                 arrays = {k: z[k] for k in z.files}
         except Exception as exc:
             raise CliError(f"{path}: cannot read as .npz ({exc})") from None
-        if "X" not in arrays or "y" not in arrays:
-            raise CliError(f"{path}: a .npz data file needs arrays 'X' and 'y'")
+        if "format" in arrays and "shape" in arrays:  # scipy.sparse.save_npz
+            import scipy.sparse as sp
+
+            if target_file is None:
+                raise CliError(
+                    f"{path} is a sparse matrix from scipy.sparse.save_npz and holds X only; "
+                    "pass the labels with --target-file y.npy (or a text file, one label a line)"
+                )
+            try:
+                X = sp.csr_matrix(sp.load_npz(p))
+            except Exception as exc:
+                raise CliError(f"{path}: cannot read the sparse matrix ({exc})") from None
+            y = _read_labels(target_file, X.shape[0])
+            return LoadedData(X, y, [f"x{i}" for i in range(X.shape[1])], [], "y")
+        if "X_indptr" in arrays and "y" in arrays:  # sparse data-set layout (CSR parts)
+            import scipy.sparse as sp
+
+            try:
+                arrays["X"] = sp.csr_matrix(
+                    (arrays["X_data"], arrays["X_indices"], arrays["X_indptr"]),
+                    shape=tuple(int(v) for v in arrays["X_shape"]),
+                )
+            except Exception as exc:
+                raise CliError(f"{path}: bad sparse X_* arrays ({exc})") from None
+        if "X" not in arrays and "X_train" in arrays and "y_train" in arrays:
+            arrays["X"], arrays["y"] = arrays["X_train"], arrays["y_train"]
+        if "X" not in arrays or ("y" not in arrays and target_file is None):
+            raise CliError(
+                f"{path}: a .npz data file needs arrays 'X' and 'y' (or a sparse matrix "
+                "from scipy.sparse.save_npz with --target-file)"
+            )
         X = arrays["X"]
         if X.ndim != 2:
             raise CliError(
                 f"{path}: array 'X' must be 2-D (samples x features), got shape {X.shape}"
             )
-        if arrays["y"].ndim != 1 or arrays["y"].shape[0] != X.shape[0]:
+        if "y" in arrays and (arrays["y"].ndim != 1 or arrays["y"].shape[0] != X.shape[0]):
             raise CliError(
                 f"{path}: array 'y' must be 1-D with one label per row of X "
                 f"({X.shape[0]}), got shape {arrays['y'].shape}"
@@ -101,13 +197,14 @@ def read_data(path: str, target: str | None, categorical: list[str] | None = Non
             # the file says which columns are categorical: the others are numeric
             # measurements (even when stored as integers) and get binned like floats
             cat = [int(i) for i in np.flatnonzero(np.ravel(arrays["categorical"]))]
-            if X.dtype.kind in "iub" and len(cat) < X.shape[1]:
+            if not hasattr(X, "tocsr") and X.dtype.kind in "iub" and len(cat) < X.shape[1]:
                 X = X.astype(np.float64)
         for c in categorical:
             if c not in names:
                 raise CliError(f"--categorical: no column {c!r} in {path}")
             cat.append(names.index(c))
-        return LoadedData(X, arrays["y"], names, sorted(set(cat)), target or "y")
+        y = arrays["y"] if "y" in arrays else np.zeros(X.shape[0])  # --target-file follows
+        return LoadedData(X, y, names, sorted(set(cat)), target or "y")
     try:
         if suffix in (".parquet", ".pq"):
             names, cols = _read_parquet(p)

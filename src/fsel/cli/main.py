@@ -78,6 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("select", help="select features of a CSV/Parquet/.npz table")
     p.add_argument("data", help="a .csv, .parquet or .npz file (or a shared data set name)")
     p.add_argument("--target", "-t", help="name of the label column (CSV/Parquet)")
+    p.add_argument(
+        "--target-file",
+        help="labels, one per row (.npy, or text with one label a line): needed for a "
+        "sparse .npz written by scipy.sparse.save_npz, which holds X only",
+    )
+    p.add_argument("--feature-names", help="feature names, one a line (e.g. a vocabulary)")
     p.add_argument("--method", "-m", default="jmi", help="method name (see 'fsel methods')")
     p.add_argument(
         "-k",
@@ -240,8 +246,15 @@ def _cmd_select(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     cats = [c for c in (args.categorical or "").split(",") if c]
     if args.scheduler and not args.npfs:
+        if args.target_file or args.feature_names:
+            raise CliError(
+                "--target-file and --feature-names are for in-memory files; with "
+                "--scheduler the target is a column of the Dask-read table (--target)"
+            )
         return _select_on_dask(args, method, cats)
-    data = read_data(_resolve_data(args.data), args.target, cats)
+    data = read_data(
+        _resolve_data(args.data), args.target, cats, args.target_file, args.feature_names
+    )
     n_features = data.X.shape[1]
     k = args.k if args.k is not None else min(10, n_features)
     if k < 1 or k > n_features:

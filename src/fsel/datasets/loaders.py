@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ class Dataset:
     """A loaded data set: ``X``, ``y``, optional names and the categorical mask."""
 
     name: str
-    X: np.ndarray
+    X: Any  # ndarray, or a scipy.sparse CSR matrix for a sparse data file
     y: np.ndarray
     feature_names: np.ndarray | None = None
     categorical: np.ndarray | None = None
@@ -72,7 +73,29 @@ def list_datasets(path: str | os.PathLike | None = None) -> dict[str, tuple[int,
         with np.load(f, allow_pickle=False) as z:
             if "X" in z.files:
                 out[f.stem] = tuple(int(s) for s in z["X"].shape)
+            elif "X_train" in z.files:
+                out[f.stem] = tuple(int(s) for s in z["X_train"].shape)
+            elif "X_shape" in z.files:
+                out[f.stem] = tuple(int(s) for s in z["X_shape"])
     return out
+
+
+def _features_and_target(arrays: dict) -> tuple:
+    """Pop ``X`` and ``y`` from a data file's arrays. Three layouts: ``X``/``y``; a
+    labelled training split ``X_train``/``y_train`` (e.g. DOROTHEA); a sparse CSR ``X``
+    in parts ``X_data``, ``X_indices``, ``X_indptr``, ``X_shape`` with ``y`` (returned
+    as a scipy.sparse CSR matrix, never densified)."""
+    if "X" in arrays:
+        return arrays.pop("X"), arrays.pop("y")
+    if "X_train" in arrays:
+        return arrays.pop("X_train"), arrays.pop("y_train")
+    if "X_indptr" in arrays:
+        import scipy.sparse as sp
+
+        parts = [arrays.pop(k) for k in ("X_data", "X_indices", "X_indptr", "X_shape")]
+        X = sp.csr_matrix(tuple(parts[:3]), shape=tuple(int(v) for v in parts[3]))
+        return X, arrays.pop("y")
+    raise ValueError("a data file needs arrays X and y (or X_train/y_train, or X_data/...)")
 
 
 def load(name: str, path: str | os.PathLike | None = None) -> Dataset:
@@ -96,8 +119,7 @@ def load(name: str, path: str | os.PathLike | None = None) -> Dataset:
         raise DatasetNotFoundError(f"no data set {name!r} in {d}; available: {avail}")
     with np.load(f, allow_pickle=False) as z:
         arrays = {k: z[k] for k in z.files}
-    X = arrays.pop("X")
-    y = arrays.pop("y")
+    X, y = _features_and_target(arrays)
     return Dataset(
         name=name,
         X=X,

@@ -542,7 +542,9 @@ _N_MARGINALS = 7
 
 
 def _run_threads(kernel: Any, k: int, n_jobs: int, args: tuple) -> None:
-    """Run ``kernel(*args, k0, k1)`` over feature blocks, in threads when worth it."""
+    """Run ``kernel(*args, k0, k1)`` over feature blocks ``0..k-1``, in threads when
+    worth it (the numba kernels release the GIL): the one thread-over-features helper of
+    the dense, paired, pairwise-deletion and sparse counting kernels."""
     if n_jobs <= 1 or k < 2 * n_jobs:
         kernel(*args, 0, k)
         return
@@ -667,7 +669,10 @@ SMALL_TABLE_CELLS = 1 << 17
 
 
 def _small_dense(C: np.ndarray, nz: int) -> bool:
-    """True when both back-ends would take their dense path on a small table."""
+    """True when both back-ends would take their dense path on a small table (a dense
+    code matrix only; sparse codes have their own kernel)."""
+    if not isinstance(C, np.ndarray):
+        return False
     k, n = C.shape
     if k * n > SMALL_TABLE_CELLS:
         return False
@@ -1032,19 +1037,7 @@ def sparse_grouped_nlogn(
         use_sort,
     )
     outs = (np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.int64))
-    if n_jobs <= 1 or K < 2 * n_jobs:
-        kernel(*args, *outs, 0, K)
-        return outs
-    from concurrent.futures import ThreadPoolExecutor
-
-    bounds = np.linspace(0, K, n_jobs + 1).astype(int)
-    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
-        futs = [
-            ex.submit(kernel, *args, *outs, int(b0), int(b1))
-            for b0, b1 in itertools.pairwise(bounds)
-        ]
-        for f in futs:
-            f.result()
+    _run_threads(kernel, K, n_jobs, (*args, *outs))
     return outs
 
 

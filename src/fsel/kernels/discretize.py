@@ -21,6 +21,7 @@ last bin.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -479,7 +480,7 @@ class SparseCodes:
 
     def row(self, k: int) -> np.ndarray:
         """Dense codes of feature ``k``."""
-        dtype = smallest_code_dtype(int(max(self.codes.max(initial=0), self.zero_code.max())) + 1)
+        dtype = np.result_type(self.codes.dtype, smallest_code_dtype(int(self.zero_code[k]) + 1))
         out = np.full(self.n_samples, self.zero_code[k], dtype=dtype)
         p0, p1 = int(self.indptr[k]), int(self.indptr[k + 1])
         out[self.rows[p0:p1]] = self.codes[p0:p1]
@@ -498,15 +499,21 @@ def _numba_column_ranks():  # pragma: no cover - compiled
     import numba
 
     @numba.njit(nogil=True, cache=True)
-    def column_ranks(indptr, key, has_zero, zero_val, ranks, n_levels, zero_code):
+    def column_ranks(indptr, key, has_zero, zero_val, n_levels, zero_code, out, write):
+        """Per column: sort its stored values (and the zero value where it has implicit
+        zeros), count the distinct ones; with ``write``, store every entry's rank in
+        ``out``. Returns the number of entries whose rank differs from the zero code."""
         d = indptr.size - 1
+        kept = 0
         for k in range(d):
             p0 = indptr[k]
             p1 = indptr[k + 1]
             w = p1 - p0
             m = w + 1 if has_zero[k] else w
             buf = np.empty(m)
-            buf[:w] = key[p0:p1]
+            for p in range(p0, p1):
+                v = key[p]
+                buf[p - p0] = np.inf if np.isnan(v) else v  # NaN: the last level
             if has_zero[k]:
                 buf[w] = zero_val[k]
             buf.sort()
@@ -517,41 +524,67 @@ def _numba_column_ranks():  # pragma: no cover - compiled
                     nu += 1
             u = buf[:nu]
             n_levels[k] = nu
-            for p in range(p0, p1):
-                ranks[p] = np.searchsorted(u, key[p])
-            if has_zero[k]:
-                zero_code[k] = np.searchsorted(u, zero_val[k])
+            zc = np.searchsorted(u, zero_val[k]) if has_zero[k] else 0
+            zero_code[k] = zc
+            if write:
+                for p in range(p0, p1):
+                    v = key[p]
+                    r = np.searchsorted(u, np.inf if np.isnan(v) else v)
+                    out[p] = r
+                    if r != zc:
+                        kept += 1
+        return kept
 
-    return column_ranks
+    @numba.njit(nogil=True, cache=True)
+    def compact(indptr, rows, codes, zero_code, new_indptr, new_rows, new_codes):
+        d = indptr.size - 1
+        q = 0
+        for k in range(d):
+            for p in range(indptr[k], indptr[k + 1]):
+                if codes[p] != zero_code[k]:
+                    new_rows[q] = rows[p]
+                    new_codes[q] = codes[p]
+                    q += 1
+            new_indptr[k + 1] = q
+
+    return column_ranks, compact
 
 
 def _column_ranks(
     indptr: np.ndarray,
-    owner: np.ndarray,
+    owner: Callable[[], np.ndarray],
     key: np.ndarray,
     has_zero: np.ndarray,
     zero_val: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    levels_only: bool = False,
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, int]:
     """Rank of every stored entry among the distinct values of its column, the implicit
-    zeros (value ``zero_val``) included where a column has them.
+    zeros (value ``zero_val``) included where a column has them; NaN ranks last.
 
-    ``key`` holds no NaN (the caller maps it to +inf: the last level). Returns the
-    ranks, the number of distinct values per column and the rank of the zero value.
+    Returns the ranks (in the smallest code dtype; None with ``levels_only``), the
+    number of distinct values per column, the rank of the zero value and the number of
+    entries whose rank differs from it. ``owner()`` gives each entry's column (only the
+    numpy back-end needs it).
     """
     d = indptr.size - 1
     zero_code = np.zeros(d, dtype=np.int64)
+    n_levels = np.zeros(d, dtype=np.int64)
     if numba_enabled():
-        ranks = np.empty(key.size, dtype=np.int64)
-        n_levels = np.zeros(d, dtype=np.int64)
-        _numba_column_ranks()(
-            indptr, key, has_zero, zero_val.astype(np.float64), ranks, n_levels, zero_code
-        )
-        return ranks, n_levels, zero_code
+        kernel, _ = _numba_column_ranks()
+        zv = zero_val.astype(np.float64)
+        dummy = np.zeros(1, dtype=np.uint8)
+        kernel(indptr, key, has_zero, zv, n_levels, zero_code, dummy, False)
+        if levels_only:
+            return None, n_levels, zero_code, 0
+        out = np.empty(key.size, dtype=smallest_code_dtype(int(n_levels.max(initial=1))))
+        kept = kernel(indptr, key, has_zero, zv, n_levels, zero_code, out, True)
+        return out, n_levels, zero_code, int(kept)
+    own = owner()
     zcols = np.flatnonzero(has_zero)
-    own = np.concatenate((owner, zcols))
-    k_all = np.concatenate((key, zero_val[zcols]))
-    order = np.lexsort((k_all, own))
-    so = own[order]
+    allo = np.concatenate((own, zcols))
+    k_all = np.concatenate((np.where(np.isnan(key), np.inf, key), zero_val[zcols]))
+    order = np.lexsort((k_all, allo))
+    so = allo[order]
     sk = k_all[order]
     new = np.ones(so.size, dtype=bool)
     if so.size > 1:
@@ -561,8 +594,15 @@ def _column_ranks(
     start = np.concatenate(([0], np.cumsum(n_levels)[:-1]))
     r_all = np.empty(so.size, dtype=np.int64)
     r_all[order] = csum - 1 - start[so]
-    zero_code[zcols] = r_all[owner.size :]
-    return r_all[: owner.size], n_levels, zero_code
+    zero_code[zcols] = r_all[own.size :]
+    ranks = r_all[: own.size]
+    kept = int(np.count_nonzero(ranks != zero_code[own]))
+    return (
+        ranks.astype(smallest_code_dtype(int(n_levels.max(initial=1)))),
+        n_levels,
+        zero_code,
+        kept,
+    )
 
 
 def discretize_sparse(
@@ -577,6 +617,11 @@ def discretize_sparse(
     so they count in the equal-width range (min/max include 0 when a column has an
     implicit zero) and in the quantiles, and 0 falls in its bin as usual. A stored NaN
     is a missing value: one more code after the observed levels of its column.
+
+    Cost: one sort of each column's stored values (numba; a ``lexsort`` of all of them
+    in the numpy fallback). ``strategy="quantile"`` expands one float column at a time
+    to take its quantiles (``O(n_samples)`` per binned column); ``"uniform"`` needs the
+    column min/max only.
 
     Parameters
     ----------
@@ -610,16 +655,29 @@ def discretize_sparse(
     n, d = M.shape
     indptr = M.indptr.astype(np.int64)
     rows = M.indices
-    data = np.asarray(M.data, dtype=np.float64)
+    data = np.asarray(M.data)
+    if data.dtype.kind not in "iubf":
+        data = data.astype(np.float64)
+    elif data.dtype.kind == "b":
+        data = data.view(np.uint8)
     counts = np.diff(indptr)
     has_zero = counts < n
-    owner = np.repeat(np.arange(d, dtype=np.int64), counts)
-    nan = np.isnan(data)
+    cache: dict[str, np.ndarray] = {}
+
+    def owner_of() -> np.ndarray:  # each entry's column, built only when needed
+        if "owner" not in cache:
+            cache["owner"] = np.repeat(np.arange(d, dtype=np.int64), counts)
+        return cache["owner"]
+
+    is_float = data.dtype.kind == "f"
+    nan = np.isnan(data) if is_float else np.zeros(0, dtype=bool)
+    has_nan = is_float and bool(nan.any())
     if discrete is None:
         discrete = np.zeros(d, dtype=bool)
     discrete = np.asarray(discrete, dtype=bool)
     edges: list[np.ndarray | None] = [None] * d
-    if strategy is None:
+    if strategy is None and is_float:
+        owner = owner_of()
         bad = ~discrete[owner] & ~nan & (data != np.round(data))
         if bad.any():
             raise ValueError(
@@ -627,19 +685,21 @@ def discretize_sparse(
                 f"{int(owner[np.argmax(bad)])} has non-integer values; bin it "
                 "(discretize='uniform') or encode it"
             )
-    else:
+    elif strategy is not None:
         fcols = ~discrete
         if fcols.any():
             # distinct observed values per column (NaN is not a value; 0 is, if implicit)
-            _, n_distinct, _ = _column_ranks(
-                indptr, owner, np.where(nan, np.inf, data), has_zero, np.zeros(d)
+            _, n_distinct, _, _ = _column_ranks(
+                indptr, owner_of, data, has_zero, np.zeros(d), levels_only=True
             )
-            n_obs = n_distinct - (np.bincount(owner[nan], minlength=d) > 0)
+            n_obs = n_distinct
+            if has_nan:
+                n_obs = n_distinct - (np.bincount(owner_of()[nan], minlength=d) > 0)
             many = fcols & (n_obs > n_bins)
             cols = np.flatnonzero(many)
             if cols.size and strategy == "uniform":
-                big = np.where(nan, np.inf, data)
-                small = np.where(nan, -np.inf, data)
+                big = np.where(nan, np.inf, data) if has_nan else data
+                small = np.where(nan, -np.inf, data) if has_nan else data
                 lo = np.where(has_zero, 0.0, np.inf)
                 hi = np.where(has_zero, 0.0, -np.inf)
                 nonempty = counts > 0
@@ -660,7 +720,8 @@ def discretize_sparse(
                     col = np.zeros(n)
                     col[rows[p0:p1]] = data[p0:p1]
                     keep = np.ones(n, dtype=bool)
-                    keep[rows[p0:p1][nan[p0:p1]]] = False
+                    if has_nan:
+                        keep[rows[p0:p1][nan[p0:p1]]] = False
                     edges[j] = np.unique(np.quantile(col[keep], qs))
     # values after binning (implicit zeros: the bin of 0)
     is_binned = np.array([e is not None for e in edges], dtype=bool)
@@ -677,26 +738,33 @@ def discretize_sparse(
                 E[j, : len(edges[j])] = edges[j]
         length = E.shape[1]
         zero_val[binned] = (E[binned] <= 0.0).sum(axis=1)
-        vals = data.copy()
-        ent = np.flatnonzero(is_binned[owner] & ~nan)
+        owner = owner_of()
+        vals = data.astype(np.float64)  # a copy: bins replace the values
+        ent = np.flatnonzero(is_binned[owner] & ~nan) if has_nan else None
+        if ent is None:
+            ent = np.flatnonzero(is_binned[owner])
         acc = np.zeros(ent.size)
         for m in range(length):
             acc += data[ent] >= E[owner[ent], m]
         vals[ent] = acc
     # codes: ranks among the distinct values of each column (NaN last: its own level)
-    codes, n_levels, zero_code = _column_ranks(
-        indptr, owner, np.where(nan, np.inf, vals), has_zero, zero_val
-    )
-    keep = codes != zero_code[owner]
-    kept_owner = owner[keep]
-    new_indptr = np.zeros(d + 1, dtype=np.int64)
-    np.cumsum(np.bincount(kept_owner, minlength=d), out=new_indptr[1:])
-    dtype = smallest_code_dtype(int(n_levels.max(initial=1)))
+    codes, n_levels, zero_code, kept = _column_ranks(indptr, owner_of, vals, has_zero, zero_val)
+    assert codes is not None
+    if kept == codes.size:  # every stored entry differs from its zero code: reuse rows
+        new_indptr, new_rows, new_codes = indptr, rows, codes
+    elif numba_enabled():
+        new_indptr = np.zeros(d + 1, dtype=np.int64)
+        new_rows = np.empty(kept, dtype=rows.dtype)
+        new_codes = np.empty(kept, dtype=codes.dtype)
+        _numba_column_ranks()[1](indptr, rows, codes, zero_code, new_indptr, new_rows, new_codes)
+    else:
+        owner = owner_of()
+        keep = codes != zero_code[owner]
+        new_indptr = np.zeros(d + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner[keep], minlength=d), out=new_indptr[1:])
+        new_rows, new_codes = rows[keep], codes[keep]
+    cache.clear()
     sc = SparseCodes(
-        indptr=new_indptr,
-        rows=np.asarray(rows)[keep],
-        codes=codes[keep].astype(dtype),
-        zero_code=zero_code,
-        n_samples=n,
+        indptr=new_indptr, rows=new_rows, codes=new_codes, zero_code=zero_code, n_samples=n
     )
-    return sc, n_levels.astype(np.int64), edges
+    return sc, n_levels, edges

@@ -256,7 +256,7 @@ class InformationTable:
     ) -> None:
         if estimator not in _ESTIMATORS:
             raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
-        self.codes = np.ascontiguousarray(codes)
+        self.codes = self._prepare_codes(codes)
         self.n_levels = np.asarray(n_levels, dtype=np.int64)
         self.y = np.asarray(y, dtype=np.int64)
         self.n_classes = int(self.y.max()) + 1
@@ -292,6 +292,9 @@ class InformationTable:
     @property
     def n_features(self) -> int:
         return self.codes.shape[0]
+
+    def _prepare_codes(self, codes: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(codes)
 
     # ------------------------------------------------ pairwise deletion ("available")
 
@@ -361,18 +364,14 @@ class InformationTable:
             self._h(s_kjy, m_kjy),
         )
 
-    def _small(self, nz: int) -> bool:
-        """A small dense table, counted by numpy whatever the back-end (bit-identical,
-        and numba is not imported for it)."""
-        return isinstance(self.codes, np.ndarray) and _small_dense(self.codes, nz)
-
     def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
         """:func:`grouped_nlogn` of the codes against ``z``; two features per pass
         (:func:`paired_nlogn`, same numbers) where the numba dense kernel would run and
         the alphabets are small enough to pack."""
         a = int(self.n_levels.max()) if self.n_levels.size else 1
-        # a small table is counted by numpy (bit-identical), without importing numba
-        if not self._small(nz) and numba_enabled() and a * nz <= max(4 * self.n_samples, 4096):
+        # a small table is counted with numpy (same numbers, no numba import or JIT)
+        small = _small_dense(self.codes, nz)
+        if not small and numba_enabled() and a * nz <= max(4 * self.n_samples, 4096):
             if not hasattr(self, "_packed"):
                 self._packed = pack_pairs(self.codes)
             if self._packed is not None:
@@ -390,11 +389,11 @@ class InformationTable:
         """
         aj = int(self.n_levels[j])
         a = int(self.n_levels.max())
-        cells = a * aj * self.n_classes
+        nz = aj * self.n_classes
         dense = (
-            not self._small(aj * self.n_classes)
+            not _small_dense(self.codes, nz)  # small tables: numpy, no numba import
             and numba_enabled()
-            and cells <= max(4 * self.n_samples, 4096)
+            and a * nz <= max(4 * self.n_samples, 4096)
         )
         if self.missing_codes is not None or not dense:
             return self.pair_terms(j).mi
@@ -492,6 +491,9 @@ class SparseInformationTable(InformationTable):
         From :func:`fsel.kernels.discretize.discretize_sparse`.
     n_levels, y, estimator, n_jobs
         As in :class:`InformationTable`.
+    missing_codes : None
+        Pairwise deletion is not available on sparse codes: a stored NaN is one more
+        level of its column (``missing="level"``); a missing code raises ValueError.
 
     Examples
     --------
@@ -504,49 +506,26 @@ class SparseInformationTable(InformationTable):
     [1.0, 0.311]
     """
 
-    def __init__(
-        self,
-        codes: SparseCodes,
-        n_levels: np.ndarray,
-        y: np.ndarray,
-        *,
-        estimator: str = "plugin",
-        n_jobs: int = 1,
-    ) -> None:
-        if estimator not in _ESTIMATORS:
-            raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
-        self.codes = codes  # type: ignore[assignment]
-        self.n_levels = np.asarray(n_levels, dtype=np.int64)
-        self._a_max = int(self.n_levels.max(initial=1))
-        self.y = np.asarray(y, dtype=np.int64)
-        self.n_classes = int(self.y.max()) + 1
-        self.n_samples = self.y.size
-        self.estimator = estimator
-        self.n_jobs = max(1, int(n_jobs))
-        self._table = nlogn_table(self.n_samples)
-        self._log2n = float(np.log2(self.n_samples))
-        self._mm = (
-            1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
-        )
-        ycounts = np.bincount(self.y)
-        self._s_y = float(self._table[ycounts].sum())
-        self._m_y = int(np.count_nonzero(ycounts))
-        s_ky, s_k, m_ky, m_k = self._count(self.y, self.n_classes, self.n_classes)
-        self._s_ky, self._s_k, self._m_ky, self._m_k = s_ky, s_k, m_ky, m_k
-        self.feature_entropy = self._h(s_k, m_k)
-        self.target_entropy = float(self._h(np.array(self._s_y), np.array(self._m_y)))
-        self.relevance = np.maximum(
-            0.0, self.feature_entropy + self.target_entropy - self._h(s_ky, m_ky)
-        )
+    codes: SparseCodes  # type: ignore[assignment]
 
-    @property
-    def n_features(self) -> int:
-        return self.codes.shape[0]
+    def _prepare_codes(self, codes: SparseCodes) -> SparseCodes:  # type: ignore[override]
+        if not isinstance(codes, SparseCodes):
+            raise TypeError("SparseInformationTable needs SparseCodes (see discretize_sparse)")
+        return codes
+
+    def _init_available(self) -> None:
+        raise ValueError(
+            "pairwise deletion (missing='available') is not supported on sparse codes; "
+            "a stored NaN is one more level of its column (missing='level')"
+        )
 
     def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
+        """:func:`~fsel.kernels._counting.sparse_grouped_nlogn` of the explicit entries
+        against ``z`` (the dense table's paired kernel does not apply)."""
         c = self.codes
+        a_max = int(self.n_levels.max(initial=1))
         return sparse_grouped_nlogn(
-            c.indptr, c.rows, c.codes, self._a_max, z, nz, group, self._table, self.n_jobs
+            c.indptr, c.rows, c.codes, a_max, z, nz, group, self._table, self.n_jobs
         )
 
     def lazy_cmim(self, k: int, tol: float) -> None:

@@ -119,6 +119,7 @@ __all__ = [
     "mi_index",
     "ranking_scores",
     "ranking_scores_batch",
+    "refuse_sparse_missing",
     "resolve_slices",
 ]
 
@@ -230,6 +231,39 @@ def _sort(M: np.ndarray, *, stable_ties: bool = False) -> tuple[np.ndarray, np.n
     return order, tie
 
 
+def _sort_sparse(B: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_sort` (with ``stable_ties``) of the columns of a sparse CSC block, as rows.
+
+    Only the stored values are sorted: the implicit zeros of a column form one tied
+    block, in row order, between its negative and its positive values. The result is
+    the stable argsort of the dense column, so every index is identical to the dense
+    path's.
+    """
+    n, m = B.shape
+    indptr = B.indptr.astype(np.int64)
+    counts = np.diff(indptr)
+    col = np.repeat(np.arange(m, dtype=np.int64), counts)
+    data = np.asarray(B.data, dtype=np.float64)
+    rows = B.indices.astype(np.int64)
+    srt = np.lexsort((data, col))  # stable: ties keep their row order
+    # rank of every stored entry among the stored entries of its column
+    rank = np.empty(data.size, dtype=np.int64)
+    rank[srt] = np.arange(data.size) - indptr[col[srt]]
+    n_neg = np.bincount(col[data < 0], minlength=m)
+    n_zero = n - counts
+    pos = rank + np.where(data > 0, n_zero[col], 0)
+    order = np.empty((m, n), dtype=np.int64)
+    values = np.zeros((m, n))
+    order[col, pos] = rows
+    values[col, pos] = data
+    stored = np.zeros((m, n), dtype=bool)
+    stored[col, rows] = True
+    zc, zr = np.nonzero(~stored)  # implicit zeros, row order within each column
+    zfirst = np.concatenate(([0], np.cumsum(n_zero)[:-1]))
+    order[zc, n_neg[zc] + np.arange(zc.size) - zfirst[zc]] = zr
+    return order, values[:, 1:] == values[:, :-1]
+
+
 def _ranks(M: np.ndarray, sort: tuple[np.ndarray, np.ndarray] | None = None) -> _Ranks:
     """Mid ranks and tie groups of every row (``sort``: a ready ``_sort(M)`` result)."""
     m, n = M.shape
@@ -274,10 +308,14 @@ def _gather(YT: np.ndarray, groups: int, order: np.ndarray) -> np.ndarray:
     return np.take_along_axis(np.repeat(YT, groups, axis=0), order, axis=1)
 
 
-def _as_tables(X: Any, y: Any, *, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``X`` as float64 ``(n, d)`` and ``y`` as float64 ``(n, 1)`` or ``(n, d)``.
+def _as_tables(X: Any, y: Any, *, allow_nan: bool = False) -> tuple[Any, np.ndarray]:
+    """``X`` as float64 ``(n, d)`` and ``y`` as float64 ``(n, 1)`` or ``(n, d)``; a
+    scipy.sparse ``X`` stays sparse (:func:`_as_sparse_table`).
 
-    ``allow_nan`` lets NaN (a missing value) through in ``X`` (never in ``y``)."""
+    ``allow_nan`` lets NaN (a missing value) through in a dense ``X`` (never in ``y``,
+    nor stored in a sparse ``X``: :func:`_as_sparse_table` refuses it)."""
+    if _is_sparse(X):
+        return _as_sparse_table(X, y, allow_nan=allow_nan)
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
@@ -295,6 +333,71 @@ def _as_tables(X: Any, y: Any, *, allow_nan: bool = False) -> tuple[np.ndarray, 
     if X.shape[0] < 2:
         raise ValueError(f"at least 2 samples are needed, got {X.shape[0]}")
     y = y[:, None] if y.ndim == 1 else y
+    _check_not_constant(y)
+    return X, y
+
+
+def _is_sparse(X: Any) -> bool:
+    return type(X).__module__.startswith("scipy.sparse")
+
+
+def _sparse_blocks(X: Any, Y: np.ndarray):  # type: ignore[no-untyped-def]
+    """:func:`_blocks` for a sparse ``X`` (one target column): CSC column blocks."""
+    n, d = X.shape
+    step = max(1, _BLOCK_ELEMENTS // n)
+    for lo in range(0, d, step):
+        hi = min(d, lo + step)
+        yield slice(lo, hi), X[:, lo:hi], Y.T, hi - lo
+
+
+def refuse_sparse_missing(X: Any) -> None:
+    """Raise ``ValueError`` when a scipy.sparse ``X`` stores NaN (a missing value):
+    ``missing="available"`` scores each column on its observed rows, which the sparse
+    path (one sort of the stored values, the zeros one tied block) does not do.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> refuse_sparse_missing(sp.csr_matrix(np.eye(2)))
+    >>> refuse_sparse_missing(sp.csr_matrix([[np.nan, 0.0], [0.0, 1.0]]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: missing='available' is not supported for a scipy.sparse X that stores NaN ...
+    """
+    data = np.asarray(X.data)
+    if data.dtype.kind in "fc" and np.isnan(data).any():
+        raise ValueError(
+            "missing='available' is not supported for a scipy.sparse X that stores NaN "
+            "(a missing value): pass a dense X (X.toarray()) to score each column on its "
+            "observed rows, or fill the missing values"
+        )
+
+
+def _as_sparse_table(X: Any, y: Any, *, allow_nan: bool = False) -> tuple[Any, np.ndarray]:
+    """A sparse ``X`` as a float64 CSC matrix (sorted, no stored zeros; never densified)
+    and ``y`` as float64 ``(n, 1)``.
+
+    A stored NaN is a missing value, which the sparse path does not score: with
+    ``allow_nan`` (``missing="available"``) it is a ``ValueError`` that says so (the
+    per-column deletion of :func:`_scores_available` works on dense columns)."""
+    X = X.tocsc().astype(np.float64)  # a copy: the caller's matrix is not touched
+    X.sum_duplicates()
+    X.eliminate_zeros()
+    X.sort_indices()
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"with a sparse X, y must be 1-D (n_samples,), got shape {y.shape}")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}")
+    if allow_nan:
+        refuse_sparse_missing(X)
+    if not (np.isfinite(X.data).all() and np.isfinite(y).all()):
+        raise ValueError("X and y must not contain NaN or inf")
+    if X.shape[0] < 2:
+        raise ValueError(f"at least 2 samples are needed, got {X.shape[0]}")
+    y = y[:, None]
     _check_not_constant(y)
     return X, y
 
@@ -658,11 +761,15 @@ def _scores(
     want_ks = any(INDICES[nm].family == "ks" for nm in names)
     want_table = any(INDICES[nm].family == "table" for nm in names)
     out = {nm: np.empty(d) for nm in names}
-    for cols, XT, YT, groups in _blocks(X, y):
+    blocks = _sparse_blocks(X, y) if _is_sparse(X) else _blocks(X, y)
+    for cols, XT, YT, groups in blocks:
         found: dict[str, np.ndarray] = {}
         # one sort of every column serves all the indices (stable among tied x when a
-        # difference index needs it; the rank indices do not depend on the tie order)
-        sort = _sort(XT, stable_ties=bool(diff))
+        # difference index needs it; the rank indices do not depend on the tie order);
+        # a sparse block sorts its stored values only
+        sort = _sort_sparse(XT) if _is_sparse(XT) else _sort(XT, stable_ties=bool(diff))
+        if _is_sparse(XT):
+            XT = np.broadcast_to(np.float64(0), (XT.shape[1], XT.shape[0]))  # shape only
         if diff:
             values = _difference_block(sort[0], YT, groups, coefs, scales)
             found.update(zip(diff, values, strict=True))
@@ -751,7 +858,11 @@ def ranking_scores(
 
     Parameters
     ----------
-    X : array of shape (n_samples, n_features)
+    X : array or scipy.sparse matrix of shape (n_samples, n_features)
+        A sparse ``X`` (with one target ``y`` for all columns) is never densified: each
+        column sorts only its stored values, its zeros being one tied block; the scores
+        equal the dense ones. It must not store NaN (``ValueError``, whatever
+        ``missing``).
     y : array of shape (n_samples,) or (n_samples, n_features)
         A numeric target shared by every column, or one target per column.
     indices : str or sequence of str
@@ -788,7 +899,7 @@ def ranking_scores(
     X, y = _as_tables(X, y, allow_nan=available)
     raw = {"n_slices": n_slices, "n_bins_x": n_bins_x, "n_bins_y": n_bins_y}
     params = _resolve_params(X.shape[0], **raw)
-    if available and np.isnan(X).any():
+    if available and not _is_sparse(X) and np.isnan(X).any():  # sparse X: no NaN here
         return _scores_available(X, y, names, raw)
     return _scores(X, y, names, **params)
 

@@ -16,10 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.ranking_indices import INDEX_NAMES, ranking_scores_batch
+from fsel.kernels.ranking_indices import (
+    INDEX_NAMES,
+    ranking_scores,
+    ranking_scores_batch,
+    refuse_sparse_missing,
+)
 from fsel.meta.resampling import resample_indices, run_replicates
 from fsel.selectors._base import BaseSelector
 from fsel.selectors.ranking import _fit_setup, order_by_score
+from fsel.utils.validation import is_sparse
 
 __all__ = ["BootstrapRanking", "bootstrap_scores"]
 
@@ -38,6 +44,16 @@ def _score_replicates(
     missing: str = "error",
 ) -> dict[str, np.ndarray]:
     """Index scores of the resamples ``idx`` (shape ``(b, n)``): ``(b, d)`` per name."""
+    if is_sparse(X):  # one resample at a time: rows of a CSR matrix, never densified
+        out = {nm: np.zeros((idx.shape[0], X.shape[1])) for nm in names}
+        for b, rows in enumerate(idx):
+            yb = y[rows]
+            if (yb == yb[0]).all():  # a constant resampled target scores 0, as batched
+                continue
+            scores = ranking_scores(X[rows], yb, names, missing=missing, **params)
+            for nm in names:
+                out[nm][b] = scores[nm]
+        return out
     return ranking_scores_batch(
         X[idx], y[idx], names, constant_target="zero", missing=missing, **params
     )
@@ -66,7 +82,9 @@ def bootstrap_scores(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), float
+    X : ndarray or scipy.sparse matrix of shape (n_samples, n_features), float
+        A sparse ``X`` is scored one resample at a time on rows of a CSR matrix, never
+        densified; it must not store NaN (``ValueError``).
     y : ndarray of shape (n_samples,), numeric
         Must not be constant. A resample that happens to draw one target value only
         (likely for a rare class in a small sample) scores 0 for every feature: an
@@ -104,7 +122,12 @@ def bootstrap_scores(
     >>> s["In"].shape, int(s["In"].mean(axis=0).argmin()), int(s["K3"].mean(axis=0).argmax())
     ((20, 3), 2, 2)
     """
-    X = np.asarray(X, dtype=np.float64)
+    if is_sparse(X):
+        X = X.tocsr()
+        if missing == "available":  # refused up front, not in every replicate
+            refuse_sparse_missing(X)
+    else:
+        X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     names = (indices,) if isinstance(indices, str) else tuple(indices)
     if isinstance(n_bootstraps, (bool, np.bool_)) or not isinstance(
@@ -251,7 +274,10 @@ class BootstrapRanking(BaseSelector):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
+            A sparse matrix is never densified (each resample takes rows of a CSR
+            matrix); a stored NaN is refused (``ValueError``): per-feature deletion
+            (``missing="available"``) needs a dense ``X``.
         y : array-like of shape (n_samples,)
             Numeric (used by value; must not be constant) or class labels (at least
             two classes), as in :class:`fsel.RankingIndex`.
@@ -260,7 +286,7 @@ class BootstrapRanking(BaseSelector):
         -------
         self
         """
-        values, target, spec, params, k = _fit_setup(self, X, y)
+        values, target, spec, params, k = _fit_setup(self, X, y, accept_sparse=True)
         boot = bootstrap_scores(
             values,
             target,
@@ -284,5 +310,6 @@ class BootstrapRanking(BaseSelector):
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # resamples take rows of a CSR matrix
         tags.non_deterministic = self.random_state is None
         return tags

@@ -45,7 +45,13 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted
 from fsel.meta.resampling import selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
-from fsel.utils.validation import check_table, check_target, check_unique_names, is_dataframe
+from fsel.utils.validation import (
+    check_table,
+    check_target,
+    check_unique_names,
+    is_dataframe,
+    is_sparse,
+)
 
 __all__ = [
     "NPFS",
@@ -492,8 +498,9 @@ class NPFS(BaseSelector):
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Passed to the base selector row by row subset, columns and dtypes kept.
+        X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
+            Passed to the base selector row by row subset, columns and dtypes kept (a
+            sparse matrix as CSR rows, never densified).
         y : array-like of shape (n_samples,)
 
         Returns
@@ -512,6 +519,16 @@ class NPFS(BaseSelector):
                 )
             _check_feature_names(self, X, reset=True)
             Xw = X
+        elif is_sparse(X):
+            # validated once (never densified); the replicates take rows of a CSR copy; a
+            # stored NaN goes through: the wrapped selector applies its own rule
+            table = check_table(
+                X, min_samples=2, estimator_name=name, accept_sparse=True, allow_missing=True
+            )
+            n_samples, n_features = table.values.shape
+            del table
+            _check_feature_names(self, X, reset=True)
+            Xw = X.tocsr()
         else:
             # missing values go through: the wrapped selector applies its own rule
             table = check_table(X, min_samples=2, estimator_name=name, allow_missing=True)
@@ -589,11 +606,15 @@ class NPFS(BaseSelector):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        # missing values are the wrapped selector's business (SPEC section 10)
+        # missing values are the wrapped selector's business (SPEC section 10); sparse X
+        # goes to it row-subset: as sparse as it accepts
         sel = getattr(self, "selector", None)
         try:
-            tags.input_tags.allow_nan = bool(get_tags(sel).input_tags.allow_nan)
+            sel_tags = get_tags(sel).input_tags
+            tags.input_tags.allow_nan = bool(sel_tags.allow_nan)
+            tags.input_tags.sparse = bool(sel_tags.sparse)
         except (TypeError, AttributeError, ValueError):  # a callable or a non-estimator
             tags.input_tags.allow_nan = True
+            tags.input_tags.sparse = True
         tags.non_deterministic = self.random_state is None
         return tags

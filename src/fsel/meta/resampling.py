@@ -37,6 +37,8 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 
+from fsel.utils.validation import is_sparse
+
 __all__ = [
     "Resample",
     "bootstrap_indices",
@@ -507,6 +509,8 @@ def selection_matrix(
     >>> M.shape, M.sum(axis=1).tolist()
     ((4, 10), [10, 0, 0, 0])
     """
+    if is_sparse(X):  # replicates take rows: CSR, converted once (COO has no rows)
+        X = X.tocsr()
     if hasattr(X, "shape") and len(X.shape) == 2:
         n_samples, n_features = int(X.shape[0]), int(X.shape[1])
     else:

@@ -33,10 +33,13 @@ def order_by_score(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
     return np.argsort(-scores if higher_is_better else scores, kind="stable")
 
 
-def _fit_setup(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, Any, dict[str, Any], int]:
+def _fit_setup(
+    est: Any, X: Any, y: Any, accept_sparse: bool = False
+) -> tuple[Any, np.ndarray, Any, dict[str, Any], int]:
     """Shared ``fit`` preamble of the ranking selectors: validate data and parameters.
 
-    Returns the feature matrix (NaN for a missing value unless ``missing="error"``),
+    Returns the feature matrix (NaN for a missing value unless ``missing="error"``; a
+    scipy.sparse CSC matrix for sparse input when ``accept_sparse``),
     the numeric target, the index spec, the slice counts (checked; ``"auto"`` kept, the
     kernels resolve it with the rows each column is scored on) and the number of
     features to select. A numeric target (float, integer or boolean) keeps its values,
@@ -45,7 +48,9 @@ def _fit_setup(est: Any, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, Any, d
     """
     spec = get_index(est.index)
     missing = check_missing_policy(est.missing, MISSING_RULES, type(est).__name__)
-    table, y_out, _ = est._validate_fit_data(X, y, min_samples=2, allow_missing=missing != "error")
+    table, y_out, _ = est._validate_fit_data(
+        X, y, min_samples=2, allow_missing=missing != "error", accept_sparse=accept_sparse
+    )
     n, d = table.values.shape
     k = check_n_features_to_select(est.n_features_to_select, d)
     params = {"n_slices": est.n_slices, "n_bins_x": est.n_bins_x, "n_bins_y": est.n_bins_y}
@@ -110,7 +115,8 @@ class RankingIndex(BaseSelector):
         feature with too few observed rows for the index (fewer than 2; ``In3``/``In5``
         need 4/6), or whose observed rows hold one target value only, scores NaN and is
         ranked last. ``"error"`` refuses missing values. Without missing values both
-        give the same result.
+        give the same result. A scipy.sparse ``X`` that stores NaN is not supported
+        (``ValueError`` under either rule; pass ``X.toarray()`` for ``"available"``).
 
     Attributes
     ----------
@@ -170,12 +176,19 @@ class RankingIndex(BaseSelector):
         self.n_bins_y = n_bins_y
         self.missing = missing
 
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # scipy.sparse in, never densified whole
+        return tags
+
     def fit(self, X: Any, y: Any) -> RankingIndex:
         """Score every feature and select the best ``n_features_to_select``.
 
         Parameters
         ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
+        X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
+            A sparse matrix is never densified whole: each column sorts its stored
+            values only (its zeros are one tied block); the scores equal the dense ones.
         y : array-like of shape (n_samples,)
             Numeric (used by value; must not be constant) or class labels (at least
             two classes).
@@ -184,7 +197,9 @@ class RankingIndex(BaseSelector):
         -------
         self
         """
-        values, target, spec, params, k = _fit_setup(self, X, y)
+        # sparse X: a CSC matrix; the kernel sorts only the stored values of each column
+        # (a stored NaN is refused there: per-feature deletion needs dense columns)
+        values, target, spec, params, k = _fit_setup(self, X, y, accept_sparse=True)
         scores = ranking_scores(values, target, spec.name, missing="available", **params)[spec.name]
         self.higher_is_better_ = spec.higher_is_better
         self._set_selection(order_by_score(scores, spec.higher_is_better)[:k], scores)

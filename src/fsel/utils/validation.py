@@ -126,6 +126,7 @@ def _check_sparse(
     min_samples: int,
     estimator_name: str,
     allow_missing: bool,
+    keep_integer: bool = False,
 ) -> Table:
     """A scipy.sparse input as a float64 CSC copy (sorted indices, no duplicates, no
     explicit zeros): never densified, the caller's matrix untouched. An implicit zero is
@@ -148,7 +149,9 @@ def _check_sparse(
         raise ValueError(f"{estimator_name}: Complex data not supported")
     if kind not in "biuf":
         raise TypeError(f"{estimator_name}: sparse X must be numeric, got dtype {X.dtype}")
-    M = X.tocsc(copy=True).astype(np.float64, copy=False)
+    M = X.tocsc(copy=True)
+    if not (keep_integer and kind in "iub"):  # keep_integer: integer/bool data as is
+        M = M.astype(np.float64, copy=False)
     M.sum_duplicates()
     M.eliminate_zeros()
     M.sort_indices()
@@ -367,7 +370,8 @@ def check_table(
         ``inf`` is always an error.
     accept_sparse : bool
         Return a scipy.sparse input (CSR, CSC, COO; matrix or array) as a float64 CSC
-        copy in ``Table.values`` instead of refusing it; it is never densified.
+        copy in ``Table.values`` instead of refusing it; it is never densified. With
+        ``keep_integer=True`` integer/bool sparse data keep their dtype (a smaller copy).
 
     Returns
     -------
@@ -384,7 +388,9 @@ def check_table(
     if is_sparse(X):
         if not accept_sparse:
             raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")
-        return _check_sparse(X, categorical, min_samples, estimator_name, allow_missing)
+        return _check_sparse(
+            X, categorical, min_samples, estimator_name, allow_missing, keep_integer
+        )
     if hasattr(X, "toarray"):
         raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")
     names: list[str] | None

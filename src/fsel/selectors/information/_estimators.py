@@ -210,47 +210,7 @@ class InformationSelector(BaseSelector):
         else:
             if is_dask(y):  # X is in memory already: so may its labels be
                 y = y.compute()
-            table, y_codes, classes = self._validate_fit_data(
-                X,
-                y,
-                categorical=self.categorical,
-                keep_integer=True,
-                allow_missing=missing != "error",
-                accept_sparse=True,
-            )
-            k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
-            y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
-            if table.is_sparse:
-                if missing == "available" and table.has_missing:
-                    raise ValueError(
-                        f"{type(self).__name__}: missing='available' is not supported for sparse "
-                        "input; use missing='level' (a stored NaN is one more level)"
-                    )
-                # sparse codes and the O(nnz) table, same engine (SPEC section 11); a stored
-                # NaN is the last level of its column, as missing="level" does densely
-                codes, n_levels, edges = discretize_sparse(
-                    table.values, table.discrete, self.n_bins, self.discretize
-                )
-            else:
-                codes, n_levels, edges = _discretize(
-                    table.values, table.discrete, self.n_bins, self.discretize, table.missing
-                )
-            self.bin_edges_ = edges
-            self.n_levels_ = n_levels
-            self.classes_ = classes
-            missing_codes = None
-            if missing == "available" and table.missing is not None:
-                missing_codes = np.where(table.missing, n_levels - 1, -1)
-            table_cls = SparseInformationTable if table.is_sparse else InformationTable
-            extra = {} if missing_codes is None else {"missing_codes": missing_codes}
-            info = table_cls(
-                codes,
-                n_levels,
-                y_codes,
-                estimator=self.estimator,
-                n_jobs=self._n_threads(),
-                **extra,
-            )
+            info, k = self._fit_memory_table(X, y, missing)
         self.relevance_ = info.relevance
         with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
             result = greedy_select(
@@ -266,6 +226,54 @@ class InformationSelector(BaseSelector):
         self.selection_scores_ = result.step_scores
         self._set_selection(result.order, scores)
         return self
+
+    def _fit_memory_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
+        """The information table of an in-memory (dense or sparse) ``X`` and the number
+        of features to select; sets the fitted input attributes."""
+        table, y_codes, classes = self._validate_fit_data(
+            X,
+            y,
+            categorical=self.categorical,
+            keep_integer=True,
+            allow_missing=missing != "error",
+            accept_sparse=True,
+        )
+        k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
+        y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
+        is_sparse, missing_cols = table.is_sparse, table.missing
+        if is_sparse:
+            if missing == "available" and table.has_missing:
+                raise ValueError(
+                    f"{type(self).__name__}: missing='available' is not supported for sparse "
+                    "input; use missing='level' (a stored NaN is one more level)"
+                )
+            # sparse codes and the O(nnz) table, same engine (SPEC section 11); a stored
+            # NaN is the last level of its column, as missing="level" does densely
+            codes, n_levels, edges = discretize_sparse(
+                table.values, table.discrete, self.n_bins, self.discretize
+            )
+        else:
+            codes, n_levels, edges = _discretize(
+                table.values, table.discrete, self.n_bins, self.discretize, table.missing
+            )
+        del table  # the codes are all the engine needs: free the validated copy
+        self.bin_edges_ = edges
+        self.n_levels_ = n_levels
+        self.classes_ = classes
+        missing_codes = None
+        if missing == "available" and missing_cols is not None:
+            missing_codes = np.where(missing_cols, n_levels - 1, -1)
+        table_cls = SparseInformationTable if is_sparse else InformationTable
+        extra = {} if missing_codes is None else {"missing_codes": missing_codes}
+        info = table_cls(
+            codes,
+            n_levels,
+            y_codes,
+            estimator=self.estimator,
+            n_jobs=self._n_threads(),
+            **extra,
+        )
+        return info, k
 
     def _fit_dask_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
         """The information table of a Dask ``X`` (codes persisted on the workers) and the
