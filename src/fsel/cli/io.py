@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CliError", "LoadedData", "read_data"]
+__all__ = ["CliError", "LoadedData", "read_data", "read_data_dask"]
 
 
 class CliError(Exception):
@@ -311,3 +311,66 @@ def _generated(name: str) -> LoadedData:
         raise CliError(f"unknown generated data {name!r}; use npfs, monk1..3 or yuan1..6")
     names = [f"x{i}" for i in range(X.shape[1])]
     return LoadedData(X, y, names, [], "y")
+
+
+def read_data_dask(
+    path: str, target: str | None, categorical: list[str] | None = None
+) -> LoadedData:
+    """Open CSV or Parquet files lazily as a Dask DataFrame (nothing is read here but
+    the schema): ``path`` may be a glob such as ``'data/*.parquet'``. ``X`` is the lazy
+    frame of the feature columns, ``y`` the lazy target column; declared categorical
+    string columns become Dask categoricals (their categories are gathered in one pass).
+    """
+    import glob
+
+    try:
+        import dask.dataframe as dd
+    except ImportError:
+        raise CliError("--scheduler needs Dask: pip install 'fsel[dask]'") from None
+    files = sorted(glob.glob(path)) if any(ch in path for ch in "*?[") else [path]
+    if not files or not all(Path(f).is_file() for f in files):
+        raise CliError(f"{path}: no such file")
+    suffixes = {Path(f).suffix.lower() for f in files}
+    if target is None:
+        raise CliError("--target COLUMN is required for CSV and Parquet files")
+    try:
+        if suffixes <= {".parquet", ".pq"}:
+            df = dd.read_parquet(files)
+        elif suffixes <= {".csv", ".txt"}:
+            df = dd.read_csv(files)
+        elif suffixes == {".tsv"}:
+            df = dd.read_csv(files, sep="\t")
+        else:
+            raise CliError(
+                f"{path}: with --scheduler, use .csv or .parquet files (got {sorted(suffixes)})"
+            )
+    except CliError:
+        raise
+    except Exception as exc:
+        raise CliError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
+    names = [str(c) for c in df.columns]
+    if target not in names:
+        raise CliError(f"label column {target!r} is not in {path}; columns are: {', '.join(names)}")
+    feat = [n for n in names if n != target]
+    if not feat:
+        raise CliError(f"{path}: no feature columns besides the target {target!r}")
+    categorical = list(categorical or [])
+    for c in categorical:
+        if c not in feat:
+            raise CliError(f"--categorical: no feature column {c!r} in {path}")
+    non_numeric = [
+        n
+        for n in feat
+        if getattr(df.dtypes[n], "kind", "O") not in "biuf"
+        and str(df.dtypes[n]) != "category"
+        and n not in categorical
+    ]
+    if non_numeric:
+        raise CliError(
+            f"non-numeric column(s) {', '.join(map(repr, non_numeric))} not declared "
+            f"categorical; pass --categorical {','.join(non_numeric)} or drop them"
+        )
+    X = df[feat]
+    if categorical:
+        X = X.astype({c: "category" for c in categorical}).categorize(columns=categorical)
+    return LoadedData(X, df[target], feat, [feat.index(c) for c in categorical], target)

@@ -16,6 +16,8 @@ import json
 import os
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -144,7 +146,12 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--bootstraps", type=int, default=100, help="bootstrap replicates (n)")
     n.add_argument("--alpha", type=float, default=0.01, help="significance level")
     n.add_argument("--correction", choices=["none", "bonferroni", "bh"], default="none")
-    n.add_argument("--scheduler", help="address of a running Dask scheduler to carry the work")
+    n.add_argument(
+        "--scheduler",
+        help="run on Dask: a scheduler address (tcp://HOST:8786) or local:N for a local "
+        "cluster of N worker processes; without --npfs the files (a glob such as "
+        "'data/*.parquet' is fine) are read lazily on the workers (information criteria)",
+    )
     n.add_argument("--plot", help="write the selection-matrix image (PNG) to this file")
     p.set_defaults(func=_cmd_select)
 
@@ -232,13 +239,19 @@ def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> d
 
 def _cmd_select(args: argparse.Namespace) -> int:
     from fsel._registry import get_method
-    from fsel.api import result_from_estimator
 
     try:
         method = get_method(args.method)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     cats = [c for c in (args.categorical or "").split(",") if c]
+    if args.scheduler and not args.npfs:
+        if args.target_file or args.feature_names:
+            raise CliError(
+                "--target-file and --feature-names are for in-memory files; with "
+                "--scheduler the target is a column of the Dask-read table (--target)"
+            )
+        return _select_on_dask(args, method, cats)
     data = read_data(
         _resolve_data(args.data), args.target, cats, args.target_file, args.feature_names
     )
@@ -266,17 +279,28 @@ def _cmd_select(args: argparse.Namespace) -> int:
             return _run_npfs(args, base, data)
     with _named_columns(data.feature_names):
         base.fit(data.X, data.y)
+    return _report_selection(args, method, base, data, {"n_samples": int(data.X.shape[0])})
+
+
+def _report_selection(
+    args: argparse.Namespace, method: Any, base: Any, data: Any, extra: dict[str, Any]
+) -> int:
+    """Print a fitted selector's picks and write them to ``--output``."""
+    from fsel.api import result_from_estimator
+
+    n_features = len(data.feature_names)
     res = result_from_estimator(method.name, base, data.feature_names)
     out = {
         "method": method.name,
         "data": args.data,
         "target": data.target,
-        "n_samples": int(data.X.shape[0]),
+        **extra,
         "n_features": int(n_features),
         "params": {k_: v for k_, v in base.get_params(deep=False).items() if _jsonable(v)},
         **res.to_dict(),
     }
-    print(f"{method.name}: {len(res.features)} of {n_features} features from {args.data}")
+    where = " (Dask)" if "scheduler" in extra else ""
+    print(f"{method.name}: {len(res.features)} of {n_features} features from {args.data}{where}")
     print(f"{'rank':>4}  {'index':>5}  {'score':>10}  name")
     for row in out["features"]:
         print(f"{row['rank']:>4}  {row['index']:>5}  {row['score']:>10.4f}  {row['name']}")
@@ -299,11 +323,7 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
         random_state=args.random_state,
         verbose=0 if args.quiet else 1,
     )
-    ctx = nullcontext()
-    if args.scheduler:
-        from fsel.meta.resampling import dask_backend
-
-        ctx = dask_backend(args.scheduler)
+    ctx = _dask_context(args.scheduler) if args.scheduler else nullcontext()
     with ctx:
         npfs.fit(data.X, data.y)
     rows = [
@@ -348,6 +368,56 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
         plot_selection_matrix(npfs, args.plot)
         print(f"wrote {args.plot}")
     return 0
+
+
+@contextmanager
+def _dask_context(scheduler: str) -> Iterator[Any]:
+    """``dask_backend`` on a scheduler address, or on a local cluster of N worker
+    processes for ``local:N``."""
+    from fsel.meta.resampling import dask_backend
+
+    if not scheduler.startswith("local"):
+        with dask_backend(scheduler) as client:
+            yield client
+        return
+    spec = scheduler.partition(":")[2] or "2"
+    if not spec.isdigit() or int(spec) < 1:
+        raise CliError(f"--scheduler local:N needs a worker count N >= 1, got {scheduler!r}")
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        raise CliError("--scheduler needs Dask: pip install 'fsel[dask]'") from None
+    with (
+        LocalCluster(n_workers=int(spec), threads_per_worker=1, dashboard_address=":0") as cl,
+        dask_backend(cl) as client,
+    ):
+        yield client
+
+
+def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> int:
+    """``fsel select FILES --scheduler ...``: the files are read lazily on the workers and
+    the information criterion runs there; the client never loads the table."""
+    from fsel.cli.io import read_data_dask
+
+    if method.family != "information":
+        raise CliError(
+            f"--scheduler without --npfs runs the information criteria (jmi, mrmr, ...) on "
+            f"Dask; {method.name} does not run on Dask yet"
+        )
+    est_cls = method.load()
+    fixed = dict(method.fixed)
+    params = _estimator_params(args, est_cls, fixed)
+    params.pop("n_jobs", None)
+    with _dask_context(args.scheduler):
+        data = read_data_dask(args.data, args.target, cats)
+        n_features = len(data.feature_names)
+        k = args.k if args.k is not None else min(10, n_features)
+        if k < 1 or k > n_features:
+            raise CliError(f"-k {k} is out of range: the table has {n_features} features")
+        base = est_cls(**fixed, **params, n_features_to_select=k)
+        with _named_columns(data.feature_names):
+            base.fit(data.X, data.y)
+    return _report_selection(args, method, base, data, {"scheduler": args.scheduler})
 
 
 class _named_columns:

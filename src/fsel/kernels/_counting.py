@@ -31,6 +31,8 @@ __all__ = [
     "available_nlogn",
     "cmim_lazy",
     "grouped_nlogn",
+    "joint_histograms",
+    "nlogn",
     "nlogn_table",
     "numba_enabled",
     "pack_pairs",
@@ -1037,3 +1039,83 @@ def sparse_grouped_nlogn(
     outs = (np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.int64))
     _run_threads(kernel, K, n_jobs, (*args, *outs))
     return outs
+
+
+# ------------------------------------------------------------ per-chunk joint histograms
+
+
+def nlogn(counts: np.ndarray) -> np.ndarray:
+    """``c * log2(c)`` elementwise for non-negative integer counts (0 for 0), without a
+    table of ``N + 1`` entries: the same numbers as :func:`nlogn_table` for any ``N``.
+
+    Examples
+    --------
+    >>> nlogn(np.array([0, 1, 2, 4])).tolist()
+    [0.0, 0.0, 2.0, 8.0]
+    """
+    c = np.asarray(counts, dtype=np.float64)
+    out = np.zeros_like(c)
+    np.multiply(c, np.log2(c, where=c > 0, out=np.zeros_like(c)), out=out, where=c > 0)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _numba_histogram_kernel() -> Any:
+    import numba
+
+    @numba.njit(nogil=True, cache=True)
+    def histograms(C, z, nz, out):
+        K, n = C.shape
+        for k in range(K):
+            row = C[k]
+            h = out[k]
+            for i in range(n):
+                h[np.int64(row[i]) * nz + z[i]] += 1
+
+    return histograms
+
+
+def joint_histograms(C: np.ndarray, z: np.ndarray, nz: int, n_levels: int) -> np.ndarray:
+    """Joint count tables of ``(C[k], z)`` for every feature ``k`` of one chunk of rows.
+
+    The additive form of :func:`grouped_nlogn`: tables of several chunks of rows sum to
+    the table of their union, so a distributed fit reduces them (a tree of sums) and
+    turns the total into entropies with :func:`nlogn` on the client.
+
+    Parameters
+    ----------
+    C : ndarray of shape (n_features, n_samples), unsigned integer codes ``< n_levels``
+    z : ndarray of shape (n_samples,), codes ``0..nz-1``
+    nz : int
+        Number of levels of ``z``.
+    n_levels : int
+        Levels of the features (the same for all: the largest).
+
+    Returns
+    -------
+    ndarray of shape (n_features, n_levels, nz), int64
+        ``out[k, a, b]`` = number of samples with ``C[k] == a`` and ``z == b``.
+
+    Examples
+    --------
+    >>> C = np.array([[0, 1, 1, 0], [2, 2, 0, 0]], dtype=np.uint8)
+    >>> joint_histograms(C, np.array([0, 1, 1, 1]), 2, 3)[1].tolist()
+    [[0, 2], [0, 0], [1, 1]]
+    """
+    K, n = C.shape
+    z = np.ascontiguousarray(z, dtype=np.int64)
+    out = np.zeros((K, n_levels * nz), dtype=np.int64)
+    if K and n:
+        if numba_enabled():
+            _numba_histogram_kernel()(np.ascontiguousarray(C), z, int(nz), out)
+        else:
+            cells = n_levels * nz
+            step = max(1, min(K, _NUMPY_BLOCK_CELLS // max(n, 1)))
+            for k0 in range(0, K, step):
+                kb = min(step, K - k0)
+                keys = C[k0 : k0 + kb].astype(np.int64) * nz + z[None, :]
+                keys += (np.arange(kb, dtype=np.int64) * cells)[:, None]
+                out[k0 : k0 + kb] = np.bincount(keys.ravel(), minlength=kb * cells).reshape(
+                    kb, cells
+                )
+    return out.reshape(K, n_levels, nz)

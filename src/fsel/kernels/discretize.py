@@ -38,6 +38,7 @@ __all__ = [
     "discretize_sparse",
     "fit_bin_edges",
     "smallest_code_dtype",
+    "uniform_edges",
 ]
 
 _STRATEGIES = ("uniform", "quantile", None)
@@ -181,6 +182,20 @@ def _compact_integers_numba(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return out, levels
 
 
+def uniform_edges(lo: np.ndarray, hi: np.ndarray, n_bins: int) -> np.ndarray:
+    """Inner equal-width edges, one row per column, from the columns' minima and maxima
+    (the same numbers as ``np.linspace(lo, hi, n_bins + 1)[1:-1]``).
+
+    Examples
+    --------
+    >>> uniform_edges(np.array([0.0]), np.array([1.0]), 4).tolist()
+    [[0.25, 0.5, 0.75]]
+    """
+    lo = np.asarray(lo, dtype=np.float64)
+    step = (np.asarray(hi, dtype=np.float64) - lo) / n_bins  # as np.linspace does
+    return np.arange(1, n_bins, dtype=np.float64)[None, :] * step[:, None] + lo[:, None]
+
+
 def fit_bin_edges(
     values: np.ndarray,
     discrete: np.ndarray,
@@ -223,9 +238,7 @@ def fit_bin_edges(
     cols = cols[many]
     if strategy == "uniform":
         V = values[:, cols]
-        lo = V.min(axis=0).astype(np.float64)
-        step = (V.max(axis=0).astype(np.float64) - lo) / n_bins  # as np.linspace does
-        inner = np.arange(1, n_bins, dtype=np.float64)[None, :] * step[:, None] + lo[:, None]
+        inner = uniform_edges(V.min(axis=0), V.max(axis=0), n_bins)
         for i, j in enumerate(cols.tolist()):
             edges[j] = inner[i]
     else:
@@ -258,9 +271,7 @@ def _observed_edges(
     if strategy == "uniform":
         W = V if idx.size == V.shape[1] else V[:, idx]
         # fmin/fmax skip NaN (every column here has an observed value)
-        lo = np.fmin.reduce(W, axis=0).astype(np.float64)
-        step = (np.fmax.reduce(W, axis=0).astype(np.float64) - lo) / n_bins
-        inner = np.arange(1, n_bins, dtype=np.float64)[None, :] * step[:, None] + lo[:, None]
+        inner = uniform_edges(np.fmin.reduce(W, axis=0), np.fmax.reduce(W, axis=0), n_bins)
         for r, i in enumerate(idx.tolist()):
             out[i] = inner[r]
     else:

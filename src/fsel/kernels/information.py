@@ -47,6 +47,7 @@ __all__ = [
     "entropy",
     "joint",
     "mutual_information",
+    "pair_terms_from_entropies",
 ]
 
 _ESTIMATORS = ("plugin", "miller_madow")
@@ -179,6 +180,33 @@ class PairTerms:
     cmi_given_j: np.ndarray | None = None
 
 
+def pair_terms_from_entropies(
+    j: int,
+    h_k: np.ndarray,
+    h_ky: np.ndarray,
+    h_y: float,
+    h_kj: np.ndarray,
+    h_kjy: np.ndarray,
+    *,
+    h_j: np.ndarray | None = None,
+    h_jy: np.ndarray | None = None,
+) -> PairTerms:
+    """The pair terms of every candidate ``Xk`` against ``Xj`` from the entropies
+    ``H(Xk)``, ``H(Xk,Y)``, ``H(Y)``, ``H(Xk,Xj)`` and ``H(Xk,Xj,Y)`` (bits), whatever
+    storage they were counted on. ``h_j``/``h_jy`` (default ``h_k[j]``/``h_ky[j]``):
+    per-candidate ``H(Xj)``/``H(Xj,Y)`` where every term has its own rows (pairwise
+    deletion)."""
+    h_j = h_k[j] if h_j is None else h_j
+    h_jy = h_ky[j] if h_jy is None else h_jy
+    return PairTerms(
+        mi=np.maximum(0.0, h_k + h_j - h_kj),
+        cmi_given_y=np.maximum(0.0, h_ky + h_jy - h_kjy - h_y),
+        joint_mi=np.maximum(0.0, h_kj + h_y - h_kjy),
+        joint_entropy=h_kjy,
+        cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
+    )
+
+
 class InformationTable:
     """Discrete features and a target, ready to be scored in ``O(N K)`` passes.
 
@@ -306,13 +334,7 @@ class InformationTable:
         h_kjy, h_kj, h_k, h_ky, h_jy, h_j, h_y = self._available_entropies(
             z, int(self.n_levels[j]) * ny
         )
-        return PairTerms(
-            mi=np.maximum(0.0, h_k + h_j - h_kj),
-            cmi_given_y=np.maximum(0.0, h_ky + h_jy - h_kjy - h_y),
-            joint_mi=np.maximum(0.0, h_kj + h_y - h_kjy),
-            joint_entropy=h_kjy,
-            cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
-        )
+        return pair_terms_from_entropies(j, h_k, h_ky, h_y, h_kj, h_kjy, h_j=h_j, h_jy=h_jy)
 
     def _h(self, s: np.ndarray, m: np.ndarray) -> np.ndarray:
         """Entropy in bits from ``sum c log2 c`` and the non-empty cell count."""
@@ -327,20 +349,19 @@ class InformationTable:
             return self._available_pair_terms(j)
         ny = self.n_classes
         z = self.codes[j].astype(np.int64) * ny + self.y
-        s_kjy, s_kj, m_kjy, m_kj = self._count(z, int(self.n_levels[j]) * ny, ny)
-        h_kjy = self._h(s_kjy, m_kjy)
-        h_kj = self._h(s_kj, m_kj)
-        h_k = self.feature_entropy
-        h_ky = self._h(self._s_ky, self._m_ky)
-        h_j = h_k[j]
-        h_jy = h_ky[j]
-        h_y = self.target_entropy
-        return PairTerms(
-            mi=np.maximum(0.0, h_k + h_j - h_kj),
-            cmi_given_y=np.maximum(0.0, h_ky + h_jy - h_kjy - h_y),
-            joint_mi=np.maximum(0.0, h_kj + h_y - h_kjy),
-            joint_entropy=h_kjy,
-            cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
+        return self._terms_from_sums(j, *self._count(z, int(self.n_levels[j]) * ny, ny))
+
+    def _terms_from_sums(
+        self, j: int, s_kjy: np.ndarray, s_kj: np.ndarray, m_kjy: np.ndarray, m_kj: np.ndarray
+    ) -> PairTerms:
+        """:class:`PairTerms` from the :func:`grouped_nlogn` sums of ``(Xk, Xj, Y)``."""
+        return pair_terms_from_entropies(
+            j,
+            self.feature_entropy,
+            self._h(self._s_ky, self._m_ky),
+            self.target_entropy,
+            self._h(s_kj, m_kj),
+            self._h(s_kjy, m_kjy),
         )
 
     def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
@@ -404,6 +425,22 @@ class InformationTable:
             tol,
         )
 
+    def joint_codes(self, s: np.ndarray | None, j: int) -> np.ndarray:
+        """Codes ``0..ns-1`` of the joint of the conditioning variable ``s`` and feature
+        ``j`` (``s=None``: feature ``j`` alone), for :meth:`conditional_relevance`.
+
+        Under pairwise deletion (``missing_codes``) the rows where ``Xj`` or a member of
+        ``S`` is missing get -1 (dropped by :meth:`conditional_relevance`).
+        """
+        c = self.codes[j].astype(np.int64)
+        if self.missing_codes is not None:
+            return _merge_available(s, c, int(self.missing_codes[j]))
+        if s is None:
+            return c
+        merged = s * int(self.n_levels[j]) + c
+        _, out = np.unique(merged, return_inverse=True)
+        return out.reshape(-1)
+
     def conditional_relevance(self, s: np.ndarray) -> np.ndarray:
         """``I(Xk;Y|S)`` for every candidate, ``s`` being the codes ``0..ns-1`` of a
         (joint) conditioning variable (under pairwise deletion, -1 marks the rows where
@@ -422,6 +459,21 @@ class InformationTable:
         h_sy = float(self._h(self._table[zc].sum(), np.count_nonzero(zc)))
         h_s = float(self._h(self._table[sc].sum(), np.count_nonzero(sc)))
         return np.maximum(0.0, self._h(s_ks, m_ks) + h_sy - self._h(s_ksy, m_ksy) - h_s)
+
+
+def _merge_available(s: np.ndarray | None, c: np.ndarray, miss: int) -> np.ndarray:
+    """Joint codes ``0..ns-1`` of ``(S, Xj)`` on the rows where ``S`` and ``Xj`` are
+    observed, -1 elsewhere (``s`` None: ``S`` is empty)."""
+    keep = c != miss if miss >= 0 else np.ones(c.size, dtype=bool)
+    merged = c.copy()
+    if s is not None:
+        keep &= s >= 0
+        merged = s * (int(c.max()) + 1) + c
+    out = np.full(c.size, -1, dtype=np.int64)
+    if keep.any():
+        _, inv = np.unique(merged[keep], return_inverse=True)
+        out[keep] = inv.reshape(-1)
+    return out
 
 
 class SparseInformationTable(InformationTable):

@@ -133,10 +133,7 @@ def _greedy_cmi(
     tol: float,
     progress: Callable[[], None] | None,
 ) -> GreedyResult:
-    miss = getattr(table, "missing_codes", None)  # pairwise deletion: rows to drop are -1
-    s = table.codes[order[0]].astype(np.int64)
-    if miss is not None:
-        s = _merge_available(None, s, int(miss[order[0]]))
+    s = table.joint_codes(None, order[0])
     last = table.relevance
     if step_scores[0] <= tol:  # not even the first feature tells anything about Y
         return GreedyResult(np.asarray(order, np.intp), np.asarray(step_scores), last)
@@ -148,27 +145,7 @@ def _greedy_cmi(
         order.append(best)
         step_scores.append(float(last[best]))
         selected[best] = True
-        if miss is not None:
-            s = _merge_available(s, table.codes[best].astype(np.int64), int(miss[best]))
-        else:
-            merged = s * int(table.n_levels[best]) + table.codes[best].astype(np.int64)
-            _, s = np.unique(merged, return_inverse=True)
-            s = s.reshape(-1)
+        s = table.joint_codes(s, best)
         if progress is not None:
             progress()
     return GreedyResult(np.asarray(order, np.intp), np.asarray(step_scores), np.asarray(last))
-
-
-def _merge_available(s: np.ndarray | None, c: np.ndarray, miss: int) -> np.ndarray:
-    """Joint codes ``0..ns-1`` of ``(S, Xj)`` on the rows where ``S`` and ``Xj`` are
-    observed, -1 elsewhere (``s`` None: ``S`` is empty)."""
-    keep = c != miss if miss >= 0 else np.ones(c.size, dtype=bool)
-    merged = c.copy()
-    if s is not None:
-        keep &= s >= 0
-        merged = s * (int(c.max()) + 1) + c
-    out = np.full(c.size, -1, dtype=np.int64)
-    if keep.any():
-        _, inv = np.unique(merged[keep], return_inverse=True)
-        out[keep] = inv.reshape(-1)
-    return out

@@ -19,7 +19,12 @@ from fsel.kernels.information import InformationTable, SparseInformationTable
 from fsel.selectors._base import BaseSelector
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
 from fsel.utils.progress import Progress
-from fsel.utils.validation import check_missing_policy, check_n_features_to_select
+from fsel.utils.validation import (
+    check_dask_table,
+    check_missing_policy,
+    check_n_features_to_select,
+    is_dask,
+)
 
 __all__ = [
     "CIFE",
@@ -169,14 +174,21 @@ class InformationSelector(BaseSelector):
 
         Parameters
         ----------
-        X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
+        X : array-like, DataFrame, sparse matrix or Dask collection, shape (n_samples, n_features)
             Sparse input (CSR, CSC, COO) is never densified: an implicit zero is the
-            value 0 and each step counts from the non-zeros (``O(nnz)``).
+            value 0 and each step counts from the non-zeros (``O(nnz)``). A row-chunked
+            ``dask.array.Array`` or a ``dask.dataframe.DataFrame`` is selected on the
+            Dask workers (the active ``distributed.Client``, e.g. from
+            :func:`fsel.meta.resampling.dask_backend`, or Dask's default scheduler): the
+            codes stay there and each step gathers only count tables
+            (:mod:`fsel.kernels.information_dask`); a missing value is one more level
+            there too (``missing="level"``), ``missing="available"`` is refused.
         y : array-like of shape (n_samples,)
             Class labels (any dtype). A float target with non-integer values is
             continuous: it is binned like a float feature (``n_bins``, ``discretize``;
             edges in ``y_bin_edges_``) with a ``UserWarning``. Integer-valued floats
-            (0.0/1.0) are class labels.
+            (0.0/1.0) are class labels. With Dask ``X``: a dask array/series with the
+            same row partitions, or an in-memory array.
 
         Returns
         -------
@@ -193,6 +205,31 @@ class InformationSelector(BaseSelector):
         missing = check_missing_policy(
             self.missing, ("level", "available", "error"), type(self).__name__
         )
+        if is_dask(X):
+            info, k = self._fit_dask_table(X, y, missing)
+        else:
+            if is_dask(y):  # X is in memory already: so may its labels be
+                y = y.compute()
+            info, k = self._fit_memory_table(X, y, missing)
+        self.relevance_ = info.relevance
+        with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
+            result = greedy_select(
+                info,
+                self._criterion,
+                k,
+                params=self._criterion_params(),
+                cmi_tol=getattr(self, "tol", DEFAULT_CMI_TOL),
+                progress=bar.update,
+            )
+        scores = np.array(result.last_scores, dtype=np.float64, copy=True)
+        scores[result.order] = result.step_scores
+        self.selection_scores_ = result.step_scores
+        self._set_selection(result.order, scores)
+        return self
+
+    def _fit_memory_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
+        """The information table of an in-memory (dense or sparse) ``X`` and the number
+        of features to select; sets the fitted input attributes."""
         table, y_codes, classes = self._validate_fit_data(
             X,
             y,
@@ -236,21 +273,39 @@ class InformationSelector(BaseSelector):
             n_jobs=self._n_threads(),
             **extra,
         )
-        self.relevance_ = info.relevance
-        with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
-            result = greedy_select(
-                info,
-                self._criterion,
-                k,
-                params=self._criterion_params(),
-                cmi_tol=getattr(self, "tol", DEFAULT_CMI_TOL),
-                progress=bar.update,
-            )
-        scores = np.array(result.last_scores, dtype=np.float64, copy=True)
-        scores[result.order] = result.step_scores
-        self.selection_scores_ = result.step_scores
-        self._set_selection(result.order, scores)
-        return self
+        return info, k
+
+    def _fit_dask_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
+        """The information table of a Dask ``X`` (codes persisted on the workers) and the
+        number of features to select; sets the fitted input attributes."""
+        from fsel.kernels.information_dask import dask_information_table
+
+        name = type(self).__name__
+        data = check_dask_table(X, y, categorical=self.categorical, estimator_name=name)
+        n_features = data.discrete.size
+        k = check_n_features_to_select(self.n_features_to_select, n_features)
+        self.n_features_in_ = n_features
+        if data.feature_names is not None and all(isinstance(c, str) for c in data.feature_names):
+            self.feature_names_in_ = data.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        info, edges, classes = dask_information_table(
+            data.blocks,
+            data.y_blocks,
+            data.discrete,
+            n_bins=self.n_bins,
+            strategy=self.discretize,
+            estimator=self.estimator,
+            estimator_name=name,
+            missing=missing,
+        )
+        self.bin_edges_ = edges
+        self.n_levels_ = info.observed_levels
+        self.classes_ = classes
+        self.y_bin_edges_ = info.y_bin_edges
+        if info.y_bin_edges is not None:
+            self._warn_binned_target(classes.size)
+        return info, k
 
     def _bin_continuous_target(
         self, y_codes: np.ndarray, classes: np.ndarray
@@ -270,14 +325,17 @@ class InformationSelector(BaseSelector):
         codes, levels, edges = _discretize(values, np.zeros(1, bool), self.n_bins, self.discretize)
         if edges[0] is None:  # no more distinct values than n_bins: they are the classes
             return y_codes, classes, None
-        warnings.warn(
-            f"{name}: y is continuous (non-integer float values); it is binned like a float "
-            f"feature into {int(levels[0])} {self.discretize} bins (n_bins={self.n_bins}), "
-            "see y_bin_edges_; pass class labels to avoid this",
-            UserWarning,
-            stacklevel=3,
-        )
+        self._warn_binned_target(int(levels[0]))
         return codes[0].astype(np.intp), np.arange(int(levels[0])), edges[0]
+
+    def _warn_binned_target(self, n_levels: int) -> None:
+        warnings.warn(
+            f"{type(self).__name__}: y is continuous (non-integer float values); it is "
+            f"binned like a float feature into {int(n_levels)} {self.discretize} bins "
+            f"(n_bins={self.n_bins}), see y_bin_edges_; pass class labels to avoid this",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _doc(summary: str, formula: str, extra_params: str = "", example: str = "JMI") -> str:

@@ -1,0 +1,356 @@
+"""Benchmark: JMI (k=20) in memory against Dask with the data on 2 worker processes.
+
+Data (:func:`make_chunk`): ``n_rows x 100`` integer codes ``0..9`` (uint8) generated chunk
+by chunk from ``(seed, chunk index)``, so the Dask side never materialises the table in
+one process: columns 0-4 are informative (``y = 1`` iff their sum plus Gaussian noise
+exceeds 22.5), columns 5-14 noisy copies of them (20 % of the entries redrawn), the
+rest noise.
+
+Each size runs, side by side in one run, in two fresh subprocesses:
+
+* **in memory** -- the chunks are written into one ``uint8`` array, then
+  ``fsel.JMI(20, discretize=None, n_jobs=J).fit(X, y)`` (J = 1 and 2), timed after a
+  warm-up fit on a small slice (numba compiled);
+* **dask** -- a ``distributed.LocalCluster`` of 2 worker processes (1 thread each); the
+  lazily generated ``dask.array`` is persisted on the workers first (not timed: "data
+  already on the cluster"), then ``fsel.JMI(20, discretize=None).fit(X, y)`` is timed.
+  Reported: the fit's wall time, split into the first part (one pass for the code
+  levels, one pass encoding the ``uint8`` codes onto the workers, one reduction for
+  the relevance) and the mean per greedy step, the client's peak Python allocations
+  during the fit (``tracemalloc``) and its peak RSS, and each worker's peak RSS.
+
+The selections of the two sides must be identical (checked; the run fails otherwise).
+
+``--relief M`` adds, per size, ReliefF's mean margin over ``M`` seeded references on
+the same cluster (:func:`fsel.kernels.relief_dask.relieff_margin_dask`, k=10,
+Manhattan, the table as float64; its top-5 features are recorded in ``order``).
+
+Run ``python benchmarks/run.py dask [--quick] [--sizes 1000000,5000000]``; results go
+to ``benchmarks/results/dask[_quick].{json,md}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+N_FEATURES = 100
+K = 20
+CHUNK_ROWS = 250_000
+SEED = 0
+
+
+def make_chunk(i: int, rows: int, d: int = N_FEATURES, seed: int = SEED) -> tuple:
+    """Chunk ``i`` of the benchmark table: ``(X uint8 (rows, d), y int8 (rows,))``."""
+    rng = np.random.default_rng([seed, i])
+    X = rng.integers(0, 10, size=(rows, d), dtype=np.uint8)
+    e = np.rint(rng.normal(0.0, 3.0, rows))
+    y = (X[:, :5].sum(axis=1, dtype=np.int64) + e > 22.5).astype(np.int8)
+    for r in range(10):
+        redraw = rng.random(rows) < 0.2
+        col = X[:, r % 5].copy()
+        col[redraw] = rng.integers(0, 10, int(redraw.sum()), dtype=np.uint8)
+        X[:, 5 + r] = col
+    return X, y
+
+
+def _bounds(n: int) -> list[tuple[int, int]]:
+    return [(b, min(b + CHUNK_ROWS, n)) for b in range(0, n, CHUNK_ROWS)]
+
+
+def _rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+# ----------------------------------------------------------------------------- workers
+
+
+def run_memory(n: int, n_jobs: int) -> dict[str, Any]:
+    import fsel
+
+    X = np.empty((n, N_FEATURES), dtype=np.uint8)
+    y = np.empty(n, dtype=np.int8)
+    for i, (b0, b1) in enumerate(_bounds(n)):
+        X[b0:b1], y[b0:b1] = make_chunk(i, b1 - b0)
+    fsel.JMI(3, discretize=None, n_jobs=n_jobs).fit(X[:5000], y[:5000])  # compile
+    before = _rss_mb()
+    t0 = time.perf_counter()
+    sel = fsel.JMI(K, discretize=None, n_jobs=n_jobs).fit(X, y)
+    took = time.perf_counter() - t0
+    return {
+        "side": f"memory n_jobs={n_jobs}",
+        "seconds": took,
+        "order": sel.selection_order_.tolist(),
+        "client_peak_rss_mb": _rss_mb(),
+        "rss_before_fit_mb": before,
+        "data_mb": X.nbytes / 2**20,
+    }
+
+
+def _lazy_table(n: int, dtype: Any = np.uint8) -> tuple[Any, Any]:
+    """The benchmark table as lazy dask arrays, one task per chunk (never in one process)."""
+    import dask
+    import dask.array as da
+
+    bounds = _bounds(n)
+    xs = [
+        da.from_delayed(
+            dask.delayed(lambda i, r: make_chunk(i, r)[0].astype(dtype))(i, b1 - b0),
+            (b1 - b0, N_FEATURES),
+            dtype,
+        )
+        for i, (b0, b1) in enumerate(bounds)
+    ]
+    ys = [
+        da.from_delayed(
+            dask.delayed(lambda i, r: make_chunk(i, r)[1])(i, b1 - b0), (b1 - b0,), np.int8
+        )
+        for i, (b0, b1) in enumerate(bounds)
+    ]
+    return da.concatenate(xs), da.concatenate(ys)
+
+
+def _cluster(n_workers: int) -> Any:
+    import distributed
+
+    return distributed.LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",
+        memory_limit=0,
+    )
+
+
+def run_dask(n: int, n_workers: int) -> dict[str, Any]:
+    import tracemalloc
+
+    import distributed
+
+    import fsel
+    from fsel.kernels import information_dask as kd
+
+    bounds = _bounds(n)
+    X, y = _lazy_table(n)
+    with (
+        _cluster(n_workers) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        t0 = time.perf_counter()
+        X, y = client.persist([X, y])
+        distributed.wait([X, y])
+        persist_s = time.perf_counter() - t0
+        fsel.JMI(3, discretize=None).fit(X[:5000], y[:5000])  # compile on the workers
+        # time the parts: first reductions vs greedy steps
+        marks: list[float] = []
+        real_reduce = kd.DaskInformationTable._reduce
+
+        def timed_reduce(self, *a, **kw):
+            out = real_reduce(self, *a, **kw)
+            marks.append(time.perf_counter())
+            return out
+
+        kd.DaskInformationTable._reduce = timed_reduce
+        tracemalloc.start()
+        try:
+            t0 = time.perf_counter()
+            sel = fsel.JMI(K, discretize=None).fit(X, y)
+            took = time.perf_counter() - t0
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+            kd.DaskInformationTable._reduce = real_reduce
+        workers = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+    setup = marks[0] - t0
+    steps = np.diff(marks)
+    return {
+        "side": f"dask {n_workers} workers",
+        "seconds": took,
+        "setup_seconds": setup,
+        "step_seconds_mean": float(steps.mean()) if steps.size else None,
+        "n_steps": int(steps.size),
+        "n_chunks": len(bounds),
+        "persist_seconds": persist_s,
+        "order": sel.selection_order_.tolist(),
+        "client_fit_tracemalloc_peak_mb": peak / 2**20,
+        "client_peak_rss_mb": _rss_mb(),
+        "worker_peak_rss_mb": sorted(workers.values()),
+        "data_mb": n * N_FEATURES / 2**20,
+    }
+
+
+def run_relief_dask(n: int, m: int, n_workers: int = 2) -> dict[str, Any]:
+    """ReliefF's mean margin over ``m`` seeded reference rows
+    (:func:`fsel.kernels.relief_dask.relieff_margin_dask`, k=10, Manhattan) on data
+    persisted on the workers (the table as float64, as ReliefF scales it)."""
+    import distributed
+
+    from fsel.kernels.relief_dask import relieff_margin_dask
+    from fsel.utils.validation import check_dask_table
+
+    X, y = _lazy_table(n, np.float64)
+    with (
+        _cluster(n_workers) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        X, y = client.persist([X, y])
+        distributed.wait([X, y])
+        t = check_dask_table(X[:2000], y[:2000])
+        relieff_margin_dask(t.blocks, t.y_blocks, np.arange(20), 10)  # compile
+        t = check_dask_table(X, y)
+        refs = np.sort(np.random.default_rng(0).choice(n, m, replace=False))
+        t0 = time.perf_counter()
+        out = relieff_margin_dask(t.blocks, t.y_blocks, refs, 10)
+        took = time.perf_counter() - t0
+        workers = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+    return {
+        "side": f"dask ReliefF m={m} {n_workers} workers",
+        "seconds": took,
+        "order": np.argsort(-out["margin"], kind="stable")[:5].tolist(),
+        "client_peak_rss_mb": _rss_mb(),
+        "worker_peak_rss_mb": sorted(workers.values()),
+        "data_mb": n * N_FEATURES * 8 / 2**20,
+    }
+
+
+def _subprocess(kind: str, n: int, arg: int, timeout: float) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--worker", kind, str(n), str(arg)]
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return {"side": kind, "status": f"timeout after {timeout:.0f} s"}
+    if r.returncode != 0:
+        return {"side": kind, "status": "failed", "stderr": r.stderr[-2000:]}
+    return json.loads(r.stdout.strip().splitlines()[-1]) | {"status": "ok"}
+
+
+def _git_state() -> dict[str, Any]:
+    def git(*a: str) -> str:
+        try:
+            return subprocess.run(
+                ["git", *a], cwd=HERE.parent, capture_output=True, text=True, timeout=20
+            ).stdout.strip()
+        except Exception:
+            return ""
+
+    return {
+        "head": git("rev-parse", "HEAD"),
+        "src_dirty": bool(git("status", "--porcelain", "--", "src", "benchmarks/bench_dask.py")),
+    }
+
+
+def _fmt(x: Any, spec: str = ".1f") -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def markdown(rows: list[dict], meta: dict) -> str:
+    out = [
+        f"# Dask benchmark: JMI k={K}, n x {N_FEATURES} uint8 codes",
+        "",
+        f"git `{meta['git']['head'][:10]}` (src dirty: {meta['git']['src_dirty']}), "
+        f"{meta['cpus']} CPUs, load average at start {meta['load_start']}, "
+        f"python {meta['python']}",
+        "",
+        "| rows | side | status | fit s | ratio to memory n_jobs=2 | setup s | s/step | "
+        "client peak RSS MB | client fit allocs MB | worker peak RSS MB | data MB |",
+        "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        ref = next(
+            (
+                x
+                for x in rows
+                if x["n"] == r["n"] and x.get("side") == "memory n_jobs=2" and "seconds" in x
+            ),
+            None,
+        )
+        ratio = r["seconds"] / ref["seconds"] if ref and "seconds" in r else None
+        out.append(
+            f"| {r['n']:,} | {r['side']} | {r.get('status')} | {_fmt(r.get('seconds'))} | "
+            f"{_fmt(ratio, '.2f')} | {_fmt(r.get('setup_seconds'))} | "
+            f"{_fmt(r.get('step_seconds_mean'), '.2f')} | "
+            f"{_fmt(r.get('client_peak_rss_mb'), '.0f')} | "
+            f"{_fmt(r.get('client_fit_tracemalloc_peak_mb'), '.1f')} | "
+            f"{', '.join(_fmt(w, '.0f') for w in r.get('worker_peak_rss_mb', [])) or '-'} | "
+            f"{_fmt(r.get('data_mb'), '.0f')} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000000,5000000,20000000")
+    parser.add_argument("--quick", action="store_true", help="one size: 1,000,000 rows")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument(
+        "--relief", type=int, default=0, metavar="M", help="also ReliefF on Dask, M references"
+    )
+    parser.add_argument(
+        "--sides", default="memory,dask", help="which sides to run (memory, dask or both)"
+    )
+    parser.add_argument("--name", default=None, help="results file name (default: dask)")
+    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        kind, n, arg = args.worker[0], int(args.worker[1]), int(args.worker[2])
+        if kind == "relief":
+            res = run_relief_dask(n, arg)
+        else:
+            res = run_memory(n, arg) if kind == "memory" else run_dask(n, arg)
+        print(json.dumps(res))
+        return 0
+    sizes = [1_000_000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    meta = {
+        "git": _git_state(),
+        "cpus": os.cpu_count(),
+        "load_start": os.getloadavg()[0],
+        "python": platform.python_version(),
+        "sizes": sizes,
+    }
+    rows: list[dict] = []
+    failed = False
+    for n in sizes:
+        sides = args.sides.split(",")
+        runs = [("memory", 1), ("memory", 2)] if "memory" in sides else []
+        runs += [("dask", args.workers)] if "dask" in sides else []
+        for kind, arg in runs:
+            res = _subprocess(kind, n, arg, args.timeout) | {"n": n}
+            rows.append(res)
+            print(json.dumps({k: v for k, v in res.items() if k != "order"}), flush=True)
+        if args.relief:
+            res = _subprocess("relief", n, args.relief, args.timeout) | {"n": n}
+            rows.append(res)
+            print(json.dumps(res), flush=True)
+        orders = {
+            json.dumps(r.get("order"))
+            for r in rows
+            if r["n"] == n and "order" in r and "ReliefF" not in r.get("side", "")
+        }
+        if len(orders) > 1:
+            print(f"selections differ at n={n}: {orders}", file=sys.stderr)
+            failed = True
+    name = args.name or ("dask_quick" if args.quick else "dask")
+    res_dir = HERE / "results"
+    res_dir.mkdir(exist_ok=True)
+    (res_dir / f"{name}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
+    md = markdown(rows, meta)
+    (res_dir / f"{name}.md").write_text(md)
+    print(md)
+    return 1 if failed or any(r.get("status") != "ok" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,651 @@
+"""The information table on Dask: codes on the workers, count tables to the client.
+
+:class:`DaskInformationTable` implements the protocol the one greedy engine
+(:mod:`fsel.selectors.information._engine`) uses — ``relevance``, ``pair_terms(j)``,
+``joint_codes``/``conditional_relevance`` (CMI), ``lazy_cmim`` (None here),
+``n_features``, ``n_levels`` — on a table split into row chunks that stay on the Dask
+workers:
+
+1. one pass over the raw chunks gathers per-column minima/maxima, the distinct values
+   of code columns (and of float columns with few values), the class labels and the
+   row counts, reduced in a tree: equal-width edges are then **exact** (the same as in
+   memory); ``discretize="quantile"`` uses Dask's approximate percentiles
+   (per-chunk percentiles merged by :func:`dask.array.percentile.merge_percentiles`),
+   exact only for a single chunk;
+2. the chunks are encoded once, feature-major ``uint8`` codes (``uint16`` above 256
+   levels) plus the class codes, and persisted on the workers;
+3. every later quantity is one tree reduction of per-chunk joint count tables
+   (:func:`fsel.kernels._counting.joint_histograms`, the numba/numpy counting kernel of
+   the in-memory path): ``(Xk, Y)`` for the relevance, ``(Xk, Xj, Y)`` per greedy step,
+   ``(Xk, S, Y)`` for CMI (the joint code of ``S`` is kept per chunk on the workers;
+   only its set of occupied states travels). The client receives
+   ``O(K * levels^2 * classes)`` numbers per step and turns them into entropies with
+   :func:`fsel.kernels._counting.nlogn`; it never holds ``O(N)``.
+
+Uncompacted bin indices are used as codes on the workers (an empty bin is an empty row
+of the count table, which changes no entropy), so the selection equals the in-memory
+one on the same data: exactly for uniform bins and integer codes, to rounding for the
+scores.
+
+Missing values (SPEC section 10): a NaN is one more level of its column, its last code,
+after binning the observed values (``missing="level"``, as in memory); pairwise deletion
+(``missing="available"``) is not supported here. A continuous float target is binned
+like a float feature, as in memory.
+
+Dask is imported lazily; it is an optional dependency (``pip install 'fsel[dask]'``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fsel.kernels._counting import joint_histograms, nlogn
+from fsel.kernels._dask import add_arrays as _add
+from fsel.kernels._dask import tree_reduce as _tree
+from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype, uniform_edges
+from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
+
+__all__ = ["DaskInformationTable", "dask_information_table"]
+
+MAX_CODE_LEVELS = 65536  # distinct values a code column (or the target) may have on Dask
+_PERCENTILE_GRID = 1001  # per-chunk percentiles merged for discretize="quantile"
+
+
+# ------------------------------------------------------------------- pass 1: chunk stats
+
+
+def _distinct(values: np.ndarray, cap: int, holes: bool = False) -> np.ndarray | None:
+    """Sorted distinct values (None when more than ``cap``); O(n) for small integers.
+    ``holes``: the (float) values hold NaN, which is not a value."""
+    if holes:
+        values = values[~np.isnan(values)]
+    if values.dtype.kind in "iu" and values.size:
+        lo, hi = values.min(), values.max()
+        if int(hi) - int(lo) < 1 << 16:
+            seen = np.bincount((values - lo).astype(np.intp, copy=False))
+            u = (np.flatnonzero(seen) + int(lo)).astype(values.dtype)
+            return u if u.size <= cap else None
+    u = np.unique(values)
+    return u if u.size <= cap else None
+
+
+def _transposed(x: np.ndarray, rows: int = 16384) -> np.ndarray:
+    """A C-contiguous ``x.T``, copied in row blocks (several times faster than
+    ``x.T.copy()`` for narrow dtypes: both sides stay in cache)."""
+    out = np.empty((x.shape[1], x.shape[0]), dtype=x.dtype)
+    for i in range(0, x.shape[0], rows):
+        out[:, i : i + rows] = x[i : i + rows].T
+    return out
+
+
+def _chunk_stats(
+    x: np.ndarray, y: np.ndarray, code_cols: np.ndarray, n_bins: int, strategy: str | None
+) -> dict[str, Any]:
+    """Everything the client needs to choose codes and edges, for one chunk of rows."""
+    x = np.asarray(x)
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"X and y have inconsistent lengths in one partition: {x.shape[0]} and {y.shape[0]}"
+        )
+    d = x.shape[1]
+    nan = np.zeros(d, dtype=bool)
+    st: dict[str, Any] = {"n": x.shape[0], "nan": nan, "inf": None, "nonint": None}
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        st["y_nan"] = True
+    st["classes"] = _distinct(y, MAX_CODE_LEVELS)
+    if y.dtype.kind == "f" and y.size:  # a continuous target is binned like a feature
+        st["y_lo"], st["y_hi"] = float(y.min()), float(y.max())
+        st["y_nonint"] = bool(np.any(y != np.round(y)))
+    if x.dtype.kind == "f" and x.size:
+        bad = ~np.isfinite(x)
+        if bad.any():
+            inf_cols = np.flatnonzero(np.isinf(x).any(axis=0))
+            if inf_cols.size:
+                st["inf"] = int(inf_cols[0])
+                return st
+            nan[:] = np.isnan(x).any(axis=0)  # holes: one more level (missing="level")
+    holes = bool(nan.any())
+    if x.shape[0]:  # fmin/fmax skip NaN (an all-missing column gives NaN)
+        lo = np.fmin.reduce(x, axis=0).astype(np.float64)
+        hi = np.fmax.reduce(x, axis=0).astype(np.float64)
+    else:
+        lo, hi = np.full(d, np.inf), np.full(d, -np.inf)
+    st["lo"], st["hi"] = lo, hi
+    distinct: list[np.ndarray | None] = []
+    head = np.sort(x[: 8 * (n_bins + 1)], axis=0) if x.shape[0] else x
+    if holes:  # distinct observed values in the head (NaN sorts last)
+        step_ = np.diff(head, axis=0)
+        n_head = (~np.isnan(head[0])).astype(np.int64) + np.count_nonzero(
+            (step_ != 0) & ~np.isnan(step_), axis=0
+        )
+        few = n_head <= n_bins
+    else:
+        few = 1 + np.count_nonzero(np.diff(head, axis=0), axis=0) <= n_bins
+    need = [j for j in range(d) if code_cols[j] or strategy is None or few[j]]
+    # one transpose: the columns whose distinct values count as contiguous rows
+    xt = _transposed(x if len(need) == d else x[:, need])
+    row = {j: i for i, j in enumerate(need)}
+    for j in range(d):
+        if code_cols[j] or strategy is None:
+            distinct.append(_distinct(xt[row[j]], MAX_CODE_LEVELS, bool(nan[j])))
+        elif few[j]:
+            distinct.append(_distinct(xt[row[j]], n_bins, bool(nan[j])))
+        else:
+            distinct.append(None)
+    st["distinct"] = distinct
+    if strategy is None and x.dtype.kind == "f":
+        frac = x != np.round(x)
+        if holes:
+            frac &= ~np.isnan(x)
+        nonint = np.flatnonzero(np.any(frac, axis=0))
+        st["nonint"] = int(nonint[0]) if nonint.size else None
+    return st
+
+
+def _merge_union(a: np.ndarray | None, b: np.ndarray | None, cap: int) -> np.ndarray | None:
+    if a is None or b is None:
+        return None
+    u = np.union1d(a, b)
+    return u if u.size <= cap else None
+
+
+def _merge_stats(*parts: dict[str, Any], code_cols: np.ndarray, n_bins: int) -> dict[str, Any]:
+    out = dict(parts[0])
+    for p in parts[1:]:
+        out["n"] += p["n"]
+        for key in ("inf", "nonint"):
+            if out[key] is None:
+                out[key] = p[key]
+        out["nan"] = out["nan"] | p["nan"]
+        out["y_nan"] = out.get("y_nan", False) or p.get("y_nan", False)
+        out["classes"] = _merge_union(out["classes"], p["classes"], MAX_CODE_LEVELS)
+        if "y_lo" in p:
+            if "y_lo" in out:
+                out["y_lo"] = min(out["y_lo"], p["y_lo"])
+                out["y_hi"] = max(out["y_hi"], p["y_hi"])
+                out["y_nonint"] = out["y_nonint"] or p["y_nonint"]
+            else:
+                out.update({k: p[k] for k in ("y_lo", "y_hi", "y_nonint")})
+        if "lo" not in p:
+            continue
+        if "lo" not in out:
+            out.update({k: p[k] for k in ("lo", "hi", "distinct")})
+            continue
+        out["lo"] = np.fmin(out["lo"], p["lo"])
+        out["hi"] = np.fmax(out["hi"], p["hi"])
+        out["distinct"] = [
+            _merge_union(a, b, MAX_CODE_LEVELS if code_cols[j] else n_bins)
+            for j, (a, b) in enumerate(zip(out["distinct"], p["distinct"], strict=True))
+        ]
+    return out
+
+
+def _chunk_percentiles(x: np.ndarray, cols: np.ndarray, qs: np.ndarray, n_bins: int) -> tuple:
+    """Per-column percentiles ``qs`` of the observed values of one chunk, the chunk's
+    own inner quantile edges computed as in memory (the edges when it is the only chunk
+    with observed values), and the observed counts (columns with holes: on their
+    observed values; a column with none: count 0)."""
+    x = np.asarray(x)
+    if not x.shape[0]:
+        return None, None, np.zeros(cols.size, dtype=np.int64)
+    fr = np.concatenate([qs / 100.0, np.linspace(0, 1, n_bins + 1)[1:-1]])
+    V = x[:, cols]
+    if V.dtype.kind != "f" or not np.isnan(V).any():
+        out = np.quantile(V, fr, axis=0)
+        counts = np.full(cols.size, x.shape[0], dtype=np.int64)
+    else:
+        out = np.zeros((fr.size, cols.size))
+        counts = np.zeros(cols.size, dtype=np.int64)
+        for i in range(cols.size):
+            v = V[:, i][~np.isnan(V[:, i])]
+            counts[i] = v.size
+            if v.size:
+                out[:, i] = np.quantile(v, fr)
+    return out[: qs.size], out[qs.size :], counts
+
+
+def _merge_quantile_edges(parts: list[tuple], qs: np.ndarray, n_bins: int) -> np.ndarray:
+    """Dask's merge of per-chunk percentiles, one column at a time: ``(n_cols, n_bins-1)``."""
+    from dask.array.percentile import merge_percentiles
+
+    parts = [p for p in parts if p[0] is not None]
+    want = np.linspace(0, 100, n_bins + 1)[1:-1]
+    n_cols = parts[0][0].shape[1]
+    out = []
+    for c in range(n_cols):
+        used = [p for p in parts if p[2][c]]
+        if len(used) == 1:  # one chunk: its exact quantiles, as computed in memory
+            vals = used[0][1][:, c]
+        else:
+            vals = merge_percentiles(
+                want,
+                [qs] * len(used),
+                [p[0][:, c] for p in used],
+                method="linear",
+                Ns=[int(p[2][c]) for p in used],
+            )
+        out.append(np.asarray(vals, dtype=np.float64))
+    return np.asarray(out)
+
+
+def _target_percentiles(y: Any, qs: np.ndarray, n_bins: int) -> tuple:
+    """:func:`_chunk_percentiles` of one chunk of a continuous target."""
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=np.float64)
+    return _chunk_percentiles(y[:, None], np.array([0]), qs, n_bins)
+
+
+# ------------------------------------------------------------------- pass 2: encoding
+
+
+def _encode_chunk(
+    x: np.ndarray,
+    y: np.ndarray,
+    edges: list[np.ndarray | None],
+    levels: list[np.ndarray | None],
+    classes: np.ndarray,
+    dtype: Any,
+    y_edges: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Feature-major codes of one chunk (binned columns: bin index; code columns: rank
+    among the column's distinct values; a hole: the column's last code) and the class
+    codes (a binned continuous target: its bin index)."""
+    x = np.asarray(x)
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    codes = np.empty((x.shape[1], x.shape[0]), dtype=dtype)
+    cut = [j for j, e in enumerate(edges) if e is not None]
+    if cut:
+        codes[cut] = apply_bin_edges(x, edges)[:, cut].T
+        if x.dtype.kind == "f":  # a hole of a binned column: its missing level, the last
+            for j in cut:
+                hole = np.isnan(x[:, j])
+                if hole.any():
+                    codes[j][hole] = edges[j].size + 1
+    kept = [j for j, lev in enumerate(levels) if lev is not None]
+    xt = _transposed(x[:, kept] if len(kept) < x.shape[1] else x)
+    if xt.dtype.kind in "iu" and kept:
+        # columns whose levels are a run lo..hi: the code is the value minus lo, for
+        # all of them in one vectorised pass
+        run = [
+            i
+            for i, j in enumerate(kept)
+            if int(levels[j][-1]) - int(levels[j][0]) + 1 == levels[j].size
+        ]
+        if run:
+            lo = np.array([levels[kept[i]][0] for i in run], dtype=xt.dtype)
+            rows = np.asarray([kept[i] for i in run])
+            if lo.any():
+                codes[rows] = xt[run] - lo[:, None]
+            else:
+                codes[rows] = xt[run] if len(run) < len(kept) else xt
+            done = set(run)
+            kept_rest = [(i, j) for i, j in enumerate(kept) if i not in done]
+        else:
+            kept_rest = list(enumerate(kept))
+    else:
+        kept_rest = list(enumerate(kept))
+    for i, j in kept_rest:
+        lev, col = levels[j], xt[i]
+        if col.dtype.kind in "iu" and int(lev[-1]) - int(lev[0]) < 1 << 16:
+            lut = np.zeros(int(lev[-1]) - int(lev[0]) + 1, dtype=dtype)
+            lut[(lev - lev[0]).astype(np.intp)] = np.arange(lev.size)
+            codes[j] = lut[col - lev[0]]  # every value is one of the column's levels
+        else:
+            codes[j] = np.searchsorted(lev, col)  # NaN sorts last: lev.size, the hole level
+    if y_edges is not None:
+        yc = np.searchsorted(y_edges, y, side="right")
+        return codes, yc.astype(smallest_code_dtype(y_edges.size + 1))
+    yc = np.searchsorted(classes, y).astype(smallest_code_dtype(classes.size))
+    return codes, yc
+
+
+# ------------------------------------------------------------------- per-step kernels
+
+
+def _hist_target(block: tuple, width: int, ny: int) -> np.ndarray:
+    C, yc = block
+    return joint_histograms(C, yc, ny, width)
+
+
+def _hist_pair(block: tuple, j: int, aj: int, width: int, ny: int) -> np.ndarray:
+    C, yc = block
+    z = C[j].astype(np.int64) * ny + yc
+    return joint_histograms(C, z, aj * ny, width)
+
+
+def _hist_feature(block: tuple, j: int, aj: int, width: int) -> np.ndarray:
+    C, _ = block
+    return joint_histograms(C, C[j], aj, width)
+
+
+def _hist_cond(block: tuple, s: np.ndarray, ns: int, width: int, ny: int) -> np.ndarray:
+    C, yc = block
+    z = s.astype(np.int64) * ny + yc
+    return joint_histograms(C, z, ns * ny, width)
+
+
+def _merged_states(block: tuple, s: np.ndarray | None, j: int, aj: int) -> np.ndarray:
+    C, _ = block
+    cj = C[j].astype(np.int64)
+    return cj if s is None else s.astype(np.int64) * aj + cj
+
+
+def _chunk_states(block: tuple, s: np.ndarray | None, j: int, aj: int) -> np.ndarray:
+    return np.unique(_merged_states(block, s, j, aj))
+
+
+def _union(*parts: np.ndarray) -> np.ndarray:
+    return np.unique(np.concatenate(parts))
+
+
+def _relabel(block: tuple, s: np.ndarray | None, j: int, aj: int, states: np.ndarray) -> Any:
+    out = np.searchsorted(states, _merged_states(block, s, j, aj))
+    return out.astype(smallest_code_dtype(states.size))
+
+
+# ----------------------------------------------------------------------------- the table
+
+
+class DaskJointCodes:
+    """The joint code of a conditioning set ``S``, one persisted block per chunk."""
+
+    def __init__(self, blocks: list[Any], n_states: int) -> None:
+        self.blocks = blocks
+        self.n_states = n_states
+
+
+class DaskInformationTable:
+    """Discrete features and a target on Dask workers, scored by tree reductions.
+
+    Built by :func:`dask_information_table`. Same attributes and methods as
+    :class:`fsel.kernels.information.InformationTable` (except ``codes``, which stay on
+    the workers), so the greedy engine runs on it unchanged.
+
+    Attributes
+    ----------
+    relevance : ndarray of shape (n_features,)
+        ``I(Xk;Y)`` in bits.
+    feature_entropy : ndarray of shape (n_features,)
+    target_entropy : float
+    n_levels : ndarray of shape (n_features,)
+        Code widths on the workers (bins, or distinct values of a code column).
+    observed_levels : ndarray of shape (n_features,)
+        Number of non-empty levels (the in-memory ``n_levels`` after compaction).
+    n_samples, n_classes : int
+    class_counts : ndarray of shape (n_classes,)
+        Rows per class code.
+    y_bin_edges : ndarray or None
+        Inner bin edges of a continuous target binned like a feature.
+    missing_codes : None
+        No pairwise deletion on Dask (a hole is one more level of its column).
+    """
+
+    missing_codes: np.ndarray | None = None
+    y_bin_edges: np.ndarray | None = None
+
+    def __init__(
+        self,
+        blocks: list[Any],
+        n_levels: np.ndarray,
+        n_classes: int,
+        n_samples: int,
+        *,
+        estimator: str = "plugin",
+    ) -> None:
+        if estimator not in _ESTIMATORS:
+            raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
+        self.blocks = blocks
+        self.n_levels = np.asarray(n_levels, dtype=np.int64)
+        self.width = int(self.n_levels.max())
+        self.n_classes = int(n_classes)
+        self.n_samples = int(n_samples)
+        self.estimator = estimator
+        self._log2n = float(np.log2(self.n_samples))
+        self._mm = (
+            1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
+        )
+        ny = self.n_classes
+        H = self._reduce(_hist_target, self.width, ny)  # (K, width, ny)
+        ycounts = H[0].sum(axis=0)
+        self.class_counts = ycounts
+        self._s_y = float(nlogn(ycounts).sum())
+        self._m_y = int(np.count_nonzero(ycounts))
+        self._s_ky, self._s_k, self._m_ky, self._m_k = self._sums(H, ny)
+        self.observed_levels = np.count_nonzero(H.sum(axis=2), axis=1).astype(np.int64)
+        self.feature_entropy = self._h(self._s_k, self._m_k)
+        self.target_entropy = float(self._h(np.array(self._s_y), np.array(self._m_y)))
+        self.relevance = np.maximum(
+            0.0, self.feature_entropy + self.target_entropy - self._h(self._s_ky, self._m_ky)
+        )
+
+    @property
+    def n_features(self) -> int:
+        return int(self.n_levels.size)
+
+    def _reduce(self, fn: Any, *args: Any, extra: list[Any] | None = None) -> np.ndarray:
+        """``sum_chunks fn(block, [extra_block,] *args)``: one tree reduction, computed."""
+        import dask
+
+        if extra is None:
+            parts = [dask.delayed(fn)(b, *args) for b in self.blocks]
+        else:
+            parts = [dask.delayed(fn)(b, e, *args) for b, e in zip(self.blocks, extra, strict=True)]
+        return _tree(parts, _add).compute()
+
+    @staticmethod
+    def _sums(H: np.ndarray, group: int) -> tuple[np.ndarray, ...]:
+        """The four outputs of :func:`grouped_nlogn` from a summed count table."""
+        K = H.shape[0]
+        full = H.reshape(K, -1)
+        coarse = H.reshape(K, H.shape[1], -1, group).sum(axis=3).reshape(K, -1)
+        return (
+            nlogn(full).sum(axis=1),
+            nlogn(coarse).sum(axis=1),
+            np.count_nonzero(full, axis=1),
+            np.count_nonzero(coarse, axis=1),
+        )
+
+    # entropies and pair terms from sums of c log2 c: the same numbers as in memory
+    _h = InformationTable._h
+    _terms_from_sums = InformationTable._terms_from_sums
+
+    def pair_terms(self, j: int) -> PairTerms:
+        """All pairwise terms of every candidate against feature ``j``: one reduction."""
+        ny = self.n_classes
+        H = self._reduce(_hist_pair, int(j), int(self.n_levels[j]), self.width, ny)
+        return self._terms_from_sums(j, *self._sums(H, ny))
+
+    def pair_mi(self, j: int) -> np.ndarray:
+        """``I(Xk;Xj)`` of every candidate alone (MIFS, mRMR): one reduction of the
+        ``(Xk, Xj)`` tables, ``ny`` times smaller than :meth:`pair_terms`'; the same
+        values as ``pair_terms(j).mi``, bit for bit (the same integer counts)."""
+        aj = int(self.n_levels[j])
+        H = self._reduce(_hist_feature, int(j), aj, self.width)
+        s_kj, _, m_kj, _ = self._sums(H, 1)
+        h_k = self.feature_entropy
+        return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
+
+    def lazy_cmim(self, k: int, tol: float) -> None:
+        """No lazy CMIM on Dask (each partial score would be a round trip): None."""
+        return None
+
+    def joint_codes(self, s: DaskJointCodes | None, j: int) -> DaskJointCodes:
+        """The joint code of ``S`` and feature ``j``, relabelled ``0..ns-1`` and
+        persisted per chunk; the client holds only the sorted set of occupied states."""
+        import dask
+
+        aj = int(self.n_levels[j])
+        prev = [None] * len(self.blocks) if s is None else s.blocks
+        parts = [
+            dask.delayed(_chunk_states)(b, p, int(j), aj)
+            for b, p in zip(self.blocks, prev, strict=True)
+        ]
+        states = _tree(parts, _union).compute()
+        new = [
+            dask.delayed(_relabel)(b, p, int(j), aj, states)
+            for b, p in zip(self.blocks, prev, strict=True)
+        ]
+        return DaskJointCodes(list(dask.persist(*new)), int(states.size))
+
+    def conditional_relevance(self, s: DaskJointCodes) -> np.ndarray:
+        """``I(Xk;Y|S)`` for every candidate: one reduction of ``(Xk, S, Y)`` tables."""
+        ny = self.n_classes
+        H = self._reduce(_hist_cond, s.n_states, self.width, ny, extra=s.blocks)
+        s_ksy, s_ks, m_ksy, m_ks = self._sums(H, ny)
+        zc = H[0].sum(axis=0)  # (ns * ny,): counts of (S, Y)
+        sc = zc.reshape(-1, ny).sum(axis=1)
+        h_sy = float(self._h(nlogn(zc).sum(), np.count_nonzero(zc)))
+        h_s = float(self._h(nlogn(sc).sum(), np.count_nonzero(sc)))
+        return np.maximum(0.0, self._h(s_ks, m_ks) + h_sy - self._h(s_ksy, m_ksy) - h_s)
+
+
+def dask_information_table(
+    blocks: list[Any],
+    y_blocks: list[Any],
+    discrete: np.ndarray,
+    *,
+    n_bins: int = 5,
+    strategy: str | None = "uniform",
+    estimator: str = "plugin",
+    estimator_name: str = "estimator",
+    missing: str = "level",
+) -> tuple[DaskInformationTable, list[np.ndarray | None], np.ndarray]:
+    """Discretise a Dask table on its workers and build its information table.
+
+    Parameters
+    ----------
+    blocks, y_blocks : lists of dask.delayed.Delayed
+        Matching row chunks of the features ``(n_i, n_features)`` and of the labels
+        (see :func:`fsel.utils.validation.check_dask_table`).
+    discrete : bool ndarray of shape (n_features,)
+        Columns taken as codes.
+    n_bins, strategy
+        As for :func:`fsel.kernels.discretize.discretize`.
+    estimator : {"plugin", "miller_madow"}
+    missing : {"level", "available", "error"}
+        A NaN in ``X``: one more level of its column, the last code, after binning the
+        observed values (``"level"``, as :func:`fsel.kernels.discretize.discretize`
+        does in memory); ``"error"`` refuses it; ``"available"`` (pairwise deletion) is
+        not supported on Dask and raises when ``X`` has a NaN.
+
+    Returns
+    -------
+    table : DaskInformationTable
+    edges : list
+        Inner bin edges per column (None for code columns).
+    classes : ndarray
+        The sorted class labels (a binned continuous target: ``0..levels-1``, its bin
+        edges in ``table.y_bin_edges``, else None there).
+    """
+    import dask
+
+    if strategy not in ("uniform", "quantile", None):
+        raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
+    if strategy is not None and (not isinstance(n_bins, (int, np.integer)) or n_bins < 2):
+        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    code_cols = np.asarray(discrete, dtype=bool)
+    d = code_cols.size
+    parts = [
+        dask.delayed(_chunk_stats)(x, y, code_cols, n_bins, strategy)
+        for x, y in zip(blocks, y_blocks, strict=True)
+    ]
+
+    def merge(*ps: dict[str, Any]) -> dict[str, Any]:
+        return _merge_stats(*ps, code_cols=code_cols, n_bins=n_bins)
+
+    st = _tree(parts, merge).compute()
+    if st.get("y_nan"):
+        raise ValueError(f"{estimator_name}: y has missing values (NaN); drop those rows first")
+    if st["inf"] is not None:
+        raise ValueError(
+            f"{estimator_name}: X contains inf in column '{st['inf']}'; infinite values "
+            "are not allowed"
+        )
+    holes = np.asarray(st["nan"], dtype=bool)
+    if holes.any() and missing != "level":
+        col = int(np.flatnonzero(holes)[0])
+        if missing == "available":
+            raise ValueError(
+                f"{estimator_name}: X has missing values (NaN) in column '{col}'; "
+                "missing='available' (pairwise deletion) is not supported on Dask input: "
+                "use missing='level' (a missing value is one more level), or compute X"
+            )
+        raise ValueError(
+            f"{estimator_name}: X has missing values (NaN) in column '{col}' and "
+            "missing='error'; use the estimator's default missing-value rule or impute them "
+            "first"
+        )
+    if st["n"] == 0:
+        raise ValueError(f"{estimator_name}: X has no rows")
+    classes = st["classes"]
+    y_edges = None
+    if st.get("y_nonint") and (classes is None or classes.size > n_bins):
+        # continuous target (non-integer floats): binned like a float feature, as in
+        # memory (uniform: the same edges; quantile: Dask's approximate percentiles)
+        if strategy is None:
+            raise ValueError(
+                f"{estimator_name}: y is continuous (non-integer float values) and "
+                "discretize=None takes it as codes; bin it (discretize='uniform' or "
+                "'quantile') or pass class labels"
+            )
+        if strategy == "uniform":
+            y_edges = uniform_edges(np.array([st["y_lo"]]), np.array([st["y_hi"]]), n_bins)[0]
+        else:
+            qs = np.union1d(np.linspace(0, 100, _PERCENTILE_GRID), np.linspace(0, 100, n_bins + 1))
+            pp = [dask.delayed(_target_percentiles)(y, qs, n_bins) for y in y_blocks]
+            y_edges = np.unique(_merge_quantile_edges(list(dask.compute(*pp)), qs, n_bins)[0])
+    elif classes is None:
+        raise ValueError(
+            f"{estimator_name}: y has more than {MAX_CODE_LEVELS} distinct labels on Dask input"
+        )
+    if y_edges is None and classes.size < 2:
+        raise ValueError(
+            f"{estimator_name}: y has a single class, only one class ({classes[0]!r}); at "
+            "least two classes are needed to select features"
+        )
+    if strategy is None and st["nonint"] is not None:
+        raise ValueError(
+            f"discretize=None takes every column as codes, but column {st['nonint']} "
+            "has non-integer values; bin it (discretize='uniform') or encode it"
+        )
+    distinct = st["distinct"]
+    levels: list[np.ndarray | None] = [None] * d
+    edges: list[np.ndarray | None] = [None] * d
+    width = np.zeros(d, dtype=np.int64)
+    for j in range(d):
+        if distinct[j] is not None:
+            levels[j] = distinct[j]
+            width[j] = distinct[j].size
+        elif code_cols[j] or strategy is None:
+            raise ValueError(
+                f"{estimator_name}: column {j} has more than {MAX_CODE_LEVELS} distinct "
+                "values on Dask input; bin it or encode it with fewer codes"
+            )
+    binned = np.flatnonzero([lev is None for lev in levels])
+    if binned.size and strategy == "uniform":
+        inner = uniform_edges(st["lo"][binned], st["hi"][binned], n_bins)
+        for i, j in enumerate(binned.tolist()):
+            edges[j] = inner[i]
+    elif binned.size:
+        qs = np.union1d(np.linspace(0, 100, _PERCENTILE_GRID), np.linspace(0, 100, n_bins + 1))
+        pp = [dask.delayed(_chunk_percentiles)(x, binned, qs, n_bins) for x in blocks]
+        inner = _merge_quantile_edges(list(dask.compute(*pp)), qs, n_bins)
+        for i, j in enumerate(binned.tolist()):
+            edges[j] = np.unique(inner[i])
+    for j in binned.tolist():
+        width[j] = edges[j].size + 1
+    width += holes  # the missing level of a column with holes: its last code
+    dtype = smallest_code_dtype(int(width.max()))
+    encoded = [
+        dask.delayed(_encode_chunk)(x, y, edges, levels, classes, dtype, y_edges)
+        for x, y in zip(blocks, y_blocks, strict=True)
+    ]
+    encoded = list(dask.persist(*encoded))
+    ny = int(classes.size) if y_edges is None else int(y_edges.size) + 1
+    table = DaskInformationTable(encoded, width, ny, int(st["n"]), estimator=estimator)
+    table.y_bin_edges = y_edges
+    if y_edges is not None:  # the non-empty bins, numbered as in memory (compacted)
+        classes = np.arange(int(np.count_nonzero(table.class_counts)))
+    return table, edges, classes

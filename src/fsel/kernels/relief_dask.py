@@ -1,0 +1,275 @@
+"""ReliefF's mean margin over a sample of reference rows, with the table on Dask workers.
+
+The table stays in row chunks on the workers; four passes, each a tree reduction or a
+small gather, so the client holds ``O(m D + m C k)`` numbers (``m`` references, ``D``
+features, ``C`` classes, ``k`` neighbours), never ``O(N)``:
+
+1. per-chunk row counts, column minima/maxima and class counts (min-max scaling and
+   class priors, exactly as in memory);
+2. the ``m`` reference rows (global indices, sorted) gathered to the client, scaled;
+3. the references broadcast: each chunk finds, for every reference and every class,
+   its ``k`` nearest rows among the chunk's rows (distances from
+   :func:`fsel.kernels.distances.distance_block`, in row blocks under a memory budget;
+   the reference itself excluded; ties to the smaller global index); the candidate
+   lists of all chunks are merged in a tree, keeping the ``k`` best: the exact global
+   ``k`` nearest neighbours, the same as in memory;
+4. each chunk sums ``coef * |x_ref - x_nb|`` over the neighbours it holds (ReliefF's
+   coefficients: ``-1/k_h`` for hits, ``p(c) / (1 - p(y_ref)) / k_c`` for the misses of
+   class ``c``); the sums are added in a tree.
+
+The mean margin is the total over the ``m`` references divided by ``m``; with every row
+a reference it is the in-memory :class:`fsel.ReliefF` ``margin_``. Cost: ``O(m N D)``
+distance work spread over the workers, ``O(m C k log)`` merging.
+Dask is imported lazily.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fsel.kernels._dask import add_arrays as _add
+from fsel.kernels._dask import tree_reduce as _tree
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, distance_block
+
+__all__ = ["relieff_margin_dask"]
+
+
+def _labels(y: Any) -> np.ndarray:
+    return np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+
+
+def _stats(x: np.ndarray, y: Any) -> dict[str, Any]:
+    x = np.asarray(x, dtype=np.float64)
+    y = _labels(y)
+    if x.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"X and y have inconsistent lengths in one partition: {x.shape[0]}, {y.size}"
+        )
+    labels, counts = np.unique(y, return_counts=True)
+    finite = bool(np.isfinite(x).all())
+    return {
+        "n": [x.shape[0]],
+        "lo": x.min(axis=0) if x.shape[0] else np.full(x.shape[1], np.inf),
+        "hi": x.max(axis=0) if x.shape[0] else np.full(x.shape[1], -np.inf),
+        "labels": dict(zip(labels.tolist(), counts.tolist(), strict=True)),
+        "finite": finite,
+    }
+
+
+def _merge_stats(*parts: dict[str, Any]) -> dict[str, Any]:
+    out = {"n": [], "lo": parts[0]["lo"], "hi": parts[0]["hi"], "labels": {}, "finite": True}
+    for p in parts:
+        out["n"] = out["n"] + p["n"]
+        out["lo"] = np.minimum(out["lo"], p["lo"])
+        out["hi"] = np.maximum(out["hi"], p["hi"])
+        out["finite"] = out["finite"] and p["finite"]
+        for lab, c in p["labels"].items():
+            out["labels"][lab] = out["labels"].get(lab, 0) + c
+    return out
+
+
+def _scale(x: np.ndarray, lo: np.ndarray, ptp: np.ndarray) -> np.ndarray:
+    z = np.zeros(x.shape, dtype=np.float64)
+    ok = ptp > 0
+    z[:, ok] = (np.asarray(x, dtype=np.float64)[:, ok] - lo[ok]) / ptp[ok]
+    return z
+
+
+def _take_rows(x: np.ndarray, y: Any, local: np.ndarray, lo, ptp, classes) -> tuple:
+    return _scale(np.asarray(x)[local], lo, ptp), np.searchsorted(classes, _labels(y)[local])
+
+
+def _best_k(dist: np.ndarray, idx: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Keep, along the last axis, the ``k`` smallest (distance, index) pairs."""
+    key_idx = np.where(idx < 0, np.iinfo(np.int64).max, idx)
+    order = np.lexsort((key_idx, dist), axis=-1)[..., :k]
+    return np.take_along_axis(dist, order, -1), np.take_along_axis(idx, order, -1)
+
+
+def _chunk_neighbours(
+    x: np.ndarray,
+    y: Any,
+    offset: int,
+    R: np.ndarray,
+    ref_index: np.ndarray,
+    classes: np.ndarray,
+    lo: np.ndarray,
+    ptp: np.ndarray,
+    k: int,
+    metric: str,
+    memory_budget: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per reference and class, the ``k`` nearest rows of this chunk: ``(m, C, k)``."""
+    m, C = R.shape[0], classes.size
+    dist = np.full((m, C, k), np.inf)
+    idx = np.full((m, C, k), -1, dtype=np.int64)
+    yc = np.searchsorted(classes, _labels(y))
+    n = yc.size
+    rows = max(1, int(memory_budget) // (8 * max(m, 1) * 3))
+    rank_metric = "sqeuclidean" if metric == "euclidean" else metric
+    for b0 in range(0, n, rows):
+        b1 = min(n, b0 + rows)
+        Z = _scale(np.asarray(x)[b0:b1], lo, ptp)
+        D = distance_block(R, Z, metric=rank_metric)  # (m, b)
+        gidx = np.arange(offset + b0, offset + b1, dtype=np.int64)
+        D[ref_index[:, None] == gidx[None, :]] = np.inf  # a reference is not its neighbour
+        for c in range(C):
+            cols = np.flatnonzero(yc[b0:b1] == c)
+            if not cols.size:
+                continue
+            take = min(k, cols.size)
+            sub = D[:, cols]
+            part = np.argpartition(sub, take - 1, axis=1)[:, :take] if take < cols.size else None
+            if part is None:
+                cand_d, cand_i = sub, np.broadcast_to(gidx[cols], sub.shape)
+            else:
+                cand_d = np.take_along_axis(sub, part, 1)
+                cand_i = gidx[cols][part]
+                # ties at the k-th distance: keep every candidate at that distance
+                kth = cand_d.max(axis=1, keepdims=True)
+                tied = (sub == kth).sum(axis=1) > (cand_d == kth).sum(axis=1)
+                if tied.any():
+                    for r in np.flatnonzero(tied):
+                        keep = np.flatnonzero(sub[r] <= kth[r, 0])
+                        d_r, i_r = _best_k(sub[r, keep], gidx[cols][keep], take)
+                        cand_d[r], cand_i[r] = d_r, i_r
+            cand_i = np.where(np.isfinite(cand_d), cand_i, -1)
+            dist[:, c], idx[:, c] = _best_k(
+                np.concatenate([dist[:, c], cand_d], axis=1),
+                np.concatenate([idx[:, c], cand_i], axis=1),
+                k,
+            )
+    return dist, idx
+
+
+def _merge_neighbours(*parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    k = parts[0][0].shape[-1]
+    dist = np.concatenate([p[0] for p in parts], axis=-1)
+    idx = np.concatenate([p[1] for p in parts], axis=-1)
+    return _best_k(dist, idx, k)
+
+
+def _chunk_margin(
+    x: np.ndarray,
+    offset: int,
+    R: np.ndarray,
+    nb: np.ndarray,
+    coef: np.ndarray,
+    lo: np.ndarray,
+    ptp: np.ndarray,
+) -> np.ndarray:
+    """``sum coef * |R[ref] - x[nb]|`` over the neighbours held by this chunk."""
+    n = np.asarray(x).shape[0]
+    here = (nb >= offset) & (nb < offset + n)
+    out = np.zeros(R.shape[1])
+    if not here.any():
+        return out
+    ref, slot = np.nonzero(here)
+    Z = _scale(np.asarray(x)[nb[ref, slot] - offset], lo, ptp)
+    out += (coef[ref, slot][:, None] * np.abs(R[ref] - Z)).sum(axis=0)
+    return out
+
+
+def relieff_margin_dask(
+    blocks: list[Any],
+    y_blocks: list[Any],
+    references: np.ndarray,
+    n_neighbors: int = 10,
+    *,
+    metric: str = "manhattan",
+    memory_budget: int = DEFAULT_MEMORY_BUDGET,
+) -> dict[str, Any]:
+    """ReliefF's mean margin over reference rows of a table held in Dask row chunks.
+
+    Parameters
+    ----------
+    blocks, y_blocks : lists of dask.delayed.Delayed
+        Matching row chunks of the features ``(n_i, D)`` (numbers, no missing values)
+        and of the labels (:func:`fsel.utils.validation.check_dask_table` makes them).
+    references : ndarray of int
+        Global row indices of the reference rows (sorted and unique on return use;
+        e.g. drawn with a seeded generator).
+    n_neighbors : int
+        ``k`` nearest hits and ``k`` nearest misses per other class.
+    metric : {"manhattan", "euclidean"}
+        In the min-max scaled feature space.
+    memory_budget : int
+        Bytes per worker for a block of reference-to-row distances.
+
+    Returns
+    -------
+    dict
+        ``margin`` (the mean margin, 0 for constant features), ``classes``,
+        ``priors``, ``n_samples``, ``constant`` (bool mask), ``neighbours``
+        (``(m, C, k)`` global indices, -1 where a class has fewer rows).
+    """
+    import dask
+
+    if metric not in ("manhattan", "euclidean"):
+        raise ValueError(f"metric must be 'manhattan' or 'euclidean', got {metric!r}")
+    k = int(n_neighbors)
+    if k < 1:
+        raise ValueError(f"n_neighbors must be at least 1, got {n_neighbors}")
+    st = _tree(
+        [dask.delayed(_stats)(x, y) for x, y in zip(blocks, y_blocks, strict=True)], _merge_stats
+    ).compute()
+    if not st["finite"]:
+        raise ValueError("X has missing or infinite values; ReliefF on Dask needs finite values")
+    sizes = np.asarray(st["n"], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    n = int(offsets[-1])
+    ref = np.unique(np.asarray(references, dtype=np.int64))
+    if ref.size == 0 or ref[0] < 0 or ref[-1] >= n:
+        raise ValueError(f"references must be row indices in [0, {n}), got {ref.size} of them")
+    classes = np.asarray(sorted(st["labels"]))
+    counts = np.asarray([st["labels"][c] for c in classes.tolist()], dtype=np.float64)
+    priors = counts / n
+    lo, hi = st["lo"], st["hi"]
+    ptp = hi - lo
+    # 2. the references, gathered and scaled
+    owner = np.searchsorted(offsets, ref, side="right") - 1
+    pieces = [
+        dask.delayed(_take_rows)(
+            blocks[b], y_blocks[b], ref[owner == b] - offsets[b], lo, ptp, classes
+        )
+        for b in np.unique(owner).tolist()
+    ]
+    got = dask.compute(*pieces)
+    R = np.concatenate([g[0] for g in got])
+    ry = np.concatenate([g[1] for g in got])
+    # 3. exact global k nearest per class, merged in a tree
+    parts = [
+        dask.delayed(_chunk_neighbours)(
+            x, y, int(offsets[i]), R, ref, classes, lo, ptp, k, metric, int(memory_budget)
+        )
+        for i, (x, y) in enumerate(zip(blocks, y_blocks, strict=True))
+    ]
+    _, nb = _tree(parts, _merge_neighbours).compute()  # (m, C, k)
+    m, C = ref.size, classes.size
+    found = (nb >= 0).sum(axis=2)
+    py = priors[ry]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cls_coef = np.where(found > 0, (priors[None, :] / (1.0 - py[:, None])) / found, 0.0)
+        hit_coef = np.where(found[np.arange(m), ry] > 0, -1.0 / found[np.arange(m), ry], 0.0)
+    cls_coef[np.arange(m), ry] = hit_coef
+    coef = np.repeat(cls_coef, k, axis=1)  # (m, C*k) matching nb.reshape(m, C*k)
+    flat = nb.reshape(m, C * k)
+    # 4. margins summed where the neighbours live
+    sums = [
+        dask.delayed(_chunk_margin)(x, int(offsets[i]), R, flat, coef, lo, ptp)
+        for i, x in enumerate(blocks)
+    ]
+    margin = _tree(sums, _add).compute() / m
+    constant = ptp == 0
+    margin[constant] = 0.0
+    return {
+        "margin": margin,
+        "classes": classes,
+        "priors": priors,
+        "n_samples": n,
+        "constant": constant,
+        "neighbours": nb,
+        "references": ref,
+    }

@@ -1,0 +1,384 @@
+"""Information criteria on Dask input: the same selection as in memory, data on the workers."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+
+import fsel  # noqa: E402
+from fsel.kernels._counting import joint_histograms, nlogn, nlogn_table  # noqa: E402
+
+ALL = [
+    "MIM",
+    "MIFS",
+    "MRMR",
+    "JMI",
+    "CMIM",
+    "ICAP",
+    "CIFE",
+    "DISR",
+    "CondRed",
+    "BetaGamma",
+    "JMIM",
+    "CMI",
+]
+UNEVEN = (37, 200, 1, 512, 250)  # 1000 rows in uneven chunks, one of a single row
+
+
+@pytest.fixture(autouse=True)
+def _threads():
+    with dask.config.set(scheduler="threads"):
+        yield
+
+
+def _data(seed: int = 0, n: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 10))
+    X[:, 3] = rng.integers(-2, 2, n)  # integer values in a float column: few distinct
+    X[:, 7] = X[:, 1] + 0.3 * rng.normal(size=n)  # redundant with 1
+    y = (X[:, 1] + X[:, 5] > 0).astype(int) + (X[:, 3] > 0)
+    return X, y
+
+
+def _assert_same(a, b, tol: float = 1e-9) -> None:
+    np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
+    np.testing.assert_allclose(a.selection_scores_, b.selection_scores_, rtol=0, atol=tol)
+    np.testing.assert_allclose(a.relevance_, b.relevance_, rtol=0, atol=tol)
+    np.testing.assert_array_equal(a.n_levels_, b.n_levels_)
+    np.testing.assert_array_equal(a.classes_, b.classes_)
+    np.testing.assert_array_equal(a.support_, b.support_)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_criterion_equals_in_memory_on_uneven_chunks(name):
+    X, y = _data()
+    mem = getattr(fsel, name)(6).fit(X, y)
+    Xd = da.from_array(X, chunks=(UNEVEN, 10))
+    yd = da.from_array(y, chunks=(UNEVEN,))
+    on_dask = getattr(fsel, name)(6).fit(Xd, yd)
+    _assert_same(mem, on_dask)
+    for e_mem, e_dask in zip(mem.bin_edges_, on_dask.bin_edges_, strict=True):
+        if e_mem is None:
+            assert e_dask is None
+        else:
+            np.testing.assert_array_equal(e_mem, e_dask)  # exact min/max: identical edges
+
+
+@pytest.mark.parametrize("name", ["JMI", "CMIM", "CMI"])
+def test_both_counting_backends(name, backend):
+    X, y = _data(3)
+    mem = getattr(fsel, name)(5, estimator="miller_madow").fit(X, y)
+    Xd = da.from_array(X, chunks=(333, 4))  # column chunks are merged
+    got = getattr(fsel, name)(5, estimator="miller_madow").fit(Xd, y)  # y in memory
+    _assert_same(mem, got)
+
+
+def test_integer_codes_and_string_labels_exact():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 300, size=(900, 6))  # > 256 levels: uint16 codes on the workers
+    X[:, 2] = rng.integers(5, 8, 900)
+    labels = np.array(["a", "b", "c"])[(X[:, 2] + X[:, 4] % 2) % 3]
+    Xd = da.from_array(X, chunks=(250, 6))
+    for name in ("JMI", "CMI", "MRMR"):
+        mem = getattr(fsel, name)(4, discretize=None).fit(X, labels)
+        got = getattr(fsel, name)(4, discretize=None).fit(Xd, da.from_array(labels, chunks=250))
+        _assert_same(mem, got)
+        assert got.n_levels_[2] == 3
+
+
+def test_dask_dataframe_with_a_category_and_a_series_target():
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, y = _data(5, n=600)
+    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(10)])
+    df["colour"] = pd.Categorical(np.array(["red", "green", "blue"])[y])  # the target's twin
+    df["n"] = (X[:, 5] > 0).astype(np.int64)
+    df["target"] = y
+    ddf = dd.from_pandas(df, npartitions=4)
+    feats = [c for c in df.columns if c != "target"]
+    mem = fsel.JMI(5).fit(df[feats], df["target"])
+    got = fsel.JMI(5).fit(ddf[feats], ddf["target"])
+    _assert_same(mem, got)
+    assert got.selection_order_[0] == feats.index("colour")
+    np.testing.assert_array_equal(got.feature_names_in_, np.asarray(feats, dtype=object))
+    assert got.n_features_in_ == len(feats)
+
+
+def test_quantile_bins_are_exact_for_one_chunk_and_close_for_many():
+    X, y = _data(2)
+    mem = fsel.JMI(5, discretize="quantile").fit(X, y)
+    one = fsel.JMI(5, discretize="quantile").fit(da.from_array(X, chunks=(1000, 10)), y)
+    _assert_same(mem, one)
+    many = fsel.JMI(5, discretize="quantile").fit(da.from_array(X, chunks=(UNEVEN, 10)), y)
+    # Dask's approximate percentiles: edges within a small fraction of the spread
+    for e_mem, e_dask in zip(mem.bin_edges_, many.bin_edges_, strict=True):
+        if e_mem is not None:
+            np.testing.assert_allclose(e_mem, e_dask, atol=0.05)
+    assert set(many.selection_order_[:3].tolist()) == {1, 3, 5}
+
+
+def test_recovers_the_relevant_features_of_a_lazily_generated_array():
+    rng = da.random.default_rng(0)
+    X = rng.random((60_000, 12), chunks=(7_000, 12))
+    y = (X[:, 4] + X[:, 9] > 1).astype(np.int8)
+    sel = fsel.JMI(2).fit(X, y)
+    assert sorted(sel.selection_order_.tolist()) == [4, 9]
+
+
+# ----------------------------------------------------------------- the counting kernel
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 60),
+    k=st.integers(1, 4),
+    a=st.integers(1, 5),
+    nz=st.integers(1, 4),
+    seed=st.integers(0, 2**16),
+    cut=st.integers(0, 60),
+)
+def test_joint_histograms_brute_force_and_additive(n, k, a, nz, seed, cut):
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, a, size=(k, n)).astype(np.uint8)
+    z = rng.integers(0, nz, size=n)
+    H = joint_histograms(C, z, nz, a)
+    ref = np.zeros((k, a, nz), dtype=np.int64)
+    for f, i in itertools.product(range(k), range(n)):
+        ref[f, C[f, i], z[i]] += 1
+    np.testing.assert_array_equal(H, ref)
+    cut = min(cut, n)
+    parts = joint_histograms(C[:, :cut], z[:cut], nz, a) + joint_histograms(
+        C[:, cut:], z[cut:], nz, a
+    )
+    np.testing.assert_array_equal(parts, H)
+
+
+def test_joint_histograms_numpy_and_numba_agree(backend):
+    rng = np.random.default_rng(4)
+    C = rng.integers(0, 7, size=(5, 3000)).astype(np.uint8)
+    z = rng.integers(0, 6, size=3000)
+    H = joint_histograms(C, z, 6, 7)
+    assert H.sum() == 5 * 3000
+    assert H[2, 3, 4] == np.count_nonzero((C[2] == 3) & (z == 4))
+
+
+def test_nlogn_matches_the_table():
+    counts = np.array([[0, 1, 2], [3, 1000, 7]])
+    np.testing.assert_array_equal(nlogn(counts), nlogn_table(1000)[counts])
+    assert nlogn(np.array([8]))[0] == 24.0
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+def test_unknown_chunk_sizes_with_an_in_memory_target():
+    X, y = _data()
+    Xd = da.from_array(X, chunks=(250, 10))
+    Xu = Xd[Xd[:, 0] > -10]  # boolean mask: unknown row chunk sizes
+    with pytest.raises(ValueError, match="unknown chunk sizes"):
+        fsel.JMI(3).fit(Xu, y)
+    yu = da.from_array(y, chunks=250)[Xd[:, 0] > -10]
+    got = fsel.JMI(3).fit(Xu, yu)  # same partitions, unknown sizes: fine
+    _assert_same(fsel.JMI(3).fit(X, y), got)
+
+
+def test_nan_is_refused_by_the_error_and_available_rules_and_inf_always():
+    X, y = _data()
+    X[500, 4] = np.nan
+    Xd = da.from_array(X, chunks=(300, 10))
+    with pytest.raises(
+        ValueError, match=r"missing values \(NaN\) in column '4' and missing='error'"
+    ):
+        fsel.JMI(3, missing="error").fit(Xd, y)
+    with pytest.raises(ValueError, match=r"missing='available' \(pairwise deletion\) is not supp"):
+        fsel.JMI(3, missing="available").fit(Xd, y)
+    X[500, 4] = np.inf
+    with pytest.raises(ValueError, match="inf in column '4'"):
+        fsel.MIM(3).fit(da.from_array(X, chunks=(300, 10)), y)
+
+
+def test_without_holes_every_missing_rule_equals_in_memory():
+    X, y = _data(4)
+    Xd = da.from_array(X, chunks=(UNEVEN, 10))
+    for rule in ("level", "available", "error"):
+        _assert_same(fsel.JMI(4, missing=rule).fit(X, y), fsel.JMI(4, missing=rule).fit(Xd, y))
+
+
+def _holes(seed: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    X, y = _data(seed)
+    rng = np.random.default_rng(seed)
+    X[rng.random(X.shape) < 0.1] = np.nan  # holes everywhere, several per chunk
+    X[:, 6] = np.nan  # a column with no observed value: one level
+    X[y == 2, 8] = np.nan  # informative holes: "is missing" tells the class
+    X[:, 9] = np.where(rng.random(X.shape[0]) < 0.2, np.nan, rng.integers(0, 3, X.shape[0]))
+    return X, y
+
+
+@pytest.mark.parametrize("name", ["MIM", "MRMR", "JMI", "CMIM", "CMI"])
+def test_a_hole_is_one_more_level_as_in_memory(name):
+    X, y = _holes()
+    mem = getattr(fsel, name)(6).fit(X, y)
+    on_dask = getattr(fsel, name)(6).fit(da.from_array(X, chunks=(UNEVEN, 10)), y)
+    _assert_same(mem, on_dask)
+    assert on_dask.n_levels_[6] == 1
+    for e_mem, e_dask in zip(mem.bin_edges_, on_dask.bin_edges_, strict=True):
+        if e_mem is None:
+            assert e_dask is None
+        else:
+            np.testing.assert_array_equal(e_mem, e_dask)  # learned on the observed values
+
+
+def test_holes_with_codes_quantile_bins_and_a_dataframe():
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    X, y = _holes(7)
+    mem = fsel.JMI(5, discretize="quantile").fit(X, y)
+    one = fsel.JMI(5, discretize="quantile").fit(da.from_array(X, chunks=(1000, 10)), y)
+    _assert_same(mem, one)  # one chunk: exact percentiles of the observed values
+    df = pd.DataFrame(X[:, :6], columns=[f"f{i}" for i in range(6)])
+    df["colour"] = pd.Categorical(np.array(["red", "green", "blue"])[y])
+    df.loc[::7, "colour"] = np.nan
+    df["n"] = pd.array(np.where(X[:, 9] >= 0, X[:, 9], 0), dtype="Int64")
+    df.loc[np.isnan(X[:, 9]), "n"] = pd.NA
+    df["target"] = y
+    feats = [c for c in df.columns if c != "target"]
+    ddf = dd.from_pandas(df, npartitions=3)
+    _assert_same(
+        fsel.CMI(5).fit(df[feats], df["target"]), fsel.CMI(5).fit(ddf[feats], ddf["target"])
+    )
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_a_continuous_target_is_binned_as_in_memory(strategy):
+    X, _ = _data(8)
+    rng = np.random.default_rng(8)
+    yc = X[:, 2] + 0.5 * X[:, 5] + 0.1 * rng.normal(size=X.shape[0])
+    with pytest.warns(UserWarning, match="y is continuous"):
+        mem = fsel.JMI(4, discretize=strategy).fit(X, yc)
+    chunks = (1000, 10) if strategy == "quantile" else (UNEVEN, 10)  # quantile: 1 chunk exact
+    with pytest.warns(UserWarning, match="y is continuous"):
+        got = fsel.JMI(4, discretize=strategy).fit(
+            da.from_array(X, chunks=chunks), da.from_array(yc, chunks=chunks[0])
+        )
+    _assert_same(mem, got)
+    np.testing.assert_array_equal(mem.y_bin_edges_, got.y_bin_edges_)
+    with pytest.warns(UserWarning, match="y is continuous"):  # many chunks: close edges
+        many = fsel.JMI(4, discretize=strategy).fit(da.from_array(X, chunks=(UNEVEN, 10)), yc)
+    np.testing.assert_allclose(mem.y_bin_edges_, many.y_bin_edges_, atol=0.1)
+    assert set(many.selection_order_[:2].tolist()) == {2, 5}
+    with pytest.raises(ValueError, match="y is continuous"):
+        fsel.JMI(4, discretize=None).fit(da.from_array(X, chunks=(UNEVEN, 10)), yc)
+    few = np.round(yc).clip(-1, 1) + 0.5  # non-integer floats, at most n_bins values: classes
+    _assert_same(
+        fsel.JMI(4).fit(X, few), fsel.JMI(4).fit(da.from_array(X, chunks=(UNEVEN, 10)), few)
+    )
+
+
+def test_pair_mi_equals_the_pair_terms_bit_for_bit():
+    from fsel.kernels.information_dask import dask_information_table
+
+    X, y = _data(9)
+    blocks = list(da.from_array(X, chunks=(UNEVEN, 10)).to_delayed().ravel())
+    bounds = np.cumsum((0, *UNEVEN))
+    ys = [y[a:b] for a, b in itertools.pairwise(bounds)]
+    table, _, _ = dask_information_table(blocks, ys, np.zeros(10, bool), estimator="miller_madow")
+    for j in (0, 3, 7):
+        np.testing.assert_array_equal(table.pair_mi(j), table.pair_terms(j).mi)
+
+
+def test_bad_targets_and_shapes():
+    X, y = _data()
+    Xd = da.from_array(X, chunks=(300, 10))
+    with pytest.raises(ValueError, match="inconsistent lengths"):
+        fsel.JMI(3).fit(Xd, y[:-1])
+    with pytest.raises(ValueError, match="single class"):
+        fsel.JMI(3).fit(Xd, np.zeros(1000, dtype=int))
+    yf = y.astype(float)
+    yf[3] = np.nan
+    with pytest.raises(ValueError, match="y has missing values"):
+        fsel.JMI(3).fit(Xd, da.from_array(yf, chunks=300))
+    with pytest.raises(ValueError, match="2-D"):
+        fsel.JMI(3).fit(da.from_array(X[:, 0], chunks=300), y)
+    with pytest.raises(ValueError, match="n_features_to_select"):
+        fsel.JMI(11).fit(Xd, y)
+    with pytest.raises(ValueError, match="non-integer"):
+        fsel.JMI(3, discretize=None).fit(Xd, y)
+
+
+def test_input_is_not_modified_and_results_repeat():
+    X, y = _data()
+    Xd = da.from_array(X.copy(), chunks=(300, 10))
+    before = X.copy()
+    a = fsel.CMIM(4).fit(Xd, y)
+    b = fsel.CMIM(4).fit(Xd, y)
+    np.testing.assert_array_equal(X, before)
+    np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+
+
+# ------------------------------------------------------------------ distributed clusters
+
+
+def test_on_a_distributed_client_via_dask_backend():
+    distributed = pytest.importorskip("distributed")
+    from fsel.meta.resampling import dask_backend
+
+    X, y = _data(6)
+    Xd = da.from_array(X, chunks=(UNEVEN, 10))
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        dask_backend(cluster.scheduler_address) as client,
+    ):
+        names = ("JMI", "CMI", "MIM")
+        got = {n: getattr(fsel, n)(5).fit(Xd, da.from_array(y, chunks=(UNEVEN,))) for n in names}
+        assert len(client.scheduler_info()["workers"]) == 2
+    for n in names:
+        _assert_same(getattr(fsel, n)(5).fit(X, y), got[n])
+
+
+@pytest.mark.slow
+def test_process_workers_equal_in_memory_and_the_client_stays_small():
+    distributed = pytest.importorskip("distributed")
+    import tracemalloc
+
+    X, y = _data(7)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        assert len(client.scheduler_info()["workers"]) == 2
+        Xd = da.from_array(X, chunks=(UNEVEN, 10))
+        for n in ("JMI", "CMI", "DISR"):
+            _assert_same(getattr(fsel, n)(5).fit(X, y), getattr(fsel, n)(5).fit(Xd, y))
+        # a lazily generated 2M x 20 float64 array (320 MB): never in the client
+        rng = da.random.default_rng(0)
+        Xl = rng.random((2_000_000, 20), chunks=(250_000, 20))
+        yl = ((Xl[:, 0] + Xl[:, 1]) > 1).astype(np.int8) + (Xl[:, 2] > 0.5)
+        fsel.JMI(2).fit(Xl[:1000], yl[:1000])  # imports and first-call caches
+        tracemalloc.start()
+        try:
+            sel = fsel.JMI(5).fit(Xl, yl)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert sorted(sel.selection_order_[:3].tolist()) == [0, 1, 2]
+    assert peak < Xl.nbytes / 40, peak  # measured about 2 MB against 320 MB
+
+
+@pytest.mark.parametrize("name", ["ReliefF", "Classifiability", "RankingIndex"])
+def test_selectors_without_a_dask_path_refuse_dask_input_clearly(name):
+    est_cls = getattr(fsel, name)
+    X, y = _data()
+    with pytest.raises(TypeError, match=r"Dask collection.*runs in memory"):
+        est_cls().fit(da.from_array(X, chunks=(300, 10)), y)
