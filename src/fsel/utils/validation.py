@@ -120,6 +120,20 @@ def is_sparse(X: Any) -> bool:
     return type(X).__module__.startswith("scipy.sparse")
 
 
+def _check_shape(n_samples: int, n_features: int, min_samples: int, estimator_name: str) -> None:
+    """Refuse an empty table or one with fewer than ``min_samples`` rows."""
+    if n_samples == 0 or n_features == 0:
+        raise ValueError(
+            f"{estimator_name}: X is empty: {n_features} feature(s) (shape=({n_samples}, "
+            f"{n_features})) while a minimum of 1 is required (and at least 1 sample)."
+        )
+    if n_samples < min_samples:
+        raise ValueError(
+            f"{estimator_name}: X has {n_samples} sample(s), but a minimum of "
+            f"{min_samples} is required"
+        )
+
+
 def _check_sparse(
     X: Any,
     categorical: Any,
@@ -134,16 +148,7 @@ def _check_sparse(
     if X.ndim != 2:
         raise ValueError(f"{estimator_name}: expected a 2-D sparse matrix, got {X.ndim}-D")
     n_samples, n_features = X.shape
-    if n_samples == 0 or n_features == 0:
-        raise ValueError(
-            f"{estimator_name}: X is empty: {n_features} feature(s) (shape=({n_samples}, "
-            f"{n_features})) while a minimum of 1 is required (and at least 1 sample)."
-        )
-    if n_samples < min_samples:
-        raise ValueError(
-            f"{estimator_name}: X has {n_samples} sample(s), but a minimum of "
-            f"{min_samples} is required"
-        )
+    _check_shape(n_samples, n_features, min_samples, estimator_name)
     kind = X.dtype.kind
     if kind == "c":
         raise ValueError(f"{estimator_name}: Complex data not supported")
@@ -447,16 +452,7 @@ def check_table(
         cols = [arr[:, j] for j in range(n_features)]
         declared = [False] * n_features
         integral = [False] * n_features
-    if n_samples == 0 or n_features == 0:
-        raise ValueError(
-            f"{estimator_name}: X is empty: {n_features} feature(s) (shape=({n_samples}, "
-            f"{n_features})) while a minimum of 1 is required (and at least 1 sample)."
-        )
-    if n_samples < min_samples:
-        raise ValueError(
-            f"{estimator_name}: X has {n_samples} sample(s), but a minimum of "
-            f"{min_samples} is required"
-        )
+    _check_shape(n_samples, n_features, min_samples, estimator_name)
     cat_mask = _categorical_mask(categorical, n_features, names) | np.asarray(declared, bool)
     values = np.empty((n_samples, n_features), dtype=np.float64)
     discrete = np.zeros(n_features, dtype=bool)
