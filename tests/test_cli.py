@@ -143,7 +143,7 @@ def test_select_ranking_index_on_regression_csv(tmp_path):
     from fsel import RankingIndex
 
     data = np.loadtxt(path, delimiter=",", skiprows=1)
-    sel = RankingIndex("K3", n_features_to_select=k).fit(data[:, :-1], data[:, -1])
+    sel = RankingIndex(index="K3", n_features_to_select=k).fit(data[:, :-1], data[:, -1])
     np.testing.assert_allclose(scores, sel.scores_[sel.selection_order_], rtol=1e-12)
 
 

@@ -74,11 +74,11 @@ def test_select_passes_the_rule():
 def test_npfs_lets_the_wrapped_selector_decide():
     X, y = _incomplete(1)
     X0 = X.copy()
-    npfs = NPFS(RankingIndex("K3", n_features_to_select=1), n_bootstraps=20, random_state=0)
+    npfs = NPFS(RankingIndex(index="K3", n_features_to_select=1), n_bootstraps=20, random_state=0)
     npfs.fit(X, y)
     np.testing.assert_array_equal(X, X0)
     assert 2 in npfs.relevant_features_.tolist()
-    strict = NPFS(RankingIndex("K3", n_features_to_select=1, missing="error"), n_bootstraps=5)
+    strict = NPFS(RankingIndex(index="K3", n_features_to_select=1, missing="error"), n_bootstraps=5)
     with pytest.raises(ValueError, match="missing values"):
         strict.fit(X, y)
     with pytest.raises(ValueError, match="inf"):

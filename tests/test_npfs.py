@@ -396,7 +396,7 @@ def test_bad_data():
     X[0, 0] = np.nan
     # missing values go through to the wrapped selector, which decides (SPEC section 10)
     with pytest.raises(ValueError, match="NaN"):
-        NPFS(fsel.RankingIndex("K3", n_features_to_select=1, missing="error")).fit(
+        NPFS(fsel.RankingIndex(index="K3", n_features_to_select=1, missing="error")).fit(
             X, np.arange(10) % 2
         )
     X[0, 0] = np.inf  # inf stays an error of NPFS itself

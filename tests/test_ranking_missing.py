@@ -111,21 +111,21 @@ def test_selector_available_and_error() -> None:
     Xm[:, 0] = np.nan
     Xm[:5, 0] = X[:5, 0]  # only 5 rows observed: too few for In5
     X_before = Xm.copy()
-    sel = RankingIndex("In5", n_features_to_select=2).fit(Xm, y)
+    sel = RankingIndex(index="In5", n_features_to_select=2).fit(Xm, y)
     np.testing.assert_array_equal(Xm, X_before)  # input untouched
     np.testing.assert_allclose(sel.scores_, reference_available(Xm, y, "In5"), rtol=1e-12)
     assert np.isnan(sel.scores_[0]) and sel.ranking_[0] == 3
     assert sorted(sel.selection_order_.tolist()) == [1, 4]
     assert sel.__sklearn_tags__().input_tags.allow_nan
-    strict = RankingIndex("K3", missing="error")
+    strict = RankingIndex(index="K3", missing="error")
     assert not strict.__sklearn_tags__().input_tags.allow_nan
     with pytest.raises(ValueError, match="missing values"):
         strict.fit(Xm, y)
     with pytest.raises(ValueError, match="missing must be one of"):
         RankingIndex(missing="mean").fit(Xm, y)
     # without NaN the default and "error" agree exactly
-    a = RankingIndex("chi2").fit(X, y).scores_
-    b = RankingIndex("chi2", missing="error").fit(X, y).scores_
+    a = RankingIndex(index="chi2").fit(X, y).scores_
+    b = RankingIndex(index="chi2", missing="error").fit(X, y).scores_
     assert np.array_equal(a, b)
 
 
@@ -138,7 +138,7 @@ def test_selector_pandas_nullable() -> None:
     col = pd.array(x0, dtype="Int64")
     col[[2, 7, 11]] = pd.NA
     df = pd.DataFrame({"a": col, "b": rng.standard_normal(n)})
-    sel = RankingIndex("K3").fit(df, y)
+    sel = RankingIndex(index="K3").fit(df, y)
     Xf = np.column_stack([x0.astype(float), df["b"].to_numpy()])
     Xf[[2, 7, 11], 0] = np.nan
     np.testing.assert_allclose(sel.scores_, reference_available(Xf, y, "K3"), rtol=1e-12)
@@ -175,15 +175,17 @@ def test_bootstrap_inherits_available() -> None:
         np.testing.assert_allclose(
             boot[b], reference_available(Xm[idx], y[idx], "K3"), rtol=1e-12, atol=1e-14
         )
-    sel = BootstrapRanking("K3", n_bootstraps=6, random_state=7, n_features_to_select=1).fit(Xm, y)
+    sel = BootstrapRanking(index="K3", n_bootstraps=6, random_state=7, n_features_to_select=1).fit(
+        Xm, y
+    )
     np.testing.assert_allclose(sel.bootstrap_scores_, boot, rtol=0, atol=0)
     assert sel.selection_order_.tolist() == [3]
     # without NaN: the default rule gives exactly the strict result
-    a = BootstrapRanking("In", n_bootstraps=5, random_state=0).fit(X, y)
-    c = BootstrapRanking("In", n_bootstraps=5, random_state=0, missing="error").fit(X, y)
+    a = BootstrapRanking(index="In", n_bootstraps=5, random_state=0).fit(X, y)
+    c = BootstrapRanking(index="In", n_bootstraps=5, random_state=0, missing="error").fit(X, y)
     assert np.array_equal(a.scores_, c.scores_) and np.array_equal(a.score_std_, c.score_std_)
     with pytest.raises(ValueError, match="missing values"):
-        BootstrapRanking("In", n_bootstraps=5, missing="error").fit(Xm, y)
+        BootstrapRanking(index="In", n_bootstraps=5, missing="error").fit(Xm, y)
 
 
 def test_bootstrap_nan_resamples_left_out_of_mean() -> None:
@@ -193,13 +195,13 @@ def test_bootstrap_nan_resamples_left_out_of_mean() -> None:
     y = X[:, 1] + 0.1 * rng.standard_normal(n)
     X[:, 0] = np.nan
     X[:3, 0] = [0.0, 1.0, 2.0]  # 3 observed rows: In5 never scorable, In sometimes
-    sel = BootstrapRanking("In", n_bootstraps=20, random_state=1).fit(X, y)
+    sel = BootstrapRanking(index="In", n_bootstraps=20, random_state=1).fit(X, y)
     col = sel.bootstrap_scores_[:, 0]
     ok = ~np.isnan(col)
     assert 0 < ok.sum() < 20
     assert sel.scores_[0] == pytest.approx(col[ok].mean(), rel=1e-12)
     X[1:, 0] = np.nan  # one observed row: its copies hold one target value only
-    sel1 = BootstrapRanking("K3", n_bootstraps=5, random_state=1).fit(X, y)
+    sel1 = BootstrapRanking(index="K3", n_bootstraps=5, random_state=1).fit(X, y)
     assert np.isnan(sel1.bootstrap_scores_[:, 0]).all()
     assert np.isnan(sel1.scores_[0]) and np.isnan(sel1.score_std_[0])
     assert sel1.selection_order_.tolist() == [1, 0]

@@ -45,7 +45,7 @@ def test_ranking_index_scores_and_direction(index):
 def test_ties_in_scores_go_to_the_lower_index():
     X = np.tile(np.arange(10.0)[:, None], (1, 3))
     y = np.arange(10.0) ** 2
-    sel = RankingIndex("K3").fit(X, y)
+    sel = RankingIndex(index="K3").fit(X, y)
     np.testing.assert_array_equal(sel.selection_order_, [0, 1, 2])
 
 
@@ -60,7 +60,7 @@ def test_class_targets_and_dataframes():
     for index in INDEX_NAMES:
         # the difference indices read class codes as numbers: use a binary target
         target = labels == "b" if index.startswith("In") else labels
-        sel = RankingIndex(index, n_features_to_select=1).fit(df, target)
+        sel = RankingIndex(index=index, n_features_to_select=1).fit(df, target)
         assert sel.get_feature_names_out().tolist() == ["signal"], index
 
 
@@ -79,8 +79,8 @@ def test_integer_target_is_used_by_value(index):
         np.unique(y_int), np.arange(np.unique(y_int).size)
     )
     y_float = y_int.astype(np.float64)
-    by_int = RankingIndex(index).fit(X, y_int)
-    by_float = RankingIndex(index).fit(X, y_float)
+    by_int = RankingIndex(index=index).fit(X, y_int)
+    by_float = RankingIndex(index=index).fit(X, y_float)
     np.testing.assert_array_equal(by_int.scores_, by_float.scores_)
     np.testing.assert_array_equal(by_int.selection_order_, by_float.selection_order_)
     # the kernel on the values themselves (not on class codes 0..c-1)
@@ -88,13 +88,13 @@ def test_integer_target_is_used_by_value(index):
     np.testing.assert_array_equal(by_int.scores_, direct)
     for dtype in (np.int32, np.uint16):  # any integer dtype
         shifted = (y_int - y_int.min()).astype(dtype)
-        other = RankingIndex(index).fit(X, shifted)
+        other = RankingIndex(index=index).fit(X, shifted)
         if index in ("In", "In3", "In5"):  # shift-invariant differences
             np.testing.assert_allclose(other.scores_, by_float.scores_, rtol=1e-9)
         else:
             np.testing.assert_array_equal(other.scores_, by_float.scores_)
-    boot_int = BootstrapRanking(index, n_bootstraps=6, random_state=1).fit(X, y_int)
-    boot_float = BootstrapRanking(index, n_bootstraps=6, random_state=1).fit(X, y_float)
+    boot_int = BootstrapRanking(index=index, n_bootstraps=6, random_state=1).fit(X, y_int)
+    boot_float = BootstrapRanking(index=index, n_bootstraps=6, random_state=1).fit(X, y_float)
     np.testing.assert_array_equal(boot_int.bootstrap_scores_, boot_float.bootstrap_scores_)
     np.testing.assert_array_equal(boot_int.scores_, boot_float.scores_)
 
@@ -103,10 +103,10 @@ def test_difference_index_of_integer_target_by_hand():
     # x sorts the rows as given; y = 0, 10, 20 -> In = (100 + 100) / (2 * 3), not the
     # (1 + 1) / 6 of the class codes 0, 1, 2
     X = np.array([[0.0], [1.0], [2.0]])
-    sel = RankingIndex("In").fit(X, np.array([0, 10, 20]))
+    sel = RankingIndex(index="In").fit(X, np.array([0, 10, 20]))
     assert sel.scores_[0] == pytest.approx(200 / 6)
     # string labels are classes: coded 0, 1, 2 in sorted order
-    sel = RankingIndex("In").fit(X, np.array(["a", "b", "c"]))
+    sel = RankingIndex(index="In").fit(X, np.array(["a", "b", "c"]))
     assert sel.scores_[0] == pytest.approx(2 / 6)
 
 
@@ -118,9 +118,9 @@ def test_rank_indices_see_numeric_labels_and_their_codes_alike():
     codes = np.unique(labels, return_inverse=True)[1]
     strings = np.array(["a", "b", "c"])[codes]
     for index in ("K1", "K2", "K3", "chi2", "mi"):
-        a = RankingIndex(index).fit(X, labels).scores_
-        np.testing.assert_array_equal(a, RankingIndex(index).fit(X, codes).scores_)
-        np.testing.assert_array_equal(a, RankingIndex(index).fit(X, strings).scores_)
+        a = RankingIndex(index=index).fit(X, labels).scores_
+        np.testing.assert_array_equal(a, RankingIndex(index=index).fit(X, codes).scores_)
+        np.testing.assert_array_equal(a, RankingIndex(index=index).fit(X, strings).scores_)
         assert int(np.argmax(a)) == 1
 
 
@@ -128,8 +128,8 @@ def test_nullable_integer_series_is_numeric():
     pd = pytest.importorskip("pandas")
     X, y_int = _integer_target_data()
     series = pd.Series(y_int, dtype="Int64")
-    a = RankingIndex("In5").fit(X, series).scores_
-    np.testing.assert_array_equal(a, RankingIndex("In5").fit(X, y_int.astype(float)).scores_)
+    a = RankingIndex(index="In5").fit(X, series).scores_
+    np.testing.assert_array_equal(a, RankingIndex(index="In5").fit(X, y_int.astype(float)).scores_)
 
 
 def test_bootstrap_of_a_rare_class_tolerates_constant_resamples():
@@ -139,7 +139,7 @@ def test_bootstrap_of_a_rare_class_tolerates_constant_resamples():
     y = np.zeros(12, dtype=int)
     y[5] = 1
     X[5, 2] = 10.0
-    sel = BootstrapRanking("K3", n_bootstraps=40, random_state=0).fit(X, y)
+    sel = BootstrapRanking(index="K3", n_bootstraps=40, random_state=0).fit(X, y)
     rows = resample_indices(12, 40, scheme="bootstrap", random_state=0)
     missed = [b for b, r in enumerate(rows) if 5 not in r]
     assert missed, "some resample should miss the positive"
@@ -153,9 +153,9 @@ def test_bootstrap_of_a_rare_class_tolerates_constant_resamples():
 
 def test_regression_target_with_bootstrap_recovers_model_5():
     X, y, genuine = make_yuan_regression(5, n_samples=200, random_state=1)
-    sel = BootstrapRanking("chi2", n_bootstraps=20, n_features_to_select=2, random_state=0).fit(
-        X, y
-    )
+    sel = BootstrapRanking(
+        index="chi2", n_bootstraps=20, n_features_to_select=2, random_state=0
+    ).fit(X, y)
     assert sorted(sel.selection_order_.tolist()) == genuine.tolist()
     assert sel.score_std_.shape == (10,) and np.all(sel.score_std_ > 0)
 
@@ -163,7 +163,7 @@ def test_regression_target_with_bootstrap_recovers_model_5():
 @pytest.mark.parametrize("index", ["In", "K1", "mi"])
 def test_bootstrap_mean_and_std_equal_a_direct_loop(index):
     X, y, _ = make_yuan_regression(3, n_samples=60, random_state=2)
-    sel = BootstrapRanking(index, n_bootstraps=12, random_state=7, n_slices=4).fit(X, y)
+    sel = BootstrapRanking(index=index, n_bootstraps=12, random_state=7, n_slices=4).fit(X, y)
     rows = resample_indices(60, 12, scheme="bootstrap", random_state=7)
     direct = np.array([ranking_scores(X[r], y[r], index, n_slices=4)[index] for r in rows])
     np.testing.assert_allclose(sel.bootstrap_scores_, direct, rtol=1e-13, atol=1e-13)
@@ -175,17 +175,17 @@ def test_bootstrap_mean_and_std_equal_a_direct_loop(index):
 
 def test_bootstrap_identical_for_any_n_jobs_backend_and_batch(monkeypatch):
     X, y, _ = make_yuan_regression(6, n_samples=80, random_state=0)
-    ref = BootstrapRanking("K3", n_bootstraps=16, random_state=3).fit(X, y)
-    two = BootstrapRanking("K3", n_bootstraps=16, random_state=3, n_jobs=2).fit(X, y)
+    ref = BootstrapRanking(index="K3", n_bootstraps=16, random_state=3).fit(X, y)
+    two = BootstrapRanking(index="K3", n_bootstraps=16, random_state=3, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(ref.bootstrap_scores_, two.bootstrap_scores_)
     joblib = pytest.importorskip("joblib")
     with joblib.parallel_config(backend="threading"):
-        thr = BootstrapRanking("K3", n_bootstraps=16, random_state=3, n_jobs=2).fit(X, y)
+        thr = BootstrapRanking(index="K3", n_bootstraps=16, random_state=3, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(ref.bootstrap_scores_, thr.bootstrap_scores_)
     monkeypatch.setattr(br, "_BATCH_ELEMENTS", 1)  # one replicate per kernel call
-    one = BootstrapRanking("K3", n_bootstraps=16, random_state=3).fit(X, y)
+    one = BootstrapRanking(index="K3", n_bootstraps=16, random_state=3).fit(X, y)
     np.testing.assert_array_equal(ref.bootstrap_scores_, one.bootstrap_scores_)
-    other = BootstrapRanking("K3", n_bootstraps=16, random_state=4).fit(X, y)
+    other = BootstrapRanking(index="K3", n_bootstraps=16, random_state=4).fit(X, y)
     assert not np.array_equal(ref.bootstrap_scores_, other.bootstrap_scores_)
 
 
@@ -208,7 +208,7 @@ def test_bootstrap_scores_all_indices_share_resamples():
 
 def test_single_bootstrap_has_zero_std():
     X, y, _ = make_yuan_regression(2, n_samples=50, random_state=0)
-    sel = BootstrapRanking("In", n_bootstraps=1, random_state=0).fit(X, y)
+    sel = BootstrapRanking(index="In", n_bootstraps=1, random_state=0).fit(X, y)
     np.testing.assert_array_equal(sel.score_std_, np.zeros(10))
 
 
@@ -237,8 +237,8 @@ def test_bad_input_errors(cls):
 def test_inputs_not_modified():
     X, y, _ = make_yuan_regression(4, n_samples=40, random_state=0)
     X0, y0 = X.copy(), y.copy()
-    RankingIndex("In5").fit(X, y)
-    BootstrapRanking("K2", n_bootstraps=3, random_state=0).fit(X, y)
+    RankingIndex(index="In5").fit(X, y)
+    BootstrapRanking(index="K2", n_bootstraps=3, random_state=0).fit(X, y)
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
 
@@ -258,8 +258,8 @@ def test_registry_and_cli_parameter_names():
 @pytest.mark.parametrize(
     "base",
     [
-        BootstrapRanking("K3", n_bootstraps=10, n_features_to_select=3, random_state=0),
-        RankingIndex("In5", n_features_to_select=3),
+        BootstrapRanking(index="K3", n_bootstraps=10, n_features_to_select=3, random_state=0),
+        RankingIndex(index="In5", n_features_to_select=3),
     ],
 )
 def test_works_as_npfs_base_selector(base):

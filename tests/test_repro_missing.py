@@ -30,8 +30,8 @@ def test_mcar_rate_and_mnar_upper_tail():
 
 def test_small_run_scores_and_skips(tmp_path, shared_datasets):
     methods = {
-        "K3": lambda k: RankingIndex("K3", n_features_to_select=k),
-        "strict": lambda k: RankingIndex("K3", n_features_to_select=k, missing="error"),
+        "K3": lambda k: RankingIndex(index="K3", n_features_to_select=k),
+        "strict": lambda k: RankingIndex(index="K3", n_features_to_select=k, missing="error"),
     }
     rep = missing_values(tmp_path, quick=True, data_path=shared_datasets, methods=methods)
     with open(rep.tables["units"]) as fh:

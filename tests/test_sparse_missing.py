@@ -106,27 +106,27 @@ def test_ranking_indices_refuse_stored_nan(index):
     with pytest.raises(ValueError, match="NaN"):
         ranking_scores(X, yf, index)  # missing="error"
     with pytest.raises(ValueError, match=NOT_SPARSE):
-        fsel.RankingIndex(index, 3).fit(X, y)  # the default rule, "available"
+        fsel.RankingIndex(3, index=index).fit(X, y)  # the default rule, "available"
     with pytest.raises(ValueError, match="missing values"):
-        fsel.RankingIndex(index, 3, missing="error").fit(X, y)
+        fsel.RankingIndex(3, index=index, missing="error").fit(X, y)
     with pytest.raises(ValueError, match=NOT_SPARSE):
-        fsel.BootstrapRanking(index, n_bootstraps=4, random_state=0).fit(X, y)
+        fsel.BootstrapRanking(index=index, n_bootstraps=4, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match=NOT_SPARSE):
         bootstrap_scores(X, yf, index, n_bootstraps=4, random_state=0, missing="available")
     # the dense table with the same holes is scored feature by feature
-    scores = fsel.RankingIndex(index, 3).fit(dense, y).scores_
+    scores = fsel.RankingIndex(3, index=index).fit(dense, y).scores_
     assert np.isfinite(scores).all()
 
 
 def test_ranking_indices_sparse_without_nan_under_available():
     _, dense, y = _data()
     clean = np.nan_to_num(dense, nan=0.0)
-    a = fsel.RankingIndex("K3", 4).fit(sp.csr_matrix(clean), y)
-    b = fsel.RankingIndex("K3", 4).fit(clean, y)
+    a = fsel.RankingIndex(4, index="K3").fit(sp.csr_matrix(clean), y)
+    b = fsel.RankingIndex(4, index="K3").fit(clean, y)
     np.testing.assert_allclose(a.scores_, b.scores_, atol=1e-12)
     kw = dict(n_bootstraps=6, n_features_to_select=4, random_state=0)
-    c = fsel.BootstrapRanking("In", **kw).fit(sp.csr_matrix(clean), y)
-    e = fsel.BootstrapRanking("In", **kw).fit(clean, y)
+    c = fsel.BootstrapRanking(index="In", **kw).fit(sp.csr_matrix(clean), y)
+    e = fsel.BootstrapRanking(index="In", **kw).fit(clean, y)
     np.testing.assert_allclose(c.bootstrap_scores_, e.bootstrap_scores_, atol=1e-12)
 
 
@@ -136,7 +136,7 @@ def test_npfs_passes_stored_nan_to_the_wrapped_rule():
     b = fsel.NPFS(fsel.JMI(3), n_bootstraps=8, random_state=0).fit(dense, y)
     np.testing.assert_array_equal(a.selection_matrix_, b.selection_matrix_)
     with pytest.raises(ValueError, match=NOT_SPARSE):
-        fsel.NPFS(fsel.RankingIndex("K3", 3), n_bootstraps=4, random_state=0).fit(X, y)
+        fsel.NPFS(fsel.RankingIndex(3, index="K3"), n_bootstraps=4, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="missing values"):
         fsel.NPFS(fsel.JMI(3, missing="error"), n_bootstraps=4, random_state=0).fit(X, y)
 

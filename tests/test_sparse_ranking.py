@@ -64,8 +64,8 @@ def test_selectors_on_sparse(index):
     y = (dense[:, 4] > 0).astype(int) ^ (rng.random(90) < 0.1)
     y[:2] = [0, 1]
     X = sp.csr_matrix(dense)
-    a = fsel.RankingIndex(index, 4).fit(X, y)
-    b = fsel.RankingIndex(index, 4).fit(dense, y)
+    a = fsel.RankingIndex(4, index=index).fit(X, y)
+    b = fsel.RankingIndex(4, index=index).fit(dense, y)
     np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
     np.testing.assert_allclose(a.scores_, b.scores_, atol=1e-12)
     kw = dict(index=index, n_features_to_select=4, n_bootstraps=8, random_state=0)

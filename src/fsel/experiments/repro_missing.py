@@ -67,7 +67,7 @@ def _methods() -> dict[str, Callable[[int], Any]]:
     return {
         "JMI": lambda k: JMI(n_features_to_select=k),
         "ReliefF": lambda k: ReliefF(n_features_to_select=k),
-        "K3 index": lambda k: RankingIndex("K3", n_features_to_select=k),
+        "K3 index": lambda k: RankingIndex(index="K3", n_features_to_select=k),
         "classifiability": lambda k: Classifiability(k, epsilon=-1.0),
     }
 

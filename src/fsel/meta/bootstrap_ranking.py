@@ -236,7 +236,7 @@ class BootstrapRanking(BaseSelector):
     >>> from fsel import BootstrapRanking
     >>> from fsel.datasets import make_yuan_regression
     >>> X, y, genuine = make_yuan_regression(1, n_samples=200, random_state=0)
-    >>> sel = BootstrapRanking("K3", n_bootstraps=30, n_features_to_select=4,
+    >>> sel = BootstrapRanking(index="K3", n_bootstraps=30, n_features_to_select=4,
     ...                        random_state=0).fit(X, y)
     >>> sorted(sel.selection_order_.tolist()) == genuine.tolist()
     True
@@ -248,10 +248,10 @@ class BootstrapRanking(BaseSelector):
 
     def __init__(
         self,
-        index: str = "K3",
-        n_bootstraps: int = 100,
         n_features_to_select: int | float | None = None,
         *,
+        index: str = "K3",
+        n_bootstraps: int = 100,
         n_slices: int | str = "auto",
         n_bins_x: int | str = "auto",
         n_bins_y: int | str = "auto",

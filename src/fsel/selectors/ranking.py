@@ -161,9 +161,9 @@ class RankingIndex(BaseSelector):
 
     def __init__(
         self,
-        index: str = "K3",
         n_features_to_select: int | float | None = None,
         *,
+        index: str = "K3",
         n_slices: int | str = "auto",
         n_bins_x: int | str = "auto",
         n_bins_y: int | str = "auto",
