@@ -85,6 +85,10 @@ def test_estimators_on_sparse_equal_toarray(cls, seed, density, fmt):
     # non-negative data: the column minimum is the implicit 0, so the unshifted sparse
     # scaling is bit for bit the dense one; distances agree to rounding
     X, y = _sparse_data(seed, 40, 8, density)
+    # one dense random column keeps every pair of rows at a distinct distance: with
+    # exact ties (duplicate rows, or rows at exactly 1.0 after range scaling) the
+    # dense and sparse neighbour searches may pick different, equally near neighbours
+    X = np.hstack([X, np.random.default_rng(seed + 1).random((X.shape[0], 1))])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         dense = cls().fit(X, y)
