@@ -282,8 +282,14 @@ def _fmt(x: Any, spec: str = ".1f") -> str:
 
 
 def markdown(rows: list[dict], meta: dict) -> str:
+    relief_only = all("ReliefF" in r.get("side", "") for r in rows)
+    title = (
+        f"ReliefF k={RELIEF_K}, n x {N_FEATURES} float64"
+        if relief_only
+        else f"JMI k={K}, n x {N_FEATURES} uint8 codes"
+    )
     out = [
-        f"# Dask benchmark: JMI k={K}, n x {N_FEATURES} uint8 codes",
+        f"# Dask benchmark: {title}",
         "",
         f"git `{meta['git']['head'][:10]}` (src dirty: {meta['git']['src_dirty']}), "
         f"{meta['cpus']} CPUs, load average at start {meta['load_start']}, "
