@@ -21,9 +21,11 @@ Each size runs, side by side in one run, in two fresh subprocesses:
 
 The selections of the two sides must be identical (checked; the run fails otherwise).
 
-``--relief M`` adds, per size, ReliefF's mean margin over ``M`` seeded references on
-the same cluster (:func:`fsel.kernels.relief_dask.relieff_margin_dask`, k=10,
-Manhattan, the table as float64; its top-5 features are recorded in ``order``).
+``--relief M`` adds, per size, ``fsel.ReliefF(n_neighbors=10, sample_size=M,
+random_state=0)`` (Manhattan, the table as float64) in memory (``n_jobs=2``) and on
+the same kind of cluster (the table persisted on the workers first, not timed); the
+two margins must agree to 1e-12 (checked; top-5 features in ``order``). One side:
+``python benchmarks/bench_dask.py --worker relief|relief-memory N M``.
 
 Run ``python benchmarks/run.py dask [--quick] [--sizes 1000000,5000000]``; results go
 to ``benchmarks/results/dask[_quick].{json,md}``.
@@ -190,14 +192,16 @@ def run_dask(n: int, n_workers: int) -> dict[str, Any]:
     }
 
 
+RELIEF_K = 10
+
+
 def run_relief_dask(n: int, m: int, n_workers: int = 2) -> dict[str, Any]:
-    """ReliefF's mean margin over ``m`` seeded reference rows
-    (:func:`fsel.kernels.relief_dask.relieff_margin_dask`, k=10, Manhattan) on data
-    persisted on the workers (the table as float64, as ReliefF scales it)."""
+    """``fsel.ReliefF(n_neighbors=10, sample_size=m, random_state=0)`` fitted on the
+    lazily generated table as a float64 dask array, persisted on the workers first
+    (not timed); the fit runs :func:`fsel.kernels.relief_dask.relieff_margin_dask`."""
     import distributed
 
-    from fsel.kernels.relief_dask import relieff_margin_dask
-    from fsel.utils.validation import check_dask_table
+    import fsel
 
     X, y = _lazy_table(n, np.float64)
     with (
@@ -206,21 +210,43 @@ def run_relief_dask(n: int, m: int, n_workers: int = 2) -> dict[str, Any]:
     ):
         X, y = client.persist([X, y])
         distributed.wait([X, y])
-        t = check_dask_table(X[:2000], y[:2000])
-        relieff_margin_dask(t.blocks, t.y_blocks, np.arange(20), 10)  # compile
-        t = check_dask_table(X, y)
-        refs = np.sort(np.random.default_rng(0).choice(n, m, replace=False))
+        fsel.ReliefF(sample_size=20, random_state=0).fit(X[:2000], y[:2000])  # compile
+        est = fsel.ReliefF(n_neighbors=RELIEF_K, sample_size=m, random_state=0)
         t0 = time.perf_counter()
-        out = relieff_margin_dask(t.blocks, t.y_blocks, refs, 10)
+        est.fit(X, y)
         took = time.perf_counter() - t0
         workers = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
     return {
         "side": f"dask ReliefF m={m} {n_workers} workers",
         "seconds": took,
-        "order": np.argsort(-out["margin"], kind="stable")[:5].tolist(),
+        "order": est.selection_order_[:5].tolist(),
+        "margin": est.margin_.tolist(),
         "client_peak_rss_mb": _rss_mb(),
         "worker_peak_rss_mb": sorted(workers.values()),
         "data_mb": n * N_FEATURES * 8 / 2**20,
+    }
+
+
+def run_relief_memory(n: int, m: int, n_jobs: int = 2) -> dict[str, Any]:
+    """The same ReliefF fit in memory (the table built chunk by chunk as float64)."""
+    import fsel
+
+    X = np.empty((n, N_FEATURES), dtype=np.float64)
+    y = np.empty(n, dtype=np.int8)
+    for i, (b0, b1) in enumerate(_bounds(n)):
+        X[b0:b1], y[b0:b1] = make_chunk(i, b1 - b0)
+    fsel.ReliefF(sample_size=20, random_state=0).fit(X[:2000], y[:2000])  # compile
+    est = fsel.ReliefF(n_neighbors=RELIEF_K, sample_size=m, random_state=0, n_jobs=n_jobs)
+    t0 = time.perf_counter()
+    est.fit(X, y)
+    took = time.perf_counter() - t0
+    return {
+        "side": f"memory ReliefF m={m} n_jobs={n_jobs}",
+        "seconds": took,
+        "order": est.selection_order_[:5].tolist(),
+        "margin": est.margin_.tolist(),
+        "client_peak_rss_mb": _rss_mb(),
+        "data_mb": X.nbytes / 2**20,
     }
 
 
@@ -256,8 +282,14 @@ def _fmt(x: Any, spec: str = ".1f") -> str:
 
 
 def markdown(rows: list[dict], meta: dict) -> str:
+    relief_only = all("ReliefF" in r.get("side", "") for r in rows)
+    title = (
+        f"ReliefF k={RELIEF_K}, n x {N_FEATURES} float64"
+        if relief_only
+        else f"JMI k={K}, n x {N_FEATURES} uint8 codes"
+    )
     out = [
-        f"# Dask benchmark: JMI k={K}, n x {N_FEATURES} uint8 codes",
+        f"# Dask benchmark: {title}",
         "",
         f"git `{meta['git']['head'][:10]}` (src dirty: {meta['git']['src_dirty']}), "
         f"{meta['cpus']} CPUs, load average at start {meta['load_start']}, "
@@ -308,6 +340,8 @@ def main(argv: list[str] | None = None) -> int:
         kind, n, arg = args.worker[0], int(args.worker[1]), int(args.worker[2])
         if kind == "relief":
             res = run_relief_dask(n, arg)
+        elif kind == "relief-memory":
+            res = run_relief_memory(n, arg)
         else:
             res = run_memory(n, arg) if kind == "memory" else run_dask(n, arg)
         print(json.dumps(res))
@@ -331,9 +365,17 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(res)
             print(json.dumps({k: v for k, v in res.items() if k != "order"}), flush=True)
         if args.relief:
-            res = _subprocess("relief", n, args.relief, args.timeout) | {"n": n}
-            rows.append(res)
-            print(json.dumps(res), flush=True)
+            pair = []
+            for kind in ("relief-memory", "relief"):
+                res = _subprocess(kind, n, args.relief, args.timeout) | {"n": n}
+                rows.append(res)
+                pair.append(res)
+                print(json.dumps({k: v for k, v in res.items() if k != "margin"}), flush=True)
+            if all("margin" in r for r in pair) and not np.allclose(
+                pair[0]["margin"], pair[1]["margin"], rtol=0, atol=1e-12
+            ):
+                print(f"ReliefF margins differ at n={n}", file=sys.stderr)
+                failed = True
         orders = {
             json.dumps(r.get("order"))
             for r in rows

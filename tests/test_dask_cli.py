@@ -78,17 +78,51 @@ def test_scheduler_errors(parts, address, capsys):
     folder, _ = parts
     rc = main(
         [
+            *["select", str(folder / "*.parquet"), "-t", "label", "-m", "surf"],
+            *["--scheduler", address],
+        ]
+    )
+    assert rc == 2 and "surf does not run on Dask yet" in capsys.readouterr().err
+    rc = main(
+        [
             *["select", str(folder / "*.parquet"), "-t", "label", "-m", "relieff"],
             *["--scheduler", address],
         ]
     )
-    assert rc == 2 and "does not run on Dask yet" in capsys.readouterr().err
+    assert rc == 2 and "needs --sample-size" in capsys.readouterr().err
     rc = main(["select", str(folder / "*.parquet"), "-t", "label", "--scheduler", address])
     assert rc == 2 and "--categorical colour" in capsys.readouterr().err
     rc = main(["select", str(folder / "none*.parquet"), "-t", "label", "--scheduler", address])
     assert rc == 2 and "no such file" in capsys.readouterr().err
     rc = main(["select", str(folder / "*.parquet"), "-t", "label", "--scheduler", "local:x"])
     assert rc == 2 and "local:N" in capsys.readouterr().err
+
+
+def test_relieff_with_a_reference_sample_on_a_scheduler(parts, address, tmp_path, capsys):
+    _, whole = parts
+    numeric = whole.drop(columns="colour")
+    for i, rows in enumerate([slice(0, 500), slice(500, 1400), slice(1400, None)]):
+        numeric.iloc[rows].to_parquet(tmp_path / f"n{i}.parquet")
+    out = tmp_path / "r.json"
+    rc = main(
+        [
+            *["select", str(tmp_path / "n*.parquet"), "-t", "label", "-m", "relieff"],
+            *["-k", "3", "--sample-size", "150", "--random-state", "4", "--n-neighbors", "5"],
+            *["--scheduler", address, "-o", str(out), "-q"],
+        ]
+    )
+    assert rc == 0, capsys.readouterr().err
+    got = json.loads(out.read_text())
+    ref = fsel.ReliefF(3, n_neighbors=5, sample_size=150, random_state=4)
+    ref.fit(numeric.drop(columns="label"), numeric["label"])
+    assert [r["index"] for r in got["features"]] == ref.selection_order_.tolist()
+    np.testing.assert_allclose(
+        [r["score"] for r in got["features"]],
+        ref.feature_importances_[ref.selection_order_],
+        atol=1e-12,
+    )
+    assert {r["name"] for r in got["features"][:2]} == {"f1", "f4"}
+    assert got["params"]["sample_size"] == 150
 
 
 @pytest.mark.slow

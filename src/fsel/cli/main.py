@@ -45,6 +45,7 @@ _FLAG_PARAMS = {
     "n_bins_x": "n_bins_x",
     "n_bins_y": "n_bins_y",
     "missing": "missing",
+    "sample_size": "sample_size",
 }
 
 
@@ -111,6 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--gamma", type=float)
     g.add_argument("--metric", choices=["manhattan", "euclidean"])
     g.add_argument("--n-neighbors", type=int)
+    g.add_argument(
+        "--sample-size",
+        type=_literal,
+        metavar="M",
+        help="Relief family: reference samples (an int count or a float fraction); "
+        "needed for relieff with --scheduler",
+    )
     g.add_argument("--sigma", type=_literal)
     g.add_argument("--theta", type=float)
     g.add_argument("--max-iter", type=int)
@@ -399,10 +407,16 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
     the information criterion runs there; the client never loads the table."""
     from fsel.cli.io import read_data_dask
 
-    if method.family != "information":
+    if method.name == "relieff":
+        if args.sample_size is None:
+            raise CliError(
+                "--scheduler with relieff needs --sample-size M: ReliefF on Dask averages "
+                "the margins of M reference samples (an int count or a float fraction)"
+            )
+    elif method.family != "information":
         raise CliError(
-            f"--scheduler without --npfs runs the information criteria (jmi, mrmr, ...) on "
-            f"Dask; {method.name} does not run on Dask yet"
+            f"--scheduler without --npfs runs the information criteria (jmi, mrmr, ...) and "
+            f"relieff (with --sample-size) on Dask; {method.name} does not run on Dask yet"
         )
     est_cls = method.load()
     fixed = dict(method.fixed)

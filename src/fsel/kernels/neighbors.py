@@ -36,6 +36,9 @@ absdiff_rows
     per-feature Relief margin, a vector per row; not a distance).
 absdiff_sparse
     ``out[i] = sum_m c[i, m] * |x_i - x_{idx[i, m]}|`` for neighbour lists.
+relieff_coefficients
+    ReliefF's weight of a neighbour by class (hits ``-1/k_h``, misses
+    ``p_c / (1 - p_y) / k_c``), shared by ReliefF, SURF-type margins and Dask.
 row_mean_std, radius_coefficients, radius_margin_rows
     MultiSURF's per-row radius, the SURF-type neighbour weights and margins of a
     distance block.
@@ -79,6 +82,7 @@ __all__ = [
     "radius_margin_rows",
     "radius_margin_rows_at",
     "radius_margin_sum",
+    "relieff_coefficients",
     "row_mean_std",
     "sparse_absdiff_dense",
 ]
@@ -780,7 +784,28 @@ def radius_coefficients(
         counts = np.zeros((rows, C))
         for c in range(C):  # a boolean copy of the class's columns at a time
             counts[:, c] = np.count_nonzero(mask[:, y == c], axis=1)
-    y_rows = y[start : start + rows]
+    return relieff_coefficients(counts, y[start : start + rows], priors)
+
+
+def relieff_coefficients(counts: np.ndarray, y_rows: np.ndarray, priors: np.ndarray) -> np.ndarray:
+    r"""ReliefF's weight of one neighbour, by class, for a block of reference rows.
+
+    ``counts[r, c]`` is the number of neighbours of class ``c`` found for reference
+    ``r`` (``k_c``), ``y_rows[r]`` its class. Then ``coef[r, c]`` is ``-1 / k_c`` for
+    ``c = y_r`` (hits), ``p_c / (1 - p_{y_r}) / k_c`` otherwise (misses), and 0 when
+    ``k_c = 0`` (Kononenko 1994; the SURF-type estimators use the same weights).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> relieff_coefficients(np.array([[2.0, 4.0, 0.0]]), np.array([0]),
+    ...                      np.array([0.5, 0.25, 0.25])).tolist()
+    [[-0.5, 0.125, 0.0]]
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    y_rows = np.asarray(y_rows, dtype=np.intp)
+    priors = np.asarray(priors, dtype=np.float64)
+    r = np.arange(counts.shape[0])
     py = priors[y_rows]
     with np.errstate(divide="ignore", invalid="ignore"):
         coef = np.where(counts > 0, (priors[None, :] / (1.0 - py[:, None])) / counts, 0.0)
@@ -890,12 +915,7 @@ def radius_margin_rows_at(
     counts = np.zeros((rows, C))
     for c in range(C):
         counts[:, c] = np.count_nonzero(mask[:, y == c], axis=1)
-    y_rows = y[selfs]
-    py = priors[y_rows]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        coef = np.where(counts > 0, (priors[None, :] / (1.0 - py[:, None])) / counts, 0.0)
-        hits = counts[r, y_rows]
-        coef[r, y_rows] = np.where(hits > 0, -1.0 / hits, 0.0)
+    coef = relieff_coefficients(counts, y[selfs], priors)
     A = np.take(coef, y, axis=1)
     A *= mask
     del mask

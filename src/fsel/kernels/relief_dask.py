@@ -25,6 +25,7 @@ Dask is imported lazily.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ import numpy as np
 from fsel.kernels._dask import add_arrays as _add
 from fsel.kernels._dask import tree_reduce as _tree
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, distance_block
+from fsel.kernels.neighbors import relieff_coefficients
 
 __all__ = ["relieff_margin_dask"]
 
@@ -175,11 +177,12 @@ def _chunk_margin(
 def relieff_margin_dask(
     blocks: list[Any],
     y_blocks: list[Any],
-    references: np.ndarray,
+    references: np.ndarray | Callable[[int], np.ndarray | None],
     n_neighbors: int = 10,
     *,
     metric: str = "manhattan",
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    estimator_name: str = "ReliefF",
 ) -> dict[str, Any]:
     """ReliefF's mean margin over reference rows of a table held in Dask row chunks.
 
@@ -188,15 +191,18 @@ def relieff_margin_dask(
     blocks, y_blocks : lists of dask.delayed.Delayed
         Matching row chunks of the features ``(n_i, D)`` (numbers, no missing values)
         and of the labels (:func:`fsel.utils.validation.check_dask_table` makes them).
-    references : ndarray of int
+    references : ndarray of int, or callable
         Global row indices of the reference rows (sorted and unique on return use;
-        e.g. drawn with a seeded generator).
+        e.g. drawn with a seeded generator), or a function of the number of rows
+        ``N`` (known after the first pass) returning them, None meaning every row.
     n_neighbors : int
         ``k`` nearest hits and ``k`` nearest misses per other class.
     metric : {"manhattan", "euclidean"}
         In the min-max scaled feature space.
     memory_budget : int
         Bytes per worker for a block of reference-to-row distances.
+    estimator_name : str
+        Named in error messages.
 
     Returns
     -------
@@ -215,14 +221,33 @@ def relieff_margin_dask(
     st = _tree(
         [dask.delayed(_stats)(x, y) for x, y in zip(blocks, y_blocks, strict=True)], _merge_stats
     ).compute()
+    name = estimator_name
     if not st["finite"]:
-        raise ValueError("X has missing or infinite values; ReliefF on Dask needs finite values")
+        raise ValueError(
+            f"{name}: X has missing or infinite values; ReliefF on Dask needs finite values "
+            "(impute them first, or compute X and fit in memory)"
+        )
     sizes = np.asarray(st["n"], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     n = int(offsets[-1])
+    labels = list(st["labels"])
+    if len(labels) < 2:
+        raise ValueError(f"{name}: y has {len(labels)} class(es); at least two are needed")
+    as_float = np.asarray(labels)
+    if as_float.dtype.kind == "f" and not np.all(as_float == np.round(as_float)):
+        raise ValueError(
+            f"{name}: y is continuous (a regression target); RReliefF does not run on "
+            "Dask: pass class labels, or compute X and fit in memory"
+        )
+    if callable(references):
+        references = references(n)
+        if references is None:
+            references = np.arange(n)
     ref = np.unique(np.asarray(references, dtype=np.int64))
     if ref.size == 0 or ref[0] < 0 or ref[-1] >= n:
-        raise ValueError(f"references must be row indices in [0, {n}), got {ref.size} of them")
+        raise ValueError(
+            f"{name}: references must be row indices in [0, {n}), got {ref.size} of them"
+        )
     classes = np.asarray(sorted(st["labels"]))
     counts = np.asarray([st["labels"][c] for c in classes.tolist()], dtype=np.float64)
     priors = counts / n
@@ -248,12 +273,7 @@ def relieff_margin_dask(
     ]
     _, nb = _tree(parts, _merge_neighbours).compute()  # (m, C, k)
     m, C = ref.size, classes.size
-    found = (nb >= 0).sum(axis=2)
-    py = priors[ry]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cls_coef = np.where(found > 0, (priors[None, :] / (1.0 - py[:, None])) / found, 0.0)
-        hit_coef = np.where(found[np.arange(m), ry] > 0, -1.0 / found[np.arange(m), ry], 0.0)
-    cls_coef[np.arange(m), ry] = hit_coef
+    cls_coef = relieff_coefficients((nb >= 0).sum(axis=2), ry, priors)
     coef = np.repeat(cls_coef, k, axis=1)  # (m, C*k) matching nb.reshape(m, C*k)
     flat = nb.reshape(m, C * k)
     # 4. margins summed where the neighbours live

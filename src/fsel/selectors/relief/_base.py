@@ -38,6 +38,7 @@ from fsel.selectors._base import BaseSelector
 from fsel.utils.validation import (
     _categorical_mask,
     check_n_features_to_select,
+    is_dask,
     is_dataframe,
 )
 
@@ -224,6 +225,8 @@ class BaseRelief(BaseSelector):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            :class:`ReliefF` with ``sample_size`` also takes a row-chunked Dask
+            array or DataFrame (see its docstring).
         y : array-like of shape (n_samples,)
             Class labels (at least two classes). A continuous target (floats that are
             not all integers) is a regression target: :class:`ReliefF` then computes
@@ -234,6 +237,8 @@ class BaseRelief(BaseSelector):
         self
         """
         self._check_params()
+        if is_dask(X):
+            return self._fit_dask(X, y)
         regression = _is_continuous(y)
         if regression and not self._supports_regression:
             raise ValueError(
@@ -311,6 +316,15 @@ class BaseRelief(BaseSelector):
         order = np.argsort(-w, kind="stable")[:k]
         self._set_selection(order, w)
         return self
+
+    def _fit_dask(self, X: Any, y: Any) -> BaseRelief:
+        """Dask input: only :class:`ReliefF` with ``sample_size`` runs there."""
+        name = type(self).__name__
+        raise TypeError(
+            f"{name}: X is a Dask collection, and {name} runs in memory; call X.compute() "
+            "first if it fits, or use ReliefF with sample_size or an information "
+            "criterion (JMI, mRMR, CMIM, ...), which run on Dask"
+        )
 
     def _fit_sparse(self, table, y_codes, classes, nominal, k):  # type: ignore[no-untyped-def]
         """Sparse ``X`` (SPEC section 11): range scaling by the column max/min (implicit

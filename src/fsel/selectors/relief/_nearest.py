@@ -22,9 +22,16 @@ from fsel.kernels.neighbors import (
     radius_margin_rows,
     radius_margin_rows_at,
     radius_margin_sum,
+    relieff_coefficients,
     row_mean_std,
 )
-from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
+from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief, _is_continuous, positive_unit
+from fsel.utils.validation import (
+    _categorical_mask,
+    check_dask_table,
+    check_n_features_to_select,
+    is_dask,
+)
 
 _SAMPLE_DOC = """    sample_size : int, float or None, default=None
         Reference samples whose margins are averaged: None uses every sample (the
@@ -276,6 +283,17 @@ class ReliefF(_Sampled):
     with ``m`` the number of references; ``margin_`` is that ``mbar`` and ``classes_``
     is not set.
 
+    **Dask** (a row-chunked ``dask.array`` or ``dask.dataframe`` ``X``, with
+    ``sample_size`` set): the fit runs on the workers
+    (:func:`fsel.kernels.relief_dask.relieff_margin_dask`). Min/max and class counts
+    come from one reduction, the references are drawn exactly as in memory, broadcast,
+    and each chunk finds its ``k`` nearest rows per class; the candidate lists are
+    merged into the exact global neighbours, so ``margin_`` equals the in-memory fit's
+    (up to the order of the sums; with the Euclidean metric exactly tied distances may
+    be broken differently by the rounding of the BLAS product). The client holds
+    ``O(m (D + C k))`` numbers. Not on Dask: missing values (a ValueError), nominal
+    features, a continuous target, ``sample_size=None`` (a TypeError).
+
     Parameters
     ----------
     n_neighbors : int, default=10
@@ -372,6 +390,73 @@ class ReliefF(_Sampled):
                 out[a:b] = m
         return (total if sparse else out.sum(axis=0)) / n_ref
 
+    def _fit_dask(self, X: Any, y: Any) -> ReliefF:
+        """ReliefF on a row-chunked Dask table (SPEC: the same margins as in memory).
+
+        The references are drawn exactly as in memory (:meth:`_reference_rows` once the
+        number of rows is known), the exact ``k`` nearest hits/misses are found chunk by
+        chunk on the workers and merged
+        (:func:`fsel.kernels.relief_dask.relieff_margin_dask`)."""
+        from fsel.kernels.relief_dask import relieff_margin_dask
+
+        name = type(self).__name__
+        if self.sample_size is None:
+            raise TypeError(
+                f"{name}: X is a Dask collection, and {name} without sample_size runs in "
+                "memory (every sample a reference, O(N^2)); set sample_size (e.g. 1000) to "
+                "run it on Dask, or call X.compute() first if it fits"
+            )
+        self._check_positive("n_neighbors", self.n_neighbors, integer=True)
+        if self.missing not in ("expected", "error"):
+            raise ValueError(
+                f"{name}: missing={self.missing!r} is not supported on Dask input; impute "
+                "the holes first (missing values are refused on Dask)"
+            )
+        data = check_dask_table(X, y, estimator_name=name)
+        d = data.discrete.size
+        names = None if data.feature_names is None else [str(c) for c in data.feature_names]
+        nominal = _categorical_mask(self.categorical, d, names)
+        if hasattr(X, "dtypes") and hasattr(X, "columns"):
+            nominal |= np.array([str(t) == "category" for t in X.dtypes], dtype=bool)
+        if nominal.any():
+            raise ValueError(
+                f"{name}: categorical features are not supported on Dask input; encode "
+                "them as numbers or fit in memory"
+            )
+        k = check_n_features_to_select(self.n_features_to_select, d)
+        if not is_dask(y) and _is_continuous(y):
+            raise ValueError(
+                f"{name}: y is continuous (a regression target); RReliefF does not run on "
+                "Dask: pass class labels, or compute X and fit in memory"
+            )
+
+        def draw(n: int) -> np.ndarray | None:
+            if n < 2:
+                raise ValueError(f"{name}: found {n} sample(s), at least 2 are needed")
+            return self._reference_rows(n)
+
+        out = relieff_margin_dask(
+            data.blocks,
+            data.y_blocks,
+            draw,
+            int(self.n_neighbors),
+            metric=self.metric,
+            memory_budget=int(self.memory_budget),
+            estimator_name=name,
+        )
+        self._target_kind = "classification"
+        self.n_features_in_ = d
+        if data.feature_names is not None and all(isinstance(c, str) for c in data.feature_names):
+            self.feature_names_in_ = data.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.classes_ = out["classes"]
+        self.margin_ = out["margin"]
+        w = positive_unit(self.margin_)
+        self.feature_importances_ = w
+        self._set_selection(np.argsort(-w, kind="stable")[:k], w)
+        return self
+
     def _rrelieff(self, Z, k):
         """RReliefF's weights for a continuous target (see the class docstring)."""
         t = self._y_target
@@ -417,13 +502,7 @@ class ReliefF(_Sampled):
         """Per-row margins of the rows ``rows`` (None: all) from their neighbour lists."""
         m, C, k = idx.shape
         yr = y if rows is None else y[rows]
-        ar = np.arange(m)
-        found = (idx >= 0).sum(axis=2)  # (m, C)
-        py = priors[yr]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            cls_coef = np.where(found > 0, (priors[None, :] / (1.0 - py[:, None])) / found, 0.0)
-            hit_coef = np.where(found[ar, yr] > 0, -1.0 / found[ar, yr], 0.0)
-        cls_coef[ar, yr] = hit_coef
+        cls_coef = relieff_coefficients((idx >= 0).sum(axis=2), yr, priors)
         coef = np.repeat(cls_coef, k, axis=1)  # (m, C*k) matching idx.reshape(m, C*k)
         return absdiff_sparse(
             Z, idx.reshape(m, C * k), coef, rows=rows, memory_budget=budget, expected=ed
