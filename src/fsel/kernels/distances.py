@@ -676,9 +676,11 @@ def map_distance_rows(
         ):
             # the full matrix: the fast symmetric filled distances, then the corrections
             base = "manhattan" if metric == "manhattan" else "sqeuclidean"
-            F = expected.filled
-            D_all = _full_matrix(F, base, workers, numba_on)
-            _add_expected_corrections(expected, ref, D_all, metric != "manhattan")
+            if base == "manhattan" and numba_on:
+                D_all = _expected_full_manhattan(expected, workers)
+            else:
+                D_all = _full_matrix(expected.filled, base, workers, numba_on)
+                _add_expected_corrections(expected, ref, D_all, metric != "manhattan")
             if metric == "euclidean":
                 np.maximum(D_all, 0.0, out=D_all)
                 np.sqrt(D_all, out=D_all)
@@ -1110,8 +1112,120 @@ def _expected_kernels() -> dict[str, Any]:
                         e = search(vals, cum, off, cnt, eff[cj, k] * d + k, a[k])
                     o[k] += w * (e - abs(a[k] - b[k]))
 
-    _EXPECTED.update(block=block, absdiff=absdiff)
+    _numba_kernels()  # the per-pair L1 primitive _L1
+
+    @numba.njit(cache=True, nogil=True)
+    def w_rows(rows, mptr, midx, y, W, out):  # pragma: no cover - compiled
+        # out[r, j] = P(rows[r], j) = sum over the holes k of rows[r] of W[c, k, j]:
+        # contiguous rows of W added, in the order of the holes
+        for r in range(rows.size):
+            i = rows[r]
+            o = out[r]
+            o[:] = 0.0
+            ci = y[i]
+            for q in range(mptr[i], mptr[i + 1]):
+                w = W[ci, midx[q]]
+                for j in range(o.size):
+                    o[j] += w[j]
+
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
+    def w_upper(F, r0, r1, out):  # pragma: no cover - compiled
+        # in place, out holding P: out[i, j] = out[j, i] = |f_i - f_j|_1 + P(i, j) +
+        # P(j, i) for r0 <= i < r1, j > i (each unordered pair once, both read before
+        # either is written); tiles of 64 x 32 rows as in manhattan_upper
+        n = F.shape[0]
+        for i0 in range(r0, r1, 64):
+            i1 = min(i0 + 64, r1)
+            for j0 in range(i0, n, 32):
+                j1 = min(j0 + 32, n)
+                for i in range(i0, i1):
+                    a = F[i]
+                    for j in range(max(j0, i + 1), j1):
+                        s = _L1(a, F[j]) + (out[i, j] + out[j, i])
+                        out[i, j] = s
+                        out[j, i] = s
+        for i in range(r0, r1):
+            out[i, i] = 0.0
+
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
+    def w_block(rows, F, mptr, midx, y, Wr, out):  # pragma: no cover - compiled
+        # out holding P(rows[r], j): out[r, j] = |f_i - f_j|_1 + P(i, j) + P(j, i),
+        # with Wr = W[:, :, rows]; P(j, i) is built for 64 columns j at a time
+        n = F.shape[0]
+        m = rows.size
+        tmp = np.empty((64, m))
+        for j0 in range(0, n, 64):
+            j1 = min(j0 + 64, n)
+            for j in range(j0, j1):
+                t = tmp[j - j0]
+                t[:] = 0.0
+                cj = y[j]
+                for q in range(mptr[j], mptr[j + 1]):
+                    w = Wr[cj, midx[q]]
+                    for r in range(m):
+                        t[r] += w[r]
+            for r in range(m):
+                a = F[rows[r]]
+                for j in range(j0, j1):
+                    out[r, j] = _L1(a, F[j]) + (out[r, j] + tmp[j - j0, r])
+
+    _EXPECTED.update(block=block, absdiff=absdiff, w_rows=w_rows, w_upper=w_upper, w_block=w_block)
     return _EXPECTED
+
+
+def _w_table(ed: ExpectedDiff) -> np.ndarray:
+    """``W[c, k, j]``: the Manhattan correction of a hole at feature ``k`` of a row of
+    class ``c`` against row ``j`` (``G[c, j, k]`` when ``x_jk`` is observed, half the
+    both-missing ``H[c, c_j, k]`` when not, so that ``P(i, j) + P(j, i)`` with
+    ``P(i, j) = sum_{k missing in i} W[c_i, k, j]`` is the whole correction of the
+    filled distance). Built once, ``C x d x n`` (the size of ``G``)."""
+    W = getattr(ed, "_W", None)
+    if W is None:
+        C, (n, d) = ed.n_classes, ed.filled.shape
+        W = np.zeros((C, d, n))
+        M = ed.mask.astype(bool)
+        for k in ed._feats:
+            mk = M[:, k]
+            for c in range(C):
+                W[c, k] = np.where(mk, 0.5 * ed.H[c, ed.y, k], ed.G[c, :, k])
+        ed._W = W
+    return W
+
+
+def _expected_full_manhattan(ed: ExpectedDiff, workers: int) -> np.ndarray:
+    """The full Manhattan matrix with expected differences (compiled, needs the table):
+    ``P`` row by row, then one symmetric pass over the upper triangle adding the filled
+    distance and ``P``'s transpose (each unordered pair once)."""
+    kern = _expected_kernels()
+    W = _w_table(ed)
+    n = ed.filled.shape[0]
+    out = np.empty((n, n))
+    step = max(1, -(-n // (4 * workers))) if workers > 1 else n
+    all_rows = np.arange(n, dtype=np.intp)
+
+    def rows_p(a: int, b: int) -> None:
+        kern["w_rows"](all_rows[a:b], ed.mptr, ed.midx, ed.y, W, out[a:b])
+
+    threaded_spans(rows_p, [(a, min(a + step, n)) for a in range(0, n, step)], workers)
+    chunks = balanced_upper_chunks(n, 4 * workers if workers > 1 else 1)
+
+    def upper(a: int, b: int) -> None:
+        kern["w_upper"](ed.filled, a, b, out)
+
+    threaded_spans(upper, chunks, workers)
+    return out
+
+
+def _expected_block_w(ed: ExpectedDiff, rows: np.ndarray) -> np.ndarray:
+    """Row block of the Manhattan distances with expected differences (compiled, needs
+    the table): ``P(i, j)`` by rows of ``W``, ``P(j, i)`` and the filled distance fused."""
+    kern = _expected_kernels()
+    W = _w_table(ed)
+    out = np.empty((rows.size, ed.filled.shape[0]))
+    kern["w_rows"](rows, ed.mptr, ed.midx, ed.y, W, out)
+    Wr = np.ascontiguousarray(W[:, :, rows])
+    kern["w_block"](rows, ed.filled, ed.mptr, ed.midx, ed.y, Wr, out)
+    return out
 
 
 def _expected_block_numpy(ed: ExpectedDiff, rows: np.ndarray, sq: bool) -> np.ndarray:
@@ -1224,7 +1338,9 @@ def expected_distance_block(
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
     rows = np.ascontiguousarray(rows, dtype=np.intp)
     sq = metric != "manhattan"
-    if ed.has_table:
+    if ed.has_table and not sq and _use_numba(use_numba):
+        out = _expected_block_w(ed, rows)
+    elif ed.has_table:
         out = _expected_block_table(ed, rows, sq, _use_numba(use_numba))
     elif _use_numba(use_numba):
         out = np.empty((rows.size, ed.filled.shape[0]))
