@@ -855,7 +855,20 @@ class ExpectedDiff:
         # missing; distances then take matrix products (expected_distance_block).
         # Built feature by feature (as C x d x n), from the values H needs anyway
         Gt = np.zeros((C, d, n)) if self.has_table else None
-        for k in feats:
+        if feats.size and numba_available():
+            # compiled: the same values, each feature's observed entries merged in
+            # sorted order against the class segments (no binary search)
+            order = np.ascontiguousarray(np.argsort(np.where(miss, np.inf, X), axis=0).T)
+            G = np.zeros((C, n, d) if self.has_table else (1, 1, 1))
+            _expected_kernels()["tables"](
+                X, order, self.y, self.mask, feats.astype(np.intp), self.vals, self.cum,
+                self.off, self.cnt, self.eff, self.has_table, self.H, G,
+            )
+            self.G = G
+            feats_done = True
+        else:
+            feats_done = False
+        for k in feats if not feats_done else ():
             ok = np.flatnonzero(obs[:, k])
             xk = X[ok, k]
             cls = self.y[ok]
@@ -870,9 +883,12 @@ class ExpectedDiff:
                 self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
                 if Gt is not None:
                     Gt[c2, k, ok] = ev - np.abs(xk)
-        self.G = (
-            np.ascontiguousarray(Gt.transpose(0, 2, 1)) if Gt is not None else np.zeros((1, 1, 1))
-        )
+        if not feats_done:
+            self.G = (
+                np.ascontiguousarray(Gt.transpose(0, 2, 1))
+                if Gt is not None
+                else np.zeros((1, 1, 1))
+            )
         del Gt
         self.has_missing = bool(miss.any())
 
@@ -1115,6 +1131,56 @@ def _expected_kernels() -> dict[str, Any]:
     _numba_kernels()  # the per-pair L1 primitive _L1
 
     @numba.njit(cache=True, nogil=True)
+    def tables(X, order, y, M, feats, vals, cum, off, cnt, eff, ht, H, G):  # pragma: no cover
+        # H[:, c2, k] (class means of E|X_c2k - x_jk| over the observed x_jk, the
+        # pooled mean for an empty class) and G[c2, j, k] = E|X_c2k - x_jk| - |x_jk|:
+        # each feature's observed entries visited in sorted order (order[k]), the
+        # segment's position advanced as in a merge; the sums in row order
+        n, d = X.shape
+        C = H.shape[0]
+        ev = np.empty(n)
+        by = np.empty(C)
+        nb = np.zeros(C)
+        for k in feats:
+            o = order[k]
+            n_obs = 0
+            for t in range(n):
+                if M[o[t], k]:
+                    break
+                n_obs += 1
+            nb[:] = 0.0
+            for j in range(n):
+                if not M[j, k]:
+                    nb[y[j]] += 1.0
+            for c2 in range(C):
+                s = eff[c2, k] * d + k
+                ns = cnt[s]
+                lo = off[s]
+                a = 0
+                for t in range(n_obs):
+                    j = o[t]
+                    v = X[j, k]
+                    if ns == 0:
+                        ev[j] = 0.0
+                        continue
+                    while a < ns and vals[lo + a] < v:
+                        a += 1
+                    p0 = cum[lo + s + a]
+                    pn = cum[lo + s + ns]
+                    ev[j] = ((v * a - p0) + ((pn - p0) - v * (ns - a))) / ns
+                by[:] = 0.0
+                tot = 0.0
+                for j in range(n):
+                    if not M[j, k]:
+                        by[y[j]] += ev[j]
+                        tot += ev[j]
+                        if ht:
+                            G[c2, j, k] = ev[j] - abs(X[j, k])
+                pooled = tot / n_obs if n_obs else 0.0
+                for c in range(C):
+                    H[c, c2, k] = by[c] / nb[c] if nb[c] > 0 else pooled
+
+    @numba.njit(cache=True, nogil=True)
     def w_rows(rows, mptr, midx, y, W, out):  # pragma: no cover - compiled
         # out[r, j] = P(rows[r], j) = sum over the holes k of rows[r] of W[c, k, j]:
         # contiguous rows of W added, in the order of the holes
@@ -1169,7 +1235,9 @@ def _expected_kernels() -> dict[str, Any]:
                 for j in range(j0, j1):
                     out[r, j] = _L1(a, F[j]) + (out[r, j] + tmp[j - j0, r])
 
-    _EXPECTED.update(block=block, absdiff=absdiff, w_rows=w_rows, w_upper=w_upper, w_block=w_block)
+    _EXPECTED.update(
+        block=block, absdiff=absdiff, w_rows=w_rows, w_upper=w_upper, w_block=w_block, tables=tables
+    )
     return _EXPECTED
 
 
