@@ -809,31 +809,37 @@ class ExpectedDiff:
         # per (class, feature) sorted observed values, segment s = e * d + k (e = C:
         # the pooled values); only features with holes ever look them up
         feats = np.flatnonzero(miss.any(axis=0))
+        # per segment group e (a class, or C: all rows), the columns sorted at once
+        # (holes last); only features with holes get values
+        has = np.zeros(d, bool)
+        has[feats] = True
+        groups = [np.flatnonzero(self.y == e) for e in range(C)] + [None]
         cnt = np.zeros((C + 1, d), np.intp)
-        for k in feats:
-            ok = obs[:, k]
-            cnt[:C, k] = np.bincount(self.y[ok], minlength=C)[:C]
-            cnt[C, k] = int(ok.sum())
+        sorted_t = []
+        for e, g in enumerate(groups):
+            Xe = X if g is None else X[g]
+            St = np.sort(Xe.T, axis=1)  # (d, n_e), the NaN last
+            ob = ~np.isnan(St)
+            ob[~has] = False
+            cnt[e] = ob.sum(axis=1)
+            sorted_t.append((St, ob))
         off = np.r_[0, np.cumsum(cnt.ravel())].astype(np.intp)
-        vals = np.zeros(int(off[-1]))
-        cum = np.zeros(int(off[-1]) + cnt.size)
+        vals_parts, cum_parts = [], []
         mu = np.zeros((C + 1, d))
         var = np.zeros((C + 1, d))
-        for k in feats:
-            ok = obs[:, k]
-            xk, ck = X[ok, k], self.y[ok]
-            order = np.lexsort((xk, ck))
-            xs, cs = xk[order], ck[order]
-            starts = np.searchsorted(cs, np.arange(C + 1))
-            for e in range(C + 1):
-                v = np.sort(xk) if e == C else xs[starts[e] : starts[e + 1]]
-                if v.size == 0:
-                    continue
-                seg = e * d + k
-                vals[off[seg] : off[seg + 1]] = v
-                cum[off[seg] + seg + 1 : off[seg + 1] + seg + 1] = np.cumsum(v)
-                mu[e, k] = v.mean()
-                var[e, k] = v.var()
+        for e, (St, ob) in enumerate(sorted_t):
+            Z = np.where(ob, St, 0.0)
+            vals_parts.append(St[ob])
+            cs = np.zeros((d, St.shape[1] + 1))
+            np.cumsum(Z, axis=1, out=cs[:, 1:])
+            lead = np.ones((d, 1), bool)
+            cum_parts.append(cs[np.hstack([lead, ob])])
+            ne = np.maximum(cnt[e], 1)
+            mu[e] = Z.sum(axis=1) / ne
+            dev = np.where(ob, St - mu[e][:, None], 0.0)
+            var[e] = np.einsum("ij,ij->i", dev, dev) / ne
+        vals = np.concatenate(vals_parts)
+        cum = np.concatenate(cum_parts)
         self.vals, self.cum, self.off = vals, cum, off
         self.cnt = np.ascontiguousarray(cnt.ravel())
         self.mu, self.var = mu, var
