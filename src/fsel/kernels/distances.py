@@ -864,13 +864,16 @@ class ExpectedDiff:
         if feats.size and numba_available():
             # compiled: the same values, each feature's observed entries merged in
             # sorted order against the class segments (no binary search)
-            order = np.ascontiguousarray(np.argsort(np.where(miss, np.inf, X), axis=0).T)
+            order = np.argsort(np.where(miss.T, np.inf, X.T), axis=1)
             G = np.zeros((C, n, d) if self.has_table else (1, 1, 1))
+            W = np.zeros((C, d, n) if self.has_table else (1, 1, 1))
             _expected_kernels()["tables"](
                 X, order, self.y, self.mask, feats.astype(np.intp), self.vals, self.cum,
-                self.off, self.cnt, self.eff, self.has_table, self.H, G,
+                self.off, self.cnt, self.eff, self.has_table, self.H, G, W,
             )
             self.G = G
+            if self.has_table:
+                self._W = W
             feats_done = True
         else:
             feats_done = False
@@ -1137,7 +1140,7 @@ def _expected_kernels() -> dict[str, Any]:
     _numba_kernels()  # the per-pair L1 primitive _L1
 
     @numba.njit(cache=True, nogil=True)
-    def tables(X, order, y, M, feats, vals, cum, off, cnt, eff, ht, H, G):  # pragma: no cover
+    def tables(X, order, y, M, feats, vals, cum, off, cnt, eff, ht, H, G, W):  # pragma: no cover
         # H[:, c2, k] (class means of E|X_c2k - x_jk| over the observed x_jk, the
         # pooled mean for an empty class) and G[c2, j, k] = E|X_c2k - x_jk| - |x_jk|:
         # each feature's observed entries visited in sorted order (order[k]), the
@@ -1181,24 +1184,48 @@ def _expected_kernels() -> dict[str, Any]:
                         by[y[j]] += ev[j]
                         tot += ev[j]
                         if ht:
-                            G[c2, j, k] = ev[j] - abs(X[j, k])
+                            g = ev[j] - abs(X[j, k])
+                            G[c2, j, k] = g
+                            W[c2, k, j] = g
                 pooled = tot / n_obs if n_obs else 0.0
                 for c in range(C):
                     H[c, c2, k] = by[c] / nb[c] if nb[c] > 0 else pooled
+            if ht:
+                # W (see _w_table): half the both-missing difference at the holes
+                for j in range(n):
+                    if M[j, k]:
+                        for c in range(C):
+                            W[c, k, j] = 0.5 * H[c, y[j], k]
 
     @numba.njit(cache=True, nogil=True)
     def w_rows(rows, mptr, midx, y, W, out):  # pragma: no cover - compiled
         # out[r, j] = P(rows[r], j) = sum over the holes k of rows[r] of W[c, k, j]:
-        # contiguous rows of W added, in the order of the holes
-        for r in range(rows.size):
-            i = rows[r]
-            o = out[r]
-            o[:] = 0.0
-            ci = y[i]
-            for q in range(mptr[i], mptr[i + 1]):
-                w = W[ci, midx[q]]
-                for j in range(o.size):
-                    o[j] += w[j]
+        # rows of W added in the order of the holes, 256 columns at a time (that
+        # slice of W stays in cache for all rows)
+        n = out.shape[1]
+        for j0 in range(0, n, 256):
+            j1 = min(j0 + 256, n)
+            for r in range(rows.size):
+                i = rows[r]
+                o = out[r, j0:j1]
+                o[:] = 0.0
+                ci = y[i]
+                q = mptr[i]
+                q1 = mptr[i + 1]
+                # four holes per sweep, added in order: the same sums as one by one
+                while q + 4 <= q1:
+                    w0 = W[ci, midx[q], j0:j1]
+                    w1 = W[ci, midx[q + 1], j0:j1]
+                    w2 = W[ci, midx[q + 2], j0:j1]
+                    w3 = W[ci, midx[q + 3], j0:j1]
+                    for j in range(o.size):
+                        o[j] = (((o[j] + w0[j]) + w1[j]) + w2[j]) + w3[j]
+                    q += 4
+                while q < q1:
+                    w0 = W[ci, midx[q], j0:j1]
+                    for j in range(o.size):
+                        o[j] += w0[j]
+                    q += 1
 
     @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
     def w_upper(F, r0, r1, out):  # pragma: no cover - compiled
@@ -1222,24 +1249,27 @@ def _expected_kernels() -> dict[str, Any]:
     @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
     def w_block(rows, F, mptr, midx, y, Wr, out):  # pragma: no cover - compiled
         # out holding P(rows[r], j): out[r, j] = |f_i - f_j|_1 + P(i, j) + P(j, i),
-        # with Wr = W[:, :, rows]; P(j, i) is built for 64 columns j at a time
+        # with Wr = W[:, :, rows]; P(j, i) is built for tiles of 64 columns j and
+        # 256 rows r at a time
         n = F.shape[0]
         m = rows.size
-        tmp = np.empty((64, m))
-        for j0 in range(0, n, 64):
-            j1 = min(j0 + 64, n)
-            for j in range(j0, j1):
-                t = tmp[j - j0]
-                t[:] = 0.0
-                cj = y[j]
-                for q in range(mptr[j], mptr[j + 1]):
-                    w = Wr[cj, midx[q]]
-                    for r in range(m):
-                        t[r] += w[r]
-            for r in range(m):
-                a = F[rows[r]]
+        tmp = np.empty((64, 256))
+        for r0 in range(0, m, 256):
+            r1 = min(r0 + 256, m)
+            for j0 in range(0, n, 64):
+                j1 = min(j0 + 64, n)
                 for j in range(j0, j1):
-                    out[r, j] = _L1(a, F[j]) + (out[r, j] + tmp[j - j0, r])
+                    t = tmp[j - j0, : r1 - r0]
+                    t[:] = 0.0
+                    cj = y[j]
+                    for q in range(mptr[j], mptr[j + 1]):
+                        w = Wr[cj, midx[q], r0:r1]
+                        for r in range(r1 - r0):
+                            t[r] += w[r]
+                for r in range(r0, r1):
+                    a = F[rows[r]]
+                    for j in range(j0, j1):
+                        out[r, j] = _L1(a, F[j]) + (out[r, j] + tmp[j - j0, r - r0])
 
     _EXPECTED.update(
         block=block, absdiff=absdiff, w_rows=w_rows, w_upper=w_upper, w_block=w_block, tables=tables
