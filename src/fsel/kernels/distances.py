@@ -864,11 +864,13 @@ class ExpectedDiff:
         if feats.size and numba_available():
             # compiled: the same values, each feature's observed entries merged in
             # sorted order against the class segments (no binary search)
-            order = np.argsort(np.where(miss.T, np.inf, X.T), axis=1)
+            Xt = np.where(miss.T, np.inf, X.T)  # (d, n): each feature's column, contiguous
+            order = np.argsort(Xt, axis=1)
             G = np.zeros((C, n, d) if self.has_table else (1, 1, 1))
             W = np.zeros((C, d, n) if self.has_table else (1, 1, 1))
             _expected_kernels()["tables"](
-                X, order, self.y, self.mask, feats.astype(np.intp), self.vals, self.cum,
+                Xt, order, self.y, np.ascontiguousarray(self.mask.T), feats.astype(np.intp),
+                self.vals, self.cum,
                 self.off, self.cnt, self.eff, self.has_table, self.H, G, W,
             )
             self.G = G
@@ -1140,12 +1142,12 @@ def _expected_kernels() -> dict[str, Any]:
     _numba_kernels()  # the per-pair L1 primitive _L1
 
     @numba.njit(cache=True, nogil=True)
-    def tables(X, order, y, M, feats, vals, cum, off, cnt, eff, ht, H, G, W):  # pragma: no cover
+    def tables(Xt, order, y, Mt, feats, vals, cum, off, cnt, eff, ht, H, G, W):  # pragma: no cover
         # H[:, c2, k] (class means of E|X_c2k - x_jk| over the observed x_jk, the
         # pooled mean for an empty class) and G[c2, j, k] = E|X_c2k - x_jk| - |x_jk|:
         # each feature's observed entries visited in sorted order (order[k]), the
         # segment's position advanced as in a merge; the sums in row order
-        n, d = X.shape
+        d, n = Xt.shape
         C = H.shape[0]
         ev = np.empty(n)
         by = np.empty(C)
@@ -1154,12 +1156,12 @@ def _expected_kernels() -> dict[str, Any]:
             o = order[k]
             n_obs = 0
             for t in range(n):
-                if M[o[t], k]:
+                if Mt[k, o[t]]:
                     break
                 n_obs += 1
             nb[:] = 0.0
             for j in range(n):
-                if not M[j, k]:
+                if not Mt[k, j]:
                     nb[y[j]] += 1.0
             for c2 in range(C):
                 s = eff[c2, k] * d + k
@@ -1168,7 +1170,7 @@ def _expected_kernels() -> dict[str, Any]:
                 a = 0
                 for t in range(n_obs):
                     j = o[t]
-                    v = X[j, k]
+                    v = Xt[k, j]
                     if ns == 0:
                         ev[j] = 0.0
                         continue
@@ -1180,11 +1182,11 @@ def _expected_kernels() -> dict[str, Any]:
                 by[:] = 0.0
                 tot = 0.0
                 for j in range(n):
-                    if not M[j, k]:
+                    if not Mt[k, j]:
                         by[y[j]] += ev[j]
                         tot += ev[j]
                         if ht:
-                            g = ev[j] - abs(X[j, k])
+                            g = ev[j] - abs(Xt[k, j])
                             G[c2, j, k] = g
                             W[c2, k, j] = g
                 pooled = tot / n_obs if n_obs else 0.0
@@ -1193,7 +1195,7 @@ def _expected_kernels() -> dict[str, Any]:
             if ht:
                 # W (see _w_table): half the both-missing difference at the holes
                 for j in range(n):
-                    if M[j, k]:
+                    if Mt[k, j]:
                         for c in range(C):
                             W[c, k, j] = 0.5 * H[c, y[j], k]
 
