@@ -869,9 +869,20 @@ class ExpectedDiff:
             G = np.zeros((C, n, d) if self.has_table else (1, 1, 1))
             W = np.zeros((C, d, n) if self.has_table else (1, 1, 1))
             _expected_kernels()["tables"](
-                Xt, order, self.y, np.ascontiguousarray(self.mask.T), feats.astype(np.intp),
-                self.vals, self.cum,
-                self.off, self.cnt, self.eff, self.has_table, self.H, G, W,
+                Xt,
+                order,
+                self.y,
+                np.ascontiguousarray(self.mask.T),
+                feats.astype(np.intp),
+                self.vals,
+                self.cum,
+                self.off,
+                self.cnt,
+                self.eff,
+                self.has_table,
+                self.H,
+                G,
+                W,
             )
             self.G = G
             if self.has_table:
