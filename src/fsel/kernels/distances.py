@@ -623,7 +623,9 @@ def map_distance_rows(
         A full distance matrix computed before (see :func:`full_distance_matrix`).
     expected : ExpectedDiff or None
         Missing values: the distances use its expected differences for the holes
-        (:func:`expected_distance_block`); row blocks only, never the full matrix.
+        (:func:`expected_distance_block`); the full matrix (Manhattan with numba: one
+        symmetric pass, each unordered pair once) when the table exists, ``rows`` is
+        None and it fits ``memory_budget``, else row blocks.
     rows : ndarray of int or None
         Only these rows (reference samples) against all rows: ``start, stop`` are then
         positions in ``rows`` and ``D[i, j] = dist(X[rows[start + i]], X[j])``, with
@@ -782,8 +784,10 @@ class ExpectedDiff:
     ``memory_budget / 8``, the table ``G[c, j, k] = E|X_ck - x_jk| - |x_jk|`` of every
     observed entry (``has_table``): distances are then matrix products of the hole
     indicators with it (:func:`expected_distance_block`); without it the compiled
-    kernels binary-search the sorted values. These tables come on top of the distance
-    blocks' budget.
+    kernels binary-search the sorted values. With numba and the table, ``W`` (the same
+    size, ``C x d x n``; :func:`_w_table`) is built in the same pass: the compiled
+    Manhattan distances add its rows for the holes (each unordered pair once when the
+    full matrix fits). These tables come on top of the distance blocks' budget.
     """
 
     def __init__(
