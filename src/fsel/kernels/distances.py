@@ -918,6 +918,12 @@ class ExpectedDiff:
         del Gt
         self.has_missing = bool(miss.any())
 
+    @property
+    def table_bytes(self) -> int:
+        """Bytes held by the lookup tables ``G``, ``H`` and ``W`` (if built)."""
+        W = getattr(self, "_W", None)
+        return int(self.G.nbytes + self.H.nbytes + (0 if W is None else W.nbytes))
+
     def _sq_tables(self) -> tuple[np.ndarray, np.ndarray]:
         """The squared-metric analogues of ``G`` and ``H`` (built once, on demand)."""
         if self._Q_sq is None:
