@@ -623,7 +623,9 @@ def map_distance_rows(
         A full distance matrix computed before (see :func:`full_distance_matrix`).
     expected : ExpectedDiff or None
         Missing values: the distances use its expected differences for the holes
-        (:func:`expected_distance_block`); row blocks only, never the full matrix.
+        (:func:`expected_distance_block`); the full matrix (Manhattan with numba: one
+        symmetric pass, each unordered pair once) when the table exists, ``rows`` is
+        None and it fits ``memory_budget``, else row blocks.
     rows : ndarray of int or None
         Only these rows (reference samples) against all rows: ``start, stop`` are then
         positions in ``rows`` and ``D[i, j] = dist(X[rows[start + i]], X[j])``, with
@@ -676,9 +678,11 @@ def map_distance_rows(
         ):
             # the full matrix: the fast symmetric filled distances, then the corrections
             base = "manhattan" if metric == "manhattan" else "sqeuclidean"
-            F = expected.filled
-            D_all = _full_matrix(F, base, workers, numba_on)
-            _add_expected_corrections(expected, ref, D_all, metric != "manhattan")
+            if base == "manhattan" and numba_on:
+                D_all = _expected_full_manhattan(expected, workers)
+            else:
+                D_all = _full_matrix(expected.filled, base, workers, numba_on)
+                _add_expected_corrections(expected, ref, D_all, metric != "manhattan")
             if metric == "euclidean":
                 np.maximum(D_all, 0.0, out=D_all)
                 np.sqrt(D_all, out=D_all)
@@ -780,8 +784,10 @@ class ExpectedDiff:
     ``memory_budget / 8``, the table ``G[c, j, k] = E|X_ck - x_jk| - |x_jk|`` of every
     observed entry (``has_table``): distances are then matrix products of the hole
     indicators with it (:func:`expected_distance_block`); without it the compiled
-    kernels binary-search the sorted values. These tables come on top of the distance
-    blocks' budget.
+    kernels binary-search the sorted values. With numba and the table, ``W`` (the same
+    size, ``C x d x n``; :func:`_w_table`) is built in the same pass: the compiled
+    Manhattan distances add its rows for the holes (each unordered pair once when the
+    full matrix fits). These tables come on top of the distance blocks' budget.
     """
 
     def __init__(
@@ -807,31 +813,37 @@ class ExpectedDiff:
         # per (class, feature) sorted observed values, segment s = e * d + k (e = C:
         # the pooled values); only features with holes ever look them up
         feats = np.flatnonzero(miss.any(axis=0))
+        # per segment group e (a class, or C: all rows), the columns sorted at once
+        # (holes last); only features with holes get values
+        has = np.zeros(d, bool)
+        has[feats] = True
+        groups = [np.flatnonzero(self.y == e) for e in range(C)] + [None]
         cnt = np.zeros((C + 1, d), np.intp)
-        for k in feats:
-            ok = obs[:, k]
-            cnt[:C, k] = np.bincount(self.y[ok], minlength=C)[:C]
-            cnt[C, k] = int(ok.sum())
+        sorted_t = []
+        for e, g in enumerate(groups):
+            Xe = X if g is None else X[g]
+            St = np.sort(Xe.T, axis=1)  # (d, n_e), the NaN last
+            ob = ~np.isnan(St)
+            ob[~has] = False
+            cnt[e] = ob.sum(axis=1)
+            sorted_t.append((St, ob))
         off = np.r_[0, np.cumsum(cnt.ravel())].astype(np.intp)
-        vals = np.zeros(int(off[-1]))
-        cum = np.zeros(int(off[-1]) + cnt.size)
+        vals_parts, cum_parts = [], []
         mu = np.zeros((C + 1, d))
         var = np.zeros((C + 1, d))
-        for k in feats:
-            ok = obs[:, k]
-            xk, ck = X[ok, k], self.y[ok]
-            order = np.lexsort((xk, ck))
-            xs, cs = xk[order], ck[order]
-            starts = np.searchsorted(cs, np.arange(C + 1))
-            for e in range(C + 1):
-                v = np.sort(xk) if e == C else xs[starts[e] : starts[e + 1]]
-                if v.size == 0:
-                    continue
-                seg = e * d + k
-                vals[off[seg] : off[seg + 1]] = v
-                cum[off[seg] + seg + 1 : off[seg + 1] + seg + 1] = np.cumsum(v)
-                mu[e, k] = v.mean()
-                var[e, k] = v.var()
+        for e, (St, ob) in enumerate(sorted_t):
+            Z = np.where(ob, St, 0.0)
+            vals_parts.append(St[ob])
+            cs = np.zeros((d, St.shape[1] + 1))
+            np.cumsum(Z, axis=1, out=cs[:, 1:])
+            lead = np.ones((d, 1), bool)
+            cum_parts.append(cs[np.hstack([lead, ob])])
+            ne = np.maximum(cnt[e], 1)
+            mu[e] = Z.sum(axis=1) / ne
+            dev = np.where(ob, St - mu[e][:, None], 0.0)
+            var[e] = np.einsum("ij,ij->i", dev, dev) / ne
+        vals = np.concatenate(vals_parts)
+        cum = np.concatenate(cum_parts)
         self.vals, self.cum, self.off = vals, cum, off
         self.cnt = np.ascontiguousarray(cnt.ravel())
         self.mu, self.var = mu, var
@@ -853,7 +865,36 @@ class ExpectedDiff:
         # missing; distances then take matrix products (expected_distance_block).
         # Built feature by feature (as C x d x n), from the values H needs anyway
         Gt = np.zeros((C, d, n)) if self.has_table else None
-        for k in feats:
+        if feats.size and numba_available():
+            # compiled: the same values, each feature's observed entries merged in
+            # sorted order against the class segments (no binary search)
+            Xt = np.where(miss.T, np.inf, X.T)  # (d, n): each feature's column, contiguous
+            order = np.argsort(Xt, axis=1)
+            G = np.zeros((C, n, d) if self.has_table else (1, 1, 1))
+            W = np.zeros((C, d, n) if self.has_table else (1, 1, 1))
+            _expected_kernels()["tables"](
+                Xt,
+                order,
+                self.y,
+                np.ascontiguousarray(self.mask.T),
+                feats.astype(np.intp),
+                self.vals,
+                self.cum,
+                self.off,
+                self.cnt,
+                self.eff,
+                self.has_table,
+                self.H,
+                G,
+                W,
+            )
+            self.G = G
+            if self.has_table:
+                self._W = W
+            feats_done = True
+        else:
+            feats_done = False
+        for k in feats if not feats_done else ():
             ok = np.flatnonzero(obs[:, k])
             xk = X[ok, k]
             cls = self.y[ok]
@@ -868,11 +909,20 @@ class ExpectedDiff:
                 self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
                 if Gt is not None:
                     Gt[c2, k, ok] = ev - np.abs(xk)
-        self.G = (
-            np.ascontiguousarray(Gt.transpose(0, 2, 1)) if Gt is not None else np.zeros((1, 1, 1))
-        )
+        if not feats_done:
+            self.G = (
+                np.ascontiguousarray(Gt.transpose(0, 2, 1))
+                if Gt is not None
+                else np.zeros((1, 1, 1))
+            )
         del Gt
         self.has_missing = bool(miss.any())
+
+    @property
+    def table_bytes(self) -> int:
+        """Bytes held by the lookup tables ``G``, ``H`` and ``W`` (if built)."""
+        W = getattr(self, "_W", None)
+        return int(self.G.nbytes + self.H.nbytes + (0 if W is None else W.nbytes))
 
     def _sq_tables(self) -> tuple[np.ndarray, np.ndarray]:
         """The squared-metric analogues of ``G`` and ``H`` (built once, on demand)."""
@@ -1110,8 +1160,199 @@ def _expected_kernels() -> dict[str, Any]:
                         e = search(vals, cum, off, cnt, eff[cj, k] * d + k, a[k])
                     o[k] += w * (e - abs(a[k] - b[k]))
 
-    _EXPECTED.update(block=block, absdiff=absdiff)
+    _numba_kernels()  # the per-pair L1 primitive _L1
+
+    @numba.njit(cache=True, nogil=True)
+    def tables(Xt, order, y, Mt, feats, vals, cum, off, cnt, eff, ht, H, G, W):  # pragma: no cover
+        # H[:, c2, k] (class means of E|X_c2k - x_jk| over the observed x_jk, the
+        # pooled mean for an empty class) and G[c2, j, k] = E|X_c2k - x_jk| - |x_jk|:
+        # each feature's observed entries visited in sorted order (order[k]), the
+        # segment's position advanced as in a merge; the sums in row order
+        d, n = Xt.shape
+        C = H.shape[0]
+        ev = np.empty(n)
+        by = np.empty(C)
+        nb = np.zeros(C)
+        for k in feats:
+            o = order[k]
+            n_obs = 0
+            for t in range(n):
+                if Mt[k, o[t]]:
+                    break
+                n_obs += 1
+            nb[:] = 0.0
+            for j in range(n):
+                if not Mt[k, j]:
+                    nb[y[j]] += 1.0
+            for c2 in range(C):
+                s = eff[c2, k] * d + k
+                ns = cnt[s]
+                lo = off[s]
+                a = 0
+                for t in range(n_obs):
+                    j = o[t]
+                    v = Xt[k, j]
+                    if ns == 0:
+                        ev[j] = 0.0
+                        continue
+                    while a < ns and vals[lo + a] < v:
+                        a += 1
+                    p0 = cum[lo + s + a]
+                    pn = cum[lo + s + ns]
+                    ev[j] = ((v * a - p0) + ((pn - p0) - v * (ns - a))) / ns
+                by[:] = 0.0
+                tot = 0.0
+                for j in range(n):
+                    if not Mt[k, j]:
+                        by[y[j]] += ev[j]
+                        tot += ev[j]
+                        if ht:
+                            g = ev[j] - abs(Xt[k, j])
+                            G[c2, j, k] = g
+                            W[c2, k, j] = g
+                pooled = tot / n_obs if n_obs else 0.0
+                for c in range(C):
+                    H[c, c2, k] = by[c] / nb[c] if nb[c] > 0 else pooled
+            if ht:
+                # W (see _w_table): half the both-missing difference at the holes
+                for j in range(n):
+                    if Mt[k, j]:
+                        for c in range(C):
+                            W[c, k, j] = 0.5 * H[c, y[j], k]
+
+    @numba.njit(cache=True, nogil=True)
+    def w_rows(rows, mptr, midx, y, W, out):  # pragma: no cover - compiled
+        # out[r, j] = P(rows[r], j) = sum over the holes k of rows[r] of W[c, k, j]:
+        # rows of W added in the order of the holes, 256 columns at a time (that
+        # slice of W stays in cache for all rows)
+        n = out.shape[1]
+        for j0 in range(0, n, 256):
+            j1 = min(j0 + 256, n)
+            for r in range(rows.size):
+                i = rows[r]
+                o = out[r, j0:j1]
+                o[:] = 0.0
+                ci = y[i]
+                q = mptr[i]
+                q1 = mptr[i + 1]
+                # four holes per sweep, added in order: the same sums as one by one
+                while q + 4 <= q1:
+                    w0 = W[ci, midx[q], j0:j1]
+                    w1 = W[ci, midx[q + 1], j0:j1]
+                    w2 = W[ci, midx[q + 2], j0:j1]
+                    w3 = W[ci, midx[q + 3], j0:j1]
+                    for j in range(o.size):
+                        o[j] = (((o[j] + w0[j]) + w1[j]) + w2[j]) + w3[j]
+                    q += 4
+                while q < q1:
+                    w0 = W[ci, midx[q], j0:j1]
+                    for j in range(o.size):
+                        o[j] += w0[j]
+                    q += 1
+
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
+    def w_upper(F, r0, r1, out):  # pragma: no cover - compiled
+        # in place, out holding P: out[i, j] = out[j, i] = |f_i - f_j|_1 + P(i, j) +
+        # P(j, i) for r0 <= i < r1, j > i (each unordered pair once, both read before
+        # either is written); tiles of 64 x 32 rows as in manhattan_upper
+        n = F.shape[0]
+        for i0 in range(r0, r1, 64):
+            i1 = min(i0 + 64, r1)
+            for j0 in range(i0, n, 32):
+                j1 = min(j0 + 32, n)
+                for i in range(i0, i1):
+                    a = F[i]
+                    for j in range(max(j0, i + 1), j1):
+                        s = _L1(a, F[j]) + (out[i, j] + out[j, i])
+                        out[i, j] = s
+                        out[j, i] = s
+        for i in range(r0, r1):
+            out[i, i] = 0.0
+
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
+    def w_block(rows, F, mptr, midx, y, Wr, out):  # pragma: no cover - compiled
+        # out holding P(rows[r], j): out[r, j] = |f_i - f_j|_1 + P(i, j) + P(j, i),
+        # with Wr = W[:, :, rows]; P(j, i) is built for tiles of 64 columns j and
+        # 256 rows r at a time
+        n = F.shape[0]
+        m = rows.size
+        tmp = np.empty((64, 256))
+        for r0 in range(0, m, 256):
+            r1 = min(r0 + 256, m)
+            for j0 in range(0, n, 64):
+                j1 = min(j0 + 64, n)
+                for j in range(j0, j1):
+                    t = tmp[j - j0, : r1 - r0]
+                    t[:] = 0.0
+                    cj = y[j]
+                    for q in range(mptr[j], mptr[j + 1]):
+                        w = Wr[cj, midx[q], r0:r1]
+                        for r in range(r1 - r0):
+                            t[r] += w[r]
+                for r in range(r0, r1):
+                    a = F[rows[r]]
+                    for j in range(j0, j1):
+                        out[r, j] = _L1(a, F[j]) + (out[r, j] + tmp[j - j0, r - r0])
+
+    _EXPECTED.update(
+        block=block, absdiff=absdiff, w_rows=w_rows, w_upper=w_upper, w_block=w_block, tables=tables
+    )
     return _EXPECTED
+
+
+def _w_table(ed: ExpectedDiff) -> np.ndarray:
+    """``W[c, k, j]``: the Manhattan correction of a hole at feature ``k`` of a row of
+    class ``c`` against row ``j`` (``G[c, j, k]`` when ``x_jk`` is observed, half the
+    both-missing ``H[c, c_j, k]`` when not, so that ``P(i, j) + P(j, i)`` with
+    ``P(i, j) = sum_{k missing in i} W[c_i, k, j]`` is the whole correction of the
+    filled distance). Built once, ``C x d x n`` (the size of ``G``)."""
+    W = getattr(ed, "_W", None)
+    if W is None:
+        C, (n, d) = ed.n_classes, ed.filled.shape
+        W = np.zeros((C, d, n))
+        M = ed.mask.astype(bool)
+        for k in ed._feats:
+            mk = M[:, k]
+            for c in range(C):
+                W[c, k] = np.where(mk, 0.5 * ed.H[c, ed.y, k], ed.G[c, :, k])
+        ed._W = W
+    return W
+
+
+def _expected_full_manhattan(ed: ExpectedDiff, workers: int) -> np.ndarray:
+    """The full Manhattan matrix with expected differences (compiled, needs the table):
+    ``P`` row by row, then one symmetric pass over the upper triangle adding the filled
+    distance and ``P``'s transpose (each unordered pair once)."""
+    kern = _expected_kernels()
+    W = _w_table(ed)
+    n = ed.filled.shape[0]
+    out = np.empty((n, n))
+    step = max(1, -(-n // (4 * workers))) if workers > 1 else n
+    all_rows = np.arange(n, dtype=np.intp)
+
+    def rows_p(a: int, b: int) -> None:
+        kern["w_rows"](all_rows[a:b], ed.mptr, ed.midx, ed.y, W, out[a:b])
+
+    threaded_spans(rows_p, [(a, min(a + step, n)) for a in range(0, n, step)], workers)
+    chunks = balanced_upper_chunks(n, 4 * workers if workers > 1 else 1)
+
+    def upper(a: int, b: int) -> None:
+        kern["w_upper"](ed.filled, a, b, out)
+
+    threaded_spans(upper, chunks, workers)
+    return out
+
+
+def _expected_block_w(ed: ExpectedDiff, rows: np.ndarray) -> np.ndarray:
+    """Row block of the Manhattan distances with expected differences (compiled, needs
+    the table): ``P(i, j)`` by rows of ``W``, ``P(j, i)`` and the filled distance fused."""
+    kern = _expected_kernels()
+    W = _w_table(ed)
+    out = np.empty((rows.size, ed.filled.shape[0]))
+    kern["w_rows"](rows, ed.mptr, ed.midx, ed.y, W, out)
+    Wr = np.ascontiguousarray(W[:, :, rows])
+    kern["w_block"](rows, ed.filled, ed.mptr, ed.midx, ed.y, Wr, out)
+    return out
 
 
 def _expected_block_numpy(ed: ExpectedDiff, rows: np.ndarray, sq: bool) -> np.ndarray:
@@ -1224,7 +1465,9 @@ def expected_distance_block(
         raise ValueError(f"metric must be one of {METRICS}, got {metric!r}")
     rows = np.ascontiguousarray(rows, dtype=np.intp)
     sq = metric != "manhattan"
-    if ed.has_table:
+    if ed.has_table and not sq and _use_numba(use_numba):
+        out = _expected_block_w(ed, rows)
+    elif ed.has_table:
         out = _expected_block_table(ed, rows, sq, _use_numba(use_numba))
     elif _use_numba(use_numba):
         out = np.empty((rows.size, ed.filled.shape[0]))

@@ -375,6 +375,12 @@ class ReliefF(_Sampled):
             idx = self._knn(Z, y, k, C)[0]
             margins = self._margins(Z, y, priors, idx, None, None, budget)
             return margins.sum(axis=0) / n
+        if rows is None and len(spans) == 1 and not sparse:
+            # holes, all rows at once: the budget less the expected-difference tables
+            # for the distances (the full pair-symmetric matrix when that fits)
+            knn_budget = max(budget // 2, budget - ed.table_bytes)
+            idx = self._knn(Z, y, k_eff, C, expected=ed, memory_budget=knn_budget)[0]
+            return self._margins(Z, y, priors, idx, np.arange(n), ed, budget).sum(axis=0) / n
         ref = np.arange(n) if rows is None else rows
         # per-row margins summed once in row order: independent of the chunking
         out = np.empty((1 if sparse else n_ref, Z.shape[1]))
