@@ -562,7 +562,8 @@ def main(argv: list[str] | None = None) -> int:
         "--repeats",
         type=int,
         default=3,
-        help="timed calls per implementation, the same for every one (best is kept)",
+        help="timed calls per implementation, the same for every one (best is kept); "
+        "rounds for --missing/--interleaved",
     )
     p.add_argument(
         "--allow-dirty",
@@ -581,7 +582,6 @@ def main(argv: list[str] | None = None) -> int:
         help="time complete data against 20%% missing values (level, available) and exit",
     )
     p.add_argument("--missing-fraction", type=float, default=0.2)
-    p.add_argument("--repeats", type=int, default=3, help="rounds for --missing/--interleaved")
     p.add_argument(
         "--interleaved",
         action="store_true",
