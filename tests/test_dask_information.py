@@ -13,22 +13,10 @@ da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
 
 import fsel  # noqa: E402
+from _criteria import INFORMATION_CRITERIA  # noqa: E402
 from fsel.kernels._counting import joint_histograms, nlogn, nlogn_table  # noqa: E402
 
-ALL = [
-    "MIM",
-    "MIFS",
-    "MRMR",
-    "JMI",
-    "CMIM",
-    "ICAP",
-    "CIFE",
-    "DISR",
-    "CondRed",
-    "BetaGamma",
-    "JMIM",
-    "CMI",
-]
+ALL = INFORMATION_CRITERIA
 UNEVEN = (37, 200, 1, 512, 250)  # 1000 rows in uneven chunks, one of a single row
 
 

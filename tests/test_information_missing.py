@@ -12,21 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fsel
+from _criteria import INFORMATION_CRITERIA
 
-NAMES = [
-    "MIM",
-    "MIFS",
-    "MRMR",
-    "JMI",
-    "CMIM",
-    "DISR",
-    "ICAP",
-    "CIFE",
-    "CondRed",
-    "CMI",
-    "BetaGamma",
-    "JMIM",
-]
+NAMES = INFORMATION_CRITERIA
 
 FROZEN = Path(__file__).resolve().parent / "data" / "information_frozen.json"
 

@@ -16,21 +16,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import fsel
+from _criteria import INFORMATION_CRITERIA
 
-NAMES = [
-    "MIM",
-    "MIFS",
-    "MRMR",
-    "JMI",
-    "CMIM",
-    "DISR",
-    "ICAP",
-    "CIFE",
-    "CondRed",
-    "CMI",
-    "BetaGamma",
-    "JMIM",
-]
+NAMES = INFORMATION_CRITERIA
 
 
 # ---------------------------------------------------------------- brute-force reference

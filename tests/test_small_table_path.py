@@ -15,23 +15,11 @@ import pytest
 import fsel
 import fsel.kernels._counting as counting
 import fsel.kernels.discretize as discretize
+from _criteria import INFORMATION_CRITERIA
 
 pytest.importorskip("numba")
 
-NAMES = [
-    "MIM",
-    "MIFS",
-    "MRMR",
-    "JMI",
-    "CMIM",
-    "DISR",
-    "ICAP",
-    "CIFE",
-    "CondRed",
-    "CMI",
-    "BetaGamma",
-    "JMIM",
-]
+NAMES = INFORMATION_CRITERIA
 
 
 def _data(seed: int, kind: str):

@@ -18,24 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fsel
+from _criteria import INFORMATION_CRITERIA
 from fsel.kernels import _counting
 from fsel.kernels.discretize import discretize, discretize_sparse
 from fsel.kernels.information import InformationTable, SparseInformationTable
 
-CRITERIA = [
-    "MIM",
-    "MIFS",
-    "MRMR",
-    "JMI",
-    "CMIM",
-    "ICAP",
-    "CIFE",
-    "DISR",
-    "CondRed",
-    "BetaGamma",
-    "JMIM",
-    "CMI",
-]
+CRITERIA = INFORMATION_CRITERIA
 DTYPES = [np.bool_, np.int8, np.uint16, np.float32, np.float64]
 FORMATS = ["csr", "csc", "coo"]
 
