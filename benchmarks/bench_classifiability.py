@@ -49,6 +49,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+import _provenance  # first: this checkout's src/ is the fsel measured
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -188,7 +189,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-wrapper", action="store_true")
     p.add_argument("--output", type=Path, default=None, help="output stem (no suffix)")
     p.add_argument("--worker-numpy", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="allow uncommitted src/ changes (output outside benchmarks/results only)",
+    )
     args = p.parse_args(argv)
+    if not args.worker_numpy:
+        git_state = _provenance.git_state()
+        refusal = _provenance.dirty_refusal(
+            git_state,
+            Path(
+                args.output
+                or RESULTS / ("classifiability_quick" if args.quick else "classifiability")
+            ),
+            args.allow_dirty,
+        )
+        if refusal:
+            p.error(refusal)
     for var in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")  # one core per process
     k = args.k or (5 if args.quick else 10)
@@ -266,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     stem.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "data": {"name": "mfeat", "shape": list(X.shape), "steps": k, "radius_factor": 3.0},
+        "git": git_state,
         "scratch_candidates_per_step": args.scratch_candidates,
         "wrapper_steps_timed": args.wrapper_steps,
         "python": platform.python_version(),

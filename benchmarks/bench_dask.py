@@ -44,6 +44,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _provenance  # first: this checkout's src/ is the fsel measured
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -262,21 +263,6 @@ def _subprocess(kind: str, n: int, arg: int, timeout: float) -> dict[str, Any]:
     return json.loads(r.stdout.strip().splitlines()[-1]) | {"status": "ok"}
 
 
-def _git_state() -> dict[str, Any]:
-    def git(*a: str) -> str:
-        try:
-            return subprocess.run(
-                ["git", *a], cwd=HERE.parent, capture_output=True, text=True, timeout=20
-            ).stdout.strip()
-        except Exception:
-            return ""
-
-    return {
-        "head": git("rev-parse", "HEAD"),
-        "src_dirty": bool(git("status", "--porcelain", "--", "src", "benchmarks/bench_dask.py")),
-    }
-
-
 def _fmt(x: Any, spec: str = ".1f") -> str:
     return "-" if x is None else format(x, spec)
 
@@ -348,7 +334,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     sizes = [1_000_000] if args.quick else [int(s) for s in args.sizes.split(",")]
     meta = {
-        "git": _git_state(),
+        "git": _provenance.git_state("benchmarks/bench_dask.py"),
         "cpus": os.cpu_count(),
         "load_start": os.getloadavg()[0],
         "python": platform.python_version(),

@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import _provenance  # first: this checkout's src/ is the fsel measured
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -629,8 +630,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.repeats < 1:
         p.error("--repeats must be at least 1")
-    git_state = _git_state()
-    refusal = dirty_refusal(git_state, Path(stem), args.allow_dirty)
+    git_state = _provenance.git_state()
+    refusal = _provenance.dirty_refusal(git_state, Path(stem), args.allow_dirty)
     if refusal:
         p.error(refusal)
     rows: list[dict[str, Any]] = []
@@ -1137,50 +1138,6 @@ def _print_summary(rows: list[dict], targets: list[dict], elapsed: float) -> Non
     print(
         "\nTimes are noisy when other jobs share the CPU; CPU time is the fairer "
         "single-threaded measure."
-    )
-
-
-def _git_state() -> dict[str, Any]:
-    """The commit fsel was measured at and whether src/ had uncommitted changes."""
-    root = HERE.parent
-
-    def git(*a: str) -> str:
-        try:
-            return subprocess.run(
-                ["git", *a], cwd=root, capture_output=True, text=True, timeout=20
-            ).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
-
-    return {
-        "head": git("rev-parse", "HEAD"),
-        "src_dirty": bool(git("status", "--porcelain", "--", "src")),
-    }
-
-
-def dirty_refusal(git_state: dict[str, Any], stem: Path, allow_dirty: bool) -> str | None:
-    """Why a run must not start, or None: results written into ``benchmarks/results``
-    must come from committed code (``src_dirty`` false); ``--allow-dirty`` permits a
-    dirty tree only for an output elsewhere.
-
-    Examples
-    --------
-    >>> dirty_refusal({"src_dirty": False}, RESULTS / "information", False) is None
-    True
-    >>> dirty_refusal({"src_dirty": True}, Path("/tmp/try"), True) is None
-    True
-    >>> dirty_refusal({"src_dirty": True}, RESULTS / "information", True)[:31]
-    'src/ has uncommitted changes: r'
-    """
-    if not git_state.get("src_dirty"):
-        return None
-    inside = RESULTS.resolve() in Path(stem).resolve().parents
-    if allow_dirty and not inside:
-        return None
-    return (
-        "src/ has uncommitted changes: results in benchmarks/results must come from "
-        "committed code; commit first"
-        + ("" if inside else ", or pass --allow-dirty for this output")
     )
 
 

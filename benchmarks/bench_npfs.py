@@ -41,6 +41,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import _provenance  # first: this checkout's src/ is the fsel measured
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -105,7 +106,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="K=50, k*=5, 20 bootstraps")
     p.add_argument("--skip-boruta", action="store_true")
     p.add_argument("--output", type=Path, default=None, help="output stem (no suffix)")
+    p.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="allow uncommitted src/ changes (output outside benchmarks/results only)",
+    )
     args = p.parse_args(argv)
+    git_state = _provenance.git_state()
+    refusal = _provenance.dirty_refusal(
+        git_state,
+        Path(args.output or RESULTS / ("npfs_quick" if args.quick else "npfs")),
+        args.allow_dirty,
+    )
+    if refusal:
+        p.error(refusal)
     for var in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")  # one core per process
 
@@ -181,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         "data": {"M": M, "K": K, "k_star": k_star, "seed": 0},
         "npfs": {"k": k, "n_bootstraps": n_boot, "alpha": 0.01},
         "boruta_max_iter": max_iter,
+        "git": git_state,
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpu_count": os.cpu_count(),

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import _provenance  # first: this checkout's src/ is the fsel measured
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -60,7 +61,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--output", type=Path, default=None, help="output stem (no suffix)")
+    p.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="allow uncommitted src/ changes (output outside benchmarks/results only)",
+    )
     args = p.parse_args(argv)
+    git_state = _provenance.git_state()
+    refusal = _provenance.dirty_refusal(
+        git_state,
+        Path(args.output or RESULTS / ("ranking_quick" if args.quick else "ranking")),
+        args.allow_dirty,
+    )
+    if refusal:
+        p.error(refusal)
 
     from fsel.kernels.ranking_indices import INDEX_NAMES, ranking_scores
 
@@ -130,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         "n_features": d,
         "repeats": repeats,
         "timer": "process_time",
+        "git": git_state,
         "numpy": np.__version__,
         "python": platform.python_version(),
         "machine": platform.machine(),

@@ -55,6 +55,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _provenance  # first: this checkout's src/ is the fsel measured
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -289,13 +290,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.repeats < 1:
         ap.error("--repeats must be at least 1")
-    if str(HERE) not in sys.path:
-        sys.path.insert(0, str(HERE))
-    from bench_information import _git_state, dirty_refusal  # one provenance rule
-
-    git_state = _git_state()
+    git_state = _provenance.git_state()
     stem_path = RESULTS / (args.output or ("relief_quick" if args.quick else "relief"))
-    refusal = dirty_refusal(git_state, stem_path, args.allow_dirty)
+    refusal = _provenance.dirty_refusal(git_state, stem_path, args.allow_dirty)
     if refusal:
         ap.error(refusal)
     sizes = (

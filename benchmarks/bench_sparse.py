@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _provenance  # first: this checkout's src/ is the fsel measured
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -185,18 +186,6 @@ def cases(quick: bool) -> list[dict[str, Any]]:
     return out
 
 
-def _git() -> dict[str, Any]:
-    def git(*a: str) -> str:
-        return subprocess.run(
-            ["git", *a], capture_output=True, text=True, cwd=HERE.parent
-        ).stdout.strip()
-
-    return {
-        "head": git("rev-parse", "HEAD"),
-        "src_dirty": bool(git("status", "--porcelain", "--", "src")),
-    }
-
-
 def _fmt(v: Any, spec: str = ".2f") -> str:
     return "-" if v is None else format(v, spec)
 
@@ -280,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not DATASETS.is_dir():
         print(f"{DATASETS} is absent: DOROTHEA and PCMAC are skipped", file=sys.stderr)
-    git = _git()  # the code measured (src/ may change while a long run goes on)
+    git = _provenance.git_state()  # the code measured (src/ may change while a long run goes on)
     rows = []
     for spec in cases(args.quick):
         if spec["data"] != "zipf" and not DATASETS.is_dir():
