@@ -512,6 +512,12 @@ class SparseInformationTable(InformationTable):
     variable come from its explicit entries (codes other than its zero code) plus the
     column totals of the variable (:func:`fsel.kernels._counting.sparse_grouped_nlogn`).
 
+    Memory: every pass counts ``block_features`` candidates at a time, and
+    :meth:`pair_term_blocks` (what the engine reads, ``partial_terms``) yields only the
+    terms a criterion names, block by block, so a step holds no temporary over all
+    candidates; ``feature_entropy`` is counted on first use (criteria reading
+    ``I(Xk;Xj)`` or ``I(Xk;Xj|Y)``).
+
     Parameters
     ----------
     codes : SparseCodes

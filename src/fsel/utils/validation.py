@@ -61,7 +61,8 @@ class Table:
 
     @property
     def is_sparse(self) -> bool:
-        """Whether ``values`` is a scipy.sparse CSC matrix (see ``accept_sparse``)."""
+        """Whether ``values`` is a scipy.sparse matrix: CSC, or a canonical CSR with
+        ``accept_sparse="no_copy"``."""
         return is_sparse(self.values)
 
     @property
