@@ -26,7 +26,7 @@ input's size; MIM on the Zipf corpus faster than scikit-learn's ``mutual_info_cl
 JMI k=50 on the Zipf corpus under 30 s on one core.
 
 ``--quick``: a 4,000 x 40,000 Zipf corpus, scikit-learn MI on PCMAC only. Results go to
-``benchmarks/results/sparse[_quick].{json,md}``.
+``benchmarks/results/sparse[_quick].{json,md}`` (``--output DIR``: to DIR instead).
 
 Run ``python benchmarks/run.py sparse [--quick]`` or ``python benchmarks/bench_sparse.py``.
 """
@@ -263,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--timeout", type=float, default=1500.0, help="seconds per case")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--output", type=Path, default=RESULTS, help="folder for the results (default: %(default)s)"
+    )
     args = ap.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(json.loads(args.worker))))
@@ -288,10 +291,10 @@ def main(argv: list[str] | None = None) -> int:
     }
     for t in meta["targets"]:
         print(t)
-    RESULTS.mkdir(exist_ok=True)
+    args.output.mkdir(parents=True, exist_ok=True)
     stem = "sparse_quick" if args.quick else "sparse"
-    (RESULTS / f"{stem}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
-    (RESULTS / f"{stem}.md").write_text(to_markdown(rows, meta))
+    (args.output / f"{stem}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
+    (args.output / f"{stem}.md").write_text(to_markdown(rows, meta))
     return 0
 
 

@@ -457,10 +457,10 @@ class SparseCodes:
 
     Attributes
     ----------
-    indptr : ndarray of shape (n_features + 1,), int64
-    rows : ndarray of shape (nnz,), int32 or int64
+    indptr : ndarray of shape (n_features + 1,), int32 or int64
+    rows : ndarray of shape (nnz,), :func:`row_index_dtype` (uint16 up to 65,536 rows)
     codes : ndarray of shape (nnz,), the smallest unsigned dtype that holds them
-    zero_code : ndarray of shape (n_features,), int64
+    zero_code : ndarray of shape (n_features,), the smallest unsigned dtype that holds it
     n_samples : int
     """
 
@@ -560,7 +560,51 @@ def _numba_column_ranks():  # pragma: no cover - compiled
                     q += 1
             new_indptr[k + 1] = q
 
-    return column_ranks, compact
+    @numba.njit(nogil=True, cache=True)
+    def csr_to_columns(indptr, indices, data, col_ptr, cursor, rows_out, data_out):
+        """CSR -> column-major arrays (rows ascending within a column)."""
+        for p in range(indices.size):
+            col_ptr[indices[p] + 1] += 1
+        for c in range(cursor.size):
+            col_ptr[c + 1] += col_ptr[c]
+            cursor[c] = col_ptr[c]
+        for r in range(indptr.size - 1):
+            for p in range(indptr[r], indptr[r + 1]):
+                c = indices[p]
+                q = cursor[c]
+                rows_out[q] = r
+                data_out[q] = data[p]
+                cursor[c] = q + 1
+
+    return column_ranks, compact, csr_to_columns
+
+
+def row_index_dtype(n_samples: int) -> type:
+    """The dtype of the row numbers of sparse codes: uint16 up to 65,536 rows."""
+    if n_samples <= 65536:
+        return np.uint16
+    return np.int32 if n_samples < 2**31 else np.int64
+
+
+def _column_arrays(M: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """``indptr``, row numbers (:func:`row_index_dtype`) and values of the columns of a
+    CSR or CSC matrix, in one pass and without a second copy of its indices; the last
+    item tells whether the values are a copy (that the caller may overwrite)."""
+    n, d = M.shape
+    rdt = row_index_dtype(n)
+    if M.format == "csc":
+        return M.indptr, M.indices.astype(rdt, copy=False), M.data, False
+    if M.format != "csr" or not numba_enabled():
+        C = M.tocsc()
+        C.sort_indices()
+        return C.indptr, C.indices.astype(rdt, copy=False), C.data, True
+    idt = np.int32 if M.nnz < 2**31 else np.int64
+    col_ptr = np.zeros(d + 1, dtype=idt)
+    cursor = np.empty(d, dtype=idt)
+    rows = np.empty(M.nnz, dtype=rdt)
+    data = np.empty(M.nnz, dtype=M.data.dtype)
+    _numba_column_ranks()[2](M.indptr, M.indices, M.data, col_ptr, cursor, rows, data)
+    return col_ptr, rows, data, True
 
 
 def _column_ranks(
@@ -570,6 +614,7 @@ def _column_ranks(
     has_zero: np.ndarray,
     zero_val: np.ndarray,
     levels_only: bool = False,
+    out: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, int]:
     """Rank of every stored entry among the distinct values of its column, the implicit
     zeros (value ``zero_val``) included where a column has them; NaN ranks last.
@@ -577,19 +622,23 @@ def _column_ranks(
     Returns the ranks (in the smallest code dtype; None with ``levels_only``), the
     number of distinct values per column, the rank of the zero value and the number of
     entries whose rank differs from it. ``owner()`` gives each entry's column (only the
-    numpy back-end needs it).
+    numpy back-end needs it). ``out``: where the numba back-end writes the ranks when
+    its dtype is the smallest code dtype (``key`` itself may be given: each entry is
+    read before it is overwritten).
     """
     d = indptr.size - 1
     zero_code = np.zeros(d, dtype=np.int64)
     n_levels = np.zeros(d, dtype=np.int64)
     if numba_enabled():
-        kernel, _ = _numba_column_ranks()
-        zv = zero_val.astype(np.float64)
+        kernel = _numba_column_ranks()[0]
+        zv = np.asarray(zero_val, dtype=np.float64)
         dummy = np.zeros(1, dtype=np.uint8)
         kernel(indptr, key, has_zero, zv, n_levels, zero_code, dummy, False)
         if levels_only:
             return None, n_levels, zero_code, 0
-        out = np.empty(key.size, dtype=smallest_code_dtype(int(n_levels.max(initial=1))))
+        dt = smallest_code_dtype(int(n_levels.max(initial=1)))
+        if out is None or out.dtype != dt:
+            out = np.empty(key.size, dtype=dt)
         kept = kernel(indptr, key, has_zero, zv, n_levels, zero_code, out, True)
         return out, n_levels, zero_code, int(kept)
     own = owner()
@@ -664,13 +713,12 @@ def discretize_sparse(
         raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
     if strategy is not None and (not isinstance(n_bins, (int, np.integer)) or n_bins < 2):
         raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
-    M = M.tocsc()
+    if M.format not in ("csr", "csc"):
+        M = M.tocsc()
     n, d = M.shape
-    indptr = M.indptr.astype(np.int64)
-    rows = M.indices
-    data = np.asarray(M.data)
+    indptr, rows, data, own_data = _column_arrays(M)
     if data.dtype.kind not in "iubf":
-        data = data.astype(np.float64)
+        data, own_data = data.astype(np.float64), True
     elif data.dtype.kind == "b":
         data = data.view(np.uint8)
     counts = np.diff(indptr)
@@ -737,7 +785,9 @@ def discretize_sparse(
                         keep[rows[p0:p1][nan[p0:p1]]] = False
                     edges[j] = np.unique(np.quantile(col[keep], qs))
     # values after binning (implicit zeros: the bin of 0)
-    is_binned = np.array([e is not None for e in edges], dtype=bool)
+    is_binned = np.zeros(d, dtype=bool)
+    if strategy is not None and fcols.any():
+        is_binned[cols] = True  # the columns given edges above
     binned = np.flatnonzero(is_binned)
     zero_val = np.zeros(d)
     vals = data
@@ -761,12 +811,17 @@ def discretize_sparse(
             acc += data[ent] >= E[owner[ent], m]
         vals[ent] = acc
     # codes: ranks among the distinct values of each column (NaN last: its own level)
-    codes, n_levels, zero_code, kept = _column_ranks(indptr, owner_of, vals, has_zero, zero_val)
+    # the ranks overwrite the values where those are a copy of the right dtype
+    writable = own_data or vals is not data
+    codes, n_levels, zero_code, kept = _column_ranks(
+        indptr, owner_of, vals, has_zero, zero_val, out=vals if writable else None
+    )
+    del vals, data, zero_val
     assert codes is not None
     if kept == codes.size:  # every stored entry differs from its zero code: reuse rows
         new_indptr, new_rows, new_codes = indptr, rows, codes
     elif numba_enabled():
-        new_indptr = np.zeros(d + 1, dtype=np.int64)
+        new_indptr = np.zeros(d + 1, dtype=indptr.dtype)
         new_rows = np.empty(kept, dtype=rows.dtype)
         new_codes = np.empty(kept, dtype=codes.dtype)
         _numba_column_ranks()[1](indptr, rows, codes, zero_code, new_indptr, new_rows, new_codes)
@@ -777,6 +832,7 @@ def discretize_sparse(
         np.cumsum(np.bincount(owner[keep], minlength=d), out=new_indptr[1:])
         new_rows, new_codes = rows[keep], codes[keep]
     cache.clear()
+    zero_code = zero_code.astype(smallest_code_dtype(int(n_levels.max(initial=1))))
     sc = SparseCodes(
         indptr=new_indptr, rows=new_rows, codes=new_codes, zero_code=zero_code, n_samples=n
     )

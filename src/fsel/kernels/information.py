@@ -22,6 +22,7 @@ Two vocabularies live here:
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +52,7 @@ __all__ = [
 ]
 
 _ESTIMATORS = ("plugin", "miller_madow")
+_TERMS = ("mi", "cmi_given_y", "joint_mi", "joint_entropy", "cmi_given_j")
 
 
 def _as_codes(x: np.ndarray) -> np.ndarray:
@@ -162,7 +164,8 @@ class PairTerms:
 
     All arrays have one entry per candidate feature, in bits. A criterion that needs
     only ``mi`` (``Criterion.terms == ("mi",)``) may get the other fields as None
-    (:meth:`InformationTable.pair_mi`).
+    (:meth:`InformationTable.pair_mi`); so may one that reads only the fields it names
+    in ``Criterion.terms``, from a table with ``partial_terms`` (the sparse table).
 
     Attributes
     ----------
@@ -173,7 +176,7 @@ class PairTerms:
     cmi_given_j : ``I(Xk;Y|Xj)``
     """
 
-    mi: np.ndarray
+    mi: np.ndarray | None = None
     cmi_given_y: np.ndarray | None = None
     joint_mi: np.ndarray | None = None
     joint_entropy: np.ndarray | None = None
@@ -182,8 +185,8 @@ class PairTerms:
 
 def pair_terms_from_entropies(
     j: int,
-    h_k: np.ndarray,
-    h_ky: np.ndarray,
+    h_k: np.ndarray | None,
+    h_ky: np.ndarray | None,
     h_y: float,
     h_kj: np.ndarray,
     h_kjy: np.ndarray,
@@ -195,12 +198,13 @@ def pair_terms_from_entropies(
     ``H(Xk)``, ``H(Xk,Y)``, ``H(Y)``, ``H(Xk,Xj)`` and ``H(Xk,Xj,Y)`` (bits), whatever
     storage they were counted on. ``h_j``/``h_jy`` (default ``h_k[j]``/``h_ky[j]``):
     per-candidate ``H(Xj)``/``H(Xj,Y)`` where every term has its own rows (pairwise
-    deletion)."""
+    deletion). ``h_k``/``h_ky`` None (with ``h_j``/``h_jy`` given): ``mi``/
+    ``cmi_given_y`` are not computed (None)."""
     h_j = h_k[j] if h_j is None else h_j
     h_jy = h_ky[j] if h_jy is None else h_jy
     return PairTerms(
-        mi=np.maximum(0.0, h_k + h_j - h_kj),
-        cmi_given_y=np.maximum(0.0, h_ky + h_jy - h_kjy - h_y),
+        mi=None if h_k is None else np.maximum(0.0, h_k + h_j - h_kj),
+        cmi_given_y=None if h_ky is None else np.maximum(0.0, h_ky + h_jy - h_kjy - h_y),
         joint_mi=np.maximum(0.0, h_kj + h_y - h_kjy),
         joint_entropy=h_kjy,
         cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
@@ -280,14 +284,20 @@ class InformationTable:
                 self.missing_codes = miss
                 self._init_available()
                 return
-        # (Xk, Y) and Xk alone for every feature, in one pass
+        self.target_entropy = float(self._h(np.array(self._s_y), np.array(self._m_y)))
+        self._init_relevance()
+
+    def _init_relevance(self) -> None:
+        """``feature_entropy`` and ``relevance``: (Xk, Y) and Xk alone for every
+        feature, in one pass."""
         s_ky, s_k, m_ky, m_k = self._count(self.y, self.n_classes, self.n_classes)
         self._s_ky, self._s_k, self._m_ky, self._m_k = s_ky, s_k, m_ky, m_k
         self.feature_entropy = self._h(s_k, m_k)
-        self.target_entropy = float(self._h(np.array(self._s_y), np.array(self._m_y)))
-        self.relevance = np.maximum(
-            0.0, self.feature_entropy + self.target_entropy - self._h(s_ky, m_ky)
-        )
+        self.relevance = self._relevance(self.feature_entropy, s_ky, m_ky)
+
+    def _relevance(self, h_k: np.ndarray, s_ky: np.ndarray, m_ky: np.ndarray) -> np.ndarray:
+        """``I(Xk;Y)`` from ``H(Xk)`` and the sums of ``(Xk, Y)``."""
+        return np.maximum(0.0, h_k + self.target_entropy - self._h(s_ky, m_ky))
 
     @property
     def n_features(self) -> int:
@@ -454,10 +464,27 @@ class InformationTable:
             return np.maximum(0.0, h_ks + h_sy - h_ksy - h_s)
         z = s * ny + self.y
         s_ksy, s_ks, m_ksy, m_ks = self._count(z, ns * ny, ny)
-        zc = np.bincount(z, minlength=ns * ny)
+        h_sy, h_s = self._conditioning_entropies(s, z, ns)
+        return self._cmi_from_sums(h_sy, h_s, s_ksy, s_ks, m_ksy, m_ks)
+
+    def _conditioning_entropies(self, s: np.ndarray, z: np.ndarray, ns: int) -> tuple[float, float]:
+        """``H(S, Y)`` and ``H(S)`` for :meth:`conditional_relevance`."""
+        zc = np.bincount(z, minlength=ns * self.n_classes)
         sc = np.bincount(s, minlength=ns)
         h_sy = float(self._h(self._table[zc].sum(), np.count_nonzero(zc)))
         h_s = float(self._h(self._table[sc].sum(), np.count_nonzero(sc)))
+        return h_sy, h_s
+
+    def _cmi_from_sums(
+        self,
+        h_sy: float,
+        h_s: float,
+        s_ksy: np.ndarray,
+        s_ks: np.ndarray,
+        m_ksy: np.ndarray,
+        m_ks: np.ndarray,
+    ) -> np.ndarray:
+        """``I(Xk;Y|S)`` from ``H(S,Y)``, ``H(S)`` and the sums of ``(Xk, S, Y)``."""
         return np.maximum(0.0, self._h(s_ks, m_ks) + h_sy - self._h(s_ksy, m_ksy) - h_s)
 
 
@@ -485,6 +512,12 @@ class SparseInformationTable(InformationTable):
     variable come from its explicit entries (codes other than its zero code) plus the
     column totals of the variable (:func:`fsel.kernels._counting.sparse_grouped_nlogn`).
 
+    Memory: every pass counts ``block_features`` candidates at a time, and
+    :meth:`pair_term_blocks` (what the engine reads, ``partial_terms``) yields only the
+    terms a criterion names, block by block, so a step holds no temporary over all
+    candidates; ``feature_entropy`` is counted on first use (criteria reading
+    ``I(Xk;Xj)`` or ``I(Xk;Xj|Y)``).
+
     Parameters
     ----------
     codes : SparseCodes
@@ -508,6 +541,12 @@ class SparseInformationTable(InformationTable):
 
     codes: SparseCodes  # type: ignore[assignment]
 
+    #: candidates per counting pass: the per-candidate temporaries of a pass stay
+    #: ``O(block_features)``, whatever the number of features
+    block_features = 4096
+    #: :meth:`pair_terms` computes only the fields named in ``terms``
+    partial_terms = True
+
     def _prepare_codes(self, codes: SparseCodes) -> SparseCodes:  # type: ignore[override]
         if not isinstance(codes, SparseCodes):
             raise TypeError("SparseInformationTable needs SparseCodes (see discretize_sparse)")
@@ -519,14 +558,120 @@ class SparseInformationTable(InformationTable):
             "a stored NaN is one more level of its column (missing='level')"
         )
 
-    def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
+    def _blocks(
+        self, z: np.ndarray, nz: int, group: int, k0: int = 0, k1: int | None = None
+    ) -> Iterator[tuple[slice, tuple[np.ndarray, ...]]]:
         """:func:`~fsel.kernels._counting.sparse_grouped_nlogn` of the explicit entries
-        against ``z`` (the dense table's paired kernel does not apply)."""
+        against ``z``, block of ``block_features`` candidates by block (of features
+        ``k0..k1-1``): ``(slice, sums)`` pairs. Each feature's sums do not depend on
+        the blocks (the dense table's paired kernel does not apply)."""
         c = self.codes
         a_max = int(self.n_levels.max(initial=1))
-        return sparse_grouped_nlogn(
-            c.indptr, c.rows, c.codes, a_max, z, nz, group, self._table, self.n_jobs
-        )
+        z = np.ascontiguousarray(z, dtype=np.int64)
+        k1 = self.n_features if k1 is None else k1
+        for b0 in range(k0, k1, self.block_features):
+            b1 = min(k1, b0 + self.block_features)
+            p0, p1 = int(c.indptr[b0]), int(c.indptr[b1])
+            ip = c.indptr[b0 : b1 + 1].astype(np.int64) - p0
+            sums = sparse_grouped_nlogn(
+                ip, c.rows[p0:p1], c.codes[p0:p1], a_max, z, nz, group, self._table, self.n_jobs
+            )
+            yield slice(b0, b1), sums
+
+    def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
+        """The sums of every feature against ``z`` (see :meth:`_blocks`), whole."""
+        outs = tuple(np.empty(self.n_features, dt) for dt in (float, float, np.int64, np.int64))
+        for sl, sums in self._blocks(z, nz, group):
+            for o, v in zip(outs, sums, strict=True):
+                o[sl] = v
+        return outs
+
+    def _init_relevance(self) -> None:
+        """``relevance`` block by block; ``H(Xk)`` and ``H(Xk,Y)`` are counted again
+        when a criterion first needs them (:attr:`feature_entropy`)."""
+        self._h_k: np.ndarray | None = None
+        self._h_ky: np.ndarray | None = None
+        ny = self.n_classes
+        rel = np.empty(self.n_features)
+        for sl, (s_ky, s_k, m_ky, _m_k) in self._blocks(self.y, ny, ny):
+            rel[sl] = self._relevance(self._h(s_k, _m_k), s_ky, m_ky)
+        self.relevance = rel
+
+    def _marginals(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._h_k is None:
+            ny = self.n_classes
+            h_k, h_ky = np.empty(self.n_features), np.empty(self.n_features)
+            for sl, (s_ky, s_k, m_ky, m_k) in self._blocks(self.y, ny, ny):
+                h_k[sl] = self._h(s_k, m_k)
+                h_ky[sl] = self._h(s_ky, m_ky)
+            self._h_k, self._h_ky = h_k, h_ky
+        return self._h_k, self._h_ky  # type: ignore[return-value]
+
+    @property
+    def feature_entropy(self) -> np.ndarray:  # type: ignore[override]
+        """``H(Xk)`` in bits, counted on first use."""
+        return self._marginals()[0]
+
+    def _marginals_of(self, j: int) -> tuple[float, float]:
+        """``H(Xj)`` and ``H(Xj,Y)``: the same numbers as in :attr:`feature_entropy`."""
+        if self._h_k is not None:
+            return float(self._h_k[j]), float(self._h_ky[j])  # type: ignore[index]
+        ny = self.n_classes
+        ((_, (s_ky, s_k, m_ky, m_k)),) = self._blocks(self.y, ny, ny, j, j + 1)
+        return float(self._h(s_k, m_k)[0]), float(self._h(s_ky, m_ky)[0])
+
+    def pair_terms(self, j: int, terms: Sequence[str] | None = None) -> PairTerms:
+        """The pairwise terms of every candidate against feature ``j``; ``terms``: only
+        these :class:`PairTerms` fields (the others are None)."""
+        names = _TERMS if terms is None else tuple(terms)
+        out = {name: np.empty(self.n_features) for name in names}
+        for sl, t in self.pair_term_blocks(j, names):
+            for name in names:
+                out[name][sl] = getattr(t, name)
+        return PairTerms(**out)
+
+    def pair_term_blocks(
+        self, j: int, terms: Sequence[str] = _TERMS
+    ) -> Iterator[tuple[slice, PairTerms]]:
+        """:meth:`pair_terms` block of ``block_features`` candidates by block:
+        ``(slice, terms of those candidates)`` pairs (what the greedy engine reads)."""
+        names = tuple(terms)
+        ny = self.n_classes
+        z = self.codes[j].astype(np.int64) * ny + self.y
+        h_k = h_ky = None
+        if "mi" in names or "cmi_given_y" in names:
+            h_k, h_ky = self._marginals()
+        h_j, h_jy = 0.0, 0.0
+        if {"mi", "cmi_given_y", "cmi_given_j"} & set(names):
+            h_j, h_jy = self._marginals_of(j)
+        for sl, (s_kjy, s_kj, m_kjy, m_kj) in self._blocks(z, int(self.n_levels[j]) * ny, ny):
+            t = pair_terms_from_entropies(
+                j,
+                None if h_k is None else h_k[sl],
+                None if h_ky is None else h_ky[sl],
+                self.target_entropy,
+                self._h(s_kj, m_kj),
+                self._h(s_kjy, m_kjy),
+                h_j=h_j,
+                h_jy=h_jy,
+            )
+            yield sl, t
+
+    def pair_mi(self, j: int) -> np.ndarray:
+        """``I(Xk;Xj)`` of every candidate (:meth:`pair_terms` with ``mi`` only)."""
+        return self.pair_terms(j, ("mi",)).mi  # type: ignore[return-value]
+
+    def conditional_relevance(self, s: np.ndarray) -> np.ndarray:
+        """``I(Xk;Y|S)`` for every candidate, block by block."""
+        s = np.asarray(s, dtype=np.int64)
+        ns = int(s.max()) + 1
+        ny = self.n_classes
+        z = s * ny + self.y
+        h_sy, h_s = self._conditioning_entropies(s, z, ns)
+        out = np.empty(self.n_features)
+        for sl, sums in self._blocks(z, ns * ny, ny):
+            out[sl] = self._cmi_from_sums(h_sy, h_s, *sums)
+        return out
 
     def lazy_cmim(self, k: int, tol: float) -> None:
         """No lazy CMIM on sparse codes: the engine's vectorised path (``O(nnz)`` a

@@ -51,7 +51,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
         min_samples: int = 1,
         keep_integer: bool = False,
         allow_missing: bool = False,
-        accept_sparse: bool = False,
+        accept_sparse: bool | str = False,
     ) -> tuple[Table, np.ndarray, np.ndarray | None]:
         """Validate ``X`` and ``y`` once and record ``n_features_in_``/names.
 

@@ -61,7 +61,8 @@ class Table:
 
     @property
     def is_sparse(self) -> bool:
-        """Whether ``values`` is a scipy.sparse CSC matrix (see ``accept_sparse``)."""
+        """Whether ``values`` is a scipy.sparse matrix: CSC, or a canonical CSR with
+        ``accept_sparse="no_copy"``."""
         return is_sparse(self.values)
 
     @property
@@ -141,10 +142,13 @@ def _check_sparse(
     estimator_name: str,
     allow_missing: bool,
     keep_integer: bool = False,
+    no_copy: bool = False,
 ) -> Table:
     """A scipy.sparse input as a float64 CSC copy (sorted indices, no duplicates, no
     explicit zeros): never densified, the caller's matrix untouched. An implicit zero is
-    the value 0 (SPEC section 11); a stored NaN is a missing value."""
+    the value 0 (SPEC section 11); a stored NaN is a missing value. ``no_copy``: a
+    canonical CSR or CSC matrix whose dtype needs no conversion is returned as it is
+    (to be read, never written), explicit zeros included."""
     if X.ndim != 2:
         raise ValueError(f"{estimator_name}: expected a 2-D sparse matrix, got {X.ndim}-D")
     n_samples, n_features = X.shape
@@ -154,16 +158,29 @@ def _check_sparse(
         raise ValueError(f"{estimator_name}: Complex data not supported")
     if kind not in "biuf":
         raise TypeError(f"{estimator_name}: sparse X must be numeric, got dtype {X.dtype}")
-    M = X.tocsc(copy=True)
-    if not (keep_integer and kind in "iub"):  # keep_integer: integer/bool data as is
-        M = M.astype(np.float64, copy=False)
-    M.sum_duplicates()
-    M.eliminate_zeros()
-    M.sort_indices()
+    keep_dtype = keep_integer and kind in "iub"  # keep_integer: integer/bool data as is
+    if (
+        no_copy
+        and X.format in ("csr", "csc")
+        and (keep_dtype or X.dtype == np.float64)
+        and X.has_canonical_format
+    ):
+        # as given, read-only: sorted indices, no duplicates; explicit zeros may remain
+        M = X
+    else:
+        M = X.tocsc(copy=True)
+        if not keep_dtype:
+            M = M.astype(np.float64, copy=False)
+        M.sum_duplicates()
+        M.eliminate_zeros()
+        M.sort_indices()
     data = M.data
     missing = None
     if kind == "f" and not np.isfinite(data).all():
-        col_of = np.repeat(np.arange(n_features), np.diff(M.indptr))
+        if M.format == "csr":  # (no_copy) each entry's column
+            col_of = M.indices
+        else:
+            col_of = np.repeat(np.arange(n_features), np.diff(M.indptr))
         bad = ~np.isfinite(data)
         if np.isinf(data).any():
             j = int(col_of[np.isinf(data)][0])
@@ -350,7 +367,7 @@ def check_table(
     estimator_name: str = "estimator",
     keep_integer: bool = False,
     allow_missing: bool = False,
-    accept_sparse: bool = False,
+    accept_sparse: bool | str = False,
 ) -> Table:
     """Validate a feature table and return it as numbers plus a 'discrete' mask.
 
@@ -377,6 +394,9 @@ def check_table(
         Return a scipy.sparse input (CSR, CSC, COO; matrix or array) as a float64 CSC
         copy in ``Table.values`` instead of refusing it; it is never densified. With
         ``keep_integer=True`` integer/bool sparse data keep their dtype (a smaller copy).
+        ``"no_copy"``: as True, but a canonical CSR or CSC matrix (sorted indices, no
+        duplicates) whose dtype is kept is returned as it is, not copied; the caller
+        only reads it (explicit zeros may be stored).
 
     Returns
     -------
@@ -394,7 +414,13 @@ def check_table(
         if not accept_sparse:
             raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")
         return _check_sparse(
-            X, categorical, min_samples, estimator_name, allow_missing, keep_integer
+            X,
+            categorical,
+            min_samples,
+            estimator_name,
+            allow_missing,
+            keep_integer,
+            no_copy=accept_sparse == "no_copy",
         )
     if hasattr(X, "toarray"):
         raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")

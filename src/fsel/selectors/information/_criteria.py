@@ -46,10 +46,18 @@ class Criterion:
         self.rel = relevance
         self.n_selected = 1
         self.acc = np.zeros_like(relevance)
-        self.acc2 = np.zeros_like(relevance)
 
     def update(self, t: PairTerms) -> None:
+        """Add the terms of the newest pick (arrays over all candidates)."""
+        self.begin_step()
+        self.update_block(t, slice(None))
+
+    def begin_step(self) -> None:
+        """A new pick: its terms follow, in one or several :meth:`update_block` calls."""
         self.n_selected += 1
+
+    def update_block(self, t: PairTerms, sl: slice) -> None:
+        """Add the newest pick's terms of the candidates ``sl`` (arrays over those)."""
 
     def score(self) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -68,15 +76,18 @@ class _BetaGamma(Criterion):
 
     name = "betagamma"
 
+    def start(self, relevance: np.ndarray) -> None:
+        super().start(relevance)
+        self.acc2 = np.zeros_like(relevance)
+
     @property
     def terms(self) -> tuple[str, ...]:  # type: ignore[override]
         return ("mi",) if not self.params.get("gamma", 1.0) else ("mi", "cmi_given_y")
 
-    def update(self, t: PairTerms) -> None:
-        super().update(t)
-        self.acc += t.mi
+    def update_block(self, t: PairTerms, sl: slice) -> None:
+        self.acc[sl] += t.mi
         if self.params.get("gamma", 1.0):  # gamma = 0 (MIFS): the sum is never used
-            self.acc2 += t.cmi_given_y
+            self.acc2[sl] += t.cmi_given_y
 
     def score(self) -> np.ndarray:
         beta = self.params.get("beta", 1.0)
@@ -93,9 +104,8 @@ class _MRMR(Criterion):
     name = "mrmr"
     terms = ("mi",)
 
-    def update(self, t: PairTerms) -> None:
-        super().update(t)
-        self.acc += t.mi
+    def update_block(self, t: PairTerms, sl: slice) -> None:
+        self.acc[sl] += t.mi
 
     def score(self) -> np.ndarray:
         return self.rel - self.acc / (self.n_selected - 1)
@@ -103,10 +113,10 @@ class _MRMR(Criterion):
 
 class _JMI(Criterion):
     name = "jmi"
+    terms = ("joint_mi",)
 
-    def update(self, t: PairTerms) -> None:
-        super().update(t)
-        self.acc += t.joint_mi
+    def update_block(self, t: PairTerms, sl: slice) -> None:
+        self.acc[sl] += t.joint_mi
 
     def score(self) -> np.ndarray:
         return self.acc
@@ -114,14 +124,15 @@ class _JMI(Criterion):
 
 class _CMIM(Criterion):
     name = "cmim"
+    terms = ("cmi_given_j",)
 
     def start(self, relevance: np.ndarray) -> None:
         super().start(relevance)
         self.acc = relevance.copy()
 
-    def update(self, t: PairTerms) -> None:
-        super().update(t)
-        np.minimum(self.acc, t.cmi_given_j, out=self.acc)
+    def update_block(self, t: PairTerms, sl: slice) -> None:
+        acc = self.acc[sl]
+        np.minimum(acc, t.cmi_given_j, out=acc)
 
     def score(self) -> np.ndarray:
         return self.acc
@@ -129,10 +140,10 @@ class _CMIM(Criterion):
 
 class _ICAP(Criterion):
     name = "icap"
+    terms = ("mi", "cmi_given_y")
 
-    def update(self, t: PairTerms) -> None:
-        super().update(t)
-        self.acc += np.maximum(0.0, t.mi - t.cmi_given_y)
+    def update_block(self, t: PairTerms, sl: slice) -> None:
+        self.acc[sl] += np.maximum(0.0, t.mi - t.cmi_given_y)
 
     def score(self) -> np.ndarray:
         return self.rel - self.acc
@@ -140,12 +151,12 @@ class _ICAP(Criterion):
 
 class _DISR(Criterion):
     name = "disr"
+    terms = ("joint_mi", "joint_entropy")
 
-    def update(self, t: PairTerms) -> None:
-        super().update(t)
+    def update_block(self, t: PairTerms, sl: slice) -> None:
         h = t.joint_entropy
         ratio = np.divide(t.joint_mi, h, out=np.zeros_like(h), where=h > 0)
-        self.acc += ratio
+        self.acc[sl] += ratio
 
     def score(self) -> np.ndarray:
         return self.acc
@@ -153,14 +164,15 @@ class _DISR(Criterion):
 
 class _JMIM(Criterion):
     name = "jmim"
+    terms = ("joint_mi",)
 
     def start(self, relevance: np.ndarray) -> None:
         super().start(relevance)
         self.acc = np.full_like(relevance, np.inf)
 
-    def update(self, t: PairTerms) -> None:
-        super().update(t)
-        np.minimum(self.acc, t.joint_mi, out=self.acc)
+    def update_block(self, t: PairTerms, sl: slice) -> None:
+        acc = self.acc[sl]
+        np.minimum(acc, t.joint_mi, out=acc)
 
     def score(self) -> np.ndarray:
         return self.acc

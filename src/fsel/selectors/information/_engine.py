@@ -44,14 +44,30 @@ class GreedyResult:
 TIE_TOL = 1e-10  # bits: scores this close to the best are ties (rounding noise)
 
 
+# candidates per chunk of the argmax: its temporaries stay bounded on wide tables
+_CHUNK = 1 << 16
+
+
 def _argmax_unselected(scores: np.ndarray, selected: np.ndarray) -> int:
-    masked = np.where(selected, -np.inf, scores)
-    best = masked.max()
+    K = scores.size
+    if K <= _CHUNK:
+        masked = np.where(selected, -np.inf, scores)
+        best = masked.max()
+        if not np.isfinite(best):
+            return int(np.argmax(masked))
+        # lowest index among the scores within TIE_TOL of the best: mathematically equal
+        # scores computed along different paths differ by rounding, and must still tie
+        return int(np.argmax(masked >= best - TIE_TOL))
+    # the same answer, chunk by chunk
+    spans = [(a, min(K, a + _CHUNK)) for a in range(0, K, _CHUNK)]
+    best = np.max([np.where(selected[a:b], -np.inf, scores[a:b]).max() for a, b in spans])
     if not np.isfinite(best):
-        return int(np.argmax(masked))
-    # lowest index among the scores within TIE_TOL of the best: mathematically equal
-    # scores computed along different paths differ by rounding, and must still tie
-    return int(np.argmax(masked >= best - TIE_TOL))
+        return int(np.argmax(np.where(selected, -np.inf, scores)))
+    for a, b in spans:
+        hit = np.where(selected[a:b], -np.inf, scores[a:b]) >= best - TIE_TOL
+        if hit.any():
+            return a + int(np.argmax(hit))
+    raise AssertionError("unreachable: the best score is among the chunks")
 
 
 def greedy_select(
@@ -93,8 +109,12 @@ def greedy_select(
     if criterion == "cmi":
         return _greedy_cmi(table, k, order, step_scores, selected, cmi_tol, progress)
     if criterion == "mim":
-        # no pair terms needed: the ranking by relevance
-        ranked = np.lexsort((np.arange(K), -np.round(rel / TIE_TOL)))[:k]
+        # no pair terms needed: the ranking by relevance (TIE_TOL steps; a stable sort
+        # leaves ties in index order)
+        key = rel / TIE_TOL
+        np.negative(np.round(key, out=key), out=key)
+        ranked = np.argsort(key, kind="stable")[:k].copy()
+        del key
         if progress is not None:
             for _ in range(k - 1):
                 progress()
@@ -112,8 +132,17 @@ def greedy_select(
     newest = first
     # MIFS/mRMR read I(Xk;Xj) only: tables that can count it alone do (same values)
     mi_only = tuple(rule.terms) == ("mi",) and hasattr(table, "pair_mi")
+    # a table with partial_terms (sparse) gives the terms the rule reads, in blocks
+    partial = getattr(table, "partial_terms", False)
     while len(order) < k:
-        rule.update(PairTerms(table.pair_mi(newest)) if mi_only else table.pair_terms(newest))
+        if partial:  # block by block: no temporary over all candidates
+            rule.begin_step()
+            for sl, t in table.pair_term_blocks(newest, rule.terms):
+                rule.update_block(t, sl)
+        elif mi_only:
+            rule.update(PairTerms(table.pair_mi(newest)))
+        else:
+            rule.update(table.pair_terms(newest))
         last = rule.score()
         newest = _argmax_unselected(last, selected)
         order.append(newest)

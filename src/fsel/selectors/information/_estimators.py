@@ -221,6 +221,7 @@ class InformationSelector(BaseSelector):
                 cmi_tol=getattr(self, "tol", DEFAULT_CMI_TOL),
                 progress=bar.update,
             )
+        del info  # free the codes before the fitted arrays are built
         scores = np.array(result.last_scores, dtype=np.float64, copy=True)
         scores[result.order] = result.step_scores
         self.selection_scores_ = result.step_scores
@@ -236,7 +237,7 @@ class InformationSelector(BaseSelector):
             categorical=self.categorical,
             keep_integer=True,
             allow_missing=missing != "error",
-            accept_sparse=True,
+            accept_sparse="no_copy",  # read by discretize_sparse, never written
         )
         k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
         y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
