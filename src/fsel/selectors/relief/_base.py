@@ -86,15 +86,26 @@ _PARAMS_DOC = """
 """
 
 
+MARGIN_TOL = 1e-12  # a mean margin this close to 0 is rounding noise, not evidence
+
+
 def positive_unit(mbar: np.ndarray) -> np.ndarray:
     """``(mbar)+ / ||(mbar)+||_2``, or zeros when no entry is positive.
+
+    A margin not above ``MARGIN_TOL`` counts as zero: margins are means of range-scaled
+    differences in ``[-1, 1]``, and sums of the same terms taken in another order
+    (dense vs sparse, another backend) leave ``+-1e-17`` where the exact value is 0 —
+    normalising such noise would give a feature of no evidence the weight 1.
 
     Examples
     --------
     >>> positive_unit(np.array([3.0, -1.0, 4.0])).tolist()
     [0.6, 0.0, 0.8]
+    >>> positive_unit(np.array([2e-17, -1e-17, 0.0])).tolist()
+    [0.0, 0.0, 0.0]
     """
-    w = np.maximum(np.asarray(mbar, dtype=np.float64), 0.0)
+    m = np.asarray(mbar, dtype=np.float64)
+    w = np.where(m > MARGIN_TOL, m, 0.0)
     norm = float(np.sqrt(np.sum(w * w)))
     return w / norm if norm > 0 else np.zeros_like(w)
 
