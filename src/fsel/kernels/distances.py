@@ -813,10 +813,108 @@ class ExpectedDiff:
         # per (class, feature) sorted observed values, segment s = e * d + k (e = C:
         # the pooled values); only features with holes ever look them up
         feats = np.flatnonzero(miss.any(axis=0))
-        # per segment group e (a class, or C: all rows), the columns sorted at once
-        # (holes last); only features with holes get values
         has = np.zeros(d, bool)
         has[feats] = True
+        compiled = bool(feats.size) and numba_available()
+        if compiled:
+            # one argsort per column (holes last, as inf), the class segments, prefix
+            # sums, means and variances read off it in one compiled pass
+            Xt = np.where(miss.T, np.inf, X.T)  # (d, n): each feature's column, contiguous
+            order = np.argsort(Xt, axis=1)
+            vals, cum, off, cnt, mu, var = _expected_kernels()["segments"](
+                Xt, order, self.y, C, has
+            )
+        else:
+            vals, cum, off, cnt, mu, var = self._segments_numpy(X, C, has)
+        self.vals, self.cum, self.off = vals, cum, off
+        self.cnt = np.ascontiguousarray(cnt.ravel())
+        self.mu, self.var = mu, var
+        have = cnt[:C] > 0
+        self.eff = np.ascontiguousarray(np.where(have, np.arange(C)[:, None], C), dtype=np.intp)
+        if feats.size and 8 * C * C * d > memory_budget // 4:
+            raise ValueError(
+                f"missing='expected' with {C} classes needs a {C} x {C} x {d} table "
+                f"({8 * C * C * d} bytes), more than a quarter of "
+                f"memory_budget={memory_budget}; raise memory_budget or impute"
+            )
+        self.H = np.zeros((C, C, d) if feats.size else (1, 1, 1))
+        self.has_table = bool(feats.size) and 8 * C * n * d <= memory_budget // 8
+        self._feats = feats
+        self._obs = obs
+        self._Q_sq: np.ndarray | None = None
+        # G[c, j, k] = E|X_ck - x_jk| - |x_jk| for observed x_jk (0 elsewhere): the
+        # correction to the filled difference |0 - x_jk| when the other side is
+        # missing; distances then take matrix products (expected_distance_block).
+        # Built feature by feature (as C x d x n), from the values H needs anyway
+        Gt = np.zeros((C, d, n)) if self.has_table and not compiled else None
+        self._G: np.ndarray | None = None
+        self._V: np.ndarray | None = None
+        if compiled:
+            # compiled: the same values, each feature's observed entries merged in
+            # sorted order against the class segments (no binary search); the table
+            # is W (C x d x n, see _w_table) and its per-row layout V (C x n x d, see
+            # _v_table); G is derived from V only if a numpy path asks for it
+            kern = _expected_kernels()
+            W = np.zeros((C, d, n) if self.has_table else (1, 1, 1))
+            kern["tables"](
+                Xt,
+                order,
+                self.y,
+                np.ascontiguousarray(self.mask.T),
+                feats.astype(np.intp),
+                self.vals,
+                self.cum,
+                self.off,
+                self.cnt,
+                self.eff,
+                self.has_table,
+                self.H,
+                W,
+            )
+            if self.has_table:
+                self._W = W
+                V = np.empty((C, n, d))
+                kern["transpose"](W, V)
+                self._V = V
+            else:
+                self._G = np.zeros((1, 1, 1))
+        for k in feats if not compiled else ():
+            ok = np.flatnonzero(obs[:, k])
+            xk = X[ok, k]
+            cls = self.y[ok]
+            srt = np.argsort(xk, kind="stable")
+            xs = xk[srt]  # sorted queries: a fast binary search
+            nb = np.bincount(cls, minlength=C)
+            for c2 in range(C):
+                ev = np.empty(xk.size)
+                ev[srt] = self._expected_seg(int(self.eff[c2, k]) * d + int(k), xs)
+                by = np.bincount(cls, weights=ev, minlength=C)
+                pooled = ev.sum() / xk.size if xk.size else 0.0
+                self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
+                if Gt is not None:
+                    Gt[c2, k, ok] = ev - np.abs(xk)
+        if not compiled:
+            self._G = (
+                np.ascontiguousarray(Gt.transpose(0, 2, 1))
+                if Gt is not None
+                else np.zeros((1, 1, 1))
+            )
+        del Gt
+        self.has_missing = bool(miss.any())
+
+    @property
+    def G(self) -> np.ndarray:
+        """``G[c, j, k] = E|X_ck - x_jk| - |x_jk|`` for observed ``x_jk``, 0 at the holes
+        (``C x n x d``; derived once from ``V`` when the compiled build made that)."""
+        if self._G is None:
+            self._G = np.where(self.mask.astype(bool)[None], 0.0, self._V)
+        return self._G
+
+    def _segments_numpy(self, X: np.ndarray, C: int, has: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The sorted segments (numpy): ``vals, cum, off, cnt, mu, var``."""
+        d = X.shape[1]
+        # per segment group e (a class, or C: all rows), the columns sorted at once
+        # (holes last); only features with holes get values
         groups = [np.flatnonzero(self.y == e) for e in range(C)] + [None]
         cnt = np.zeros((C + 1, d), np.intp)
         sorted_t = []
@@ -842,87 +940,13 @@ class ExpectedDiff:
             mu[e] = Z.sum(axis=1) / ne
             dev = np.where(ob, St - mu[e][:, None], 0.0)
             var[e] = np.einsum("ij,ij->i", dev, dev) / ne
-        vals = np.concatenate(vals_parts)
-        cum = np.concatenate(cum_parts)
-        self.vals, self.cum, self.off = vals, cum, off
-        self.cnt = np.ascontiguousarray(cnt.ravel())
-        self.mu, self.var = mu, var
-        have = cnt[:C] > 0
-        self.eff = np.ascontiguousarray(np.where(have, np.arange(C)[:, None], C), dtype=np.intp)
-        if feats.size and 8 * C * C * d > memory_budget // 4:
-            raise ValueError(
-                f"missing='expected' with {C} classes needs a {C} x {C} x {d} table "
-                f"({8 * C * C * d} bytes), more than a quarter of "
-                f"memory_budget={memory_budget}; raise memory_budget or impute"
-            )
-        self.H = np.zeros((C, C, d) if feats.size else (1, 1, 1))
-        self.has_table = bool(feats.size) and 8 * C * n * d <= memory_budget // 8
-        self._feats = feats
-        self._obs = obs
-        self._Q_sq: np.ndarray | None = None
-        # G[c, j, k] = E|X_ck - x_jk| - |x_jk| for observed x_jk (0 elsewhere): the
-        # correction to the filled difference |0 - x_jk| when the other side is
-        # missing; distances then take matrix products (expected_distance_block).
-        # Built feature by feature (as C x d x n), from the values H needs anyway
-        Gt = np.zeros((C, d, n)) if self.has_table else None
-        if feats.size and numba_available():
-            # compiled: the same values, each feature's observed entries merged in
-            # sorted order against the class segments (no binary search)
-            Xt = np.where(miss.T, np.inf, X.T)  # (d, n): each feature's column, contiguous
-            order = np.argsort(Xt, axis=1)
-            G = np.zeros((C, n, d) if self.has_table else (1, 1, 1))
-            W = np.zeros((C, d, n) if self.has_table else (1, 1, 1))
-            _expected_kernels()["tables"](
-                Xt,
-                order,
-                self.y,
-                np.ascontiguousarray(self.mask.T),
-                feats.astype(np.intp),
-                self.vals,
-                self.cum,
-                self.off,
-                self.cnt,
-                self.eff,
-                self.has_table,
-                self.H,
-                G,
-                W,
-            )
-            self.G = G
-            if self.has_table:
-                self._W = W
-            feats_done = True
-        else:
-            feats_done = False
-        for k in feats if not feats_done else ():
-            ok = np.flatnonzero(obs[:, k])
-            xk = X[ok, k]
-            cls = self.y[ok]
-            srt = np.argsort(xk, kind="stable")
-            xs = xk[srt]  # sorted queries: a fast binary search
-            nb = np.bincount(cls, minlength=C)
-            for c2 in range(C):
-                ev = np.empty(xk.size)
-                ev[srt] = self._expected_seg(int(self.eff[c2, k]) * d + int(k), xs)
-                by = np.bincount(cls, weights=ev, minlength=C)
-                pooled = ev.sum() / xk.size if xk.size else 0.0
-                self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
-                if Gt is not None:
-                    Gt[c2, k, ok] = ev - np.abs(xk)
-        if not feats_done:
-            self.G = (
-                np.ascontiguousarray(Gt.transpose(0, 2, 1))
-                if Gt is not None
-                else np.zeros((1, 1, 1))
-            )
-        del Gt
-        self.has_missing = bool(miss.any())
+        return np.concatenate(vals_parts), np.concatenate(cum_parts), off, cnt, mu, var
 
     @property
     def table_bytes(self) -> int:
-        """Bytes held by the lookup tables ``G``, ``H`` and ``W`` (if built)."""
-        W = getattr(self, "_W", None)
-        return int(self.G.nbytes + self.H.nbytes + (0 if W is None else W.nbytes))
+        """Bytes held by the lookup tables ``G``, ``V``, ``H`` and ``W`` (if built)."""
+        tabs = (self._G, self._V, self.H, getattr(self, "_W", None))
+        return int(sum(0 if t is None else t.nbytes for t in tabs))
 
     def _sq_tables(self) -> tuple[np.ndarray, np.ndarray]:
         """The squared-metric analogues of ``G`` and ``H`` (built once, on demand)."""
@@ -986,15 +1010,17 @@ class ExpectedDiff:
         return t * t + self.var[e1, k] + self.var[e2, k]
 
     def args(self) -> tuple:
-        """The arrays the compiled kernels take, in their order."""
+        """The arrays the compiled kernels take, in their order (``G`` only when it
+        exists: the kernels then binary-search the segments instead)."""
+        G = self._G if self._G is not None else np.zeros((1, 1, 1))
         return (
             self.filled,
             self.mask,
             self.mptr,
             self.midx,
             self.y,
-            self.G,
-            self.has_table,
+            G,
+            self.has_table and self._G is not None,
             self.vals,
             self.cum,
             self.off,
@@ -1163,9 +1189,9 @@ def _expected_kernels() -> dict[str, Any]:
     _numba_kernels()  # the per-pair L1 primitive _L1
 
     @numba.njit(cache=True, nogil=True)
-    def tables(Xt, order, y, Mt, feats, vals, cum, off, cnt, eff, ht, H, G, W):  # pragma: no cover
+    def tables(Xt, order, y, Mt, feats, vals, cum, off, cnt, eff, ht, H, W):  # pragma: no cover
         # H[:, c2, k] (class means of E|X_c2k - x_jk| over the observed x_jk, the
-        # pooled mean for an empty class) and G[c2, j, k] = E|X_c2k - x_jk| - |x_jk|:
+        # pooled mean for an empty class) and W[c2, k, j] = E|X_c2k - x_jk| - |x_jk|:
         # each feature's observed entries visited in sorted order (order[k]), the
         # segment's position advanced as in a merge; the sums in row order
         d, n = Xt.shape
@@ -1207,9 +1233,7 @@ def _expected_kernels() -> dict[str, Any]:
                         by[y[j]] += ev[j]
                         tot += ev[j]
                         if ht:
-                            g = ev[j] - abs(Xt[k, j])
-                            G[c2, j, k] = g
-                            W[c2, k, j] = g
+                            W[c2, k, j] = ev[j] - abs(Xt[k, j])
                 pooled = tot / n_obs if n_obs else 0.0
                 for c in range(C):
                     H[c, c2, k] = by[c] / nb[c] if nb[c] > 0 else pooled
@@ -1219,6 +1243,101 @@ def _expected_kernels() -> dict[str, Any]:
                     if Mt[k, j]:
                         for c in range(C):
                             W[c, k, j] = 0.5 * H[c, y[j], k]
+
+    @numba.njit(cache=True, nogil=True)
+    def segments(Xt, order, y, C, has):  # pragma: no cover - compiled
+        # the sorted observed values of every (class, feature) segment s = e * d + k
+        # (e = C: all classes), their prefix sums (each segment's own leading 0),
+        # means and population variances, read off each column's argsort (holes
+        # last); only the features with holes (has) get values
+        d, n = Xt.shape
+        S = (C + 1) * d
+        cnt = np.zeros((C + 1, d), np.intp)
+        for k in range(d):
+            if not has[k]:
+                continue
+            o = order[k]
+            for t in range(n):
+                j = o[t]
+                if Xt[k, j] == np.inf:
+                    break
+                cnt[y[j], k] += 1
+                cnt[C, k] += 1
+        off = np.zeros(S + 1, np.intp)
+        for s in range(S):
+            off[s + 1] = off[s] + cnt[s // d, s % d]
+        vals = np.empty(off[S])
+        cum = np.zeros(off[S] + S)
+        mu = np.zeros((C + 1, d))
+        var = np.zeros((C + 1, d))
+        pos = np.zeros(C + 1, np.intp)
+        for k in range(d):
+            if not has[k]:
+                continue
+            o = order[k]
+            pos[:] = 0
+            for t in range(cnt[C, k]):
+                j = o[t]
+                v = Xt[k, j]
+                e = y[j]
+                for _ in range(2):
+                    s = e * d + k
+                    p = pos[e]
+                    vals[off[s] + p] = v
+                    cum[off[s] + s + p + 1] = cum[off[s] + s + p] + v
+                    pos[e] = p + 1
+                    e = C
+            for e in range(C + 1):
+                s = e * d + k
+                ne = cnt[e, k]
+                if ne == 0:
+                    continue
+                m = cum[off[s] + s + ne] / ne
+                acc = 0.0
+                for p in range(ne):
+                    t = vals[off[s] + p] - m
+                    acc += t * t
+                mu[e, k] = m
+                var[e, k] = acc / ne
+        return vals, cum, off, cnt, mu, var
+
+    @numba.njit(cache=True, nogil=True)
+    def transpose(W, V):  # pragma: no cover - compiled
+        # V[c, j, k] = W[c, k, j], in 32 x 32 tiles
+        C, d, n = W.shape
+        for c in range(C):
+            for j0 in range(0, n, 32):
+                j1 = min(j0 + 32, n)
+                for k0 in range(0, d, 32):
+                    k1 = min(k0 + 32, d)
+                    for j in range(j0, j1):
+                        for k in range(k0, k1):
+                            V[c, j, k] = W[c, k, j]
+
+    @numba.njit(cache=True, nogil=True)
+    def absdiff_v(rows, idx, coef, dense, F, M, y, V, out):  # pragma: no cover - compiled
+        # out[r] += coef[r, t] * diff(x_i, x_j) with the table: diff = |f_i - f_j| +
+        # m_i V[c_i, j] + m_j V[c_j, i] (m the hole indicators; at a hole of both the
+        # two halves of the both-missing difference), one vectorised pass per pair;
+        # j = idx[r, t] (or t when dense); j < 0, j == i, 0 skipped
+        d = F.shape[1]
+        for r in range(rows.size):
+            i = rows[r]
+            a = F[i]
+            ma = M[i]
+            ci = y[i]
+            o = out[r]
+            for t in range(coef.shape[1]):
+                j = t if dense else idx[r, t]
+                w = coef[r, t]
+                if j < 0 or j == i or w == 0.0:
+                    continue
+                b = F[j]
+                mb = M[j]
+                vi = V[ci, j]
+                vj = V[y[j], i]
+                for k in range(d):
+                    o[k] += w * ((abs(a[k] - b[k]) + ma[k] * vi[k]) + mb[k] * vj[k])
 
     @numba.njit(cache=True, nogil=True)
     def w_rows(rows, mptr, midx, y, W, out):  # pragma: no cover - compiled
@@ -1295,7 +1414,15 @@ def _expected_kernels() -> dict[str, Any]:
                         out[r, j] = _L1(a, F[j]) + (out[r, j] + tmp[j - j0, r - r0])
 
     _EXPECTED.update(
-        block=block, absdiff=absdiff, w_rows=w_rows, w_upper=w_upper, w_block=w_block, tables=tables
+        block=block,
+        absdiff=absdiff,
+        absdiff_v=absdiff_v,
+        w_rows=w_rows,
+        w_upper=w_upper,
+        w_block=w_block,
+        tables=tables,
+        segments=segments,
+        transpose=transpose,
     )
     return _EXPECTED
 
@@ -1317,6 +1444,18 @@ def _w_table(ed: ExpectedDiff) -> np.ndarray:
                 W[c, k] = np.where(mk, 0.5 * ed.H[c, ed.y, k], ed.G[c, :, k])
         ed._W = W
     return W
+
+
+def _v_table(ed: ExpectedDiff) -> np.ndarray:
+    """``V[c, j, k] = W[c, k, j]`` (:func:`_w_table`), each row's corrections contiguous:
+    the margin of a pair ``(i, j)`` adds ``m_i V[c_i, j] + m_j V[c_j, i]`` to the
+    filled ``|f_i - f_j|`` (``m`` the hole indicators). Built once, ``C x n x d``."""
+    if ed._V is None:
+        W = _w_table(ed)
+        V = np.empty((W.shape[0], W.shape[2], W.shape[1]))
+        _expected_kernels()["transpose"](W, V)
+        ed._V = V
+    return ed._V
 
 
 def _expected_full_manhattan(ed: ExpectedDiff, workers: int) -> np.ndarray:
