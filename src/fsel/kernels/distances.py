@@ -860,7 +860,6 @@ class ExpectedDiff:
                 Xt,
                 order,
                 self.y,
-                np.ascontiguousarray(self.mask.T),
                 feats.astype(np.intp),
                 self.vals,
                 self.cum,
@@ -1189,60 +1188,51 @@ def _expected_kernels() -> dict[str, Any]:
     _numba_kernels()  # the per-pair L1 primitive _L1
 
     @numba.njit(cache=True, nogil=True)
-    def tables(Xt, order, y, Mt, feats, vals, cum, off, cnt, eff, ht, H, W):  # pragma: no cover
+    def tables(Xt, order, y, feats, vals, cum, off, cnt, eff, ht, H, W):  # pragma: no cover
         # H[:, c2, k] (class means of E|X_c2k - x_jk| over the observed x_jk, the
         # pooled mean for an empty class) and W[c2, k, j] = E|X_c2k - x_jk| - |x_jk|:
-        # each feature's observed entries visited in sorted order (order[k]), the
-        # segment's position advanced as in a merge; the sums in row order
+        # each feature's observed entries visited in sorted order (order[k], the holes
+        # last), the segment's position advanced as in a merge; the class sums in
+        # that order
         d, n = Xt.shape
         C = H.shape[0]
-        ev = np.empty(n)
         by = np.empty(C)
         nb = np.zeros(C)
         for k in feats:
             o = order[k]
-            n_obs = 0
-            for t in range(n):
-                if Mt[k, o[t]]:
-                    break
-                n_obs += 1
-            nb[:] = 0.0
-            for j in range(n):
-                if not Mt[k, j]:
-                    nb[y[j]] += 1.0
+            n_obs = cnt[C * d + k]
+            for c in range(C):
+                nb[c] = cnt[c * d + k]
             for c2 in range(C):
                 s = eff[c2, k] * d + k
                 ns = cnt[s]
                 lo = off[s]
+                pn = cum[lo + s + ns]
                 a = 0
+                by[:] = 0.0
+                tot = 0.0
                 for t in range(n_obs):
                     j = o[t]
                     v = Xt[k, j]
-                    if ns == 0:
-                        ev[j] = 0.0
-                        continue
-                    while a < ns and vals[lo + a] < v:
-                        a += 1
-                    p0 = cum[lo + s + a]
-                    pn = cum[lo + s + ns]
-                    ev[j] = ((v * a - p0) + ((pn - p0) - v * (ns - a))) / ns
-                by[:] = 0.0
-                tot = 0.0
-                for j in range(n):
-                    if not Mt[k, j]:
-                        by[y[j]] += ev[j]
-                        tot += ev[j]
-                        if ht:
-                            W[c2, k, j] = ev[j] - abs(Xt[k, j])
+                    e = 0.0
+                    if ns > 0:
+                        while a < ns and vals[lo + a] < v:
+                            a += 1
+                        p0 = cum[lo + s + a]
+                        e = ((v * a - p0) + ((pn - p0) - v * (ns - a))) / ns
+                    by[y[j]] += e
+                    tot += e
+                    if ht:
+                        W[c2, k, j] = e - abs(v)
                 pooled = tot / n_obs if n_obs else 0.0
                 for c in range(C):
                     H[c, c2, k] = by[c] / nb[c] if nb[c] > 0 else pooled
             if ht:
                 # W (see _w_table): half the both-missing difference at the holes
-                for j in range(n):
-                    if Mt[k, j]:
-                        for c in range(C):
-                            W[c, k, j] = 0.5 * H[c, y[j], k]
+                for t in range(n_obs, n):
+                    j = o[t]
+                    for c in range(C):
+                        W[c, k, j] = 0.5 * H[c, y[j], k]
 
     @numba.njit(cache=True, nogil=True)
     def segments(Xt, order, y, C, has):  # pragma: no cover - compiled
@@ -1389,6 +1379,46 @@ def _expected_kernels() -> dict[str, Any]:
             out[i, i] = 0.0
 
     @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
+    def w_fused_upper(F, mptr, midx, y, W, r0, r1, out):  # pragma: no cover - compiled
+        # out[i, j] = out[j, i] = |f_i - f_j|_1 + P(i, j) + P(j, i) for r0 <= i < r1,
+        # j > i, with P(i, j) = sum over the holes k of i of W[c_i, k, j] built per
+        # tile of 64 x 32 rows (T: P(i, j), U: P(j, i), each a sum of contiguous
+        # slices of W's rows), so P is never stored
+        n = F.shape[0]
+        T = np.empty((64, 32))
+        U = np.empty((32, 64))
+        for i0 in range(r0, r1, 64):
+            i1 = min(i0 + 64, r1)
+            ni = i1 - i0
+            for j0 in range(i0, n, 32):
+                j1 = min(j0 + 32, n)
+                nj = j1 - j0
+                for i in range(i0, i1):
+                    t = T[i - i0, :nj]
+                    t[:] = 0.0
+                    ci = y[i]
+                    for q in range(mptr[i], mptr[i + 1]):
+                        w = W[ci, midx[q], j0:j1]
+                        for jj in range(nj):
+                            t[jj] += w[jj]
+                for j in range(j0, j1):
+                    u = U[j - j0, :ni]
+                    u[:] = 0.0
+                    cj = y[j]
+                    for q in range(mptr[j], mptr[j + 1]):
+                        w = W[cj, midx[q], i0:i1]
+                        for ii in range(ni):
+                            u[ii] += w[ii]
+                for i in range(i0, i1):
+                    a = F[i]
+                    for j in range(max(j0, i + 1), j1):
+                        s = _L1(a, F[j]) + (T[i - i0, j - j0] + U[j - j0, i - i0])
+                        out[i, j] = s
+                        out[j, i] = s
+        for i in range(r0, r1):
+            out[i, i] = 0.0
+
+    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
     def w_block(rows, F, mptr, midx, y, Wr, out):  # pragma: no cover - compiled
         # out holding P(rows[r], j): out[r, j] = |f_i - f_j|_1 + P(i, j) + P(j, i),
         # with Wr = W[:, :, rows]; P(j, i) is built for tiles of 64 columns j and
@@ -1419,6 +1449,7 @@ def _expected_kernels() -> dict[str, Any]:
         absdiff_v=absdiff_v,
         w_rows=w_rows,
         w_upper=w_upper,
+        w_fused_upper=w_fused_upper,
         w_block=w_block,
         tables=tables,
         segments=segments,
