@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsel.kernels.distances import ExpectedDiff, _expected_kernels, _v_table, numba_available
+from fsel.kernels.distances import ExpectedDiff, _v_table, numba_available
 from fsel.kernels.neighbors import expected_absdiff
 
 pytestmark = pytest.mark.skipif(not numba_available(), reason="numba is not installed")
@@ -58,11 +58,9 @@ def _reference_segments(X, y, C):
 def test_compiled_segments_match_plain_loops(seed, n, d, C):
     X, y = _table(seed, n, d, C)
     miss = np.isnan(X)
-    Xt = np.where(miss.T, np.inf, X.T)
-    order = np.argsort(Xt, axis=1)
-    vals, cum, off, cnt, mu, var = _expected_kernels()["segments"](
-        Xt, order, y.astype(np.intp), C, miss.any(axis=0)
-    )
+    ed = ExpectedDiff(X, y, C)
+    vals, cum, off, mu, var = ed.vals, ed.cum, ed.off, ed.mu, ed.var
+    cnt = ed.cnt.reshape(C + 1, d)
     ref = _reference_segments(X, y, C)
     for e in range(C + 1):
         for k in range(d):
@@ -74,6 +72,8 @@ def test_compiled_segments_match_plain_loops(seed, n, d, C):
             assert cum[off[s] + s : off[s] + s + len(v) + 1].tolist() == pytest.approx(c, abs=1e-12)
             assert mu[e, k] == pytest.approx(m, abs=1e-12)
             assert var[e, k] == pytest.approx(w, abs=1e-12)
+            if e < C:
+                assert ed.eff[e, k] == (e if cnt[e, k] else C)
     # the compiled and the numpy builds hold the same segments
     plain = ExpectedDiff.__new__(ExpectedDiff)
     plain.y = y.astype(np.intp)

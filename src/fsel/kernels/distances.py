@@ -815,22 +815,6 @@ class ExpectedDiff:
         feats = np.flatnonzero(miss.any(axis=0))
         has = np.zeros(d, bool)
         has[feats] = True
-        compiled = bool(feats.size) and numba_available()
-        if compiled:
-            # one argsort per column (holes last, as inf), the class segments, prefix
-            # sums, means and variances read off it in one compiled pass
-            Xt = np.where(miss.T, np.inf, X.T)  # (d, n): each feature's column, contiguous
-            order = np.argsort(Xt, axis=1)
-            vals, cum, off, cnt, mu, var = _expected_kernels()["segments"](
-                Xt, order, self.y, C, has
-            )
-        else:
-            vals, cum, off, cnt, mu, var = self._segments_numpy(X, C, has)
-        self.vals, self.cum, self.off = vals, cum, off
-        self.cnt = np.ascontiguousarray(cnt.ravel())
-        self.mu, self.var = mu, var
-        have = cnt[:C] > 0
-        self.eff = np.ascontiguousarray(np.where(have, np.arange(C)[:, None], C), dtype=np.intp)
         if feats.size and 8 * C * C * d > memory_budget // 4:
             raise ValueError(
                 f"missing='expected' with {C} classes needs a {C} x {C} x {d} table "
@@ -842,34 +826,26 @@ class ExpectedDiff:
         self._feats = feats
         self._obs = obs
         self._Q_sq: np.ndarray | None = None
-        # G[c, j, k] = E|X_ck - x_jk| - |x_jk| for observed x_jk (0 elsewhere): the
-        # correction to the filled difference |0 - x_jk| when the other side is
-        # missing; distances then take matrix products (expected_distance_block).
-        # Built feature by feature (as C x d x n), from the values H needs anyway
-        Gt = np.zeros((C, d, n)) if self.has_table and not compiled else None
         self._G: np.ndarray | None = None
         self._V: np.ndarray | None = None
+        compiled = bool(feats.size) and numba_available()
         if compiled:
-            # compiled: the same values, each feature's observed entries merged in
-            # sorted order against the class segments (no binary search); the table
-            # is W (C x d x n, see _w_table) and its per-row layout V (C x n x d, see
-            # _v_table); G is derived from V only if a numpy path asks for it
+            # one argsort per column (holes last, as inf), then one compiled pass per
+            # feature: the class segments, prefix sums, means, variances, H and the
+            # table W (C x d x n, see _w_table), each feature's observed entries
+            # merged in sorted order against the class segments (no binary search).
+            # V (C x n x d, see _v_table) is W's per-row layout; G is derived from V
+            # only if a numpy path asks for it
             kern = _expected_kernels()
+            Xt = np.where(miss.T, np.inf, X.T)  # (d, n): each feature's column, contiguous
+            order = np.argsort(Xt, axis=1)
             W = np.zeros((C, d, n) if self.has_table else (1, 1, 1))
-            kern["tables"](
-                Xt,
-                order,
-                self.y,
-                feats.astype(np.intp),
-                self.vals,
-                self.cum,
-                self.off,
-                self.cnt,
-                self.eff,
-                self.has_table,
-                self.H,
-                W,
+            vals, cum, off, cnt, mu, var, eff = kern["build"](
+                Xt, order, self.y, C, feats.astype(np.intp), self.has_table, self.H, W
             )
+            self.vals, self.cum, self.off = vals, cum, off
+            self.cnt = np.ascontiguousarray(cnt.ravel())
+            self.mu, self.var, self.eff = mu, var, eff
             if self.has_table:
                 self._W = W
                 V = np.empty((C, n, d))
@@ -877,6 +853,18 @@ class ExpectedDiff:
                 self._V = V
             else:
                 self._G = np.zeros((1, 1, 1))
+        else:
+            vals, cum, off, cnt, mu, var = self._segments_numpy(X, C, has)
+            self.vals, self.cum, self.off = vals, cum, off
+            self.cnt = np.ascontiguousarray(cnt.ravel())
+            self.mu, self.var = mu, var
+            have = cnt[:C] > 0
+            self.eff = np.ascontiguousarray(np.where(have, np.arange(C)[:, None], C), dtype=np.intp)
+        # G[c, j, k] = E|X_ck - x_jk| - |x_jk| for observed x_jk (0 elsewhere): the
+        # correction to the filled difference |0 - x_jk| when the other side is
+        # missing; distances then take matrix products (expected_distance_block).
+        # Built feature by feature (as C x d x n), from the values H needs anyway
+        Gt = np.zeros((C, d, n)) if self.has_table and not compiled else None
         for k in feats if not compiled else ():
             ok = np.flatnonzero(obs[:, k])
             xk = X[ok, k]
@@ -1188,71 +1176,30 @@ def _expected_kernels() -> dict[str, Any]:
     _numba_kernels()  # the per-pair L1 primitive _L1
 
     @numba.njit(cache=True, nogil=True)
-    def tables(Xt, order, y, feats, vals, cum, off, cnt, eff, ht, H, W):  # pragma: no cover
-        # H[:, c2, k] (class means of E|X_c2k - x_jk| over the observed x_jk, the
-        # pooled mean for an empty class) and W[c2, k, j] = E|X_c2k - x_jk| - |x_jk|:
-        # each feature's observed entries visited in sorted order (order[k], the holes
-        # last), the segment's position advanced as in a merge; the class sums in
-        # that order
-        d, n = Xt.shape
-        C = H.shape[0]
-        by = np.empty(C)
-        nb = np.zeros(C)
-        for k in feats:
-            o = order[k]
-            n_obs = cnt[C * d + k]
-            for c in range(C):
-                nb[c] = cnt[c * d + k]
-            for c2 in range(C):
-                s = eff[c2, k] * d + k
-                ns = cnt[s]
-                lo = off[s]
-                pn = cum[lo + s + ns]
-                a = 0
-                by[:] = 0.0
-                tot = 0.0
-                for t in range(n_obs):
-                    j = o[t]
-                    v = Xt[k, j]
-                    e = 0.0
-                    if ns > 0:
-                        while a < ns and vals[lo + a] < v:
-                            a += 1
-                        p0 = cum[lo + s + a]
-                        e = ((v * a - p0) + ((pn - p0) - v * (ns - a))) / ns
-                    by[y[j]] += e
-                    tot += e
-                    if ht:
-                        W[c2, k, j] = e - abs(v)
-                pooled = tot / n_obs if n_obs else 0.0
-                for c in range(C):
-                    H[c, c2, k] = by[c] / nb[c] if nb[c] > 0 else pooled
-            if ht:
-                # W (see _w_table): half the both-missing difference at the holes
-                for t in range(n_obs, n):
-                    j = o[t]
-                    for c in range(C):
-                        W[c, k, j] = 0.5 * H[c, y[j], k]
-
-    @numba.njit(cache=True, nogil=True)
-    def segments(Xt, order, y, C, has):  # pragma: no cover - compiled
-        # the sorted observed values of every (class, feature) segment s = e * d + k
-        # (e = C: all classes), their prefix sums (each segment's own leading 0),
-        # means and population variances, read off each column's argsort (holes
-        # last); only the features with holes (has) get values
+    def build(Xt, order, y, C, feats, ht, H, W):  # pragma: no cover - compiled
+        # For the features with holes (feats), from each column's argsort (order[k],
+        # the holes, inf, last): the sorted observed values of every (class, feature) segment
+        # s = e * d + k (e = C: all classes) with their prefix sums (each segment's
+        # own leading 0), means and population variances; eff[c, k] (c, or C for a
+        # class without observed values); H[:, c2, k] (class means of
+        # E|X_c2k - x_jk| over the observed x_jk, the pooled mean for an empty class)
+        # and W[c2, k, j] = E|X_c2k - x_jk| - |x_jk| (half the both-missing
+        # difference at the holes), each feature's observed entries visited in sorted
+        # order, the segment's position advanced as in a merge; sums in that order
         d, n = Xt.shape
         S = (C + 1) * d
         cnt = np.zeros((C + 1, d), np.intp)
-        for k in range(d):
-            if not has[k]:
-                continue
-            o = order[k]
-            for t in range(n):
-                j = o[t]
-                if Xt[k, j] == np.inf:
-                    break
-                cnt[y[j], k] += 1
-                cnt[C, k] += 1
+        for k in feats:
+            xk = Xt[k]
+            for j in range(n):
+                if xk[j] < np.inf:  # observed (the holes hold inf)
+                    cnt[y[j], k] += 1
+            for c in range(C):
+                cnt[C, k] += cnt[c, k]
+        eff = np.empty((C, d), np.intp)
+        for c in range(C):
+            for k in range(d):
+                eff[c, k] = c if cnt[c, k] > 0 else C
         off = np.zeros(S + 1, np.intp)
         for s in range(S):
             off[s + 1] = off[s] + cnt[s // d, s % d]
@@ -1261,14 +1208,15 @@ def _expected_kernels() -> dict[str, Any]:
         mu = np.zeros((C + 1, d))
         var = np.zeros((C + 1, d))
         pos = np.zeros(C + 1, np.intp)
-        for k in range(d):
-            if not has[k]:
-                continue
+        by = np.empty(C)
+        for k in feats:
             o = order[k]
+            xk = Xt[k]
+            n_obs = cnt[C, k]
             pos[:] = 0
-            for t in range(cnt[C, k]):
+            for t in range(n_obs):
                 j = o[t]
-                v = Xt[k, j]
+                v = xk[j]
                 e = y[j]
                 for _ in range(2):
                     s = e * d + k
@@ -1289,7 +1237,37 @@ def _expected_kernels() -> dict[str, Any]:
                     acc += t * t
                 mu[e, k] = m
                 var[e, k] = acc / ne
-        return vals, cum, off, cnt, mu, var
+            for c2 in range(C):
+                s = eff[c2, k] * d + k
+                ns = cnt[s // d, k]
+                lo = off[s]
+                pn = cum[lo + s + ns]
+                a = 0
+                by[:] = 0.0
+                tot = 0.0
+                for t in range(n_obs):
+                    j = o[t]
+                    v = xk[j]
+                    ev = 0.0
+                    if ns > 0:
+                        while a < ns and vals[lo + a] < v:
+                            a += 1
+                        p0 = cum[lo + s + a]
+                        ev = ((v * a - p0) + ((pn - p0) - v * (ns - a))) / ns
+                    by[y[j]] += ev
+                    tot += ev
+                    if ht:
+                        W[c2, k, j] = ev - abs(v)
+                pooled = tot / n_obs if n_obs else 0.0
+                for c in range(C):
+                    H[c, c2, k] = by[c] / cnt[c, k] if cnt[c, k] > 0 else pooled
+            if ht:
+                # W (see _w_table): half the both-missing difference at the holes
+                for t in range(n_obs, n):
+                    j = o[t]
+                    for c in range(C):
+                        W[c, k, j] = 0.5 * H[c, y[j], k]
+        return vals, cum, off, cnt, mu, var, eff
 
     @numba.njit(cache=True, nogil=True)
     def transpose(W, V):  # pragma: no cover - compiled
@@ -1379,46 +1357,6 @@ def _expected_kernels() -> dict[str, Any]:
             out[i, i] = 0.0
 
     @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
-    def w_fused_upper(F, mptr, midx, y, W, r0, r1, out):  # pragma: no cover - compiled
-        # out[i, j] = out[j, i] = |f_i - f_j|_1 + P(i, j) + P(j, i) for r0 <= i < r1,
-        # j > i, with P(i, j) = sum over the holes k of i of W[c_i, k, j] built per
-        # tile of 64 x 32 rows (T: P(i, j), U: P(j, i), each a sum of contiguous
-        # slices of W's rows), so P is never stored
-        n = F.shape[0]
-        T = np.empty((64, 32))
-        U = np.empty((32, 64))
-        for i0 in range(r0, r1, 64):
-            i1 = min(i0 + 64, r1)
-            ni = i1 - i0
-            for j0 in range(i0, n, 32):
-                j1 = min(j0 + 32, n)
-                nj = j1 - j0
-                for i in range(i0, i1):
-                    t = T[i - i0, :nj]
-                    t[:] = 0.0
-                    ci = y[i]
-                    for q in range(mptr[i], mptr[i + 1]):
-                        w = W[ci, midx[q], j0:j1]
-                        for jj in range(nj):
-                            t[jj] += w[jj]
-                for j in range(j0, j1):
-                    u = U[j - j0, :ni]
-                    u[:] = 0.0
-                    cj = y[j]
-                    for q in range(mptr[j], mptr[j + 1]):
-                        w = W[cj, midx[q], i0:i1]
-                        for ii in range(ni):
-                            u[ii] += w[ii]
-                for i in range(i0, i1):
-                    a = F[i]
-                    for j in range(max(j0, i + 1), j1):
-                        s = _L1(a, F[j]) + (T[i - i0, j - j0] + U[j - j0, i - i0])
-                        out[i, j] = s
-                        out[j, i] = s
-        for i in range(r0, r1):
-            out[i, i] = 0.0
-
-    @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
     def w_block(rows, F, mptr, midx, y, Wr, out):  # pragma: no cover - compiled
         # out holding P(rows[r], j): out[r, j] = |f_i - f_j|_1 + P(i, j) + P(j, i),
         # with Wr = W[:, :, rows]; P(j, i) is built for tiles of 64 columns j and
@@ -1449,10 +1387,8 @@ def _expected_kernels() -> dict[str, Any]:
         absdiff_v=absdiff_v,
         w_rows=w_rows,
         w_upper=w_upper,
-        w_fused_upper=w_fused_upper,
         w_block=w_block,
-        tables=tables,
-        segments=segments,
+        build=build,
         transpose=transpose,
     )
     return _EXPECTED
