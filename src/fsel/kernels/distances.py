@@ -1178,14 +1178,14 @@ def _expected_kernels() -> dict[str, Any]:
     @numba.njit(cache=True, nogil=True)
     def build(Xt, order, y, C, feats, ht, H, W):  # pragma: no cover - compiled
         # For the features with holes (feats), from each column's argsort (order[k],
-        # the holes, inf, last): the sorted observed values of every (class, feature) segment
-        # s = e * d + k (e = C: all classes) with their prefix sums (each segment's
-        # own leading 0), means and population variances; eff[c, k] (c, or C for a
+        # the holes, inf, last): the sorted observed values of every (class,
+        # feature) segment s = e * d + k (e = C: all classes) with their prefix sums
+        # (each segment's own leading 0), means and population variances; eff[c, k] (c, or C for a
         # class without observed values); H[:, c2, k] (class means of
         # E|X_c2k - x_jk| over the observed x_jk, the pooled mean for an empty class)
         # and W[c2, k, j] = E|X_c2k - x_jk| - |x_jk| (half the both-missing
         # difference at the holes), each feature's observed entries visited in sorted
-        # order, the segment's position advanced as in a merge; sums in that order
+        # order; sums in that order
         d, n = Xt.shape
         S = (C + 1) * d
         cnt = np.zeros((C + 1, d), np.intp)
@@ -1208,7 +1208,10 @@ def _expected_kernels() -> dict[str, Any]:
         mu = np.zeros((C + 1, d))
         var = np.zeros((C + 1, d))
         pos = np.zeros(C + 1, np.intp)
-        by = np.empty(C)
+        seen = np.zeros(C + 1, np.intp)
+        lt = np.zeros(C + 1, np.intp)
+        by = np.empty((C, C))
+        tot = np.empty(C)
         for k in feats:
             o = order[k]
             xk = Xt[k]
@@ -1237,30 +1240,38 @@ def _expected_kernels() -> dict[str, Any]:
                     acc += t * t
                 mu[e, k] = m
                 var[e, k] = acc / ne
-            for c2 in range(C):
-                s = eff[c2, k] * d + k
-                ns = cnt[s // d, k]
-                lo = off[s]
-                pn = cum[lo + s + ns]
-                a = 0
-                by[:] = 0.0
-                tot = 0.0
-                for t in range(n_obs):
-                    j = o[t]
-                    v = xk[j]
-                    ev = 0.0
-                    if ns > 0:
-                        while a < ns and vals[lo + a] < v:
-                            a += 1
-                        p0 = cum[lo + s + a]
-                        ev = ((v * a - p0) + ((pn - p0) - v * (ns - a))) / ns
-                    by[y[j]] += ev
-                    tot += ev
+            # E|X_c2k - v| for every class c2 in one walk: the values of segment
+            # e below v are the lt[e] entries of class e (lt[C]: all) before v's run
+            # of ties, so the merge position needs no search
+            seen[:] = 0
+            by[:] = 0.0
+            tot[:] = 0.0
+            prev = -np.inf
+            for t in range(n_obs):
+                j = o[t]
+                v = xk[j]
+                if v != prev:
+                    lt[:] = seen
+                    prev = v
+                cj = y[j]
+                for c2 in range(C):
+                    e = eff[c2, k]
+                    s = e * d + k
+                    ns = cnt[e, k]
+                    a = lt[e]
+                    q = off[s] + s
+                    p0 = cum[q + a]
+                    ev = ((v * a - p0) + ((cum[q + ns] - p0) - v * (ns - a))) / ns
+                    by[c2, cj] += ev
+                    tot[c2] += ev
                     if ht:
                         W[c2, k, j] = ev - abs(v)
-                pooled = tot / n_obs if n_obs else 0.0
+                seen[cj] += 1
+                seen[C] += 1
+            for c2 in range(C):
+                pooled = tot[c2] / n_obs if n_obs else 0.0
                 for c in range(C):
-                    H[c, c2, k] = by[c] / cnt[c, k] if cnt[c, k] > 0 else pooled
+                    H[c, c2, k] = by[c2, c] / cnt[c, k] if cnt[c, k] > 0 else pooled
             if ht:
                 # W (see _w_table): half the both-missing difference at the holes
                 for t in range(n_obs, n):
