@@ -784,10 +784,15 @@ class ExpectedDiff:
     ``memory_budget / 8``, the table ``G[c, j, k] = E|X_ck - x_jk| - |x_jk|`` of every
     observed entry (``has_table``): distances are then matrix products of the hole
     indicators with it (:func:`expected_distance_block`); without it the compiled
-    kernels binary-search the sorted values. With numba and the table, ``W`` (the same
-    size, ``C x d x n``; :func:`_w_table`) is built in the same pass: the compiled
-    Manhattan distances add its rows for the holes (each unordered pair once when the
-    full matrix fits). These tables come on top of the distance blocks' budget.
+    kernels binary-search the sorted values. With numba the build is one compiled pass
+    per feature over its argsort, and the table is kept as ``W`` (``C x d x n``;
+    :func:`_w_table`: ``G`` with half the both-missing difference at the holes) and
+    its per-row layout ``V`` (``C x n x d``; :func:`_v_table`): the compiled Manhattan
+    distances add rows of ``W`` for the holes (each unordered pair once when the full
+    matrix fits), the margins add ``m_i V[c_i, j] + m_j V[c_j, i]`` to the filled
+    difference in one vectorised pass per pair; ``G`` is then derived from ``V`` only
+    if a numpy path asks for it. These tables come on top of the distance blocks'
+    budget.
     """
 
     def __init__(
