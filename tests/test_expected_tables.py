@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsel.kernels.distances import ExpectedDiff, _v_table, numba_available
+from fsel.kernels.distances import (
+    ExpectedDiff,
+    _v_table,
+    expected_distance_block,
+    map_distance_rows,
+    numba_available,
+)
 from fsel.kernels.neighbors import expected_absdiff
 
 pytestmark = pytest.mark.skipif(not numba_available(), reason="numba is not installed")
@@ -179,3 +185,19 @@ def test_table_margin_kernel_agrees_with_search_kernel_and_numpy(seed, n, d, C, 
         plain = expected_absdiff(no_table, rows, ix, cf, use_numba=False)
         np.testing.assert_allclose(got, search, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(got, plain, rtol=1e-10, atol=1e-12)
+
+
+def test_compiled_distances_with_many_holes_per_row_agree_with_numpy():
+    # rows with more than eight holes take the compiled kernels' eight-at-a-time sums
+    X, y = _table(5, 70, 30, 3, p_hole=0.45)
+    assert (np.isnan(X).sum(axis=1) >= 12).sum() > 10
+    ed = ExpectedDiff(X, y, 3)
+    rows = np.arange(0, 70, 3)
+    fast = expected_distance_block(ed, rows, use_numba=True)
+    slow = expected_distance_block(ed, rows, use_numba=False)
+    np.testing.assert_allclose(fast, slow, rtol=1e-10, atol=1e-12)
+    # the full matrix (each unordered pair once) equals the row blocks
+    full = np.vstack(map_distance_rows(X, lambda a, b, D: D.copy(), expected=ed))
+    block = expected_distance_block(ed, np.arange(70), use_numba=False)
+    np.fill_diagonal(block, 0.0)
+    np.testing.assert_allclose(full, block, rtol=1e-10, atol=1e-12)

@@ -1324,13 +1324,13 @@ def _expected_kernels() -> dict[str, Any]:
                     o[k] += w * ((abs(a[k] - b[k]) + ma[k] * vi[k]) + mb[k] * vj[k])
 
     @numba.njit(cache=True, nogil=True)
-    def w_rows(rows, mptr, midx, y, W, out):  # pragma: no cover - compiled
+    def w_rows(rows, mptr, midx, y, W, tile, out):  # pragma: no cover - compiled
         # out[r, j] = P(rows[r], j) = sum over the holes k of rows[r] of W[c, k, j]:
-        # rows of W added in the order of the holes, 256 columns at a time (that
+        # rows of W added in the order of the holes, `tile` columns at a time (that
         # slice of W stays in cache for all rows)
         n = out.shape[1]
-        for j0 in range(0, n, 256):
-            j1 = min(j0 + 256, n)
+        for j0 in range(0, n, tile):
+            j1 = min(j0 + tile, n)
             for r in range(rows.size):
                 i = rows[r]
                 o = out[r, j0:j1]
@@ -1338,7 +1338,21 @@ def _expected_kernels() -> dict[str, Any]:
                 ci = y[i]
                 q = mptr[i]
                 q1 = mptr[i + 1]
-                # four holes per sweep, added in order: the same sums as one by one
+                # eight (then four) holes per sweep, added in order: the same sums as
+                # one by one
+                while q + 8 <= q1:
+                    w0 = W[ci, midx[q], j0:j1]
+                    w1 = W[ci, midx[q + 1], j0:j1]
+                    w2 = W[ci, midx[q + 2], j0:j1]
+                    w3 = W[ci, midx[q + 3], j0:j1]
+                    w4 = W[ci, midx[q + 4], j0:j1]
+                    w5 = W[ci, midx[q + 5], j0:j1]
+                    w6 = W[ci, midx[q + 6], j0:j1]
+                    w7 = W[ci, midx[q + 7], j0:j1]
+                    for j in range(o.size):
+                        t = (((o[j] + w0[j]) + w1[j]) + w2[j]) + w3[j]
+                        o[j] = (((t + w4[j]) + w5[j]) + w6[j]) + w7[j]
+                    q += 8
                 while q + 4 <= q1:
                     w0 = W[ci, midx[q], j0:j1]
                     w1 = W[ci, midx[q + 1], j0:j1]
@@ -1410,6 +1424,17 @@ def _expected_kernels() -> dict[str, Any]:
     return _EXPECTED
 
 
+def _w_tile(W: np.ndarray) -> int:
+    """Columns per tile of the compiled ``w_rows``: the largest power of two in
+    [64, 1024] whose slice of ``W`` (``C x d x tile``) takes at most 2 MiB (a core's
+    level-2 cache: it stays there while every row adds its holes' slices)."""
+    per = max(1, 8 * W.shape[0] * W.shape[1])
+    tile = 64
+    while tile < 1024 and 2 * tile * per <= 2**21:
+        tile *= 2
+    return tile
+
+
 def _w_table(ed: ExpectedDiff) -> np.ndarray:
     """``W[c, k, j]``: the Manhattan correction of a hole at feature ``k`` of a row of
     class ``c`` against row ``j`` (``G[c, j, k]`` when ``x_jk`` is observed, half the
@@ -1447,13 +1472,14 @@ def _expected_full_manhattan(ed: ExpectedDiff, workers: int) -> np.ndarray:
     distance and ``P``'s transpose (each unordered pair once)."""
     kern = _expected_kernels()
     W = _w_table(ed)
+    tile = _w_tile(W)
     n = ed.filled.shape[0]
     out = np.empty((n, n))
     step = max(1, -(-n // (4 * workers))) if workers > 1 else n
     all_rows = np.arange(n, dtype=np.intp)
 
     def rows_p(a: int, b: int) -> None:
-        kern["w_rows"](all_rows[a:b], ed.mptr, ed.midx, ed.y, W, out[a:b])
+        kern["w_rows"](all_rows[a:b], ed.mptr, ed.midx, ed.y, W, tile, out[a:b])
 
     threaded_spans(rows_p, [(a, min(a + step, n)) for a in range(0, n, step)], workers)
     chunks = balanced_upper_chunks(n, 4 * workers if workers > 1 else 1)
@@ -1471,7 +1497,7 @@ def _expected_block_w(ed: ExpectedDiff, rows: np.ndarray) -> np.ndarray:
     kern = _expected_kernels()
     W = _w_table(ed)
     out = np.empty((rows.size, ed.filled.shape[0]))
-    kern["w_rows"](rows, ed.mptr, ed.midx, ed.y, W, out)
+    kern["w_rows"](rows, ed.mptr, ed.midx, ed.y, W, _w_tile(W), out)
     Wr = np.ascontiguousarray(W[:, :, rows])
     kern["w_block"](rows, ed.filled, ed.mptr, ed.midx, ed.y, Wr, out)
     return out
