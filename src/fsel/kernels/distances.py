@@ -784,10 +784,15 @@ class ExpectedDiff:
     ``memory_budget / 8``, the table ``G[c, j, k] = E|X_ck - x_jk| - |x_jk|`` of every
     observed entry (``has_table``): distances are then matrix products of the hole
     indicators with it (:func:`expected_distance_block`); without it the compiled
-    kernels binary-search the sorted values. With numba and the table, ``W`` (the same
-    size, ``C x d x n``; :func:`_w_table`) is built in the same pass: the compiled
-    Manhattan distances add its rows for the holes (each unordered pair once when the
-    full matrix fits). These tables come on top of the distance blocks' budget.
+    kernels binary-search the sorted values. With numba the build is one compiled pass
+    per feature over its argsort, and the table is kept as ``W`` (``C x d x n``;
+    :func:`_w_table`: ``G`` with half the both-missing difference at the holes) and
+    its per-row layout ``V`` (``C x n x d``; :func:`_v_table`): the compiled Manhattan
+    distances add rows of ``W`` for the holes (each unordered pair once when the full
+    matrix fits), the margins add ``m_i V[c_i, j] + m_j V[c_j, i]`` to the filled
+    difference in one vectorised pass per pair; ``G`` is then derived from ``V`` only
+    if a numpy path asks for it. These tables come on top of the distance blocks'
+    budget.
     """
 
     def __init__(
@@ -813,10 +818,95 @@ class ExpectedDiff:
         # per (class, feature) sorted observed values, segment s = e * d + k (e = C:
         # the pooled values); only features with holes ever look them up
         feats = np.flatnonzero(miss.any(axis=0))
-        # per segment group e (a class, or C: all rows), the columns sorted at once
-        # (holes last); only features with holes get values
         has = np.zeros(d, bool)
         has[feats] = True
+        if feats.size and 8 * C * C * d > memory_budget // 4:
+            raise ValueError(
+                f"missing='expected' with {C} classes needs a {C} x {C} x {d} table "
+                f"({8 * C * C * d} bytes), more than a quarter of "
+                f"memory_budget={memory_budget}; raise memory_budget or impute"
+            )
+        self.H = np.zeros((C, C, d) if feats.size else (1, 1, 1))
+        self.has_table = bool(feats.size) and 8 * C * n * d <= memory_budget // 8
+        self._feats = feats
+        self._obs = obs
+        self._Q_sq: np.ndarray | None = None
+        self._G: np.ndarray | None = None
+        self._V: np.ndarray | None = None
+        compiled = bool(feats.size) and numba_available()
+        if compiled:
+            # one argsort per column (holes last, as inf), then one compiled pass per
+            # feature: the class segments, prefix sums, means, variances, H and the
+            # table W (C x d x n, see _w_table), each feature's observed entries
+            # merged in sorted order against the class segments (no binary search).
+            # V (C x n x d, see _v_table) is W's per-row layout; G is derived from V
+            # only if a numpy path asks for it
+            kern = _expected_kernels()
+            Xt = np.where(miss.T, np.inf, X.T)  # (d, n): each feature's column, contiguous
+            order = np.argsort(Xt, axis=1)
+            W = np.zeros((C, d, n) if self.has_table else (1, 1, 1))
+            vals, cum, off, cnt, mu, var, eff = kern["build"](
+                Xt, order, self.y, C, feats.astype(np.intp), self.has_table, self.H, W
+            )
+            self.vals, self.cum, self.off = vals, cum, off
+            self.cnt = np.ascontiguousarray(cnt.ravel())
+            self.mu, self.var, self.eff = mu, var, eff
+            if self.has_table:
+                self._W = W
+                V = np.empty((C, n, d))
+                kern["transpose"](W, V)
+                self._V = V
+            else:
+                self._G = np.zeros((1, 1, 1))
+        else:
+            vals, cum, off, cnt, mu, var = self._segments_numpy(X, C, has)
+            self.vals, self.cum, self.off = vals, cum, off
+            self.cnt = np.ascontiguousarray(cnt.ravel())
+            self.mu, self.var = mu, var
+            have = cnt[:C] > 0
+            self.eff = np.ascontiguousarray(np.where(have, np.arange(C)[:, None], C), dtype=np.intp)
+        # G[c, j, k] = E|X_ck - x_jk| - |x_jk| for observed x_jk (0 elsewhere): the
+        # correction to the filled difference |0 - x_jk| when the other side is
+        # missing; distances then take matrix products (expected_distance_block).
+        # Built feature by feature (as C x d x n), from the values H needs anyway
+        Gt = np.zeros((C, d, n)) if self.has_table and not compiled else None
+        for k in feats if not compiled else ():
+            ok = np.flatnonzero(obs[:, k])
+            xk = X[ok, k]
+            cls = self.y[ok]
+            srt = np.argsort(xk, kind="stable")
+            xs = xk[srt]  # sorted queries: a fast binary search
+            nb = np.bincount(cls, minlength=C)
+            for c2 in range(C):
+                ev = np.empty(xk.size)
+                ev[srt] = self._expected_seg(int(self.eff[c2, k]) * d + int(k), xs)
+                by = np.bincount(cls, weights=ev, minlength=C)
+                pooled = ev.sum() / xk.size if xk.size else 0.0
+                self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
+                if Gt is not None:
+                    Gt[c2, k, ok] = ev - np.abs(xk)
+        if not compiled:
+            self._G = (
+                np.ascontiguousarray(Gt.transpose(0, 2, 1))
+                if Gt is not None
+                else np.zeros((1, 1, 1))
+            )
+        del Gt
+        self.has_missing = bool(miss.any())
+
+    @property
+    def G(self) -> np.ndarray:
+        """``G[c, j, k] = E|X_ck - x_jk| - |x_jk|`` for observed ``x_jk``, 0 at the holes
+        (``C x n x d``; derived once from ``V`` when the compiled build made that)."""
+        if self._G is None:
+            self._G = np.where(self.mask.astype(bool)[None], 0.0, self._V)
+        return self._G
+
+    def _segments_numpy(self, X: np.ndarray, C: int, has: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The sorted segments (numpy): ``vals, cum, off, cnt, mu, var``."""
+        d = X.shape[1]
+        # per segment group e (a class, or C: all rows), the columns sorted at once
+        # (holes last); only features with holes get values
         groups = [np.flatnonzero(self.y == e) for e in range(C)] + [None]
         cnt = np.zeros((C + 1, d), np.intp)
         sorted_t = []
@@ -842,87 +932,13 @@ class ExpectedDiff:
             mu[e] = Z.sum(axis=1) / ne
             dev = np.where(ob, St - mu[e][:, None], 0.0)
             var[e] = np.einsum("ij,ij->i", dev, dev) / ne
-        vals = np.concatenate(vals_parts)
-        cum = np.concatenate(cum_parts)
-        self.vals, self.cum, self.off = vals, cum, off
-        self.cnt = np.ascontiguousarray(cnt.ravel())
-        self.mu, self.var = mu, var
-        have = cnt[:C] > 0
-        self.eff = np.ascontiguousarray(np.where(have, np.arange(C)[:, None], C), dtype=np.intp)
-        if feats.size and 8 * C * C * d > memory_budget // 4:
-            raise ValueError(
-                f"missing='expected' with {C} classes needs a {C} x {C} x {d} table "
-                f"({8 * C * C * d} bytes), more than a quarter of "
-                f"memory_budget={memory_budget}; raise memory_budget or impute"
-            )
-        self.H = np.zeros((C, C, d) if feats.size else (1, 1, 1))
-        self.has_table = bool(feats.size) and 8 * C * n * d <= memory_budget // 8
-        self._feats = feats
-        self._obs = obs
-        self._Q_sq: np.ndarray | None = None
-        # G[c, j, k] = E|X_ck - x_jk| - |x_jk| for observed x_jk (0 elsewhere): the
-        # correction to the filled difference |0 - x_jk| when the other side is
-        # missing; distances then take matrix products (expected_distance_block).
-        # Built feature by feature (as C x d x n), from the values H needs anyway
-        Gt = np.zeros((C, d, n)) if self.has_table else None
-        if feats.size and numba_available():
-            # compiled: the same values, each feature's observed entries merged in
-            # sorted order against the class segments (no binary search)
-            Xt = np.where(miss.T, np.inf, X.T)  # (d, n): each feature's column, contiguous
-            order = np.argsort(Xt, axis=1)
-            G = np.zeros((C, n, d) if self.has_table else (1, 1, 1))
-            W = np.zeros((C, d, n) if self.has_table else (1, 1, 1))
-            _expected_kernels()["tables"](
-                Xt,
-                order,
-                self.y,
-                np.ascontiguousarray(self.mask.T),
-                feats.astype(np.intp),
-                self.vals,
-                self.cum,
-                self.off,
-                self.cnt,
-                self.eff,
-                self.has_table,
-                self.H,
-                G,
-                W,
-            )
-            self.G = G
-            if self.has_table:
-                self._W = W
-            feats_done = True
-        else:
-            feats_done = False
-        for k in feats if not feats_done else ():
-            ok = np.flatnonzero(obs[:, k])
-            xk = X[ok, k]
-            cls = self.y[ok]
-            srt = np.argsort(xk, kind="stable")
-            xs = xk[srt]  # sorted queries: a fast binary search
-            nb = np.bincount(cls, minlength=C)
-            for c2 in range(C):
-                ev = np.empty(xk.size)
-                ev[srt] = self._expected_seg(int(self.eff[c2, k]) * d + int(k), xs)
-                by = np.bincount(cls, weights=ev, minlength=C)
-                pooled = ev.sum() / xk.size if xk.size else 0.0
-                self.H[:, c2, k] = np.where(nb > 0, by / np.maximum(nb, 1), pooled)
-                if Gt is not None:
-                    Gt[c2, k, ok] = ev - np.abs(xk)
-        if not feats_done:
-            self.G = (
-                np.ascontiguousarray(Gt.transpose(0, 2, 1))
-                if Gt is not None
-                else np.zeros((1, 1, 1))
-            )
-        del Gt
-        self.has_missing = bool(miss.any())
+        return np.concatenate(vals_parts), np.concatenate(cum_parts), off, cnt, mu, var
 
     @property
     def table_bytes(self) -> int:
-        """Bytes held by the lookup tables ``G``, ``H`` and ``W`` (if built)."""
-        W = getattr(self, "_W", None)
-        return int(self.G.nbytes + self.H.nbytes + (0 if W is None else W.nbytes))
+        """Bytes held by the lookup tables ``G``, ``V``, ``H`` and ``W`` (if built)."""
+        tabs = (self._G, self._V, self.H, getattr(self, "_W", None))
+        return int(sum(0 if t is None else t.nbytes for t in tabs))
 
     def _sq_tables(self) -> tuple[np.ndarray, np.ndarray]:
         """The squared-metric analogues of ``G`` and ``H`` (built once, on demand)."""
@@ -986,15 +1002,17 @@ class ExpectedDiff:
         return t * t + self.var[e1, k] + self.var[e2, k]
 
     def args(self) -> tuple:
-        """The arrays the compiled kernels take, in their order."""
+        """The arrays the compiled kernels take, in their order (``G`` only when it
+        exists: the kernels then binary-search the segments instead)."""
+        G = self._G if self._G is not None else np.zeros((1, 1, 1))
         return (
             self.filled,
             self.mask,
             self.mptr,
             self.midx,
             self.y,
-            self.G,
-            self.has_table,
+            G,
+            self.has_table and self._G is not None,
             self.vals,
             self.cum,
             self.off,
@@ -1163,71 +1181,156 @@ def _expected_kernels() -> dict[str, Any]:
     _numba_kernels()  # the per-pair L1 primitive _L1
 
     @numba.njit(cache=True, nogil=True)
-    def tables(Xt, order, y, Mt, feats, vals, cum, off, cnt, eff, ht, H, G, W):  # pragma: no cover
-        # H[:, c2, k] (class means of E|X_c2k - x_jk| over the observed x_jk, the
-        # pooled mean for an empty class) and G[c2, j, k] = E|X_c2k - x_jk| - |x_jk|:
-        # each feature's observed entries visited in sorted order (order[k]), the
-        # segment's position advanced as in a merge; the sums in row order
+    def build(Xt, order, y, C, feats, ht, H, W):  # pragma: no cover - compiled
+        # For the features with holes (feats), from each column's argsort (order[k],
+        # the holes, inf, last): the sorted observed values of every (class,
+        # feature) segment s = e * d + k (e = C: all classes) with their prefix sums
+        # (each segment's own leading 0), means and population variances; eff[c, k] (c, or C for a
+        # class without observed values); H[:, c2, k] (class means of
+        # E|X_c2k - x_jk| over the observed x_jk, the pooled mean for an empty class)
+        # and W[c2, k, j] = E|X_c2k - x_jk| - |x_jk| (half the both-missing
+        # difference at the holes), each feature's observed entries visited in sorted
+        # order; sums in that order
         d, n = Xt.shape
-        C = H.shape[0]
-        ev = np.empty(n)
-        by = np.empty(C)
-        nb = np.zeros(C)
+        S = (C + 1) * d
+        cnt = np.zeros((C + 1, d), np.intp)
+        for k in feats:
+            xk = Xt[k]
+            for j in range(n):
+                if xk[j] < np.inf:  # observed (the holes hold inf)
+                    cnt[y[j], k] += 1
+            for c in range(C):
+                cnt[C, k] += cnt[c, k]
+        eff = np.empty((C, d), np.intp)
+        for c in range(C):
+            for k in range(d):
+                eff[c, k] = c if cnt[c, k] > 0 else C
+        off = np.zeros(S + 1, np.intp)
+        for s in range(S):
+            off[s + 1] = off[s] + cnt[s // d, s % d]
+        vals = np.empty(off[S])
+        cum = np.zeros(off[S] + S)
+        mu = np.zeros((C + 1, d))
+        var = np.zeros((C + 1, d))
+        pos = np.zeros(C + 1, np.intp)
+        seen = np.zeros(C + 1, np.intp)
+        lt = np.zeros(C + 1, np.intp)
+        by = np.empty((C, C))
+        tot = np.empty(C)
         for k in feats:
             o = order[k]
-            n_obs = 0
-            for t in range(n):
-                if Mt[k, o[t]]:
-                    break
-                n_obs += 1
-            nb[:] = 0.0
-            for j in range(n):
-                if not Mt[k, j]:
-                    nb[y[j]] += 1.0
+            xk = Xt[k]
+            n_obs = cnt[C, k]
+            pos[:] = 0
+            for t in range(n_obs):
+                j = o[t]
+                v = xk[j]
+                e = y[j]
+                for _ in range(2):
+                    s = e * d + k
+                    p = pos[e]
+                    vals[off[s] + p] = v
+                    cum[off[s] + s + p + 1] = cum[off[s] + s + p] + v
+                    pos[e] = p + 1
+                    e = C
+            for e in range(C + 1):
+                s = e * d + k
+                ne = cnt[e, k]
+                if ne == 0:
+                    continue
+                m = cum[off[s] + s + ne] / ne
+                acc = 0.0
+                for p in range(ne):
+                    t = vals[off[s] + p] - m
+                    acc += t * t
+                mu[e, k] = m
+                var[e, k] = acc / ne
+            # E|X_c2k - v| for every class c2 in one walk: the values of segment
+            # e below v are the lt[e] entries of class e (lt[C]: all) before v's run
+            # of ties, so the merge position needs no search
+            seen[:] = 0
+            by[:] = 0.0
+            tot[:] = 0.0
+            prev = -np.inf
+            for t in range(n_obs):
+                j = o[t]
+                v = xk[j]
+                if v != prev:
+                    lt[:] = seen
+                    prev = v
+                cj = y[j]
+                for c2 in range(C):
+                    e = eff[c2, k]
+                    s = e * d + k
+                    ns = cnt[e, k]
+                    a = lt[e]
+                    q = off[s] + s
+                    p0 = cum[q + a]
+                    ev = ((v * a - p0) + ((cum[q + ns] - p0) - v * (ns - a))) / ns
+                    by[c2, cj] += ev
+                    tot[c2] += ev
+                    if ht:
+                        W[c2, k, j] = ev - abs(v)
+                seen[cj] += 1
+                seen[C] += 1
             for c2 in range(C):
-                s = eff[c2, k] * d + k
-                ns = cnt[s]
-                lo = off[s]
-                a = 0
-                for t in range(n_obs):
-                    j = o[t]
-                    v = Xt[k, j]
-                    if ns == 0:
-                        ev[j] = 0.0
-                        continue
-                    while a < ns and vals[lo + a] < v:
-                        a += 1
-                    p0 = cum[lo + s + a]
-                    pn = cum[lo + s + ns]
-                    ev[j] = ((v * a - p0) + ((pn - p0) - v * (ns - a))) / ns
-                by[:] = 0.0
-                tot = 0.0
-                for j in range(n):
-                    if not Mt[k, j]:
-                        by[y[j]] += ev[j]
-                        tot += ev[j]
-                        if ht:
-                            g = ev[j] - abs(Xt[k, j])
-                            G[c2, j, k] = g
-                            W[c2, k, j] = g
-                pooled = tot / n_obs if n_obs else 0.0
+                pooled = tot[c2] / n_obs if n_obs else 0.0
                 for c in range(C):
-                    H[c, c2, k] = by[c] / nb[c] if nb[c] > 0 else pooled
+                    H[c, c2, k] = by[c2, c] / cnt[c, k] if cnt[c, k] > 0 else pooled
             if ht:
                 # W (see _w_table): half the both-missing difference at the holes
-                for j in range(n):
-                    if Mt[k, j]:
-                        for c in range(C):
-                            W[c, k, j] = 0.5 * H[c, y[j], k]
+                for t in range(n_obs, n):
+                    j = o[t]
+                    for c in range(C):
+                        W[c, k, j] = 0.5 * H[c, y[j], k]
+        return vals, cum, off, cnt, mu, var, eff
 
     @numba.njit(cache=True, nogil=True)
-    def w_rows(rows, mptr, midx, y, W, out):  # pragma: no cover - compiled
+    def transpose(W, V):  # pragma: no cover - compiled
+        # V[c, j, k] = W[c, k, j], in 32 x 32 tiles
+        C, d, n = W.shape
+        for c in range(C):
+            for j0 in range(0, n, 32):
+                j1 = min(j0 + 32, n)
+                for k0 in range(0, d, 32):
+                    k1 = min(k0 + 32, d)
+                    for j in range(j0, j1):
+                        for k in range(k0, k1):
+                            V[c, j, k] = W[c, k, j]
+
+    @numba.njit(cache=True, nogil=True)
+    def absdiff_v(rows, idx, coef, dense, F, M, y, V, out):  # pragma: no cover - compiled
+        # out[r] += coef[r, t] * diff(x_i, x_j) with the table: diff = |f_i - f_j| +
+        # m_i V[c_i, j] + m_j V[c_j, i] (m the hole indicators; at a hole of both the
+        # two halves of the both-missing difference), one vectorised pass per pair;
+        # j = idx[r, t] (or t when dense); j < 0, j == i, 0 skipped
+        d = F.shape[1]
+        for r in range(rows.size):
+            i = rows[r]
+            a = F[i]
+            ma = M[i]
+            ci = y[i]
+            o = out[r]
+            for t in range(coef.shape[1]):
+                j = t if dense else idx[r, t]
+                w = coef[r, t]
+                if j < 0 or j == i or w == 0.0:
+                    continue
+                b = F[j]
+                mb = M[j]
+                vi = V[ci, j]
+                vj = V[y[j], i]
+                for k in range(d):
+                    o[k] += w * ((abs(a[k] - b[k]) + ma[k] * vi[k]) + mb[k] * vj[k])
+
+    @numba.njit(cache=True, nogil=True)
+    def w_rows(rows, mptr, midx, y, W, tile, out):  # pragma: no cover - compiled
         # out[r, j] = P(rows[r], j) = sum over the holes k of rows[r] of W[c, k, j]:
-        # rows of W added in the order of the holes, 256 columns at a time (that
+        # rows of W added in the order of the holes, `tile` columns at a time (that
         # slice of W stays in cache for all rows)
         n = out.shape[1]
-        for j0 in range(0, n, 256):
-            j1 = min(j0 + 256, n)
+        for j0 in range(0, n, tile):
+            j1 = min(j0 + tile, n)
             for r in range(rows.size):
                 i = rows[r]
                 o = out[r, j0:j1]
@@ -1235,7 +1338,21 @@ def _expected_kernels() -> dict[str, Any]:
                 ci = y[i]
                 q = mptr[i]
                 q1 = mptr[i + 1]
-                # four holes per sweep, added in order: the same sums as one by one
+                # eight (then four) holes per sweep, added in order: the same sums as
+                # one by one
+                while q + 8 <= q1:
+                    w0 = W[ci, midx[q], j0:j1]
+                    w1 = W[ci, midx[q + 1], j0:j1]
+                    w2 = W[ci, midx[q + 2], j0:j1]
+                    w3 = W[ci, midx[q + 3], j0:j1]
+                    w4 = W[ci, midx[q + 4], j0:j1]
+                    w5 = W[ci, midx[q + 5], j0:j1]
+                    w6 = W[ci, midx[q + 6], j0:j1]
+                    w7 = W[ci, midx[q + 7], j0:j1]
+                    for j in range(o.size):
+                        t = (((o[j] + w0[j]) + w1[j]) + w2[j]) + w3[j]
+                        o[j] = (((t + w4[j]) + w5[j]) + w6[j]) + w7[j]
+                    q += 8
                 while q + 4 <= q1:
                     w0 = W[ci, midx[q], j0:j1]
                     w1 = W[ci, midx[q + 1], j0:j1]
@@ -1295,9 +1412,27 @@ def _expected_kernels() -> dict[str, Any]:
                         out[r, j] = _L1(a, F[j]) + (out[r, j] + tmp[j - j0, r - r0])
 
     _EXPECTED.update(
-        block=block, absdiff=absdiff, w_rows=w_rows, w_upper=w_upper, w_block=w_block, tables=tables
+        block=block,
+        absdiff=absdiff,
+        absdiff_v=absdiff_v,
+        w_rows=w_rows,
+        w_upper=w_upper,
+        w_block=w_block,
+        build=build,
+        transpose=transpose,
     )
     return _EXPECTED
+
+
+def _w_tile(W: np.ndarray) -> int:
+    """Columns per tile of the compiled ``w_rows``: the largest power of two in
+    [64, 1024] whose slice of ``W`` (``C x d x tile``) takes at most 2 MiB (a core's
+    level-2 cache: it stays there while every row adds its holes' slices)."""
+    per = max(1, 8 * W.shape[0] * W.shape[1])
+    tile = 64
+    while tile < 1024 and 2 * tile * per <= 2**21:
+        tile *= 2
+    return tile
 
 
 def _w_table(ed: ExpectedDiff) -> np.ndarray:
@@ -1319,19 +1454,32 @@ def _w_table(ed: ExpectedDiff) -> np.ndarray:
     return W
 
 
+def _v_table(ed: ExpectedDiff) -> np.ndarray:
+    """``V[c, j, k] = W[c, k, j]`` (:func:`_w_table`), each row's corrections contiguous:
+    the margin of a pair ``(i, j)`` adds ``m_i V[c_i, j] + m_j V[c_j, i]`` to the
+    filled ``|f_i - f_j|`` (``m`` the hole indicators). Built once, ``C x n x d``."""
+    if ed._V is None:
+        W = _w_table(ed)
+        V = np.empty((W.shape[0], W.shape[2], W.shape[1]))
+        _expected_kernels()["transpose"](W, V)
+        ed._V = V
+    return ed._V
+
+
 def _expected_full_manhattan(ed: ExpectedDiff, workers: int) -> np.ndarray:
     """The full Manhattan matrix with expected differences (compiled, needs the table):
     ``P`` row by row, then one symmetric pass over the upper triangle adding the filled
     distance and ``P``'s transpose (each unordered pair once)."""
     kern = _expected_kernels()
     W = _w_table(ed)
+    tile = _w_tile(W)
     n = ed.filled.shape[0]
     out = np.empty((n, n))
     step = max(1, -(-n // (4 * workers))) if workers > 1 else n
     all_rows = np.arange(n, dtype=np.intp)
 
     def rows_p(a: int, b: int) -> None:
-        kern["w_rows"](all_rows[a:b], ed.mptr, ed.midx, ed.y, W, out[a:b])
+        kern["w_rows"](all_rows[a:b], ed.mptr, ed.midx, ed.y, W, tile, out[a:b])
 
     threaded_spans(rows_p, [(a, min(a + step, n)) for a in range(0, n, step)], workers)
     chunks = balanced_upper_chunks(n, 4 * workers if workers > 1 else 1)
@@ -1349,7 +1497,7 @@ def _expected_block_w(ed: ExpectedDiff, rows: np.ndarray) -> np.ndarray:
     kern = _expected_kernels()
     W = _w_table(ed)
     out = np.empty((rows.size, ed.filled.shape[0]))
-    kern["w_rows"](rows, ed.mptr, ed.midx, ed.y, W, out)
+    kern["w_rows"](rows, ed.mptr, ed.midx, ed.y, W, _w_tile(W), out)
     Wr = np.ascontiguousarray(W[:, :, rows])
     kern["w_block"](rows, ed.filled, ed.mptr, ed.midx, ed.y, Wr, out)
     return out

@@ -678,9 +678,16 @@ def expected_absdiff(
     d = ed.filled.shape[1]
     out = np.zeros((rows.size, d))
     if _use_numba(use_numba):
-        from fsel.kernels.distances import _expected_kernels
+        from fsel.kernels.distances import _expected_kernels, _v_table
 
-        _expected_kernels()["absdiff"](rows, idx_a, coef, dense, *ed.args(), out)
+        if ed.has_table:
+            # one vectorised pass per pair over the filled difference and the table
+            V = _v_table(ed)
+            _expected_kernels()["absdiff_v"](
+                rows, idx_a, coef, dense, ed.filled, ed.mask, ed.y, V, out
+            )
+        else:
+            _expected_kernels()["absdiff"](rows, idx_a, coef, dense, *ed.args(), out)
         return out
     F, M, y = ed.filled, ed.mask.astype(bool), ed.y
     m = max(coef.shape[1], 1)

@@ -303,13 +303,18 @@ class BaseRelief(BaseSelector):
                 scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         else:
             # scaled by the observed values; the holes stay NaN
-            lo = np.where(holes, np.inf, values).min(axis=0)
-            hi = np.where(holes, -np.inf, values).max(axis=0)
+            # (fmin/fmax skip the NaN; a column without observed values gives NaN)
+            lo = np.fmin.reduce(values, axis=0)
+            hi = np.fmax.reduce(values, axis=0)
             ptp = np.where(np.isfinite(lo), hi - lo, 0.0)
             constant = ~(ptp > 0)
-            scaled = np.zeros_like(values)
             ok = ~constant
-            scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
+            if ok.all():  # in place, as above
+                scaled = values - lo
+                scaled /= ptp
+            else:
+                scaled = np.zeros_like(values)
+                scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         n_classes = classes.size
         priors = np.bincount(y_codes, minlength=n_classes) / n
         if self._expand_nominal and (nominal & ok).any():
