@@ -148,6 +148,78 @@ def test_joint_histograms_brute_force_and_additive(n, k, a, nz, seed, cut):
     np.testing.assert_array_equal(parts, H)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 80),
+    k=st.integers(1, 5),
+    a=st.integers(1, 16),
+    extra=st.integers(0, 3),
+    nz=st.integers(1, 5),
+    seed=st.integers(0, 2**16),
+)
+def test_joint_histograms_two_features_per_pass_brute_force(n, k, a, extra, nz, seed):
+    # the paired kernel: features packed two per byte, counted in one pass, summed out
+    from fsel.kernels._counting import pack_pairs
+
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, a, size=(k, n)).astype(np.uint8)
+    z = rng.integers(0, nz, size=n)
+    width = int(C.max()) + 1 + extra  # the global width may exceed this chunk's levels
+    H = joint_histograms(C, z, nz, width, pack_pairs(C))
+    ref = np.zeros((k, width, nz), dtype=np.int64)
+    for f, i in itertools.product(range(k), range(n)):
+        ref[f, C[f, i], z[i]] += 1
+    np.testing.assert_array_equal(H, ref)
+
+
+def test_joint_histograms_packed_on_both_backends(backend):
+    from fsel.kernels._counting import pack_pairs
+
+    rng = np.random.default_rng(8)
+    C = rng.integers(0, 9, size=(7, 2000)).astype(np.uint8)  # odd: the last one alone
+    z = rng.integers(0, 6, size=2000)
+    H = joint_histograms(C, z, 6, 11, pack_pairs(C))
+    for f in range(7):
+        for v, w in itertools.product(range(11), range(6)):
+            assert H[f, v, w] == np.count_nonzero((C[f] == v) & (z == w))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int64])
+def test_integer_distinct_matches_unique(dtype, backend):
+    from fsel.kernels.information_dask import _integer_distinct
+
+    rng = np.random.default_rng(3)
+    lo = 0 if np.dtype(dtype).kind == "u" else -7
+    X = rng.choice(np.arange(lo, 60, 3), size=(500, 6)).astype(dtype)
+    X[:, 4] = 5  # a single value
+    got = _integer_distinct(X)
+    if backend == "numpy":
+        assert got is None  # the numpy path keeps the column-wise one
+        return
+    mins, maxs, distinct = got
+    for j in range(6):
+        np.testing.assert_array_equal(distinct[j], np.unique(X[:, j]))
+        assert distinct[j].dtype == X.dtype
+        assert (mins[j], maxs[j]) == (X[:, j].min(), X[:, j].max())
+    wide = X.astype(np.int64)
+    wide[0, 0] = 1 << 40  # too wide a range for a presence table
+    assert _integer_distinct(wide) is None
+
+
+@pytest.mark.parametrize("name", ["JMI", "CMI", "CMIM", "MRMR"])
+def test_small_integer_codes_with_gaps_exact(name, backend):
+    # negative values, gaps, a value absent from some chunks: the one-pass levels and
+    # the paired counting kernel give the in-memory selection
+    rng = np.random.default_rng(11)
+    X = rng.choice(np.array([-3, -1, 0, 2, 5, 9]), size=(1000, 9)).astype(np.int16)
+    X[:700, 6] = 4  # chunks where column 6 is constant
+    y = ((X[:, 2] > 0) + (X[:, 5] == 9)).astype(np.int8)
+    mem = getattr(fsel, name)(5, discretize=None).fit(X, y)
+    got = getattr(fsel, name)(5, discretize=None).fit(da.from_array(X, chunks=(UNEVEN, 9)), y)
+    _assert_same(mem, got)
+    np.testing.assert_array_equal(mem.n_levels_, got.n_levels_)
+
+
 def test_joint_histograms_numpy_and_numba_agree(backend):
     rng = np.random.default_rng(4)
     C = rng.integers(0, 7, size=(5, 3000)).astype(np.uint8)

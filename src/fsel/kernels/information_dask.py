@@ -37,11 +37,12 @@ Dask is imported lazily; it is an optional dependency (``pip install 'fsel[dask]
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from fsel.kernels._counting import joint_histograms, nlogn
+from fsel.kernels._counting import joint_histograms, nlogn, numba_enabled, pack_pairs
 from fsel.kernels._dask import add_arrays as _add
 from fsel.kernels._dask import tree_reduce as _tree
 from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype, uniform_edges
@@ -69,6 +70,42 @@ def _distinct(values: np.ndarray, cap: int, holes: bool = False) -> np.ndarray |
             return u if u.size <= cap else None
     u = np.unique(values)
     return u if u.size <= cap else None
+
+
+@lru_cache(maxsize=1)
+def _numba_seen() -> Any:  # pragma: no cover - compiled
+    import numba
+
+    @numba.njit(nogil=True, cache=True)
+    def seen(x, lo, present):
+        n, d = x.shape
+        for i in range(n):
+            for j in range(d):
+                present[j, np.int64(x[i, j]) - lo[j]] = True
+
+    return seen
+
+
+def _integer_distinct(x: np.ndarray) -> tuple | None:
+    """Per-column minima and maxima (float64) and :func:`_distinct` of every column of
+    a non-empty integer chunk in one row-major pass (numba), or None (no numba, or
+    value ranges too wide for a presence table)."""
+    if not numba_enabled():
+        return None
+    lo_x, hi_x = x.min(axis=0), x.max(axis=0)
+    if x.dtype.itemsize == 8 and (lo_x.min() < -(1 << 53) or hi_x.max() > 1 << 53):
+        return None  # not exact as float64 (nor as an int64 span)
+    lo = lo_x.astype(np.int64)
+    width = int((hi_x.astype(np.int64) - lo).max()) + 1
+    if width > 1 << 16 or width * x.shape[1] > 1 << 24:
+        return None
+    present = np.zeros((x.shape[1], width), dtype=np.bool_)
+    _numba_seen()(x, lo, present)
+    out: list[np.ndarray | None] = []
+    for j in range(x.shape[1]):
+        u = (np.flatnonzero(present[j]) + lo[j]).astype(x.dtype)
+        out.append(u if u.size <= MAX_CODE_LEVELS else None)
+    return lo_x.astype(np.float64), hi_x.astype(np.float64), out
 
 
 def _transposed(x: np.ndarray, rows: int = 16384) -> np.ndarray:
@@ -108,6 +145,11 @@ def _chunk_stats(
                 return st
             nan[:] = np.isnan(x).any(axis=0)  # holes: one more level (missing="level")
     holes = bool(nan.any())
+    if x.dtype.kind in "iu" and x.shape[0] and bool(np.all(code_cols)):
+        fast = _integer_distinct(x)  # every column is a code column: one pass
+        if fast is not None:
+            st["lo"], st["hi"], st["distinct"] = fast
+            return st
     if x.shape[0]:  # fmin/fmax skip NaN (an all-missing column gives NaN)
         lo = np.fmin.reduce(x, axis=0).astype(np.float64)
         hi = np.fmax.reduce(x, axis=0).astype(np.float64)
@@ -278,6 +320,8 @@ def _encode_chunk(
             rows = np.asarray([kept[i] for i in run])
             if lo.any():
                 codes[rows] = xt[run] - lo[:, None]
+            elif len(run) == x.shape[1] and xt.dtype == codes.dtype:
+                codes = xt  # every column is already its codes 0..a-1: no copy
             else:
                 codes[rows] = xt[run] if len(run) < len(kept) else xt
             done = set(run)
@@ -304,30 +348,43 @@ def _encode_chunk(
 # ------------------------------------------------------------------- per-step kernels
 
 
-def _hist_target(block: tuple, width: int, ny: int) -> np.ndarray:
+def _packed_block(block: tuple[np.ndarray, np.ndarray]) -> tuple:
+    """An encoded chunk as it stays on its worker: ``(codes, class codes, packed)``,
+    ``packed`` the codes two features per byte (:func:`pack_pairs`, for the paired
+    counting kernel) or None (no numba, or more than 16 levels)."""
     C, yc = block
-    return joint_histograms(C, yc, ny, width)
+    return C, yc, pack_pairs(C) if numba_enabled() else None
+
+
+def _encode_packed(*args: Any) -> tuple:
+    """:func:`_encode_chunk`, then :func:`_packed_block`: one task per chunk."""
+    return _packed_block(_encode_chunk(*args))
+
+
+def _hist_target(block: tuple, width: int, ny: int) -> np.ndarray:
+    C, yc, packed = block
+    return joint_histograms(C, yc, ny, width, packed)
 
 
 def _hist_pair(block: tuple, j: int, aj: int, width: int, ny: int) -> np.ndarray:
-    C, yc = block
+    C, yc, packed = block
     z = C[j].astype(np.int64) * ny + yc
-    return joint_histograms(C, z, aj * ny, width)
+    return joint_histograms(C, z, aj * ny, width, packed)
 
 
 def _hist_feature(block: tuple, j: int, aj: int, width: int) -> np.ndarray:
-    C, _ = block
-    return joint_histograms(C, C[j], aj, width)
+    C, _, packed = block
+    return joint_histograms(C, C[j], aj, width, packed)
 
 
 def _hist_cond(block: tuple, s: np.ndarray, ns: int, width: int, ny: int) -> np.ndarray:
-    C, yc = block
+    C, yc, packed = block
     z = s.astype(np.int64) * ny + yc
-    return joint_histograms(C, z, ns * ny, width)
+    return joint_histograms(C, z, ns * ny, width, packed)
 
 
 def _merged_states(block: tuple, s: np.ndarray | None, j: int, aj: int) -> np.ndarray:
-    C, _ = block
+    C = block[0]
     cj = C[j].astype(np.int64)
     return cj if s is None else s.astype(np.int64) * aj + cj
 
@@ -639,7 +696,7 @@ def dask_information_table(
     width += holes  # the missing level of a column with holes: its last code
     dtype = smallest_code_dtype(int(width.max()))
     encoded = [
-        dask.delayed(_encode_chunk)(x, y, edges, levels, classes, dtype, y_edges)
+        dask.delayed(_encode_packed)(x, y, edges, levels, classes, dtype, y_edges)
         for x, y in zip(blocks, y_blocks, strict=True)
     ]
     encoded = list(dask.persist(*encoded))
