@@ -442,3 +442,62 @@ def test_selectors_without_a_dask_path_refuse_dask_input_clearly(name):
     X, y = _data()
     with pytest.raises(TypeError, match=r"Dask collection.*runs in memory"):
         est_cls().fit(da.from_array(X, chunks=(300, 10)), y)
+
+
+def test_futures_helpers_merge_per_worker_and_reduce_in_a_tree():
+    # the distributed path of the table: blocks merged per worker (in groups of at most
+    # max_bytes), reductions as a tree of futures above FAN_IN parts
+    distributed = pytest.importorskip("distributed")
+    from fsel.kernels import _dask as kd
+
+    rng = np.random.default_rng(2)
+    parts = [rng.integers(0, 5, size=(3, 40 + i)) for i in range(20)]
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        futs = client.scatter(parts)
+        tables = kd.map_futures(client, np.sum, [futs], (1,))  # np.sum(block, 1)
+        assert len(tables) == 20 > kd.FAN_IN
+        total = kd.reduce_futures(client, tables, kd.add_arrays)
+        np.testing.assert_array_equal(total, sum(p.sum(axis=1) for p in parts))
+
+        def concat(*blocks):
+            return np.concatenate(blocks, axis=1)
+
+        merged = kd.merge_per_worker(client, futs, concat)
+        assert len(merged) <= 2
+        got = np.concatenate(client.gather(merged), axis=1)
+        want = np.concatenate(parts, axis=1)
+        assert got.shape == want.shape
+        # the same columns, in some order of the blocks
+        key = sorted(map(tuple, got.T.tolist()))
+        assert key == sorted(map(tuple, want.T.tolist()))
+        small = kd.merge_per_worker(client, futs, concat, max_bytes=1)  # none merged
+        assert len(small) == 20
+        assert kd.client_futures(futs[:0]) is None
+
+
+def test_the_table_on_a_client_holds_one_block_per_worker():
+    distributed = pytest.importorskip("distributed")
+    from fsel.kernels.information_dask import dask_information_table
+    from fsel.utils.validation import check_dask_table
+
+    X, y = _data(9)
+    Xd = da.from_array(X, chunks=(UNEVEN, 10))
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        data = check_dask_table(Xd, da.from_array(y, chunks=(UNEVEN,)))
+        table, _, _ = dask_information_table(data.blocks, data.y_blocks, data.discrete)
+        assert 1 <= len(table.blocks) <= 2 < len(UNEVEN)
+        got = fsel.CMIM(5).fit(Xd, y)
+        mem_table = fsel.CMIM(5).fit(X, y)
+        terms = table.pair_terms(1)
+    _assert_same(mem_table, got)
+    assert terms.mi[7] > 0.3  # column 7 is a noisy copy of column 1

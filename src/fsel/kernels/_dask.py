@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-__all__ = ["add_arrays", "tree_reduce"]
+__all__ = [
+    "add_arrays",
+    "client_futures",
+    "map_futures",
+    "merge_per_worker",
+    "reduce_futures",
+    "tree_reduce",
+]
 
 FAN_IN = 8  # tree-reduction width
 
@@ -28,4 +36,84 @@ def add_arrays(*arrays: np.ndarray) -> np.ndarray:
     out = arrays[0].copy()
     for a in arrays[1:]:
         out += a
+    return out
+
+
+# ------------------------------------------------- persisted blocks on a distributed client
+
+
+def client_futures(blocks: list[Any]) -> tuple[Any, list[Any]] | None:
+    """The ``distributed`` client and futures behind persisted delayed ``blocks`` (one
+    future each), or None when they were persisted by another scheduler (then they hold
+    their values and the delayed path is used)."""
+    try:
+        from distributed import futures_of
+    except ImportError:  # pragma: no cover - distributed not installed
+        return None
+    futures = []
+    for b in blocks:
+        fs = futures_of(b)
+        if len(fs) != 1 or fs[0].key != b.key:
+            return None
+        futures.append(fs[0])
+    if not futures:
+        return None
+    return futures[0].client, futures
+
+
+def _apply(fn: Any, args: tuple, *blocks: Any) -> Any:
+    return fn(*blocks, *args)
+
+
+def map_futures(client: Any, fn: Any, seqs: list[list[Any]], args: tuple) -> list[Any]:
+    """``[fn(*blocks_i, *args) for each i]`` as futures: one task per block, submitted
+    straight to the scheduler (no graph to build or optimise)."""
+    return client.map(partial(_apply, fn, args), *seqs, pure=False)
+
+
+def reduce_futures(client: Any, parts: list[Any], combine: Any) -> Any:
+    """``combine`` of the results of futures ``parts``, computed: a tree (fan-in
+    ``FAN_IN``) on the workers down to at most ``FAN_IN`` results, which the client
+    gathers and combines (so it holds at most ``FAN_IN`` of them at once)."""
+    while len(parts) > FAN_IN:
+        parts = [
+            client.submit(combine, *parts[i : i + FAN_IN], pure=False)
+            for i in range(0, len(parts), FAN_IN)
+        ]
+    values = client.gather(parts)
+    return values[0] if len(values) == 1 else combine(*values)
+
+
+def merge_per_worker(
+    client: Any, futures: list[Any], concat: Any, max_bytes: int = 64 << 20
+) -> list[Any]:
+    """Fewer, larger blocks: the blocks each worker holds, concatenated in order in
+    groups of at most ``max_bytes`` (one task per group, on that worker; a block larger
+    than that stays alone). Fewer tasks per later reduction, the data never moves."""
+    from distributed import wait
+
+    wait(futures)
+    who = client.who_has(futures)
+    sizes = client.nbytes([f.key for f in futures], summary=False)
+    by_worker: dict[Any, list[Any]] = {}
+    for f in futures:
+        holders = who.get(f.key) or [None]
+        by_worker.setdefault(sorted(holders)[0], []).append(f)
+    out: list[Any] = []
+    for worker, fs in by_worker.items():
+        groups: list[list[Any]] = [[]]
+        size = 0
+        for f in fs:
+            nb = int(sizes.get(f.key, 0))
+            if groups[-1] and size + nb > max_bytes:
+                groups.append([])
+                size = 0
+            groups[-1].append(f)
+            size += nb
+        for g in groups:
+            if len(g) == 1:
+                out.append(g[0])
+            else:
+                place = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
+                out.append(client.submit(concat, *g, pure=False, **place))
     return out

@@ -44,6 +44,7 @@ import numpy as np
 
 from fsel.kernels._counting import joint_histograms, nlogn, numba_enabled, pack_pairs
 from fsel.kernels._dask import add_arrays as _add
+from fsel.kernels._dask import client_futures, map_futures, merge_per_worker, reduce_futures
 from fsel.kernels._dask import tree_reduce as _tree
 from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype, uniform_edges
 from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
@@ -361,6 +362,13 @@ def _encode_packed(*args: Any) -> tuple:
     return _packed_block(_encode_chunk(*args))
 
 
+def _concat_blocks(*blocks: tuple) -> tuple:
+    """Encoded chunks of one worker as one block (packed again: levels may differ)."""
+    C = np.concatenate([b[0] for b in blocks], axis=1)
+    yc = np.concatenate([b[1] for b in blocks])
+    return _packed_block((C, yc))
+
+
 def _hist_target(block: tuple, width: int, ny: int) -> np.ndarray:
     C, yc, packed = block
     return joint_histograms(C, yc, ny, width, packed)
@@ -450,10 +458,12 @@ class DaskInformationTable:
         n_samples: int,
         *,
         estimator: str = "plugin",
+        client: Any = None,
     ) -> None:
         if estimator not in _ESTIMATORS:
             raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
         self.blocks = blocks
+        self._client = client
         self.n_levels = np.asarray(n_levels, dtype=np.int64)
         self.width = int(self.n_levels.max())
         self.n_classes = int(n_classes)
@@ -482,9 +492,16 @@ class DaskInformationTable:
         return int(self.n_levels.size)
 
     def _reduce(self, fn: Any, *args: Any, extra: list[Any] | None = None) -> np.ndarray:
-        """``sum_chunks fn(block, [extra_block,] *args)``: one tree reduction, computed."""
+        """``sum_chunks fn(block, [extra_block,] *args)``: one tree reduction, computed.
+        On a ``distributed`` client: one task per block submitted as futures, the few
+        per-block tables gathered and summed on the client (a tree on the workers
+        above ``FAN_IN`` blocks)."""
         import dask
 
+        if self._client is not None:
+            seqs = [self.blocks] if extra is None else [self.blocks, extra]
+            parts = map_futures(self._client, fn, seqs, args)
+            return reduce_futures(self._client, parts, _add)
         if extra is None:
             parts = [dask.delayed(fn)(b, *args) for b in self.blocks]
         else:
@@ -535,6 +552,13 @@ class DaskInformationTable:
 
         aj = int(self.n_levels[j])
         prev = [None] * len(self.blocks) if s is None else s.blocks
+        if self._client is not None:
+            client, seqs = self._client, [self.blocks, prev]
+            states = reduce_futures(
+                client, map_futures(client, _chunk_states, seqs, (int(j), aj)), _union
+            )
+            new = map_futures(client, _relabel, seqs, (int(j), aj, states))
+            return DaskJointCodes(new, int(states.size))
         parts = [
             dask.delayed(_chunk_states)(b, p, int(j), aj)
             for b, p in zip(self.blocks, prev, strict=True)
@@ -700,8 +724,15 @@ def dask_information_table(
         for x, y in zip(blocks, y_blocks, strict=True)
     ]
     encoded = list(dask.persist(*encoded))
+    client = None
+    found = client_futures(encoded)
+    if found is not None:  # a distributed client: futures, fewer and larger blocks
+        client, futures = found
+        encoded = merge_per_worker(client, futures, _concat_blocks)
     ny = int(classes.size) if y_edges is None else int(y_edges.size) + 1
-    table = DaskInformationTable(encoded, width, ny, int(st["n"]), estimator=estimator)
+    table = DaskInformationTable(
+        encoded, width, ny, int(st["n"]), estimator=estimator, client=client
+    )
     table.y_bin_edges = y_edges
     if y_edges is not None:  # the non-empty bins, numbered as in memory (compacted)
         classes = np.arange(int(np.count_nonzero(table.class_counts)))
