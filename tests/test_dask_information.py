@@ -467,7 +467,7 @@ def test_futures_helpers_merge_per_worker_and_reduce_in_a_tree():
         def concat(*blocks):
             return np.concatenate(blocks, axis=1)
 
-        merged = kd.merge_per_worker(client, futs, concat)
+        merged = kd.merge_per_worker(client, futs, concat, parts[0].nbytes)
         assert len(merged) <= 2
         got = np.concatenate(client.gather(merged), axis=1)
         want = np.concatenate(parts, axis=1)
@@ -475,7 +475,7 @@ def test_futures_helpers_merge_per_worker_and_reduce_in_a_tree():
         # the same columns, in some order of the blocks
         key = sorted(map(tuple, got.T.tolist()))
         assert key == sorted(map(tuple, want.T.tolist()))
-        small = kd.merge_per_worker(client, futs, concat, max_bytes=1)  # none merged
+        small = kd.merge_per_worker(client, futs, concat, 100, max_bytes=150)  # none merged
         assert len(small) == 20
         assert kd.client_futures(futs[:0]) is None
 

@@ -80,21 +80,25 @@ def reduce_futures(client: Any, parts: list[Any], combine: Any) -> Any:
             client.submit(combine, *parts[i : i + FAN_IN], pure=False)
             for i in range(0, len(parts), FAN_IN)
         ]
-    values = client.gather(parts)
+    values = client.gather(parts, direct=True)  # from the workers, not via the scheduler
     return values[0] if len(values) == 1 else combine(*values)
 
 
 def merge_per_worker(
-    client: Any, futures: list[Any], concat: Any, max_bytes: int = 64 << 20
+    client: Any,
+    futures: list[Any],
+    concat: Any,
+    block_bytes: float,
+    max_bytes: int = 256 << 20,
 ) -> list[Any]:
     """Fewer, larger blocks: the blocks each worker holds, concatenated in order in
     groups of at most ``max_bytes`` (one task per group, on that worker; a block larger
-    than that stays alone). Fewer tasks per later reduction, the data never moves."""
+    than that stays alone), ``block_bytes`` the (mean) size of a block. Fewer tasks per
+    later reduction, the data never moves."""
     from distributed import wait
 
     wait(futures)
     who = client.who_has(futures)
-    sizes = client.nbytes([f.key for f in futures], summary=False)
     by_worker: dict[Any, list[Any]] = {}
     for f in futures:
         holders = who.get(f.key) or [None]
@@ -104,7 +108,7 @@ def merge_per_worker(
         groups: list[list[Any]] = [[]]
         size = 0
         for f in fs:
-            nb = int(sizes.get(f.key, 0))
+            nb = block_bytes
             if groups[-1] and size + nb > max_bytes:
                 groups.append([])
                 size = 0

@@ -728,7 +728,8 @@ def dask_information_table(
     found = client_futures(encoded)
     if found is not None:  # a distributed client: futures, fewer and larger blocks
         client, futures = found
-        encoded = merge_per_worker(client, futures, _concat_blocks)
+        per_block = st["n"] * d * np.dtype(dtype).itemsize / len(futures)  # codes
+        encoded = merge_per_worker(client, futures, _concat_blocks, per_block)
     ny = int(classes.size) if y_edges is None else int(y_edges.size) + 1
     table = DaskInformationTable(
         encoded, width, ny, int(st["n"]), estimator=estimator, client=client
