@@ -467,7 +467,9 @@ def test_futures_helpers_merge_per_worker_and_reduce_in_a_tree():
         def concat(*blocks):
             return np.concatenate(blocks, axis=1)
 
-        merged = kd.merge_per_worker(client, futs, concat, parts[0].nbytes)
+        given = list(futs)
+        merged = kd.merge_per_worker(client, given, concat, parts[0].nbytes)
+        assert given == []  # emptied: each block can be released once merged
         assert len(merged) <= 2
         got = np.concatenate(client.gather(merged), axis=1)
         want = np.concatenate(parts, axis=1)
@@ -475,12 +477,12 @@ def test_futures_helpers_merge_per_worker_and_reduce_in_a_tree():
         # the same columns, in some order of the blocks
         key = sorted(map(tuple, got.T.tolist()))
         assert key == sorted(map(tuple, want.T.tolist()))
-        small = kd.merge_per_worker(client, futs, concat, 100, max_bytes=150)  # none merged
+        small = kd.merge_per_worker(client, list(futs), concat, 100, max_bytes=150)  # alone
         assert len(small) == 20
         assert kd.client_futures(futs[:0]) is None
 
 
-def test_the_table_on_a_client_holds_one_block_per_worker():
+def test_the_table_on_a_client_holds_one_block_per_worker(monkeypatch):
     distributed = pytest.importorskip("distributed")
     from fsel.kernels.information_dask import dask_information_table
     from fsel.utils.validation import check_dask_table
@@ -499,5 +501,9 @@ def test_the_table_on_a_client_holds_one_block_per_worker():
         got = fsel.CMIM(5).fit(Xd, y)
         mem_table = fsel.CMIM(5).fit(X, y)
         terms = table.pair_terms(1)
+        # blocks that are not plain futures: the delayed path, packed on the workers
+        monkeypatch.setattr("fsel.kernels.information_dask.client_futures", lambda b: None)
+        plain = fsel.CMIM(5).fit(Xd, y)
     _assert_same(mem_table, got)
+    _assert_same(mem_table, plain)
     assert terms.mi[7] > 0.3  # column 7 is a noisy copy of column 1

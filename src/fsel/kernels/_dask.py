@@ -13,6 +13,7 @@ __all__ = [
     "map_futures",
     "merge_per_worker",
     "reduce_futures",
+    "scheduler_client",
     "tree_reduce",
 ]
 
@@ -61,6 +62,19 @@ def client_futures(blocks: list[Any]) -> tuple[Any, list[Any]] | None:
     return futures[0].client, futures
 
 
+def scheduler_client() -> Any:
+    """The ``distributed`` client Dask's ``compute``/``persist`` would use now, or None
+    (a local scheduler)."""
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - distributed not installed
+        return None
+    from dask.base import get_scheduler
+
+    owner = getattr(get_scheduler(), "__self__", None)
+    return owner if isinstance(owner, Client) else None
+
+
 def _apply(fn: Any, args: tuple, *blocks: Any) -> Any:
     return fn(*blocks, *args)
 
@@ -91,10 +105,11 @@ def merge_per_worker(
     block_bytes: float,
     max_bytes: int = 256 << 20,
 ) -> list[Any]:
-    """Fewer, larger blocks: the blocks each worker holds, concatenated in order in
+    """Fewer, larger blocks: ``concat(*group)`` of the blocks each worker holds, in
     groups of at most ``max_bytes`` (one task per group, on that worker; a block larger
-    than that stays alone), ``block_bytes`` the (mean) size of a block. Fewer tasks per
-    later reduction, the data never moves."""
+    than that is a group alone), ``block_bytes`` the (mean) size of a block. Fewer tasks
+    per later reduction, the data never moves. ``futures`` is emptied, so that each
+    block is released as soon as its group is merged."""
     from distributed import wait
 
     wait(futures)
@@ -103,6 +118,7 @@ def merge_per_worker(
     for f in futures:
         holders = who.get(f.key) or [None]
         by_worker.setdefault(sorted(holders)[0], []).append(f)
+    futures.clear()
     out: list[Any] = []
     for worker, fs in by_worker.items():
         groups: list[list[Any]] = [[]]
@@ -114,10 +130,10 @@ def merge_per_worker(
                 size = 0
             groups[-1].append(f)
             size += nb
+        place = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
         for g in groups:
-            if len(g) == 1:
-                out.append(g[0])
-            else:
-                place = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
-                out.append(client.submit(concat, *g, pure=False, **place))
+            out.append(client.submit(concat, *g, pure=False, **place))
+        fs.clear()
+        groups.clear()
+    by_worker.clear()
     return out

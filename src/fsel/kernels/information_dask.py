@@ -22,6 +22,16 @@ workers:
    ``O(K * levels^2 * classes)`` numbers per step and turns them into entropies with
    :func:`fsel.kernels._counting.nlogn`; it never holds ``O(N)``.
 
+With features of at most 16 levels, each chunk also keeps its codes two features per
+byte (:func:`fsel.kernels._counting.pack_pairs`) and counts two features per pass over
+its rows, as in memory. On a ``distributed`` client the per-step overhead is kept small:
+after encoding, the chunks each worker holds are concatenated there into blocks of up to
+256 MiB (usually one per worker), and a step is one task per block submitted straight
+as futures (no graph to build or optimise), the few per-block tables gathered from the
+workers and summed on the client (a tree on the workers above
+:data:`fsel.kernels._dask.FAN_IN` blocks, so the client holds at most that many tables).
+Without a client (Dask's local schedulers) a step is one delayed tree reduction.
+
 Uncompacted bin indices are used as codes on the workers (an empty bin is an empty row
 of the count table, which changes no entropy), so the selection equals the in-memory
 one on the same data: exactly for uniform bins and integer codes, to rounding for the
@@ -44,7 +54,13 @@ import numpy as np
 
 from fsel.kernels._counting import joint_histograms, nlogn, numba_enabled, pack_pairs
 from fsel.kernels._dask import add_arrays as _add
-from fsel.kernels._dask import client_futures, map_futures, merge_per_worker, reduce_futures
+from fsel.kernels._dask import (
+    client_futures,
+    map_futures,
+    merge_per_worker,
+    reduce_futures,
+    scheduler_client,
+)
 from fsel.kernels._dask import tree_reduce as _tree
 from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype, uniform_edges
 from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
@@ -357,13 +373,17 @@ def _packed_block(block: tuple[np.ndarray, np.ndarray]) -> tuple:
     return C, yc, pack_pairs(C) if numba_enabled() else None
 
 
-def _encode_packed(*args: Any) -> tuple:
-    """:func:`_encode_chunk`, then :func:`_packed_block`: one task per chunk."""
-    return _packed_block(_encode_chunk(*args))
+def _encode_packed(*args: Any, pack: bool = True) -> tuple:
+    """:func:`_encode_chunk`, then :func:`_packed_block` (``pack``; else the packed codes
+    are None, left to :func:`_concat_blocks`): one task per chunk."""
+    C, yc = _encode_chunk(*args)
+    return _packed_block((C, yc)) if pack else (C, yc, None)
 
 
 def _concat_blocks(*blocks: tuple) -> tuple:
-    """Encoded chunks of one worker as one block (packed again: levels may differ)."""
+    """Encoded chunks of one worker as one block, packed (:func:`_packed_block`)."""
+    if len(blocks) == 1:
+        return _packed_block(blocks[0][:2])
     C = np.concatenate([b[0] for b in blocks], axis=1)
     yc = np.concatenate([b[1] for b in blocks])
     return _packed_block((C, yc))
@@ -719,8 +739,9 @@ def dask_information_table(
         width[j] = edges[j].size + 1
     width += holes  # the missing level of a column with holes: its last code
     dtype = smallest_code_dtype(int(width.max()))
+    merge = scheduler_client() is not None  # chunks merged per worker, packed then
     encoded = [
-        dask.delayed(_encode_packed)(x, y, edges, levels, classes, dtype, y_edges)
+        dask.delayed(_encode_packed)(x, y, edges, levels, classes, dtype, y_edges, pack=not merge)
         for x, y in zip(blocks, y_blocks, strict=True)
     ]
     encoded = list(dask.persist(*encoded))
@@ -728,8 +749,12 @@ def dask_information_table(
     found = client_futures(encoded)
     if found is not None:  # a distributed client: futures, fewer and larger blocks
         client, futures = found
+        del found
+        encoded.clear()  # each chunk released once merged
         per_block = st["n"] * d * np.dtype(dtype).itemsize / len(futures)  # codes
         encoded = merge_per_worker(client, futures, _concat_blocks, per_block)
+    elif merge:  # not merged after all: pack them here
+        encoded = list(dask.persist(*[dask.delayed(_packed_block)(b[:2]) for b in encoded]))
     ny = int(classes.size) if y_edges is None else int(y_edges.size) + 1
     table = DaskInformationTable(
         encoded, width, ny, int(st["n"]), estimator=estimator, client=client
