@@ -507,3 +507,30 @@ def test_the_table_on_a_client_holds_one_block_per_worker(monkeypatch):
     _assert_same(mem_table, got)
     _assert_same(mem_table, plain)
     assert terms.mi[7] > 0.3  # column 7 is a noisy copy of column 1
+
+
+def test_data_persisted_on_a_client_is_encoded_straight_into_merged_blocks():
+    distributed = pytest.importorskip("distributed")
+    from fsel.kernels.information_dask import _raw_futures
+    from fsel.utils.validation import check_dask_table
+
+    X, y = _data(12)
+    X[:, 9] = np.where(np.arange(X.shape[0]) % 7 == 0, np.nan, X[:, 9])  # holes: a level
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        Xd, yd = client.persist(
+            [da.from_array(X, chunks=(UNEVEN, 10)), da.from_array(y, chunks=(UNEVEN,))]
+        )
+        distributed.wait([Xd, yd])
+        data = check_dask_table(Xd, yd)
+        assert _raw_futures(data.blocks, data.y_blocks) is not None  # the direct path
+        lazy = check_dask_table(da.from_array(X, chunks=(UNEVEN, 10)), yd)
+        assert _raw_futures(lazy.blocks, lazy.y_blocks) is None  # not in memory yet
+        got = {n: getattr(fsel, n)(5).fit(Xd, yd) for n in ("JMI", "CMI", "MIM")}
+        np.testing.assert_array_equal(Xd.compute(), X)  # the input is untouched
+    for n, est in got.items():
+        _assert_same(getattr(fsel, n)(5).fit(X, y), est)

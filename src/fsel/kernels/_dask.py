@@ -104,21 +104,26 @@ def merge_per_worker(
     concat: Any,
     block_bytes: float,
     max_bytes: int = 256 << 20,
+    payload: list[Any] | None = None,
 ) -> list[Any]:
     """Fewer, larger blocks: ``concat(*group)`` of the blocks each worker holds, in
     groups of at most ``max_bytes`` (one task per group, on that worker; a block larger
     than that is a group alone), ``block_bytes`` the (mean) size of a block. Fewer tasks
-    per later reduction, the data never moves. ``futures`` is emptied, so that each
-    block is released as soon as its group is merged."""
+    per later reduction, the data never moves. ``payload`` (default ``futures``): what
+    ``concat`` receives for each block (e.g. a tuple of futures, the block and its
+    labels), grouped by where ``futures`` are. Both lists are emptied, so that each
+    block can be released as soon as its group is merged."""
     from distributed import wait
 
     wait(futures)
     who = client.who_has(futures)
+    items = futures if payload is None else payload
     by_worker: dict[Any, list[Any]] = {}
-    for f in futures:
+    for f, item in zip(futures, items, strict=True):
         holders = who.get(f.key) or [None]
-        by_worker.setdefault(sorted(holders)[0], []).append(f)
+        by_worker.setdefault(sorted(holders)[0], []).append(item)
     futures.clear()
+    items.clear()
     out: list[Any] = []
     for worker, fs in by_worker.items():
         groups: list[list[Any]] = [[]]

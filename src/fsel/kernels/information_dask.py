@@ -47,7 +47,7 @@ Dask is imported lazily; it is an optional dependency (``pip install 'fsel[dask]
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
@@ -389,6 +389,66 @@ def _concat_blocks(*blocks: tuple) -> tuple:
     return _packed_block((C, yc))
 
 
+def _encode_group(args: tuple, *pairs: tuple) -> tuple:
+    """Raw chunks ``(x, y)`` of one worker encoded (:func:`_encode_chunk` with ``args``)
+    and merged into one packed block (:func:`_concat_blocks`)."""
+    return _concat_blocks(*[(*_encode_chunk(x, y, *args), None) for x, y in pairs])
+
+
+def _raw_futures(blocks: list[Any], y_blocks: list[Any]) -> tuple | None:
+    """``(client, X futures, y futures)`` when both ``blocks`` and ``y_blocks`` are
+    persisted on the ``distributed`` client Dask would use now, else None."""
+    client = scheduler_client()
+    if client is None:
+        return None
+    xs, ys = _held_futures(client, blocks), _held_futures(client, y_blocks)
+    if xs is None or ys is None:
+        return None
+    return client, xs, ys
+
+
+def _held_futures(client: Any, blocks: list[Any]) -> list[Any] | None:
+    """Futures of delayed ``blocks`` that stand for data already in the cluster's
+    memory (``X.to_delayed()`` of a persisted array: an empty graph, the key held by
+    the array's futures), or None when any is not."""
+    from distributed import Future
+
+    if not blocks or not all(hasattr(b, "dask") and hasattr(b, "key") for b in blocks):
+        return None  # e.g. an in-memory y split into arrays
+    if any(len(b.dask) for b in blocks):
+        return None
+    futures = [Future(b.key, client) for b in blocks]
+    who = client.who_has(futures)
+    if not all(who.get(f.key) for f in futures):
+        return None
+    return futures
+
+
+def _encode_persisted(
+    blocks: list[Any], y_blocks: list[Any], args: tuple, code_cells: int
+) -> tuple[list[Any], Any]:
+    """The encoded chunks persisted (one task per chunk) and, on a ``distributed``
+    client, merged per worker: the blocks of the table and the client (or None)."""
+    import dask
+
+    merge = scheduler_client() is not None  # chunks merged per worker, packed then
+    encoded = [
+        dask.delayed(_encode_packed)(x, y, *args, pack=not merge)
+        for x, y in zip(blocks, y_blocks, strict=True)
+    ]
+    encoded = list(dask.persist(*encoded))
+    found = client_futures(encoded)
+    if found is not None:  # a distributed client: futures, fewer and larger blocks
+        client, futures = found
+        del found
+        encoded.clear()  # each chunk released once merged
+        per_block = code_cells * np.dtype(args[3]).itemsize / len(futures)
+        return merge_per_worker(client, futures, _concat_blocks, per_block), client
+    if merge:  # not merged after all: pack them here
+        encoded = list(dask.persist(*[dask.delayed(_packed_block)(b[:2]) for b in encoded]))
+    return encoded, None
+
+
 def _hist_target(block: tuple, width: int, ny: int) -> np.ndarray:
     C, yc, packed = block
     return joint_histograms(C, yc, ny, width, packed)
@@ -648,15 +708,22 @@ def dask_information_table(
         raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
     code_cols = np.asarray(discrete, dtype=bool)
     d = code_cols.size
-    parts = [
-        dask.delayed(_chunk_stats)(x, y, code_cols, n_bins, strategy)
-        for x, y in zip(blocks, y_blocks, strict=True)
-    ]
 
     def merge(*ps: dict[str, Any]) -> dict[str, Any]:
         return _merge_stats(*ps, code_cols=code_cols, n_bins=n_bins)
 
-    st = _tree(parts, merge).compute()
+    # persisted on a distributed client: tasks submitted straight on the futures
+    raw = _raw_futures(blocks, y_blocks)
+    if raw is not None:
+        client, x_futs, y_futs = raw
+        parts = map_futures(client, _chunk_stats, [x_futs, y_futs], (code_cols, n_bins, strategy))
+        st = reduce_futures(client, parts, merge)
+    else:
+        parts = [
+            dask.delayed(_chunk_stats)(x, y, code_cols, n_bins, strategy)
+            for x, y in zip(blocks, y_blocks, strict=True)
+        ]
+        st = _tree(parts, merge).compute()
     if st.get("y_nan"):
         raise ValueError(f"{estimator_name}: y has missing values (NaN); drop those rows first")
     if st["inf"] is not None:
@@ -739,22 +806,17 @@ def dask_information_table(
         width[j] = edges[j].size + 1
     width += holes  # the missing level of a column with holes: its last code
     dtype = smallest_code_dtype(int(width.max()))
-    merge = scheduler_client() is not None  # chunks merged per worker, packed then
-    encoded = [
-        dask.delayed(_encode_packed)(x, y, edges, levels, classes, dtype, y_edges, pack=not merge)
-        for x, y in zip(blocks, y_blocks, strict=True)
-    ]
-    encoded = list(dask.persist(*encoded))
-    client = None
-    found = client_futures(encoded)
-    if found is not None:  # a distributed client: futures, fewer and larger blocks
-        client, futures = found
-        del found
-        encoded.clear()  # each chunk released once merged
-        per_block = st["n"] * d * np.dtype(dtype).itemsize / len(futures)  # codes
-        encoded = merge_per_worker(client, futures, _concat_blocks, per_block)
-    elif merge:  # not merged after all: pack them here
-        encoded = list(dask.persist(*[dask.delayed(_packed_block)(b[:2]) for b in encoded]))
+    if raw is not None:  # encoded in groups per worker, straight into merged blocks
+        client, x_futs, y_futs = raw
+        del raw
+        per_block = st["n"] * d * np.dtype(dtype).itemsize / len(x_futs)  # codes
+        encode = partial(_encode_group, (edges, levels, classes, dtype, y_edges))
+        pairs = list(zip(x_futs, y_futs, strict=True))
+        encoded = merge_per_worker(client, list(x_futs), encode, per_block, payload=pairs)
+    else:
+        encoded, client = _encode_persisted(
+            blocks, y_blocks, (edges, levels, classes, dtype, y_edges), st["n"] * d
+        )
     ny = int(classes.size) if y_edges is None else int(y_edges.size) + 1
     table = DaskInformationTable(
         encoded, width, ny, int(st["n"]), estimator=estimator, client=client
