@@ -391,8 +391,20 @@ def _concat_blocks(*blocks: tuple) -> tuple:
 
 def _encode_group(args: tuple, *pairs: tuple) -> tuple:
     """Raw chunks ``(x, y)`` of one worker encoded (:func:`_encode_chunk` with ``args``)
-    and merged into one packed block (:func:`_concat_blocks`)."""
-    return _concat_blocks(*[(*_encode_chunk(x, y, *args), None) for x, y in pairs])
+    one after the other straight into one block, then packed (:func:`_packed_block`):
+    beyond the block, only one chunk's codes at a time."""
+    n = sum(int(np.shape(x)[0]) for x, _ in pairs)
+    C = yc = None
+    at = 0
+    for x, y in pairs:
+        c, c_y = _encode_chunk(x, y, *args)
+        if C is None:
+            C = np.empty((c.shape[0], n), dtype=c.dtype)
+            yc = np.empty(n, dtype=c_y.dtype)
+        C[:, at : at + c.shape[1]] = c
+        yc[at : at + c.shape[1]] = c_y
+        at += c.shape[1]
+    return _packed_block((C, yc))
 
 
 def _raw_futures(blocks: list[Any], y_blocks: list[Any]) -> tuple | None:
