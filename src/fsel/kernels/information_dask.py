@@ -25,10 +25,11 @@ workers:
 With features of at most 16 levels, each chunk also keeps its codes two features per
 byte (:func:`fsel.kernels._counting.pack_pairs`) and counts two features per pass over
 its rows, as in memory. On a ``distributed`` client the per-step overhead is kept small:
-after encoding, the chunks each worker holds are concatenated there into blocks of up to
-256 MiB (usually one per worker), and a step is one task per block submitted straight
-as futures (no graph to build or optimise), the few per-block tables gathered from the
-workers and summed on the client (a tree on the workers above
+the chunks each worker holds become blocks of up to 256 MiB there (usually one per
+worker; data already persisted on the client is read as futures and encoded straight
+into them, otherwise the encoded chunks are concatenated), and a step is one task per
+block submitted straight as futures (no graph to build or optimise), the few per-block
+tables gathered from the workers and summed on the client (a tree on the workers above
 :data:`fsel.kernels._dask.FAN_IN` blocks, so the client holds at most that many tables).
 Without a client (Dask's local schedulers) a step is one delayed tree reduction.
 
