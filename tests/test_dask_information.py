@@ -148,6 +148,78 @@ def test_joint_histograms_brute_force_and_additive(n, k, a, nz, seed, cut):
     np.testing.assert_array_equal(parts, H)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(1, 80),
+    k=st.integers(1, 5),
+    a=st.integers(1, 16),
+    extra=st.integers(0, 3),
+    nz=st.integers(1, 5),
+    seed=st.integers(0, 2**16),
+)
+def test_joint_histograms_two_features_per_pass_brute_force(n, k, a, extra, nz, seed):
+    # the paired kernel: features packed two per byte, counted in one pass, summed out
+    from fsel.kernels._counting import pack_pairs
+
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, a, size=(k, n)).astype(np.uint8)
+    z = rng.integers(0, nz, size=n)
+    width = int(C.max()) + 1 + extra  # the global width may exceed this chunk's levels
+    H = joint_histograms(C, z, nz, width, pack_pairs(C))
+    ref = np.zeros((k, width, nz), dtype=np.int64)
+    for f, i in itertools.product(range(k), range(n)):
+        ref[f, C[f, i], z[i]] += 1
+    np.testing.assert_array_equal(H, ref)
+
+
+def test_joint_histograms_packed_on_both_backends(backend):
+    from fsel.kernels._counting import pack_pairs
+
+    rng = np.random.default_rng(8)
+    C = rng.integers(0, 9, size=(7, 2000)).astype(np.uint8)  # odd: the last one alone
+    z = rng.integers(0, 6, size=2000)
+    H = joint_histograms(C, z, 6, 11, pack_pairs(C))
+    for f in range(7):
+        for v, w in itertools.product(range(11), range(6)):
+            assert H[f, v, w] == np.count_nonzero((C[f] == v) & (z == w))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int64])
+def test_integer_distinct_matches_unique(dtype, backend):
+    from fsel.kernels.information_dask import _integer_distinct
+
+    rng = np.random.default_rng(3)
+    lo = 0 if np.dtype(dtype).kind == "u" else -7
+    X = rng.choice(np.arange(lo, 60, 3), size=(500, 6)).astype(dtype)
+    X[:, 4] = 5  # a single value
+    got = _integer_distinct(X)
+    if backend == "numpy":
+        assert got is None  # the numpy path keeps the column-wise one
+        return
+    mins, maxs, distinct = got
+    for j in range(6):
+        np.testing.assert_array_equal(distinct[j], np.unique(X[:, j]))
+        assert distinct[j].dtype == X.dtype
+        assert (mins[j], maxs[j]) == (X[:, j].min(), X[:, j].max())
+    wide = X.astype(np.int64)
+    wide[0, 0] = 1 << 40  # too wide a range for a presence table
+    assert _integer_distinct(wide) is None
+
+
+@pytest.mark.parametrize("name", ["JMI", "CMI", "CMIM", "MRMR"])
+def test_small_integer_codes_with_gaps_exact(name, backend):
+    # negative values, gaps, a value absent from some chunks: the one-pass levels and
+    # the paired counting kernel give the in-memory selection
+    rng = np.random.default_rng(11)
+    X = rng.choice(np.array([-3, -1, 0, 2, 5, 9]), size=(1000, 9)).astype(np.int16)
+    X[:700, 6] = 4  # chunks where column 6 is constant
+    y = ((X[:, 2] > 0) + (X[:, 5] == 9)).astype(np.int8)
+    mem = getattr(fsel, name)(5, discretize=None).fit(X, y)
+    got = getattr(fsel, name)(5, discretize=None).fit(da.from_array(X, chunks=(UNEVEN, 9)), y)
+    _assert_same(mem, got)
+    np.testing.assert_array_equal(mem.n_levels_, got.n_levels_)
+
+
 def test_joint_histograms_numpy_and_numba_agree(backend):
     rng = np.random.default_rng(4)
     C = rng.integers(0, 7, size=(5, 3000)).astype(np.uint8)
@@ -370,3 +442,95 @@ def test_selectors_without_a_dask_path_refuse_dask_input_clearly(name):
     X, y = _data()
     with pytest.raises(TypeError, match=r"Dask collection.*runs in memory"):
         est_cls().fit(da.from_array(X, chunks=(300, 10)), y)
+
+
+def test_futures_helpers_merge_per_worker_and_reduce_in_a_tree():
+    # the distributed path of the table: blocks merged per worker (in groups of at most
+    # max_bytes), reductions as a tree of futures above FAN_IN parts
+    distributed = pytest.importorskip("distributed")
+    from fsel.kernels import _dask as kd
+
+    rng = np.random.default_rng(2)
+    parts = [rng.integers(0, 5, size=(3, 40 + i)) for i in range(20)]
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        futs = client.scatter(parts)
+        tables = kd.map_futures(client, np.sum, [futs], (1,))  # np.sum(block, 1)
+        assert len(tables) == 20 > kd.FAN_IN
+        total = kd.reduce_futures(client, tables, kd.add_arrays)
+        np.testing.assert_array_equal(total, sum(p.sum(axis=1) for p in parts))
+
+        def concat(*blocks):
+            return np.concatenate(blocks, axis=1)
+
+        given = list(futs)
+        merged = kd.merge_per_worker(client, given, concat, parts[0].nbytes)
+        assert given == []  # emptied: each block can be released once merged
+        assert len(merged) <= 2
+        got = np.concatenate(client.gather(merged), axis=1)
+        want = np.concatenate(parts, axis=1)
+        assert got.shape == want.shape
+        # the same columns, in some order of the blocks
+        key = sorted(map(tuple, got.T.tolist()))
+        assert key == sorted(map(tuple, want.T.tolist()))
+        small = kd.merge_per_worker(client, list(futs), concat, 100, max_bytes=150)  # alone
+        assert len(small) == 20
+        assert kd.client_futures(futs[:0]) is None
+
+
+def test_the_table_on_a_client_holds_one_block_per_worker(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from fsel.kernels.information_dask import dask_information_table
+    from fsel.utils.validation import check_dask_table
+
+    X, y = _data(9)
+    Xd = da.from_array(X, chunks=(UNEVEN, 10))
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        data = check_dask_table(Xd, da.from_array(y, chunks=(UNEVEN,)))
+        table, _, _ = dask_information_table(data.blocks, data.y_blocks, data.discrete)
+        assert 1 <= len(table.blocks) <= 2 < len(UNEVEN)
+        got = fsel.CMIM(5).fit(Xd, y)
+        mem_table = fsel.CMIM(5).fit(X, y)
+        terms = table.pair_terms(1)
+        # blocks that are not plain futures: the delayed path, packed on the workers
+        monkeypatch.setattr("fsel.kernels.information_dask.client_futures", lambda b: None)
+        plain = fsel.CMIM(5).fit(Xd, y)
+    _assert_same(mem_table, got)
+    _assert_same(mem_table, plain)
+    assert terms.mi[7] > 0.3  # column 7 is a noisy copy of column 1
+
+
+def test_data_persisted_on_a_client_is_encoded_straight_into_merged_blocks():
+    distributed = pytest.importorskip("distributed")
+    from fsel.kernels.information_dask import _raw_futures
+    from fsel.utils.validation import check_dask_table
+
+    X, y = _data(12)
+    X[:, 9] = np.where(np.arange(X.shape[0]) % 7 == 0, np.nan, X[:, 9])  # holes: a level
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        Xd, yd = client.persist(
+            [da.from_array(X, chunks=(UNEVEN, 10)), da.from_array(y, chunks=(UNEVEN,))]
+        )
+        distributed.wait([Xd, yd])
+        data = check_dask_table(Xd, yd)
+        assert _raw_futures(data.blocks, data.y_blocks) is not None  # the direct path
+        lazy = check_dask_table(da.from_array(X, chunks=(UNEVEN, 10)), yd)
+        assert _raw_futures(lazy.blocks, lazy.y_blocks) is None  # not in memory yet
+        got = {n: getattr(fsel, n)(5).fit(Xd, yd) for n in ("JMI", "CMI", "MIM")}
+        np.testing.assert_array_equal(Xd.compute(), X)  # the input is untouched
+    for n, est in got.items():
+        _assert_same(getattr(fsel, n)(5).fit(X, y), est)

@@ -40,6 +40,10 @@ __all__ = [
     "sparse_grouped_nlogn",
 ]
 
+# joint_histograms counts two packed features at once while their joint histogram
+# (int32) has at most this many cells (256 KiB: it stays in cache).
+_PAIRED_MAX_CELLS = 1 << 16
+
 # Dense numpy histograms are processed in column blocks of at most this many cells.
 _NUMPY_BLOCK_CELLS = 1 << 22
 
@@ -1072,10 +1076,40 @@ def _numba_histogram_kernel() -> Any:
             for i in range(n):
                 h[np.int64(row[i]) * nz + z[i]] += 1
 
-    return histograms
+    @numba.njit(nogil=True, cache=True)
+    def paired_histograms(P, a, z, nz, out):
+        """:func:`histograms` of the features ``2q`` and ``2q + 1`` from one histogram
+        of their packed pair ``P[q] = C[2q] * a + C[2q+1]`` (one increment per sample
+        for two features), summed out into both rows of ``out``."""
+        Q, n = P.shape
+        cells = a * a * nz
+        H = np.zeros(cells, np.int32)
+        for q in range(Q):
+            row = P[q]
+            for i in range(cells):
+                H[i] = 0
+            for i in range(n):
+                H[np.int64(row[i]) * nz + z[i]] += 1
+            h1 = out[2 * q]
+            h2 = out[2 * q + 1]
+            for x1 in range(a):
+                for x2 in range(a):
+                    base = (x1 * a + x2) * nz
+                    for zi in range(nz):
+                        c = H[base + zi]
+                        h1[x1 * nz + zi] += c
+                        h2[x2 * nz + zi] += c
+
+    return histograms, paired_histograms
 
 
-def joint_histograms(C: np.ndarray, z: np.ndarray, nz: int, n_levels: int) -> np.ndarray:
+def joint_histograms(
+    C: np.ndarray,
+    z: np.ndarray,
+    nz: int,
+    n_levels: int,
+    packed: tuple[np.ndarray, int] | None = None,
+) -> np.ndarray:
     """Joint count tables of ``(C[k], z)`` for every feature ``k`` of one chunk of rows.
 
     The additive form of :func:`grouped_nlogn`: tables of several chunks of rows sum to
@@ -1090,6 +1124,10 @@ def joint_histograms(C: np.ndarray, z: np.ndarray, nz: int, n_levels: int) -> np
         Number of levels of ``z``.
     n_levels : int
         Levels of the features (the same for all: the largest).
+    packed : tuple or None
+        ``pack_pairs(C)`` (:func:`pack_pairs`): with numba, two features are counted per
+        pass over the samples (the same counts, about half the cost); ignored without
+        numba.
 
     Returns
     -------
@@ -1106,8 +1144,19 @@ def joint_histograms(C: np.ndarray, z: np.ndarray, nz: int, n_levels: int) -> np
     z = np.ascontiguousarray(z, dtype=np.int64)
     out = np.zeros((K, n_levels * nz), dtype=np.int64)
     if K and n:
-        if numba_enabled():
-            _numba_histogram_kernel()(np.ascontiguousarray(C), z, int(nz), out)
+        if (
+            numba_enabled()
+            and packed is not None
+            and packed[1] ** 2 * nz <= _PAIRED_MAX_CELLS
+            and n < 2**31
+        ):
+            P, a = packed
+            kernels = _numba_histogram_kernel()
+            kernels[1](P, int(a), z, int(nz), out)
+            if K % 2:  # the odd last feature, alone
+                kernels[0](np.ascontiguousarray(C[K - 1 :]), z, int(nz), out[K - 1 :])
+        elif numba_enabled():
+            _numba_histogram_kernel()[0](np.ascontiguousarray(C), z, int(nz), out)
         else:
             cells = n_levels * nz
             step = max(1, min(K, _NUMPY_BLOCK_CELLS // max(n, 1)))

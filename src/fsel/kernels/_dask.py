@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-__all__ = ["add_arrays", "tree_reduce"]
+__all__ = [
+    "add_arrays",
+    "client_futures",
+    "map_futures",
+    "merge_per_worker",
+    "reduce_futures",
+    "scheduler_client",
+    "tree_reduce",
+]
 
 FAN_IN = 8  # tree-reduction width
 
@@ -28,4 +37,108 @@ def add_arrays(*arrays: np.ndarray) -> np.ndarray:
     out = arrays[0].copy()
     for a in arrays[1:]:
         out += a
+    return out
+
+
+# ------------------------------------------------- persisted blocks on a distributed client
+
+
+def client_futures(blocks: list[Any]) -> tuple[Any, list[Any]] | None:
+    """The ``distributed`` client and futures behind persisted delayed ``blocks`` (one
+    future each), or None when they were persisted by another scheduler (then they hold
+    their values and the delayed path is used)."""
+    try:
+        from distributed import futures_of
+    except ImportError:  # pragma: no cover - distributed not installed
+        return None
+    futures = []
+    for b in blocks:
+        fs = futures_of(b)
+        if len(fs) != 1 or fs[0].key != b.key:
+            return None
+        futures.append(fs[0])
+    if not futures:
+        return None
+    return futures[0].client, futures
+
+
+def scheduler_client() -> Any:
+    """The ``distributed`` client Dask's ``compute``/``persist`` would use now, or None
+    (a local scheduler)."""
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - distributed not installed
+        return None
+    from dask.base import get_scheduler
+
+    owner = getattr(get_scheduler(), "__self__", None)
+    return owner if isinstance(owner, Client) else None
+
+
+def _apply(fn: Any, args: tuple, *blocks: Any) -> Any:
+    return fn(*blocks, *args)
+
+
+def map_futures(client: Any, fn: Any, seqs: list[list[Any]], args: tuple) -> list[Any]:
+    """``[fn(*blocks_i, *args) for each i]`` as futures: one task per block, submitted
+    straight to the scheduler (no graph to build or optimise)."""
+    return client.map(partial(_apply, fn, args), *seqs, pure=False)
+
+
+def reduce_futures(client: Any, parts: list[Any], combine: Any) -> Any:
+    """``combine`` of the results of futures ``parts``, computed: a tree (fan-in
+    ``FAN_IN``) on the workers down to at most ``FAN_IN`` results, which the client
+    gathers and combines (so it holds at most ``FAN_IN`` of them at once)."""
+    while len(parts) > FAN_IN:
+        parts = [
+            client.submit(combine, *parts[i : i + FAN_IN], pure=False)
+            for i in range(0, len(parts), FAN_IN)
+        ]
+    values = client.gather(parts, direct=True)  # from the workers, not via the scheduler
+    return values[0] if len(values) == 1 else combine(*values)
+
+
+def merge_per_worker(
+    client: Any,
+    futures: list[Any],
+    concat: Any,
+    block_bytes: float,
+    max_bytes: int = 256 << 20,
+    payload: list[Any] | None = None,
+) -> list[Any]:
+    """Fewer, larger blocks: ``concat(*group)`` of the blocks each worker holds, in
+    groups of at most ``max_bytes`` (one task per group, on that worker; a block larger
+    than that is a group alone), ``block_bytes`` the (mean) size of a block. Fewer tasks
+    per later reduction, the data never moves. ``payload`` (default ``futures``): what
+    ``concat`` receives for each block (e.g. a tuple of futures, the block and its
+    labels), grouped by where ``futures`` are. Both lists are emptied, so that each
+    block can be released as soon as its group is merged."""
+    from distributed import wait
+
+    wait(futures)
+    who = client.who_has(futures)
+    items = futures if payload is None else payload
+    by_worker: dict[Any, list[Any]] = {}
+    for f, item in zip(futures, items, strict=True):
+        holders = who.get(f.key) or [None]
+        by_worker.setdefault(sorted(holders)[0], []).append(item)
+    futures.clear()
+    items.clear()
+    out: list[Any] = []
+    for worker, fs in by_worker.items():
+        groups: list[list[Any]] = [[]]
+        size = 0
+        for f in fs:
+            nb = block_bytes
+            if groups[-1] and size + nb > max_bytes:
+                groups.append([])
+                size = 0
+            groups[-1].append(f)
+            size += nb
+        place = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
+        for g in groups:
+            out.append(client.submit(concat, *g, pure=False, **place))
+        fs.clear()
+        groups.clear()
+    by_worker.clear()
     return out

@@ -22,6 +22,17 @@ workers:
    ``O(K * levels^2 * classes)`` numbers per step and turns them into entropies with
    :func:`fsel.kernels._counting.nlogn`; it never holds ``O(N)``.
 
+With features of at most 16 levels, each chunk also keeps its codes two features per
+byte (:func:`fsel.kernels._counting.pack_pairs`) and counts two features per pass over
+its rows, as in memory. On a ``distributed`` client the per-step overhead is kept small:
+the chunks each worker holds become blocks of up to 256 MiB there (usually one per
+worker; data already persisted on the client is read as futures and encoded straight
+into them, otherwise the encoded chunks are concatenated), and a step is one task per
+block submitted straight as futures (no graph to build or optimise), the few per-block
+tables gathered from the workers and summed on the client (a tree on the workers above
+:data:`fsel.kernels._dask.FAN_IN` blocks, so the client holds at most that many tables).
+Without a client (Dask's local schedulers) a step is one delayed tree reduction.
+
 Uncompacted bin indices are used as codes on the workers (an empty bin is an empty row
 of the count table, which changes no entropy), so the selection equals the in-memory
 one on the same data: exactly for uniform bins and integer codes, to rounding for the
@@ -37,12 +48,20 @@ Dask is imported lazily; it is an optional dependency (``pip install 'fsel[dask]
 
 from __future__ import annotations
 
+from functools import lru_cache, partial
 from typing import Any
 
 import numpy as np
 
-from fsel.kernels._counting import joint_histograms, nlogn
+from fsel.kernels._counting import joint_histograms, nlogn, numba_enabled, pack_pairs
 from fsel.kernels._dask import add_arrays as _add
+from fsel.kernels._dask import (
+    client_futures,
+    map_futures,
+    merge_per_worker,
+    reduce_futures,
+    scheduler_client,
+)
 from fsel.kernels._dask import tree_reduce as _tree
 from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype, uniform_edges
 from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
@@ -69,6 +88,42 @@ def _distinct(values: np.ndarray, cap: int, holes: bool = False) -> np.ndarray |
             return u if u.size <= cap else None
     u = np.unique(values)
     return u if u.size <= cap else None
+
+
+@lru_cache(maxsize=1)
+def _numba_seen() -> Any:  # pragma: no cover - compiled
+    import numba
+
+    @numba.njit(nogil=True, cache=True)
+    def seen(x, lo, present):
+        n, d = x.shape
+        for i in range(n):
+            for j in range(d):
+                present[j, np.int64(x[i, j]) - lo[j]] = True
+
+    return seen
+
+
+def _integer_distinct(x: np.ndarray) -> tuple | None:
+    """Per-column minima and maxima (float64) and :func:`_distinct` of every column of
+    a non-empty integer chunk in one row-major pass (numba), or None (no numba, or
+    value ranges too wide for a presence table)."""
+    if not numba_enabled():
+        return None
+    lo_x, hi_x = x.min(axis=0), x.max(axis=0)
+    if x.dtype.itemsize == 8 and (lo_x.min() < -(1 << 53) or hi_x.max() > 1 << 53):
+        return None  # not exact as float64 (nor as an int64 span)
+    lo = lo_x.astype(np.int64)
+    width = int((hi_x.astype(np.int64) - lo).max()) + 1
+    if width > 1 << 16 or width * x.shape[1] > 1 << 24:
+        return None
+    present = np.zeros((x.shape[1], width), dtype=np.bool_)
+    _numba_seen()(x, lo, present)
+    out: list[np.ndarray | None] = []
+    for j in range(x.shape[1]):
+        u = (np.flatnonzero(present[j]) + lo[j]).astype(x.dtype)
+        out.append(u if u.size <= MAX_CODE_LEVELS else None)
+    return lo_x.astype(np.float64), hi_x.astype(np.float64), out
 
 
 def _transposed(x: np.ndarray, rows: int = 16384) -> np.ndarray:
@@ -108,6 +163,11 @@ def _chunk_stats(
                 return st
             nan[:] = np.isnan(x).any(axis=0)  # holes: one more level (missing="level")
     holes = bool(nan.any())
+    if x.dtype.kind in "iu" and x.shape[0] and bool(np.all(code_cols)):
+        fast = _integer_distinct(x)  # every column is a code column: one pass
+        if fast is not None:
+            st["lo"], st["hi"], st["distinct"] = fast
+            return st
     if x.shape[0]:  # fmin/fmax skip NaN (an all-missing column gives NaN)
         lo = np.fmin.reduce(x, axis=0).astype(np.float64)
         hi = np.fmax.reduce(x, axis=0).astype(np.float64)
@@ -278,6 +338,8 @@ def _encode_chunk(
             rows = np.asarray([kept[i] for i in run])
             if lo.any():
                 codes[rows] = xt[run] - lo[:, None]
+            elif len(run) == x.shape[1] and xt.dtype == codes.dtype:
+                codes = xt  # every column is already its codes 0..a-1: no copy
             else:
                 codes[rows] = xt[run] if len(run) < len(kept) else xt
             done = set(run)
@@ -304,30 +366,126 @@ def _encode_chunk(
 # ------------------------------------------------------------------- per-step kernels
 
 
-def _hist_target(block: tuple, width: int, ny: int) -> np.ndarray:
+def _packed_block(block: tuple[np.ndarray, np.ndarray]) -> tuple:
+    """An encoded chunk as it stays on its worker: ``(codes, class codes, packed)``,
+    ``packed`` the codes two features per byte (:func:`pack_pairs`, for the paired
+    counting kernel) or None (no numba, or more than 16 levels)."""
     C, yc = block
-    return joint_histograms(C, yc, ny, width)
+    return C, yc, pack_pairs(C) if numba_enabled() else None
+
+
+def _encode_packed(*args: Any, pack: bool = True) -> tuple:
+    """:func:`_encode_chunk`, then :func:`_packed_block` (``pack``; else the packed codes
+    are None, left to :func:`_concat_blocks`): one task per chunk."""
+    C, yc = _encode_chunk(*args)
+    return _packed_block((C, yc)) if pack else (C, yc, None)
+
+
+def _concat_blocks(*blocks: tuple) -> tuple:
+    """Encoded chunks of one worker as one block, packed (:func:`_packed_block`)."""
+    if len(blocks) == 1:
+        return _packed_block(blocks[0][:2])
+    C = np.concatenate([b[0] for b in blocks], axis=1)
+    yc = np.concatenate([b[1] for b in blocks])
+    return _packed_block((C, yc))
+
+
+def _encode_group(args: tuple, *pairs: tuple) -> tuple:
+    """Raw chunks ``(x, y)`` of one worker encoded (:func:`_encode_chunk` with ``args``)
+    one after the other straight into one block, then packed (:func:`_packed_block`):
+    beyond the block, only one chunk's codes at a time."""
+    n = sum(int(np.shape(x)[0]) for x, _ in pairs)
+    C = yc = None
+    at = 0
+    for x, y in pairs:
+        c, c_y = _encode_chunk(x, y, *args)
+        if C is None:
+            C = np.empty((c.shape[0], n), dtype=c.dtype)
+            yc = np.empty(n, dtype=c_y.dtype)
+        C[:, at : at + c.shape[1]] = c
+        yc[at : at + c.shape[1]] = c_y
+        at += c.shape[1]
+    return _packed_block((C, yc))
+
+
+def _raw_futures(blocks: list[Any], y_blocks: list[Any]) -> tuple | None:
+    """``(client, X futures, y futures)`` when both ``blocks`` and ``y_blocks`` are
+    persisted on the ``distributed`` client Dask would use now, else None."""
+    client = scheduler_client()
+    if client is None:
+        return None
+    xs, ys = _held_futures(client, blocks), _held_futures(client, y_blocks)
+    if xs is None or ys is None:
+        return None
+    return client, xs, ys
+
+
+def _held_futures(client: Any, blocks: list[Any]) -> list[Any] | None:
+    """Futures of delayed ``blocks`` that stand for data already in the cluster's
+    memory (``X.to_delayed()`` of a persisted array: an empty graph, the key held by
+    the array's futures), or None when any is not."""
+    from distributed import Future
+
+    if not blocks or not all(hasattr(b, "dask") and hasattr(b, "key") for b in blocks):
+        return None  # e.g. an in-memory y split into arrays
+    if any(len(b.dask) for b in blocks):
+        return None
+    futures = [Future(b.key, client) for b in blocks]
+    who = client.who_has(futures)
+    if not all(who.get(f.key) for f in futures):
+        return None
+    return futures
+
+
+def _encode_persisted(
+    blocks: list[Any], y_blocks: list[Any], args: tuple, code_cells: int
+) -> tuple[list[Any], Any]:
+    """The encoded chunks persisted (one task per chunk) and, on a ``distributed``
+    client, merged per worker: the blocks of the table and the client (or None)."""
+    import dask
+
+    merge = scheduler_client() is not None  # chunks merged per worker, packed then
+    encoded = [
+        dask.delayed(_encode_packed)(x, y, *args, pack=not merge)
+        for x, y in zip(blocks, y_blocks, strict=True)
+    ]
+    encoded = list(dask.persist(*encoded))
+    found = client_futures(encoded)
+    if found is not None:  # a distributed client: futures, fewer and larger blocks
+        client, futures = found
+        del found
+        encoded.clear()  # each chunk released once merged
+        per_block = code_cells * np.dtype(args[3]).itemsize / len(futures)
+        return merge_per_worker(client, futures, _concat_blocks, per_block), client
+    if merge:  # not merged after all: pack them here
+        encoded = list(dask.persist(*[dask.delayed(_packed_block)(b[:2]) for b in encoded]))
+    return encoded, None
+
+
+def _hist_target(block: tuple, width: int, ny: int) -> np.ndarray:
+    C, yc, packed = block
+    return joint_histograms(C, yc, ny, width, packed)
 
 
 def _hist_pair(block: tuple, j: int, aj: int, width: int, ny: int) -> np.ndarray:
-    C, yc = block
+    C, yc, packed = block
     z = C[j].astype(np.int64) * ny + yc
-    return joint_histograms(C, z, aj * ny, width)
+    return joint_histograms(C, z, aj * ny, width, packed)
 
 
 def _hist_feature(block: tuple, j: int, aj: int, width: int) -> np.ndarray:
-    C, _ = block
-    return joint_histograms(C, C[j], aj, width)
+    C, _, packed = block
+    return joint_histograms(C, C[j], aj, width, packed)
 
 
 def _hist_cond(block: tuple, s: np.ndarray, ns: int, width: int, ny: int) -> np.ndarray:
-    C, yc = block
+    C, yc, packed = block
     z = s.astype(np.int64) * ny + yc
-    return joint_histograms(C, z, ns * ny, width)
+    return joint_histograms(C, z, ns * ny, width, packed)
 
 
 def _merged_states(block: tuple, s: np.ndarray | None, j: int, aj: int) -> np.ndarray:
-    C, _ = block
+    C = block[0]
     cj = C[j].astype(np.int64)
     return cj if s is None else s.astype(np.int64) * aj + cj
 
@@ -393,10 +551,12 @@ class DaskInformationTable:
         n_samples: int,
         *,
         estimator: str = "plugin",
+        client: Any = None,
     ) -> None:
         if estimator not in _ESTIMATORS:
             raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
         self.blocks = blocks
+        self._client = client
         self.n_levels = np.asarray(n_levels, dtype=np.int64)
         self.width = int(self.n_levels.max())
         self.n_classes = int(n_classes)
@@ -425,9 +585,16 @@ class DaskInformationTable:
         return int(self.n_levels.size)
 
     def _reduce(self, fn: Any, *args: Any, extra: list[Any] | None = None) -> np.ndarray:
-        """``sum_chunks fn(block, [extra_block,] *args)``: one tree reduction, computed."""
+        """``sum_chunks fn(block, [extra_block,] *args)``: one tree reduction, computed.
+        On a ``distributed`` client: one task per block submitted as futures, the few
+        per-block tables gathered and summed on the client (a tree on the workers
+        above ``FAN_IN`` blocks)."""
         import dask
 
+        if self._client is not None:
+            seqs = [self.blocks] if extra is None else [self.blocks, extra]
+            parts = map_futures(self._client, fn, seqs, args)
+            return reduce_futures(self._client, parts, _add)
         if extra is None:
             parts = [dask.delayed(fn)(b, *args) for b in self.blocks]
         else:
@@ -478,6 +645,13 @@ class DaskInformationTable:
 
         aj = int(self.n_levels[j])
         prev = [None] * len(self.blocks) if s is None else s.blocks
+        if self._client is not None:
+            client, seqs = self._client, [self.blocks, prev]
+            states = reduce_futures(
+                client, map_futures(client, _chunk_states, seqs, (int(j), aj)), _union
+            )
+            new = map_futures(client, _relabel, seqs, (int(j), aj, states))
+            return DaskJointCodes(new, int(states.size))
         parts = [
             dask.delayed(_chunk_states)(b, p, int(j), aj)
             for b, p in zip(self.blocks, prev, strict=True)
@@ -547,15 +721,22 @@ def dask_information_table(
         raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
     code_cols = np.asarray(discrete, dtype=bool)
     d = code_cols.size
-    parts = [
-        dask.delayed(_chunk_stats)(x, y, code_cols, n_bins, strategy)
-        for x, y in zip(blocks, y_blocks, strict=True)
-    ]
 
     def merge(*ps: dict[str, Any]) -> dict[str, Any]:
         return _merge_stats(*ps, code_cols=code_cols, n_bins=n_bins)
 
-    st = _tree(parts, merge).compute()
+    # persisted on a distributed client: tasks submitted straight on the futures
+    raw = _raw_futures(blocks, y_blocks)
+    if raw is not None:
+        client, x_futs, y_futs = raw
+        parts = map_futures(client, _chunk_stats, [x_futs, y_futs], (code_cols, n_bins, strategy))
+        st = reduce_futures(client, parts, merge)
+    else:
+        parts = [
+            dask.delayed(_chunk_stats)(x, y, code_cols, n_bins, strategy)
+            for x, y in zip(blocks, y_blocks, strict=True)
+        ]
+        st = _tree(parts, merge).compute()
     if st.get("y_nan"):
         raise ValueError(f"{estimator_name}: y has missing values (NaN); drop those rows first")
     if st["inf"] is not None:
@@ -638,13 +819,21 @@ def dask_information_table(
         width[j] = edges[j].size + 1
     width += holes  # the missing level of a column with holes: its last code
     dtype = smallest_code_dtype(int(width.max()))
-    encoded = [
-        dask.delayed(_encode_chunk)(x, y, edges, levels, classes, dtype, y_edges)
-        for x, y in zip(blocks, y_blocks, strict=True)
-    ]
-    encoded = list(dask.persist(*encoded))
+    if raw is not None:  # encoded in groups per worker, straight into merged blocks
+        client, x_futs, y_futs = raw
+        del raw
+        per_block = st["n"] * d * np.dtype(dtype).itemsize / len(x_futs)  # codes
+        encode = partial(_encode_group, (edges, levels, classes, dtype, y_edges))
+        pairs = list(zip(x_futs, y_futs, strict=True))
+        encoded = merge_per_worker(client, list(x_futs), encode, per_block, payload=pairs)
+    else:
+        encoded, client = _encode_persisted(
+            blocks, y_blocks, (edges, levels, classes, dtype, y_edges), st["n"] * d
+        )
     ny = int(classes.size) if y_edges is None else int(y_edges.size) + 1
-    table = DaskInformationTable(encoded, width, ny, int(st["n"]), estimator=estimator)
+    table = DaskInformationTable(
+        encoded, width, ny, int(st["n"]), estimator=estimator, client=client
+    )
     table.y_bin_edges = y_edges
     if y_edges is not None:  # the non-empty bins, numbered as in memory (compacted)
         classes = np.arange(int(np.count_nonzero(table.class_counts)))
