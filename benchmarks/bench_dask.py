@@ -300,16 +300,22 @@ def markdown(rows: list[dict], meta: dict) -> str:
         "client peak RSS MB | client fit allocs MB | worker peak RSS MB | data MB |",
         "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    ratios: dict[int, list[float]] = {}
     for r in rows:
         ref = next(
             (
                 x
                 for x in rows
-                if x["n"] == r["n"] and x.get("side") == "memory n_jobs=2" and "seconds" in x
+                if x["n"] == r["n"]
+                and x.get("round", 0) == r.get("round", 0)
+                and x.get("side") == "memory n_jobs=2"
+                and "seconds" in x
             ),
             None,
         )
         ratio = r["seconds"] / ref["seconds"] if ref and "seconds" in r else None
+        if ratio is not None and r.get("side", "").startswith("dask"):
+            ratios.setdefault(r["n"], []).append(ratio)
         out.append(
             f"| {r['n']:,} | {r['side']} | {r.get('status')} | {_fmt(r.get('seconds'))} | "
             f"{_fmt(ratio, '.2f')} | {_fmt(r.get('setup_seconds'))} | "
@@ -319,6 +325,13 @@ def markdown(rows: list[dict], meta: dict) -> str:
             f"{', '.join(_fmt(w, '.0f') for w in r.get('worker_peak_rss_mb', [])) or '-'} | "
             f"{_fmt(r.get('data_mb'), '.0f')} |"
         )
+    if any(len(v) > 1 for v in ratios.values()):
+        out.append("")
+        out += [
+            f"* {n:,} rows: Dask / in memory (n_jobs=2) per round "
+            f"{', '.join(f'{v:.2f}' for v in vs)}; median {float(np.median(vs)):.2f}"
+            for n, vs in ratios.items()
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -328,6 +341,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="one size: 1,000,000 rows")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=1800.0)
+    parser.add_argument(
+        "--repeats", type=int, default=1, help="interleaved rounds of every side per size"
+    )
     parser.add_argument(
         "--relief", type=int, default=0, metavar="M", help="also ReliefF on Dask, M references"
     )
@@ -354,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         "load_start": os.getloadavg()[0],
         "python": platform.python_version(),
         "sizes": sizes,
+        "repeats": args.repeats,
     }
     rows: list[dict] = []
     failed = False
@@ -361,8 +378,8 @@ def main(argv: list[str] | None = None) -> int:
         sides = args.sides.split(",")
         runs = [("memory", 1), ("memory", 2)] if "memory" in sides else []
         runs += [("dask", args.workers)] if "dask" in sides else []
-        for kind, arg in runs:
-            res = _subprocess(kind, n, arg, args.timeout) | {"n": n}
+        for kind, arg, rep in [(k, a, r) for r in range(args.repeats) for k, a in runs]:
+            res = _subprocess(kind, n, arg, args.timeout) | {"n": n, "round": rep}
             rows.append(res)
             print(json.dumps({k: v for k, v in res.items() if k != "order"}), flush=True)
         if args.relief:
