@@ -372,6 +372,11 @@ def main(argv: list[str] | None = None) -> int:
         "sizes": sizes,
         "repeats": args.repeats,
     }
+    name = args.name or ("dask_quick" if args.quick else "dask")
+    res_dir = HERE / "results"
+    refusal = _provenance.dirty_refusal(meta["git"], res_dir / name, allow_dirty=True)
+    if refusal:
+        parser.error(refusal)
     rows: list[dict] = []
     failed = False
     for n in sizes:
@@ -402,8 +407,6 @@ def main(argv: list[str] | None = None) -> int:
         if len(orders) > 1:
             print(f"selections differ at n={n}: {orders}", file=sys.stderr)
             failed = True
-    name = args.name or ("dask_quick" if args.quick else "dask")
-    res_dir = HERE / "results"
     res_dir.mkdir(exist_ok=True)
     (res_dir / f"{name}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
     md = markdown(rows, meta)

@@ -273,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     if not DATASETS.is_dir():
         print(f"{DATASETS} is absent: DOROTHEA and PCMAC are skipped", file=sys.stderr)
     git = _provenance.git_state()  # the code measured (src/ may change while a long run goes on)
+    refusal = _provenance.dirty_refusal(git, args.output / "sparse", allow_dirty=True)
+    if refusal:
+        ap.error(refusal)
     rows = []
     for spec in cases(args.quick):
         if spec["data"] != "zipf" and not DATASETS.is_dir():
