@@ -605,6 +605,7 @@ def main(argv: list[str] | None = None) -> int:
             else ["JMI"],
             args.missing_fraction,
             args.repeats,
+            args.output,
         )
     if args.summarize is not None:
         saved = json.loads(args.summarize.read_text())
@@ -847,11 +848,32 @@ def bench_interleaved(datasets: list[str], ks: list[int], criteria: list[str], r
 
 
 def bench_missing(
-    datasets: list[str], ks: list[int], criteria: list[str], fraction: float, repeats: int
+    datasets: list[str],
+    ks: list[int],
+    criteria: list[str],
+    fraction: float,
+    repeats: int,
+    output: Path | None = None,
 ) -> int:
     """Complete data against the same data with ``fraction`` of the cells missing
-    completely at random: fsel's time under each rule, interleaved, medians."""
+    completely at random: fsel's time under each rule, interleaved, medians. The report
+    goes to ``results/information_missing.md`` (or ``output``.md) from committed code."""
     import fsel
+
+    git_state = _provenance.git_state()
+    stem = Path(output or RESULTS / "information_missing")
+    refusal = _provenance.dirty_refusal(git_state, stem, allow_dirty=True)
+    report = [
+        "# Information criteria with missing values vs complete data (issue 12)",
+        "",
+        f"fsel `{git_state.get('head', '')[:10]}`"
+        + (" (plus uncommitted changes in src/)" if git_state.get("src_dirty") else "")
+        + f"; {os.cpu_count()} CPUs, load average at the start "
+        + ", ".join(f"{v:.1f}" for v in os.getloadavg())
+        + "; target: with holes within 1.5x of the complete-data time.",
+        "",
+        "```",
+    ]
 
     names = {"mRMR": "MRMR"}
     for ds in datasets:
@@ -881,19 +903,27 @@ def bench_missing(
                         cls(k, discretize=disc, missing=rule).fit(data, y)
                         cpu[label].append(time.process_time() - c0)
                         wall[label].append(time.perf_counter() - t0)
-                print(
+                report.append(
                     f"data ({ds}) {X.shape[0]} x {X.shape[1]}, {crit} k={k}, "
                     f"medians of {repeats} interleaved rounds, one thread "
                     "(CPU s, wall s, CPU ratio to the complete table of the same dtype "
                     "and discretisation):"
                 )
+                print(report[-1], flush=True)
                 for label in variants:
                     ref = (
                         "complete float, uniform" if "uniform" in label else "complete float, codes"
                     )
                     c, w = float(np.median(cpu[label])), float(np.median(wall[label]))
                     ratio = c / float(np.median(cpu[ref]))
-                    print(f"  {label:<28} cpu {c:7.3f}  wall {w:7.3f}  x{ratio:5.2f}", flush=True)
+                    report.append(f"  {label:<28} cpu {c:7.3f}  wall {w:7.3f}  x{ratio:5.2f}")
+                    print(report[-1], flush=True)
+    report.append("```")
+    if refusal:
+        print(f"({refusal}: printing only)")
+    else:
+        stem.with_suffix(".md").write_text("\n".join(report) + "\n")
+        print(f"wrote {stem.with_suffix('.md')}")
     return 0
 
 
