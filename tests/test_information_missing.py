@@ -489,3 +489,41 @@ def test_available_terms_many_levels_match_scalar_functions(backend):
         assert t.mi[k] == pytest.approx(mutual_information(X[r, k], X[r, 1]), abs=1e-12)
         want = conditional_mutual_information(X[r, k], y[r], X[r, 1])
         assert t.cmi_given_j[k] == pytest.approx(want, abs=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    n=st.integers(5, 50),
+    d=st.integers(1, 6),
+    kind=st.sampled_from(["normal", "integers", "ties at the minimum"]),
+    strategy=st.sampled_from(["uniform", "quantile"]),
+    n_bins=st.integers(2, 6),
+)
+def test_binned_holes_coded_as_the_filled_table(seed, n, d, kind, strategy, n_bins):
+    # the "level" rule: edges learned on the observed values, a hole first takes its
+    # column's observed minimum (so binning and compaction see observed values only) and
+    # then becomes one extra last code. Reference written here with plain numpy; the
+    # kernel bins the holes in place when every column is binned (no filled copy)
+    from fsel.kernels.discretize import apply_bin_edges, compact_codes, discretize, fit_bin_edges
+
+    rng = np.random.default_rng(seed)
+    if kind == "normal":
+        X = rng.normal(size=(n, d))
+    else:
+        X = rng.integers(0, int(rng.integers(2, 12)), size=(n, d)).astype(float)
+        if kind == "ties at the minimum":  # quantile edges can sit on the minimum
+            X[: n // 2] = X.min()
+    X[rng.random(X.shape) < rng.uniform(0.05, 0.6)] = np.nan
+    X[0] = rng.normal(size=d)  # every column has an observed value
+    miss = np.isnan(X).any(axis=0)
+    codes, levels, _ = discretize(X, np.zeros(d, bool), n_bins, strategy, miss)
+    edges = fit_bin_edges(X, np.zeros(d, bool), n_bins, strategy, miss)
+    filled = np.where(np.isnan(X), np.nanmin(X, axis=0), X)
+    ref, ref_levels = compact_codes(apply_bin_edges(filled, edges))
+    ref, ref_levels = ref.astype(np.int64), ref_levels.copy()
+    ref_levels[miss] += 1
+    for j in np.flatnonzero(miss):
+        ref[j, np.isnan(X[:, j])] = ref_levels[j] - 1
+    np.testing.assert_array_equal(codes.astype(np.int64), ref)
+    np.testing.assert_array_equal(levels, ref_levels)

@@ -416,6 +416,20 @@ def _discretize_with_missing(
     if observed_any.any():
         with np.errstate(invalid="ignore"):
             fill = np.where(observed_any, np.fmin.reduce(sub, axis=0), 0.0)
+    if every and all(e is not None for e in edges):
+        # every column binned: bin the holes as they are (NaN >= edge is False) and give
+        # them the code of their column's observed minimum in place, as the fill would,
+        # instead of writing a filled copy of the whole table
+        del sub
+        with np.errstate(invalid="ignore"):
+            binned = apply_bin_edges(values, edges)
+            fill_code = np.array(
+                [np.searchsorted(e, f, side="right") for e, f in zip(edges, fill, strict=True)],
+                dtype=binned.dtype,
+            )
+        np.copyto(binned, fill_code[None, :], where=nan)
+        codes, n_levels = _code_holes(binned, cols, observed_any, nan, every)
+        return codes, n_levels, edges
     if every:
         filled = np.where(nan, fill[None, :], values)
     else:
@@ -430,6 +444,15 @@ def _discretize_with_missing(
     else:
         binned = apply_bin_edges(filled, edges)
     del filled
+    codes, n_levels = _code_holes(binned, cols, observed_any, nan, every)
+    return codes, n_levels, edges
+
+
+def _code_holes(
+    binned: np.ndarray, cols: np.ndarray, observed_any: np.ndarray, nan: np.ndarray, every: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Compact the binned table (holes already carrying an observed code) and give the
+    holes of the flagged columns ``cols`` the extra last code."""
     codes, n_levels = compact_codes(binned)
     n_levels = n_levels.copy()
     n_levels[cols[observed_any]] += 1  # all-missing columns keep the single code 0
@@ -441,7 +464,7 @@ def _discretize_with_missing(
         np.copyto(codes, last, where=nan.T)
     else:
         codes[cols] = np.where(nan.T, last, codes[cols])
-    return codes, n_levels, edges
+    return codes, n_levels
 
 
 # ----------------------------------------------------------------------------- sparse
