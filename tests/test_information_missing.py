@@ -527,3 +527,35 @@ def test_binned_holes_coded_as_the_filled_table(seed, n, d, kind, strategy, n_bi
         ref[j, np.isnan(X[:, j])] = ref_levels[j] - 1
     np.testing.assert_array_equal(codes.astype(np.int64), ref)
     np.testing.assert_array_equal(levels, ref_levels)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    n=st.integers(5, 50),
+    d=st.integers(1, 6),
+    oddity=st.sampled_from([None, "a non-integer cell", "a value beyond int64"]),
+)
+def test_float_code_holes_coded_as_the_filled_table(seed, n, d, oddity):
+    # float columns taken as codes (categorical, or discretize=None) with holes: the
+    # kernel casts once and fills the holes in place; the reference fills a copy with
+    # the observed minimum, compacts it, and gives the holes the extra last code
+    from fsel.kernels.discretize import compact_codes, discretize
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-5, int(rng.integers(2, 12)), size=(n, d)).astype(float)
+    if oddity == "a non-integer cell":
+        X[rng.integers(0, n), rng.integers(0, d)] += 0.5
+    elif oddity == "a value beyond int64":
+        X[rng.integers(0, n), rng.integers(0, d)] = 2.0**70
+    X[rng.random(X.shape) < rng.uniform(0.05, 0.6)] = np.nan
+    X[0] = rng.integers(0, 3, size=d)  # every column has an observed value
+    miss = np.isnan(X).any(axis=0)
+    codes, levels, _ = discretize(X, np.ones(d, bool), 5, "uniform", miss)
+    ref, ref_levels = compact_codes(np.where(np.isnan(X), np.nanmin(X, axis=0), X))
+    ref, ref_levels = ref.astype(np.int64), ref_levels.copy()
+    ref_levels[miss] += 1
+    for j in np.flatnonzero(miss):
+        ref[j, np.isnan(X[:, j])] = ref_levels[j] - 1
+    np.testing.assert_array_equal(codes.astype(np.int64), ref)
+    np.testing.assert_array_equal(levels, ref_levels)

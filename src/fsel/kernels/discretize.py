@@ -430,6 +430,22 @@ def _discretize_with_missing(
         np.copyto(binned, fill_code[None, :], where=nan)
         codes, n_levels = _code_holes(binned, cols, observed_any, nan, every)
         return codes, n_levels, edges
+    if every and values.dtype.kind == "f" and all(e is None for e in edges):
+        # every column is float codes: cast once and give the holes their column's
+        # observed minimum in place (no filled float copy); integer-valued iff every
+        # observed cell equals its cast (values beyond int64 fail the equality)
+        del sub
+        with np.errstate(invalid="ignore"):
+            as_int = values.astype(np.int64)
+            np.copyto(as_int, fill.astype(np.int64)[None, :], where=nan)
+            integral = bool(np.all((as_int == values) | nan)) and bool(
+                np.all(fill == np.round(fill))
+            )
+        if integral:
+            codes, n_levels = _code_holes(as_int, cols, observed_any, nan, every)
+            return codes, n_levels, edges
+        del as_int
+        sub = values
     if every:
         filled = np.where(nan, fill[None, :], values)
     else:
