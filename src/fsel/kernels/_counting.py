@@ -507,30 +507,33 @@ def _numba_kernels() -> Any:
                 mc += 1
         return sf, sc, mf, mc
 
+    @numba.njit(nogil=True)
+    def _split_pair(row, z, nz, a, H, h1, h2):
+        # one histogram H of the packed pair (x1 * a + x2, z), then both (x, z)
+        # histograms summed out of it into h1 and h2 (added to what they hold)
+        for i in range(H.size):
+            H[i] = 0
+        for i in range(row.size):
+            H[np.int64(row[i]) * nz + z[i]] += 1
+        for x1 in range(a):
+            for x2 in range(a):
+                base = (x1 * a + x2) * nz
+                for zi in range(nz):
+                    c = H[base + zi]
+                    h1[x1 * nz + zi] += c
+                    h2[x2 * nz + zi] += c
+
     @numba.njit(nogil=True, cache=True)
     def packed(P, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, q0, q1):
         """:func:`dense` for the features ``2q`` and ``2q + 1`` at once, from one
         histogram of ``(C[2q] * a + C[2q+1], z)``: one increment per sample for two
         features, then both ``(C[k], z)`` histograms by summing it out."""
-        n = P.shape[1]
-        cells = a * a * nz
-        H = np.zeros(cells, np.int32)
+        H = np.zeros(a * a * nz, np.int32)
         F1 = np.zeros(a * nz, np.int64)
         F2 = np.zeros(a * nz, np.int64)
         coarse = np.zeros(a * nz // group, np.int64)
         for q in range(q0, q1):
-            row = P[q]
-            for i in range(cells):
-                H[i] = 0
-            for i in range(n):
-                H[np.int64(row[i]) * nz + z[i]] += 1
-            for x1 in range(a):
-                for x2 in range(a):
-                    base = (x1 * a + x2) * nz
-                    for zi in range(nz):
-                        c = H[base + zi]
-                        F1[x1 * nz + zi] += c
-                        F2[x2 * nz + zi] += c
+            _split_pair(P[q], z, nz, a, H, F1, F2)
             k = 2 * q
             s_full[k], s_coarse[k], m_full[k], m_coarse[k] = _dense_sums(
                 F1, nz, group, a, table, coarse
@@ -539,7 +542,16 @@ def _numba_kernels() -> Any:
                 F2, nz, group, a, table, coarse
             )
 
-    return dense, sparse, cmim_lazy, available, available_dense, packed
+    @numba.njit(nogil=True, cache=True)
+    def paired_histograms(P, a, z, nz, out):
+        """The ``(C[k], z)`` histograms of the features ``2q`` and ``2q + 1`` from one
+        histogram of their packed pair ``P[q] = C[2q] * a + C[2q+1]`` (one increment
+        per sample for two features), summed out into both rows of ``out``."""
+        H = np.zeros(a * a * nz, np.int32)
+        for q in range(P.shape[0]):
+            _split_pair(P[q], z, nz, a, H, out[2 * q], out[2 * q + 1])
+
+    return dense, sparse, cmim_lazy, available, available_dense, packed, paired_histograms
 
 
 _N_MARGINALS = 7
@@ -1076,31 +1088,7 @@ def _numba_histogram_kernel() -> Any:
             for i in range(n):
                 h[np.int64(row[i]) * nz + z[i]] += 1
 
-    @numba.njit(nogil=True, cache=True)
-    def paired_histograms(P, a, z, nz, out):
-        """:func:`histograms` of the features ``2q`` and ``2q + 1`` from one histogram
-        of their packed pair ``P[q] = C[2q] * a + C[2q+1]`` (one increment per sample
-        for two features), summed out into both rows of ``out``."""
-        Q, n = P.shape
-        cells = a * a * nz
-        H = np.zeros(cells, np.int32)
-        for q in range(Q):
-            row = P[q]
-            for i in range(cells):
-                H[i] = 0
-            for i in range(n):
-                H[np.int64(row[i]) * nz + z[i]] += 1
-            h1 = out[2 * q]
-            h2 = out[2 * q + 1]
-            for x1 in range(a):
-                for x2 in range(a):
-                    base = (x1 * a + x2) * nz
-                    for zi in range(nz):
-                        c = H[base + zi]
-                        h1[x1 * nz + zi] += c
-                        h2[x2 * nz + zi] += c
-
-    return histograms, paired_histograms
+    return histograms
 
 
 def joint_histograms(
@@ -1151,12 +1139,12 @@ def joint_histograms(
             and n < 2**31
         ):
             P, a = packed
-            kernels = _numba_histogram_kernel()
-            kernels[1](P, int(a), z, int(nz), out)
+            _numba_kernels()[6](P, int(a), z, int(nz), out)
             if K % 2:  # the odd last feature, alone
-                kernels[0](np.ascontiguousarray(C[K - 1 :]), z, int(nz), out[K - 1 :])
+                histograms = _numba_histogram_kernel()
+                histograms(np.ascontiguousarray(C[K - 1 :]), z, int(nz), out[K - 1 :])
         elif numba_enabled():
-            _numba_histogram_kernel()[0](np.ascontiguousarray(C), z, int(nz), out)
+            _numba_histogram_kernel()(np.ascontiguousarray(C), z, int(nz), out)
         else:
             cells = n_levels * nz
             step = max(1, min(K, _NUMPY_BLOCK_CELLS // max(n, 1)))
