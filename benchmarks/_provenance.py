@@ -13,6 +13,7 @@ Results written into ``benchmarks/results`` must come from committed code:
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -99,3 +100,24 @@ def dirty_refusal(state: dict[str, Any], stem: Path, allow_dirty: bool) -> str |
         "committed code; commit first"
         + ("" if inside else ", or pass --allow-dirty for this output")
     )
+
+
+def add_allow_dirty(parser: argparse.ArgumentParser) -> None:
+    """The ``--allow-dirty`` option every benchmark that writes results shares."""
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="allow uncommitted src/ changes (output outside benchmarks/results only)",
+    )
+
+
+def checked_state(
+    parser: argparse.ArgumentParser, stem: Path, allow_dirty: bool, *extra_paths: str
+) -> dict[str, Any]:
+    """:func:`git_state`, or the parser's one-line error when :func:`dirty_refusal`
+    says the run must not write to ``stem``."""
+    state = git_state(*extra_paths)
+    refusal = dirty_refusal(state, Path(stem), allow_dirty)
+    if refusal:
+        parser.error(refusal)
+    return state

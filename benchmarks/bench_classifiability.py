@@ -189,24 +189,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--skip-wrapper", action="store_true")
     p.add_argument("--output", type=Path, default=None, help="output stem (no suffix)")
     p.add_argument("--worker-numpy", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument(
-        "--allow-dirty",
-        action="store_true",
-        help="allow uncommitted src/ changes (output outside benchmarks/results only)",
-    )
+    _provenance.add_allow_dirty(p)
     args = p.parse_args(argv)
     if not args.worker_numpy:
-        git_state = _provenance.git_state()
-        refusal = _provenance.dirty_refusal(
-            git_state,
-            Path(
-                args.output
-                or RESULTS / ("classifiability_quick" if args.quick else "classifiability")
-            ),
+        git_state = _provenance.checked_state(
+            p,
+            args.output or RESULTS / ("classifiability_quick" if args.quick else "classifiability"),
             args.allow_dirty,
         )
-        if refusal:
-            p.error(refusal)
     for var in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")  # one core per process
     k = args.k or (5 if args.quick else 10)

@@ -79,17 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--baseline", default="472081b")
     p.add_argument("--output", type=Path, default=None, help="output stem (no suffix)")
-    p.add_argument(
-        "--allow-dirty",
-        action="store_true",
-        help="allow uncommitted src/ changes (output outside benchmarks/results only)",
-    )
+    _provenance.add_allow_dirty(p)
     args = p.parse_args(argv)
     stem = Path(args.output or RESULTS / "cli")
-    git_state = _provenance.git_state()
-    refusal = _provenance.dirty_refusal(git_state, stem, args.allow_dirty)
-    if refusal:
-        p.error(refusal)
+    git_state = _provenance.checked_state(p, stem, args.allow_dirty)
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="fsel_bench_cli_") as tmp_:
         tmp = Path(tmp_)

@@ -566,11 +566,7 @@ def main(argv: list[str] | None = None) -> int:
         help="timed calls per implementation, the same for every one (best is kept); "
         "rounds for --missing/--interleaved",
     )
-    p.add_argument(
-        "--allow-dirty",
-        action="store_true",
-        help="run although src/ has uncommitted changes (not into benchmarks/results)",
-    )
+    _provenance.add_allow_dirty(p)
     p.add_argument(
         "--summarize",
         type=Path,
@@ -631,10 +627,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.repeats < 1:
         p.error("--repeats must be at least 1")
-    git_state = _provenance.git_state()
-    refusal = _provenance.dirty_refusal(git_state, Path(stem), args.allow_dirty)
-    if refusal:
-        p.error(refusal)
+    git_state = _provenance.checked_state(p, stem, args.allow_dirty)
     rows: list[dict[str, Any]] = []
     compile_rows: list[dict[str, Any]] = []
     started = time.perf_counter()

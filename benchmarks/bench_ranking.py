@@ -61,20 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--output", type=Path, default=None, help="output stem (no suffix)")
-    p.add_argument(
-        "--allow-dirty",
-        action="store_true",
-        help="allow uncommitted src/ changes (output outside benchmarks/results only)",
-    )
+    _provenance.add_allow_dirty(p)
     args = p.parse_args(argv)
-    git_state = _provenance.git_state()
-    refusal = _provenance.dirty_refusal(
-        git_state,
-        Path(args.output or RESULTS / ("ranking_quick" if args.quick else "ranking")),
-        args.allow_dirty,
+    git_state = _provenance.checked_state(
+        p, args.output or RESULTS / ("ranking_quick" if args.quick else "ranking"), args.allow_dirty
     )
-    if refusal:
-        p.error(refusal)
 
     from fsel.kernels.ranking_indices import INDEX_NAMES, ranking_scores
 

@@ -338,11 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--libs", default=None, help="comma list: fsel,fast-select,skrebate,...")
     ap.add_argument("--methods", default=None, help="comma list: ReliefF,MultiSURF,IRelief,...")
     ap.add_argument("--output", default=None, help="results file stem")
-    ap.add_argument(
-        "--allow-dirty",
-        action="store_true",
-        help="run although src/ has uncommitted changes (results marked src_dirty)",
-    )
+    _provenance.add_allow_dirty(ap)
     ap.add_argument(
         "--missing",
         default=None,
@@ -373,11 +369,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.repeats < 1:
         ap.error("--repeats must be at least 1")
-    git_state = _provenance.git_state()
-    stem_path = RESULTS / (args.output or ("relief_quick" if args.quick else "relief"))
-    refusal = _provenance.dirty_refusal(git_state, stem_path, args.allow_dirty)
-    if refusal:
-        ap.error(refusal)
+    results_stem = RESULTS / (args.output or ("relief_quick" if args.quick else "relief"))
+    git_state = _provenance.checked_state(ap, results_stem, args.allow_dirty)
     sizes = (
         args.sizes.split(",") if args.sizes else (list(QUICK_SIZES) if args.quick else list(SIZES))
     )
