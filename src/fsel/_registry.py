@@ -1,12 +1,15 @@
 """Every selection method by its short name: used by :func:`fsel.select` and the CLI.
 
-A method's class is imported only when it is used, so listing methods stays fast.
+A method's class is imported only when it is used, so listing methods stays fast. Each
+method names two classes: its scikit-learn estimator (``path``) and the plain class
+holding the estimator's logic (``logic``, a base of the estimator that imports no
+scikit-learn, see :mod:`fsel.selectors._core`), which the ``fsel select`` command fits.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = ["METHODS", "Method", "get_method"]
@@ -18,6 +21,8 @@ class Method:
 
     ``target`` is ``"classification"`` (class labels), ``"regression"`` or ``"any"``.
     ``fixed`` holds constructor parameters the short name implies (e.g. an index name).
+    ``logic`` is the path of the estimator's logic class (same parameters, same ``fit``,
+    no scikit-learn API).
     """
 
     name: str
@@ -26,14 +31,24 @@ class Method:
     summary: str
     target: str = "classification"
     fixed: tuple[tuple[str, Any], ...] = ()
+    logic: str = ""
 
     def load(self) -> type:
-        module, _, attr = self.path.partition(":")
-        return getattr(importlib.import_module(module), attr)
+        """The scikit-learn estimator class."""
+        return _load(self.path)
+
+    def load_logic(self) -> type:
+        """The estimator's logic class (imports no scikit-learn)."""
+        return _load(self.logic)
 
     def make(self, **params: Any) -> Any:
         cls = self.load()
         return cls(**dict(self.fixed), **params)
+
+
+def _load(path: str) -> type:
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 _INFO = "fsel.selectors.information"
@@ -152,7 +167,28 @@ for _idx, _text in _INDEX_SUMMARY.items():
         )
     )
 
-METHODS: dict[str, Method] = {m.name: m for m in _ALL}
+#: where each estimator's logic class lives (see :mod:`fsel.selectors._core`)
+_LOGIC_MODULES = {
+    _INFO: f"{_INFO}._fit",
+    "fsel.selectors.classifiability": "fsel.selectors.classifiability._fit",
+    "fsel.selectors.ranking": "fsel.selectors.ranking._fit",
+    f"{_RELIEF}:Relief": f"{_RELIEF}._nearest",
+    f"{_RELIEF}:ReliefF": f"{_RELIEF}._nearest",
+    f"{_RELIEF}:MRelief": f"{_RELIEF}._nearest",
+    f"{_RELIEF}:SURF": f"{_RELIEF}._nearest",
+    f"{_RELIEF}:MultiSURF": f"{_RELIEF}._nearest",
+    f"{_RELIEF}:IRelief": f"{_RELIEF}._iterative",
+    f"{_RELIEF}:PRelief": f"{_RELIEF}._parzen",
+}
+
+
+def _with_logic(m: Method) -> Method:
+    module, _, attr = m.path.partition(":")
+    logic = _LOGIC_MODULES.get(m.path) or _LOGIC_MODULES[module]
+    return replace(m, logic=f"{logic}:{attr}")
+
+
+METHODS: dict[str, Method] = {m.name: _with_logic(m) for m in _ALL}
 
 
 def get_method(name: str) -> Method:

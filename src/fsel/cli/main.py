@@ -216,11 +216,7 @@ def _resolve_data(path: str) -> str:
 
 
 def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> dict[str, Any]:
-    accepted = (
-        set(est_cls().get_params(deep=False))
-        if not fixed
-        else set(est_cls(**fixed).get_params(deep=False))
-    )
+    accepted = set(est_cls._param_names())
     params: dict[str, Any] = {}
     for flag, name in _FLAG_PARAMS.items():
         value = getattr(args, flag)
@@ -268,7 +264,9 @@ def _cmd_select(args: argparse.Namespace) -> int:
     if k < 1 or k > n_features:
         raise CliError(f"-k {k} is out of range: the table has {n_features} features")
 
-    est_cls = method.load()
+    # a plain selection fits the method's logic class: same fit, no scikit-learn import
+    # (most of a small job's start-up); NPFS and the bootstrap wrap a real estimator
+    est_cls = method.load() if args.npfs else method.load_logic()
     fixed = dict(method.fixed)
     if args.bootstrap:
         if method.family != "ranking-index":
@@ -278,7 +276,7 @@ def _cmd_select(args: argparse.Namespace) -> int:
         est_cls = BootstrapRanking
         fixed["n_bootstraps"] = args.bootstrap
     params = _estimator_params(args, est_cls, fixed)
-    if "categorical" in est_cls(**fixed).get_params(deep=False) and data.categorical:
+    if "categorical" in est_cls._param_names() and data.categorical:
         params.setdefault("categorical", data.categorical)
     base = est_cls(**fixed, **params, n_features_to_select=k)
 
@@ -304,7 +302,7 @@ def _report_selection(
         "target": data.target,
         **extra,
         "n_features": int(n_features),
-        "params": {k_: v for k_, v in base.get_params(deep=False).items() if _jsonable(v)},
+        "params": {k_: v for k_, v in base._constructor_params().items() if _jsonable(v)},
         **res.to_dict(),
     }
     where = " (Dask)" if "scheduler" in extra else ""
@@ -418,7 +416,7 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
             f"--scheduler without --npfs runs the information criteria (jmi, mrmr, ...) and "
             f"relieff (with --sample-size) on Dask; {method.name} does not run on Dask yet"
         )
-    est_cls = method.load()
+    est_cls = method.load_logic()
     fixed = dict(method.fixed)
     params = _estimator_params(args, est_cls, fixed)
     params.pop("n_jobs", None)

@@ -51,7 +51,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
 
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
@@ -663,6 +662,8 @@ class IncrementalSearch:
     def _run(self, fn, chunks: list[np.ndarray]) -> list:  # type: ignore[no-untyped-def]
         if len(chunks) == 1:
             return [fn(chunks[0])]
+        from joblib import Parallel, delayed
+
         return Parallel(n_jobs=len(chunks), backend="threading")(delayed(fn)(c) for c in chunks)
 
     def evaluate(self, candidates: Sequence[int]) -> np.ndarray:

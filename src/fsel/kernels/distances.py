@@ -55,7 +55,6 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
 
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
@@ -120,12 +119,12 @@ def fits_full(n: int, memory_budget: int) -> bool:
 
 def effective_n_jobs(n_jobs: int | None) -> int:
     """joblib's convention: None -> 1, -1 -> all cores, -2 -> all but one, ..."""
-    from joblib import effective_n_jobs as _ej
-
     if n_jobs is None:
         return 1
     if not isinstance(n_jobs, (int, np.integer)) or isinstance(n_jobs, bool) or n_jobs == 0:
         raise ValueError(f"n_jobs must be a non-zero int or None, got {n_jobs!r}")
+    from joblib import effective_n_jobs as _ej
+
     return max(1, int(_ej(int(n_jobs))))
 
 
@@ -142,6 +141,8 @@ def threaded_spans(
     """
     if workers == 1 or len(spans) == 1:
         return [fn(a, b) for a, b in spans]
+    from joblib import Parallel, delayed
+
     return list(Parallel(n_jobs=workers, backend="threading")(delayed(fn)(a, b) for a, b in spans))
 
 

@@ -24,7 +24,7 @@ from fsel.kernels.ranking_indices import (
 )
 from fsel.meta.resampling import resample_indices, run_replicates
 from fsel.selectors._base import BaseSelector
-from fsel.selectors.ranking import _fit_setup, order_by_score
+from fsel.selectors.ranking._fit import _fit_setup, order_by_score
 from fsel.utils.validation import is_sparse
 
 __all__ = ["BootstrapRanking", "bootstrap_scores"]

@@ -1,21 +1,14 @@
-"""The base class every fsel selector shares.
+"""The base class of every fsel estimator: scikit-learn's API on top of the fitting logic.
 
-A selector validates its input once in ``fit`` (through :mod:`fsel.utils.validation`),
-computes a selection order and per-feature scores with the numeric kernels, and hands
-them to :meth:`BaseSelector._set_selection`, which derives the common fitted
-attributes. ``transform``, ``get_support``, ``inverse_transform`` and
-``get_feature_names_out`` come from scikit-learn's ``SelectorMixin`` through
-``_get_support_mask``.
-
-Fitted attributes set here
---------------------------
-n_features_in_ : int
-feature_names_in_ : ndarray of str (only when fitted on a DataFrame with string columns)
-selection_order_ : ndarray of int, the selected feature indices in the order picked
-support_ : ndarray of bool, the mask of selected features
-ranking_ : ndarray of int, 1 for the first pick, 2 for the second, ...; every feature
-    that was not selected shares rank ``n_selected + 1``
-scores_ : ndarray of float, one score per feature (meaning documented per selector)
+A selector's logic (``__init__``, ``fit``) lives in a plain class deriving from
+:class:`fsel.selectors._core.SelectorCore`, which imports no scikit-learn; the public
+estimator puts :class:`BaseSelector` in front of it. ``BaseSelector`` adds
+scikit-learn's ``BaseEstimator`` (``get_params``/``set_params``, cloning, the repr) and
+``SelectorMixin`` (``transform``, ``get_support``, ``inverse_transform``,
+``get_feature_names_out`` through ``_get_support_mask``), records
+``feature_names_in_`` (only when fitted on a DataFrame with string columns) with
+scikit-learn's own check, and sets the estimator tags. The other fitted attributes are
+documented in :mod:`fsel.selectors._core`.
 """
 
 from __future__ import annotations
@@ -28,68 +21,21 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils._set_output import _get_output_config
 from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
 
-from fsel.utils.validation import Table, check_table, check_target
+from fsel.selectors._core import SelectorCore
 
 __all__ = ["BaseSelector"]
 
 
-class BaseSelector(SelectorMixin, BaseEstimator):
-    """Shared machinery of fsel selectors (not used directly).
+class BaseSelector(SelectorMixin, BaseEstimator, SelectorCore):
+    """Shared machinery of fsel estimators (not used directly).
 
-    Subclasses set ``_target_kind`` to ``"classification"``, ``"regression"`` or
-    ``"any"`` and implement ``fit``.
+    An estimator is ``class Name(BaseSelector, logic.Name)`` (or a subclass of a
+    family's ``BaseSelector`` subclass), with ``logic.Name`` a
+    :class:`~fsel.selectors._core.SelectorCore` holding ``__init__`` and ``fit``.
     """
 
-    _target_kind = "classification"
-
-    def _validate_fit_data(
-        self,
-        X: Any,
-        y: Any,
-        *,
-        categorical: Any = None,
-        min_samples: int = 1,
-        keep_integer: bool = False,
-        allow_missing: bool = False,
-        accept_sparse: bool | str = False,
-    ) -> tuple[Table, np.ndarray, np.ndarray | None]:
-        """Validate ``X`` and ``y`` once and record ``n_features_in_``/names.
-
-        ``keep_integer=True`` lets an integer ndarray through without a float copy
-        (``Table.values`` then keeps its dtype); ``allow_missing=True`` keeps missing
-        values as NaN (``Table.missing`` flags their columns) for the family's own rule;
-        ``accept_sparse=True`` returns scipy.sparse input as a CSC matrix, never densified."""
-        name = type(self).__name__
-        table = check_table(
-            X,
-            categorical=categorical,
-            min_samples=min_samples,
-            estimator_name=name,
-            keep_integer=keep_integer,
-            allow_missing=allow_missing,
-            accept_sparse=accept_sparse,
-        )
+    def _record_feature_names(self, X: Any) -> None:
         _check_feature_names(self, X, reset=True)
-        self.n_features_in_ = table.values.shape[1]
-        y_out, classes = check_target(
-            y, table.values.shape[0], kind=self._target_kind, estimator_name=name
-        )
-        return table, y_out, classes
-
-    def _set_selection(self, order: Any, scores: Any) -> None:
-        """Set ``selection_order_``, ``support_``, ``ranking_`` and ``scores_``."""
-        d = self.n_features_in_
-        order = np.asarray(order, dtype=np.intp)
-        if np.unique(order).size != order.size:  # pragma: no cover - engine invariant
-            raise RuntimeError("internal error: a feature was selected twice")
-        self.selection_order_ = order
-        support = np.zeros(d, dtype=bool)
-        support[order] = True
-        self.support_ = support
-        ranking = np.full(d, order.size + 1, dtype=np.intp)
-        ranking[order] = np.arange(1, order.size + 1)
-        self.ranking_ = ranking
-        self.scores_ = np.asarray(scores, dtype=np.float64)
 
     @property
     def n_features_selected_(self) -> int:
@@ -119,6 +65,7 @@ class BaseSelector(SelectorMixin, BaseEstimator):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.sparse = self._accepts_sparse
         # a family that handles missing values has a ``missing`` parameter; "error"
         # refuses them (SPEC section 10)
         tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"

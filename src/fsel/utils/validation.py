@@ -27,9 +27,11 @@ __all__ = [
     "Table",
     "check_missing_policy",
     "check_n_features_to_select",
+    "check_random_state",
     "check_table",
     "check_target",
     "check_unique_names",
+    "is_continuous_target",
     "is_dataframe",
     "is_sparse",
 ]
@@ -668,6 +670,50 @@ def check_n_features_to_select(k: Any, n_features: int, *, allow_none: bool = Tr
 
 
 # ----------------------------------------------------------------------------- Dask
+
+
+def is_continuous_target(y: Any) -> bool:
+    """Whether ``y`` is a continuous target: float values that are not all whole numbers
+    (scikit-learn's ``type_of_target(y) == "continuous"`` rule, without importing
+    scikit-learn; missing values are not counted).
+
+    Examples
+    --------
+    >>> is_continuous_target([0.0, 1.0, 1.0]), is_continuous_target([0.5, 1.0])
+    (False, True)
+    >>> is_continuous_target(["a", "b"])
+    False
+    """
+    try:
+        arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    except (TypeError, ValueError):
+        return False
+    if arr.dtype.kind != "f" or arr.size == 0:
+        return False
+    arr = arr.ravel()
+    fin = arr[np.isfinite(arr)]
+    return bool(fin.size) and not np.all(fin == np.round(fin))
+
+
+def check_random_state(seed: Any) -> np.random.RandomState:
+    """A ``numpy.random.RandomState`` from ``random_state`` (scikit-learn's rule, without
+    importing scikit-learn): None gives numpy's global instance, an int a new one seeded
+    with it, an instance itself.
+
+    Examples
+    --------
+    >>> check_random_state(0).randint(100) == np.random.RandomState(0).randint(100)
+    True
+    >>> check_random_state(None) is np.random.mtrand._rand
+    True
+    """
+    if seed is None or seed is np.random:
+        return np.random.mtrand._rand
+    if isinstance(seed, (Integral, np.integer)) and not isinstance(seed, bool):
+        return np.random.RandomState(seed)
+    if isinstance(seed, np.random.RandomState):
+        return seed
+    raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")
 
 
 def is_dask(X: Any) -> bool:

@@ -8,23 +8,8 @@ unifying framework for information theoretic feature selection. JMLR 13:27-66, 2
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
-import numpy as np
-
-from fsel.kernels.discretize import discretize as _discretize
-from fsel.kernels.discretize import discretize_sparse
-from fsel.kernels.information import InformationTable, SparseInformationTable
 from fsel.selectors._base import BaseSelector
-from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
-from fsel.utils.progress import Progress
-from fsel.utils.validation import (
-    check_dask_table,
-    check_missing_policy,
-    check_n_features_to_select,
-    is_dask,
-)
+from fsel.selectors.information import _fit
 
 __all__ = [
     "CIFE",
@@ -123,220 +108,11 @@ _ATTRS_DOC = """
 """
 
 
-class InformationSelector(BaseSelector):
+class InformationSelector(BaseSelector, _fit.InformationSelector):
     """Greedy forward selection with a conditional-likelihood criterion (base class).
 
     Subclasses set ``_criterion``; see :mod:`fsel.selectors.information._criteria`.
     """
-
-    _criterion = "mim"
-
-    def __init__(
-        self,
-        n_features_to_select: int | float | None = None,
-        *,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
-        categorical: Any = None,
-        estimator: str = "plugin",
-        missing: str = "level",
-        n_jobs: int | None = None,
-        verbose: int = 0,
-    ) -> None:
-        self.n_features_to_select = n_features_to_select
-        self.discretize = discretize
-        self.n_bins = n_bins
-        self.categorical = categorical
-        self.estimator = estimator
-        self.missing = missing
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-
-    def _criterion_params(self) -> dict[str, float]:
-        return {}
-
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # scipy.sparse in, never densified
-        return tags
-
-    def _n_threads(self) -> int:
-        if self.n_jobs is None:
-            return 1
-        if self.n_jobs < 0:
-            import os
-
-            return max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
-        return max(1, int(self.n_jobs))
-
-    def fit(self, X: Any, y: Any) -> InformationSelector:
-        """Select features of ``X`` for the class labels ``y``.
-
-        Parameters
-        ----------
-        X : array-like, DataFrame, sparse matrix or Dask collection, shape (n_samples, n_features)
-            Sparse input (CSR, CSC, COO) is never densified: an implicit zero is the
-            value 0 and each step counts from the non-zeros (``O(nnz)``). A row-chunked
-            ``dask.array.Array`` or a ``dask.dataframe.DataFrame`` is selected on the
-            Dask workers (the active ``distributed.Client``, e.g. from
-            :func:`fsel.meta.resampling.dask_backend`, or Dask's default scheduler): the
-            codes stay there and each step gathers only count tables
-            (:mod:`fsel.kernels.information_dask`); a missing value is one more level
-            there too (``missing="level"``), ``missing="available"`` is refused.
-        y : array-like of shape (n_samples,)
-            Class labels (any dtype). A float target with non-integer values is
-            continuous: it is binned like a float feature (``n_bins``, ``discretize``;
-            edges in ``y_bin_edges_``) with a ``UserWarning``. Integer-valued floats
-            (0.0/1.0) are class labels. With Dask ``X``: a dask array/series with the
-            same row partitions, or an in-memory array.
-
-        Returns
-        -------
-        self
-        """
-        if self.estimator not in ("plugin", "miller_madow"):
-            raise ValueError(
-                f"estimator must be 'plugin' or 'miller_madow', got {self.estimator!r}"
-            )
-        if self.discretize not in ("uniform", "quantile", None):
-            raise ValueError(
-                f"discretize must be 'uniform', 'quantile' or None, got {self.discretize!r}"
-            )
-        missing = check_missing_policy(
-            self.missing, ("level", "available", "error"), type(self).__name__
-        )
-        if is_dask(X):
-            info, k = self._fit_dask_table(X, y, missing)
-        else:
-            if is_dask(y):  # X is in memory already: so may its labels be
-                y = y.compute()
-            info, k = self._fit_memory_table(X, y, missing)
-        self.relevance_ = info.relevance
-        with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
-            result = greedy_select(
-                info,
-                self._criterion,
-                k,
-                params=self._criterion_params(),
-                cmi_tol=getattr(self, "tol", DEFAULT_CMI_TOL),
-                progress=bar.update,
-            )
-        del info  # free the codes before the fitted arrays are built
-        scores = np.array(result.last_scores, dtype=np.float64, copy=True)
-        scores[result.order] = result.step_scores
-        self.selection_scores_ = result.step_scores
-        self._set_selection(result.order, scores)
-        return self
-
-    def _fit_memory_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
-        """The information table of an in-memory (dense or sparse) ``X`` and the number
-        of features to select; sets the fitted input attributes."""
-        table, y_codes, classes = self._validate_fit_data(
-            X,
-            y,
-            categorical=self.categorical,
-            keep_integer=True,
-            allow_missing=missing != "error",
-            accept_sparse="no_copy",  # read by discretize_sparse, never written
-        )
-        k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
-        y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
-        is_sparse, missing_cols = table.is_sparse, table.missing
-        if is_sparse:
-            if missing == "available" and table.has_missing:
-                raise ValueError(
-                    f"{type(self).__name__}: missing='available' is not supported for sparse "
-                    "input; use missing='level' (a stored NaN is one more level)"
-                )
-            # sparse codes and the O(nnz) table, same engine (SPEC section 11); a stored
-            # NaN is the last level of its column, as missing="level" does densely
-            codes, n_levels, edges = discretize_sparse(
-                table.values, table.discrete, self.n_bins, self.discretize
-            )
-        else:
-            codes, n_levels, edges = _discretize(
-                table.values, table.discrete, self.n_bins, self.discretize, table.missing
-            )
-        del table  # the codes are all the engine needs: free the validated copy
-        self.bin_edges_ = edges
-        self.n_levels_ = n_levels
-        self.classes_ = classes
-        missing_codes = None
-        if missing == "available" and missing_cols is not None:
-            missing_codes = np.where(missing_cols, n_levels - 1, -1)
-        table_cls = SparseInformationTable if is_sparse else InformationTable
-        extra = {} if missing_codes is None else {"missing_codes": missing_codes}
-        info = table_cls(
-            codes,
-            n_levels,
-            y_codes,
-            estimator=self.estimator,
-            n_jobs=self._n_threads(),
-            **extra,
-        )
-        return info, k
-
-    def _fit_dask_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
-        """The information table of a Dask ``X`` (codes persisted on the workers) and the
-        number of features to select; sets the fitted input attributes."""
-        from fsel.kernels.information_dask import dask_information_table
-
-        name = type(self).__name__
-        data = check_dask_table(X, y, categorical=self.categorical, estimator_name=name)
-        n_features = data.discrete.size
-        k = check_n_features_to_select(self.n_features_to_select, n_features)
-        self.n_features_in_ = n_features
-        if data.feature_names is not None and all(isinstance(c, str) for c in data.feature_names):
-            self.feature_names_in_ = data.feature_names
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        info, edges, classes = dask_information_table(
-            data.blocks,
-            data.y_blocks,
-            data.discrete,
-            n_bins=self.n_bins,
-            strategy=self.discretize,
-            estimator=self.estimator,
-            estimator_name=name,
-            missing=missing,
-        )
-        self.bin_edges_ = edges
-        self.n_levels_ = info.observed_levels
-        self.classes_ = classes
-        self.y_bin_edges_ = info.y_bin_edges
-        if info.y_bin_edges is not None:
-            self._warn_binned_target(classes.size)
-        return info, k
-
-    def _bin_continuous_target(
-        self, y_codes: np.ndarray, classes: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """Bin a continuous target (float labels that are not all integers) like a
-        float feature; class labels pass through. Returns codes, classes, edges."""
-        if classes.dtype.kind != "f" or bool(np.all(classes == np.round(classes))):
-            return y_codes, classes, None
-        name = type(self).__name__
-        if self.discretize is None:
-            raise ValueError(
-                f"{name}: y is continuous (non-integer float values) and discretize=None "
-                "takes it as codes; bin it (discretize='uniform' or 'quantile') or pass "
-                "class labels"
-            )
-        values = classes[y_codes].astype(np.float64)[:, None]
-        codes, levels, edges = _discretize(values, np.zeros(1, bool), self.n_bins, self.discretize)
-        if edges[0] is None:  # no more distinct values than n_bins: they are the classes
-            return y_codes, classes, None
-        self._warn_binned_target(int(levels[0]))
-        return codes[0].astype(np.intp), np.arange(int(levels[0])), edges[0]
-
-    def _warn_binned_target(self, n_levels: int) -> None:
-        warnings.warn(
-            f"{type(self).__name__}: y is continuous (non-integer float values); it is "
-            f"binned like a float feature into {int(n_levels)} {self.discretize} bins "
-            f"(n_bins={self.n_bins}), see y_bin_edges_; pass class labels to avoid this",
-            UserWarning,
-            stacklevel=4,
-        )
 
 
 def _doc(summary: str, formula: str, extra_params: str = "", example: str = "JMI") -> str:
@@ -369,8 +145,7 @@ def _doc(summary: str, formula: str, extra_params: str = "", example: str = "JMI
     """
 
 
-class MIM(InformationSelector):
-    _criterion = "mim"
+class MIM(InformationSelector, _fit.MIM):
     __doc__ = _doc(
         "Mutual information maximisation (univariate ranking by relevance).",
         r"J(X_k) = I(X_k;Y)",
@@ -378,8 +153,7 @@ class MIM(InformationSelector):
     )
 
 
-class JMI(InformationSelector):
-    _criterion = "jmi"
+class JMI(InformationSelector, _fit.JMI):
     __doc__ = _doc(
         "Joint mutual information (Yang & Moody 1999).",
         r"J(X_k) = \sum_{j \in S} I(X_k X_j; Y)",
@@ -387,8 +161,7 @@ class JMI(InformationSelector):
     )
 
 
-class MRMR(InformationSelector):
-    _criterion = "mrmr"
+class MRMR(InformationSelector, _fit.MRMR):
     __doc__ = _doc(
         "Minimum redundancy maximum relevance (Peng, Long & Ding 2005).",
         r"J(X_k) = I(X_k;Y) - \frac{1}{|S|}\sum_{j \in S} I(X_k;X_j)",
@@ -396,8 +169,7 @@ class MRMR(InformationSelector):
     )
 
 
-class CMIM(InformationSelector):
-    _criterion = "cmim"
+class CMIM(InformationSelector, _fit.CMIM):
     __doc__ = _doc(
         "Conditional mutual information maximisation (Fleuret 2004), with the "
         "relevance term as in FEAST.",
@@ -406,8 +178,7 @@ class CMIM(InformationSelector):
     )
 
 
-class ICAP(InformationSelector):
-    _criterion = "icap"
+class ICAP(InformationSelector, _fit.ICAP):
     __doc__ = _doc(
         "Interaction capping (Jakulin 2005).",
         r"J(X_k) = I(X_k;Y) - \sum_{j \in S} \max(0, I(X_k;X_j) - I(X_k;X_j|Y))",
@@ -415,20 +186,15 @@ class ICAP(InformationSelector):
     )
 
 
-class CIFE(InformationSelector):
-    _criterion = "cife"
+class CIFE(InformationSelector, _fit.CIFE):
     __doc__ = _doc(
         "Conditional infomax feature extraction (Lin & Tang 2006).",
         r"J(X_k) = I(X_k;Y) - \sum_{j} I(X_k;X_j) + \sum_{j} I(X_k;X_j|Y)",
         example="CIFE",
     )
 
-    def _criterion_params(self) -> dict[str, float]:
-        return {"beta": 1.0, "gamma": 1.0}
 
-
-class DISR(InformationSelector):
-    _criterion = "disr"
+class DISR(InformationSelector, _fit.DISR):
     __doc__ = _doc(
         "Double input symmetrical relevance (Meyer & Bontempi 2006).",
         r"J(X_k) = \sum_{j \in S} \frac{I(X_k X_j;Y)}{H(X_k,X_j,Y)}",
@@ -436,20 +202,15 @@ class DISR(InformationSelector):
     )
 
 
-class CondRed(InformationSelector):
-    _criterion = "condred"
+class CondRed(InformationSelector, _fit.CondRed):
     __doc__ = _doc(
         "Conditional redundancy (Brown et al. 2012, beta=0, gamma=1).",
         r"J(X_k) = I(X_k;Y) + \sum_{j \in S} I(X_k;X_j|Y)",
         example="CondRed",
     )
 
-    def _criterion_params(self) -> dict[str, float]:
-        return {"beta": 0.0, "gamma": 1.0}
 
-
-class JMIM(InformationSelector):
-    _criterion = "jmim"
+class JMIM(InformationSelector, _fit.JMIM):
     __doc__ = _doc(
         "Joint mutual information maximisation (Bennasar, Hicks & Setchi 2015).",
         r"J(X_k) = \min_{j \in S} I(X_k X_j; Y)",
@@ -467,8 +228,7 @@ _GAMMA_DOC = """
 """
 
 
-class MIFS(InformationSelector):
-    _criterion = "mifs"
+class MIFS(InformationSelector, _fit.MIFS):
     __doc__ = _doc(
         "Mutual information feature selection (Battiti 1994).",
         r"J(X_k) = I(X_k;Y) - \beta \sum_{j \in S} I(X_k;X_j)",
@@ -476,37 +236,8 @@ class MIFS(InformationSelector):
         example="MIFS",
     )
 
-    def __init__(
-        self,
-        n_features_to_select: int | float | None = None,
-        *,
-        beta: float = 1.0,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
-        categorical: Any = None,
-        estimator: str = "plugin",
-        missing: str = "level",
-        n_jobs: int | None = None,
-        verbose: int = 0,
-    ) -> None:
-        super().__init__(
-            n_features_to_select,
-            discretize=discretize,
-            n_bins=n_bins,
-            categorical=categorical,
-            estimator=estimator,
-            missing=missing,
-            n_jobs=n_jobs,
-            verbose=verbose,
-        )
-        self.beta = beta
 
-    def _criterion_params(self) -> dict[str, float]:
-        return {"beta": float(self.beta), "gamma": 0.0}
-
-
-class BetaGamma(InformationSelector):
-    _criterion = "betagamma"
+class BetaGamma(InformationSelector, _fit.BetaGamma):
     __doc__ = _doc(
         "Brown et al.'s beta/gamma family: MIFS (gamma=0), CIFE (beta=gamma=1), "
         "CondRed (beta=0, gamma=1) are settings of it.",
@@ -515,39 +246,8 @@ class BetaGamma(InformationSelector):
         example="BetaGamma",
     )
 
-    def __init__(
-        self,
-        n_features_to_select: int | float | None = None,
-        *,
-        beta: float = 1.0,
-        gamma: float = 1.0,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
-        categorical: Any = None,
-        estimator: str = "plugin",
-        missing: str = "level",
-        n_jobs: int | None = None,
-        verbose: int = 0,
-    ) -> None:
-        super().__init__(
-            n_features_to_select,
-            discretize=discretize,
-            n_bins=n_bins,
-            categorical=categorical,
-            estimator=estimator,
-            missing=missing,
-            n_jobs=n_jobs,
-            verbose=verbose,
-        )
-        self.beta = beta
-        self.gamma = gamma
 
-    def _criterion_params(self) -> dict[str, float]:
-        return {"beta": float(self.beta), "gamma": float(self.gamma)}
-
-
-class CMI(InformationSelector):
-    _criterion = "cmi"
+class CMI(InformationSelector, _fit.CMI):
     __doc__ = _doc(
         "Conditional mutual information with the joint of all selected features; stops "
         "early when no candidate adds information (best score not above ``tol``), so it "
@@ -559,28 +259,3 @@ class CMI(InformationSelector):
 """,
         example="CMI",
     )
-
-    def __init__(
-        self,
-        n_features_to_select: int | float | None = None,
-        *,
-        tol: float = DEFAULT_CMI_TOL,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
-        categorical: Any = None,
-        estimator: str = "plugin",
-        missing: str = "level",
-        n_jobs: int | None = None,
-        verbose: int = 0,
-    ) -> None:
-        super().__init__(
-            n_features_to_select,
-            discretize=discretize,
-            n_bins=n_bins,
-            categorical=categorical,
-            estimator=estimator,
-            missing=missing,
-            n_jobs=n_jobs,
-            verbose=verbose,
-        )
-        self.tol = tol

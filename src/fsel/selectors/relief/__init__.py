@@ -5,11 +5,27 @@ P-Relief and M-Relief (Yang & Hu 2012), SURF (Greene et al. 2009) and MultiSURF
 (Urbanowicz et al. 2018). All return a non-negative, unit-norm weight per feature,
 ``w = (mbar)+ / ||(mbar)+||_2`` with ``mbar`` the mean margin over the samples, and
 rank by it. See :mod:`fsel.selectors.relief._base` for the shared steps.
+
+The estimators live in :mod:`fsel.selectors.relief._estimators` (imported when one is
+first used); their logic, without scikit-learn, in ``_base``, ``_nearest``,
+``_iterative`` and ``_parzen``.
 """
 
-from fsel.selectors.relief._base import BaseRelief
-from fsel.selectors.relief._iterative import IRelief
-from fsel.selectors.relief._nearest import SURF, MRelief, MultiSURF, Relief, ReliefF
-from fsel.selectors.relief._parzen import PRelief
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = ["SURF", "BaseRelief", "IRelief", "MRelief", "MultiSURF", "PRelief", "Relief", "ReliefF"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        value = getattr(importlib.import_module(f"{__name__}._estimators"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

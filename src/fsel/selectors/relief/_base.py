@@ -3,7 +3,7 @@
 Every estimator of :mod:`fsel.selectors.relief` follows the same steps in ``fit``:
 
 1. optional missing-value policy (``missing=``), then validation through
-   :meth:`fsel.selectors._base.BaseSelector._validate_fit_data`; with the default
+   :meth:`fsel.selectors._core.SelectorCore._validate_fit_data`; with the default
    ``missing="expected"`` the holes stay NaN and every estimator uses Kononenko's
    expected difference for them (:class:`fsel.kernels.distances.ExpectedDiff`);
 2. min-max scaling of every feature to ``[0, 1]`` on a private copy, by the observed
@@ -25,7 +25,6 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
@@ -34,10 +33,12 @@ from fsel.kernels.distances import (
     effective_n_jobs,
 )
 from fsel.kernels.neighbors import knn_by_class
-from fsel.selectors._base import BaseSelector
+from fsel.selectors._core import SelectorCore
 from fsel.utils.validation import (
     _categorical_mask,
     check_n_features_to_select,
+    check_random_state,
+    is_continuous_target,
     is_dask,
     is_dataframe,
 )
@@ -163,25 +164,8 @@ def _impute(X: Any, policy: str) -> Any:
     return arr
 
 
-def _is_continuous(y: Any) -> bool:
-    """A float target whose values are not all integers (sklearn's "continuous")."""
-    try:
-        arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-    except (TypeError, ValueError):
-        return False
-    if arr.dtype.kind != "f" or arr.size == 0:
-        return False
-    arr = arr.ravel()
-    fin = arr[np.isfinite(arr)]
-    return bool(fin.size) and not np.all(fin == np.round(fin))
-
-
-class BaseRelief(BaseSelector):
-    """Base class of the Relief family (not used directly).
-
-    Subclasses implement ``_mean_margin(Z, y, priors)`` returning ``mbar`` for the
-    columns of the prepared matrix ``Z`` (see the module docstring).
-    """
+class BaseRelief(SelectorCore):
+    """The logic of :class:`fsel.selectors.relief.BaseRelief` (documented there)."""
 
     _target_kind = "classification"
     #: Whether a continuous target is accepted (ReliefF: RReliefF).
@@ -250,7 +234,7 @@ class BaseRelief(BaseSelector):
         self._check_params()
         if is_dask(X):
             return self._fit_dask(X, y)
-        regression = _is_continuous(y)
+        regression = is_continuous_target(y)
         if regression and not self._supports_regression:
             raise ValueError(
                 f"{type(self).__name__}: y is continuous (a regression target); this "
@@ -461,9 +445,3 @@ class BaseRelief(BaseSelector):
         if not always and not np.isnan(Z).any():
             return None
         return ExpectedDiff(Z, y, n_classes, memory_budget=int(self.memory_budget))
-
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"
-        tags.input_tags.sparse = True
-        return tags

@@ -6,11 +6,10 @@ import warnings
 from typing import Any
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _issparse, map_distance_rows
 from fsel.kernels.neighbors import absdiff_rows
-from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief, positive_unit
+from fsel.selectors.relief._base import BaseRelief, positive_unit
 
 __all__ = ["IRelief", "irelief_coefficients"]
 
@@ -103,84 +102,7 @@ def _irelief_rows(
 
 
 class IRelief(BaseRelief):
-    __doc__ = (
-        r"""I-Relief (iterative Relief, Sun 2007).
-
-    Starting from uniform weights ``w = 1/sqrt(D)``, repeat: compute the weighted
-    distances ``d_w(x_n, x_i) = sum_d w_d |x_nd - x_id|`` (``metric="euclidean"``:
-    ``||w * (x_n - x_i)||_2``), the kernel ``f(d) = exp(-d / sigma)``, the
-    probabilities that ``x_i`` is the nearest miss (``alpha``) or nearest hit
-    (``beta``) of ``x_n`` and the probability ``gamma_n`` that ``x_n`` is an outlier;
-    then
-
-    .. math::
-
-        z = \frac1N \sum_n (1 - \gamma_n) \Big( \sum_{i \in M_n} \alpha_{i,n}
-              |x_n - x_i| - \sum_{i \in H_n} \beta_{i,n} |x_n - x_i| \Big), \qquad
-        w \leftarrow \frac{(z)_+}{\|(z)_+\|_2}
-
-    until ``||w_new - w||_2 < theta`` or ``max_iter`` iterations (a
-    ``ConvergenceWarning`` then). With ``missing="expected"`` a missing component
-    contributes its expected difference to ``|x_n - x_i|`` and ``w_d`` times it to the
-    weighted distance (the expected squared difference for the Euclidean metric).
-    ``M_n`` are all samples of other classes (Sun's multiclass margin). Each
-    iteration costs two passes over the ``N x N`` pairs, blocked under
-    ``memory_budget``: per row block, the distances and one coefficient array of the
-    same size (computed in place, with the samples sorted by class), plus ``O(N D)``
-    arrays.
-
-    Parameters
-    ----------
-    sigma : float, default=1.0
-        Kernel width of ``f`` (in units of the weighted distance; features are scaled
-        to [0, 1] and ``||w||_2 = 1``).
-    theta : float, default=1e-3
-        Stopping threshold on ``||w_new - w||_2``.
-    max_iter : int, default=100
-        Most iterations."""
-        + _PARAMS_DOC
-        + r"""
-    Attributes
-    ----------
-    n_iter_ : int
-        Iterations run.
-    converged_ : bool
-        Whether the stopping rule was met.
-    feature_importances_, scores_, margin_, selection_order_, ranking_, support_,
-    classes_, n_features_in_
-        As for :class:`Relief` (``margin_`` is the last ``z``).
-
-    Notes
-    -----
-    The fixed-point iteration need not converge. On pure interaction data, where no
-    feature is informative alone, it can settle into a cycle of period two instead:
-    on the benchmark's XOR data (``N = 1000``, ``D = 100``, ``y`` the XOR of the signs
-    of ``x_0`` and ``x_1``, the other 98 features noise) the larger of ``w_0`` and
-    ``w_1`` alternates from one iteration to the next for ``sigma`` = 0.5, 1 and 2,
-    and the swing grows: after 100 iterations one of the two carries almost all the
-    weight (0.88-0.99) and the other about 0, ranked around 40th among the noise
-    features, which of the two depending on whether ``max_iter`` is odd or even. What
-    the user sees is a ``ConvergenceWarning``, ``converged_ = False`` and
-    ``n_iter_ = max_iter``; the weights are then the last iterate of the cycle, not a
-    fixed point. For such data use :class:`ReliefF` or :class:`MultiSURF`, which rank
-    both features of the XOR pair first.
-
-    References
-    ----------
-    Y. Sun, "Iterative RELIEF for feature weighting: algorithms, theories, and
-    applications", IEEE TPAMI 29(6):1035-1051, 2007.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsel import IRelief
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((60, 5)); y = (X[:, 4] > 0.5).astype(int)
-    >>> est = IRelief(n_features_to_select=1).fit(X, y)
-    >>> est.selection_order_.tolist(), est.converged_
-    ([4], True)
-    """
-    )
+    """The logic of :class:`fsel.selectors.relief.IRelief` (documented there)."""
 
     def __init__(
         self,
@@ -254,6 +176,8 @@ class IRelief(BaseRelief):
                 self.converged_ = True
                 break
         if not self.converged_:
+            from sklearn.exceptions import ConvergenceWarning  # only now: sklearn is slow to import
+
             warnings.warn(
                 f"IRelief did not converge in max_iter={self.max_iter} iterations "
                 f"(last change of w above theta={self.theta}); increase max_iter or sigma",

@@ -25,11 +25,12 @@ from fsel.kernels.neighbors import (
     relieff_coefficients,
     row_mean_std,
 )
-from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief, _is_continuous, positive_unit
+from fsel.selectors.relief._base import BaseRelief, positive_unit
 from fsel.utils.validation import (
     _categorical_mask,
     check_dask_table,
     check_n_features_to_select,
+    is_continuous_target,
     is_dask,
 )
 
@@ -150,99 +151,14 @@ class _OneNeighbour(_Sampled):
 
 
 class Relief(_OneNeighbour):
-    __doc__ = (
-        r"""Relief: margins to the nearest hit and the nearest miss.
-
-    .. math::
-
-        m_n = |x_n - M(x_n)| - |x_n - H(x_n)|, \qquad
-        w = \frac{(\bar m)_+}{\|(\bar m)_+\|_2}, \quad \bar m = \frac1N \sum_n m_n
-
-    with ``H`` the nearest sample of the same class and ``M`` the nearest sample of
-    any other class (Kira & Rendell 1992; multiclass as in Sun 2007 and Yang & Hu
-    2012), in the min-max scaled feature space. Yang & Hu (2012, TPAMI 34(5)) show
-    that this greedily minimises a 1-NN estimate of the Bayes error. A sample that is
-    the only member of its class has no hit; its hit term is 0.
-
-    Parameters
-    ----------"""
-        + _PARAMS_DOC
-        + _SAMPLE_DOC
-        + r"""
-    Attributes
-    ----------
-    feature_importances_ : ndarray of shape (n_features,)
-        The weights ``w`` (non-negative, unit L2 norm unless all are 0).
-    scores_ : ndarray of shape (n_features,)
-        Same as ``feature_importances_``.
-    margin_ : ndarray of shape (n_features,)
-        The mean margin ``mbar`` before the positive part and normalisation.
-    nearest_hits_, nearest_misses_ : ndarray of shape (n_samples,)
-        Index of each sample's nearest hit and miss (-1 when none, and for the
-        samples that are not references when ``sample_size`` is set).
-    selection_order_, ranking_, support_, classes_, n_features_in_
-
-    References
-    ----------
-    K. Kira and L. A. Rendell, "A practical approach to feature selection", ICML 1992.
-    S.-H. Yang and B.-G. Hu, "Discriminative feature selection by nonparametric Bayes
-    error minimization", IEEE TKDE 24(8), 2012.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsel import Relief
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((60, 4)); y = (X[:, 2] > 0.5).astype(int)
-    >>> Relief(n_features_to_select=1).fit(X, y).selection_order_.tolist()
-    [2]
-    """
-    )
+    """The logic of :class:`fsel.selectors.relief.Relief` (documented there)."""
 
     def _coefficients(self, y, priors):
         return -np.ones(y.size), np.ones(y.size)
 
 
 class MRelief(_OneNeighbour):
-    __doc__ = (
-        r"""M-Relief (MAP-Relief): Relief margins weighted by the class priors.
-
-    .. math::
-
-        m_n = p(y_n)\,|x_n - M(x_n)| - (1 - p(y_n))\,|x_n - H(x_n)|
-
-    with ``p`` the class frequencies, ``H``/``M`` the nearest hit and nearest miss of
-    any other class (Yang & Hu 2012, eq. 16). Weighting the miss term by the
-    sample's own class prior makes the margin estimate the MAP decision rather than
-    the likelihood ratio, so imbalanced and multiclass data are handled with one
-    miss per sample.
-
-    Parameters
-    ----------"""
-        + _PARAMS_DOC
-        + _SAMPLE_DOC
-        + r"""
-    Attributes
-    ----------
-    feature_importances_, scores_, margin_, nearest_hits_, nearest_misses_,
-    selection_order_, ranking_, support_, classes_, n_features_in_
-        As for :class:`Relief`.
-
-    References
-    ----------
-    S.-H. Yang and B.-G. Hu, "Discriminative feature selection by nonparametric Bayes
-    error minimization", IEEE TKDE 24(8), 2012.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsel import MRelief
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((80, 4)); y = (X[:, 1] > 0.8).astype(int)
-    >>> MRelief(n_features_to_select=1).fit(X, y).selection_order_.tolist()
-    [1]
-    """
-    )
+    """The logic of :class:`fsel.selectors.relief.MRelief` (documented there)."""
 
     def _coefficients(self, y, priors):
         p = priors[y]
@@ -252,77 +168,7 @@ class MRelief(_OneNeighbour):
 class ReliefF(_Sampled):
     _supports_regression = True
 
-    __doc__ = (
-        r"""ReliefF: ``k`` nearest hits and ``k`` nearest misses of every other class.
-
-    .. math::
-
-        m_n = \sum_{c \ne y_n} \frac{p(c)}{1 - p(y_n)} \frac1{k_c}
-              \sum_{j \in M^k_c(x_n)} |x_n - x_j|
-              \;-\; \frac1{k_h} \sum_{i \in H^k(x_n)} |x_n - x_i|
-
-    (Kononenko 1994), where ``H^k`` are the ``k`` nearest hits, ``M^k_c`` the ``k``
-    nearest samples of class ``c``, and ``k_h``, ``k_c`` their actual numbers (fewer
-    than ``k`` when a class is small). ``p`` are the class frequencies. Same
-    definition as Weka's ReliefF and skrebate's ReliefF (up to the final
-    normalisation ``w = (mbar)+/||(mbar)+||``).
-
-    **Regression** (a continuous float target): RReliefF (Robnik-Sikonja & Kononenko
-    2003). For every reference ``R_i`` and its ``k`` nearest samples ``I_j`` (any
-    target value) with influence
-    ``d_ij = exp(-(r_ij/s)^2) / sum_l exp(-(r_il/s)^2)`` (``r_ij`` the rank 1..k of
-    ``I_j``, ``s = k/3``) and ``dtau_ij = |tau_i - tau_j| / (max tau - min tau)``:
-
-    .. math::
-
-        N_{dC} = \sum_{ij} d_{ij} \delta\tau_{ij}, \quad
-        N_{dA} = \sum_{ij} d_{ij} |x_i - x_j|, \quad
-        N_{dC \wedge dA} = \sum_{ij} d_{ij} \delta\tau_{ij} |x_i - x_j|, \quad
-        \bar m = \frac{N_{dC \wedge dA}}{N_{dC}} - \frac{N_{dA} - N_{dC \wedge dA}}{m - N_{dC}}
-
-    with ``m`` the number of references; ``margin_`` is that ``mbar`` and ``classes_``
-    is not set.
-
-    **Dask** (a row-chunked ``dask.array`` or ``dask.dataframe`` ``X``, with
-    ``sample_size`` set): the fit runs on the workers
-    (:func:`fsel.kernels.relief_dask.relieff_margin_dask`). Min/max and class counts
-    come from one reduction, the references are drawn exactly as in memory, broadcast,
-    and each chunk finds its ``k`` nearest rows per class; the candidate lists are
-    merged into the exact global neighbours, so ``margin_`` equals the in-memory fit's
-    (up to the order of the sums; with the Euclidean metric exactly tied distances may
-    be broken differently by the rounding of the BLAS product). The client holds
-    ``O(m (D + C k))`` numbers. Not on Dask: missing values (a ValueError), nominal
-    features, a continuous target, ``sample_size=None`` (a TypeError).
-
-    Parameters
-    ----------
-    n_neighbors : int, default=10
-        ``k``, neighbours per class."""
-        + _PARAMS_DOC
-        + _SAMPLE_DOC
-        + r"""
-    Attributes
-    ----------
-    feature_importances_, scores_, margin_, selection_order_, ranking_, support_,
-    classes_, n_features_in_
-        As for :class:`Relief`.
-
-    References
-    ----------
-    I. Kononenko, "Estimating attributes: analysis and extensions of RELIEF",
-    ECML 1994. M. Robnik-Sikonja and I. Kononenko, "Theoretical and empirical
-    analysis of ReliefF and RReliefF", Machine Learning 53, 2003.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsel import ReliefF
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((90, 5)); y = np.digitize(X[:, 3], [0.33, 0.66])
-    >>> ReliefF(n_features_to_select=1, n_neighbors=5).fit(X, y).selection_order_.tolist()
-    [3]
-    """
-    )
+    """The logic of :class:`fsel.selectors.relief.ReliefF` (documented there)."""
 
     def __init__(
         self,
@@ -430,7 +276,7 @@ class ReliefF(_Sampled):
                 "them as numbers or fit in memory"
             )
         k = check_n_features_to_select(self.n_features_to_select, d)
-        if not is_dask(y) and _is_continuous(y):
+        if not is_dask(y) and is_continuous_target(y):
             raise ValueError(
                 f"{name}: y is continuous (a regression target); RReliefF does not run on "
                 "Dask: pass class labels, or compute X and fit in memory"
@@ -595,50 +441,7 @@ class _RadiusRelief(_Sampled):
 
 
 class SURF(_RadiusRelief):
-    __doc__ = (
-        r"""SURF: hits and misses within the mean pairwise distance.
-
-    .. math::
-
-        T = \frac{1}{N(N-1)} \sum_{i \ne j} d(x_i, x_j), \qquad
-        m_n = \sum_{c \ne y_n} \frac{p(c)}{1 - p(y_n)} \frac1{|M_c|}
-              \sum_{j \in M_c} |x_n - x_j| - \frac1{|H|} \sum_{i \in H} |x_n - x_i|
-
-    where ``H`` (``M_c``) are the samples of the same class (of class ``c``) with
-    ``d(x_n, x_j) < T`` (Greene et al. 2009). An empty set contributes 0. The class
-    weighting is ReliefF's, so binary and multiclass data are treated alike. With
-    ``sample_size``, ``T`` is the mean distance of the references to all other samples
-    and the margins are averaged over the references.
-
-    Parameters
-    ----------"""
-        + _PARAMS_DOC
-        + _SAMPLE_DOC
-        + r"""
-    Attributes
-    ----------
-    threshold_ : float
-        The radius ``T``.
-    feature_importances_, scores_, margin_, selection_order_, ranking_, support_,
-    classes_, n_features_in_
-        As for :class:`Relief`.
-
-    References
-    ----------
-    C. S. Greene, N. M. Penrod, J. Kiralis and J. H. Moore, "Spatially uniform ReliefF
-    (SURF) for computationally-efficient filtering of gene-gene interactions",
-    BioData Mining 2:5, 2009.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsel import SURF
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((80, 4)); y = (X[:, 0] > 0.5).astype(int)
-    >>> SURF(n_features_to_select=1).fit(X, y).selection_order_.tolist()
-    [0]
-    """
-    )
+    """The logic of :class:`fsel.selectors.relief.SURF` (documented there)."""
 
     def _prepare(self, Z, D_full):
         n = Z.shape[0]
@@ -673,46 +476,7 @@ class SURF(_RadiusRelief):
 
 
 class MultiSURF(_RadiusRelief):
-    __doc__ = (
-        r"""MultiSURF: per-sample radius ``T_n = mean_n - std_n / 2``.
-
-    .. math::
-
-        T_n = \bar d_n - \tfrac12 s_n, \quad
-        \bar d_n = \frac{1}{N-1}\sum_{j \ne n} d(x_n, x_j), \quad
-        s_n^2 = \frac{1}{N-1}\sum_{j \ne n} (d(x_n, x_j) - \bar d_n)^2
-
-    and the margin of :class:`SURF` over the neighbours with ``d(x_n, x_j) < T_n``
-    (Urbanowicz et al. 2018; the "near" neighbours only, as in skrebate's
-    MultiSURF).
-
-    Parameters
-    ----------"""
-        + _PARAMS_DOC
-        + _SAMPLE_DOC
-        + r"""
-    Attributes
-    ----------
-    feature_importances_, scores_, margin_, selection_order_, ranking_, support_,
-    classes_, n_features_in_
-        As for :class:`Relief`.
-
-    References
-    ----------
-    R. J. Urbanowicz, R. S. Olson, P. Schmitt, M. Meeker and J. H. Moore,
-    "Benchmarking Relief-based feature selection methods for bioinformatics data
-    mining", Journal of Biomedical Informatics 85, 2018.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsel import MultiSURF
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((80, 4)); y = (X[:, 1] > 0.5).astype(int)
-    >>> MultiSURF(n_features_to_select=1).fit(X, y).selection_order_.tolist()
-    [1]
-    """
-    )
+    """The logic of :class:`fsel.selectors.relief.MultiSURF` (documented there)."""
 
     def _thresholds(self, a, b, D, n):
         mean, std = row_mean_std(D, a)

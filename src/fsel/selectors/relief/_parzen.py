@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
 
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _issparse, effective_n_jobs
 from fsel.kernels.neighbors import GAUSS_TOL, gaussian_class_sums, gaussian_hit_total_sums
-from fsel.selectors.relief._base import _PARAMS_DOC, BaseRelief
+from fsel.selectors.relief._base import BaseRelief
 
 __all__ = [
     "SIGMA_RULES",
@@ -109,77 +108,7 @@ def parzen_mean_margin(S: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 
 class PRelief(BaseRelief):
-    __doc__ = (
-        r"""P-Relief (Parzen-Relief): margins from 1-D Parzen windows per feature.
-
-    .. math::
-
-        m_n(d) = \frac{1}{|\Omega^o_n|} \sum_{i \in \Omega^o_n} k_d(x_i, x_n)
-               - \frac{1}{|\Omega^e_n|} \sum_{j \in \Omega^e_n} k_d(x_j, x_n), \qquad
-        k_d(a, b) = \exp\left(-\frac{(a_d - b_d)^2}{2 \sigma_d^2}\right)
-
-    with ``Omega^o_n`` the other samples of the class of ``x_n`` and ``Omega^e_n`` the
-    samples of the other classes (Yang & Hu 2012, eq. 14), on min-max scaled features;
-    ``w = (mbar)+ / ||(mbar)+||``. Nominal features use the indicator kernel
-    ``[a_d = b_d]``. With ``missing="expected"`` a missing value enters every kernel
-    sum as the *expected* kernel value over the observed values of its class (the
-    pooled observed values when the class has none): the class-pair sums become
-    :func:`expected_pair_sums` of the observed ones, and Silverman's width is taken
-    from the observed values.
-
-    Computation: the sums are one-dimensional, so they are evaluated per feature by a
-    1-D fast Gauss transform on the sorted distinct values
-    (:func:`fsel.kernels.neighbors.gaussian_class_sums`): ``O(N)`` work per feature
-    instead of ``N^2`` kernel evaluations, and every per-sample kernel mean is within
-    ``1e-12`` of the direct formula (tested against it).
-
-    Parameters
-    ----------
-    sigma : float, array of shape (n_features,), "silverman" or "paper", default="silverman"
-        Kernel width ``sigma_d`` in scaled units (features span [0, 1]).
-        ``"paper"`` is Yang & Hu's fixed ``sigma_d = 0.01``; ``"silverman"`` (the
-        default) is Silverman's rule of thumb per feature,
-        ``0.9 min(sd, IQR/1.34) N^(-1/5)``. The default is data-driven because a fixed
-        ``0.01`` ignores the spread and the sample size of each feature: with few
-        samples most windows hold only the sample itself and its duplicates. Evidence
-        (``fsel reproduce yanghu-roc``, 8 binary UCI sets with 50 probes, 20 runs,
-        seed 0): Silverman's width gave a probe-ROC AUC at least as high as
-        ``sigma = 0.01`` on 8 of 8 sets (e.g. Pima 0.987 vs 0.900, Parkinsons 0.944 vs
-        0.891) and a best 3-NN test error within 0.6 points of it on every set
-        (better on 3, equal on 2, worse on 3)."""
-        + _PARAMS_DOC
-        + r"""
-    Attributes
-    ----------
-    sigma_ : ndarray of shape (n_features,)
-        The kernel widths used.
-    feature_importances_, scores_, margin_, selection_order_, ranking_, support_,
-    classes_, n_features_in_
-        As for :class:`Relief`.
-
-    Notes
-    -----
-    ``metric`` is accepted for a uniform interface but unused: P-Relief needs no
-    distances in the full feature space. ``memory_budget`` bounds the class-pair tables:
-    when ``C x C`` tables per feature (or ``N x C`` work arrays) would take more than a
-    quarter of it, only their diagonals and row sums are computed
-    (:func:`fsel.kernels.neighbors.gaussian_hit_total_sums`), in ``O(N)`` memory.
-
-    References
-    ----------
-    S.-H. Yang and B.-G. Hu, "Discriminative feature selection by nonparametric Bayes
-    error minimization", IEEE TKDE 24(8), 2012.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsel import PRelief
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.random((80, 4)); y = (X[:, 2] > 0.5).astype(int)
-    >>> PRelief(n_features_to_select=1).fit(X, y).selection_order_.tolist()
-    [2]
-    """
-    )
+    """The logic of :class:`fsel.selectors.relief.PRelief` (documented there)."""
 
     _expand_nominal = False
 
@@ -291,13 +220,14 @@ class PRelief(BaseRelief):
         workers = effective_n_jobs(self.n_jobs)
         if cont.size:
             chunks = np.array_split(cont, min(cont.size, 4 * workers)) if workers > 1 else [cont]
-            res = (
-                Parallel(n_jobs=workers, backend="threading")(
+            if workers > 1:
+                from joblib import Parallel, delayed
+
+                res = Parallel(n_jobs=workers, backend="threading")(
                     delayed(gaussian_class_sums)(Z[:, ch], y, sig[ch], n_classes=C) for ch in chunks
                 )
-                if workers > 1
-                else [gaussian_class_sums(Z[:, cont], y, sig[cont], n_classes=C)]
-            )
+            else:
+                res = [gaussian_class_sums(Z[:, cont], y, sig[cont], n_classes=C)]
             for ch, r in zip(chunks, res, strict=True):
                 S[ch] = r
         onehot = np.zeros((n, C))

@@ -1,66 +1,15 @@
-"""Rank features by one nonparametric ranking index (Yuan; SPEC section 5).
-
-The indices themselves live in :mod:`fsel.kernels.ranking_indices`; this module turns
-an index into a scikit-learn selector. The bootstrapped version is
-:class:`fsel.meta.bootstrap_ranking.BootstrapRanking`.
-"""
+"""The ranking-index estimator: :class:`fsel.selectors.ranking._fit.RankingIndex` with
+scikit-learn's API in front (:mod:`fsel.selectors._core` says why), and its documentation."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
-from fsel.kernels.ranking_indices import MISSING_RULES, get_index, ranking_scores, resolve_slices
 from fsel.selectors._base import BaseSelector
-from fsel.utils.validation import check_missing_policy, check_n_features_to_select
+from fsel.selectors.ranking import _fit
 
-__all__ = ["RankingIndex", "order_by_score"]
-
-
-def order_by_score(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
-    """Feature indices from best to worst; equal scores keep the lower index first.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> order_by_score(np.array([0.2, 0.5, 0.2]), higher_is_better=True).tolist()
-    [1, 0, 2]
-    >>> order_by_score(np.array([0.2, 0.5, 0.2]), higher_is_better=False).tolist()
-    [0, 2, 1]
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    return np.argsort(-scores if higher_is_better else scores, kind="stable")
+__all__ = ["RankingIndex"]
 
 
-def _fit_setup(
-    est: Any, X: Any, y: Any, accept_sparse: bool = False
-) -> tuple[Any, np.ndarray, Any, dict[str, Any], int]:
-    """Shared ``fit`` preamble of the ranking selectors: validate data and parameters.
-
-    Returns the feature matrix (NaN for a missing value unless ``missing="error"``; a
-    scipy.sparse CSC matrix for sparse input when ``accept_sparse``),
-    the numeric target, the index spec, the slice counts (checked; ``"auto"`` kept, the
-    kernels resolve it with the rows each column is scored on) and the number of
-    features to select. A numeric target (float, integer or boolean) keeps its values,
-    which the difference indices need; other labels (strings, ...) become class codes
-    ``0..c-1`` (``check_target(kind="numeric")``).
-    """
-    spec = get_index(est.index)
-    missing = check_missing_policy(est.missing, MISSING_RULES, type(est).__name__)
-    table, y_out, _ = est._validate_fit_data(
-        X, y, min_samples=2, allow_missing=missing != "error", accept_sparse=accept_sparse
-    )
-    n, d = table.values.shape
-    k = check_n_features_to_select(est.n_features_to_select, d)
-    params = {"n_slices": est.n_slices, "n_bins_x": est.n_bins_x, "n_bins_y": est.n_bins_y}
-    resolve_slices(est.n_slices, n, kind="ks")
-    resolve_slices(est.n_bins_x, n, kind="table")
-    resolve_slices(est.n_bins_y, n, kind="table")
-    return table.values, np.asarray(y_out, dtype=np.float64), spec, params, k
-
-
-class RankingIndex(BaseSelector):
+class RankingIndex(BaseSelector, _fit.RankingIndex):
     """Select the features with the best value of one nonparametric ranking index.
 
     Every feature ``x`` is scored against the target ``y`` by one of Yuan's indices
@@ -156,51 +105,3 @@ class RankingIndex(BaseSelector):
     >>> sel.transform(X).shape
     (200, 2)
     """
-
-    _target_kind = "numeric"
-
-    def __init__(
-        self,
-        n_features_to_select: int | float | None = None,
-        *,
-        index: str = "K3",
-        n_slices: int | str = "auto",
-        n_bins_x: int | str = "auto",
-        n_bins_y: int | str = "auto",
-        missing: str = "available",
-    ) -> None:
-        self.index = index
-        self.n_features_to_select = n_features_to_select
-        self.n_slices = n_slices
-        self.n_bins_x = n_bins_x
-        self.n_bins_y = n_bins_y
-        self.missing = missing
-
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True  # scipy.sparse in, never densified whole
-        return tags
-
-    def fit(self, X: Any, y: Any) -> RankingIndex:
-        """Score every feature and select the best ``n_features_to_select``.
-
-        Parameters
-        ----------
-        X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
-            A sparse matrix is never densified whole: each column sorts its stored
-            values only (its zeros are one tied block); the scores equal the dense ones.
-        y : array-like of shape (n_samples,)
-            Numeric (used by value; must not be constant) or class labels (at least
-            two classes).
-
-        Returns
-        -------
-        self
-        """
-        # sparse X: a CSC matrix; the kernel sorts only the stored values of each column
-        # (a stored NaN is refused there: per-feature deletion needs dense columns)
-        values, target, spec, params, k = _fit_setup(self, X, y, accept_sparse=True)
-        scores = ranking_scores(values, target, spec.name, missing="available", **params)[spec.name]
-        self.higher_is_better_ = spec.higher_is_better
-        self._set_selection(order_by_score(scores, spec.higher_is_better)[:k], scores)
-        return self

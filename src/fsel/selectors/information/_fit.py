@@ -1,0 +1,420 @@
+"""The information-theoretic criteria's fitting logic, without scikit-learn.
+
+The estimators of :mod:`fsel.selectors.information._estimators` are these classes with
+scikit-learn's API in front (:mod:`fsel.selectors._core` says why); their docstrings
+document the parameters and attributes.
+
+References
+----------
+G. Brown, A. Pocock, M.-J. Zhao and M. Lujan. Conditional likelihood maximisation: a
+unifying framework for information theoretic feature selection. JMLR 13:27-66, 2012.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from fsel.kernels.discretize import discretize as _discretize
+from fsel.kernels.discretize import discretize_sparse
+from fsel.kernels.information import InformationTable, SparseInformationTable
+from fsel.selectors._core import SelectorCore
+from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
+from fsel.utils.progress import Progress
+from fsel.utils.validation import (
+    check_dask_table,
+    check_missing_policy,
+    check_n_features_to_select,
+    is_dask,
+)
+
+__all__ = [
+    "CIFE",
+    "CMI",
+    "CMIM",
+    "DISR",
+    "ICAP",
+    "JMI",
+    "JMIM",
+    "MIFS",
+    "MIM",
+    "MRMR",
+    "BetaGamma",
+    "CondRed",
+    "InformationSelector",
+]
+
+
+class InformationSelector(SelectorCore):
+    """Greedy forward selection with a conditional-likelihood criterion: the logic of
+    :class:`fsel.selectors.information.InformationSelector` (documented there).
+
+    Subclasses set ``_criterion``; see :mod:`fsel.selectors.information._criteria`.
+    """
+
+    _criterion = "mim"
+
+    def __init__(
+        self,
+        n_features_to_select: int | float | None = None,
+        *,
+        discretize: str | None = "uniform",
+        n_bins: int = 5,
+        categorical: Any = None,
+        estimator: str = "plugin",
+        missing: str = "level",
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ) -> None:
+        self.n_features_to_select = n_features_to_select
+        self.discretize = discretize
+        self.n_bins = n_bins
+        self.categorical = categorical
+        self.estimator = estimator
+        self.missing = missing
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def _criterion_params(self) -> dict[str, float]:
+        return {}
+
+    def _n_threads(self) -> int:
+        if self.n_jobs is None:
+            return 1
+        if self.n_jobs < 0:
+            import os
+
+            return max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
+        return max(1, int(self.n_jobs))
+
+    def fit(self, X: Any, y: Any) -> InformationSelector:
+        """Select features of ``X`` for the class labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like, DataFrame, sparse matrix or Dask collection, shape (n_samples, n_features)
+            Sparse input (CSR, CSC, COO) is never densified: an implicit zero is the
+            value 0 and each step counts from the non-zeros (``O(nnz)``). A row-chunked
+            ``dask.array.Array`` or a ``dask.dataframe.DataFrame`` is selected on the
+            Dask workers (the active ``distributed.Client``, e.g. from
+            :func:`fsel.meta.resampling.dask_backend`, or Dask's default scheduler): the
+            codes stay there and each step gathers only count tables
+            (:mod:`fsel.kernels.information_dask`); a missing value is one more level
+            there too (``missing="level"``), ``missing="available"`` is refused.
+        y : array-like of shape (n_samples,)
+            Class labels (any dtype). A float target with non-integer values is
+            continuous: it is binned like a float feature (``n_bins``, ``discretize``;
+            edges in ``y_bin_edges_``) with a ``UserWarning``. Integer-valued floats
+            (0.0/1.0) are class labels. With Dask ``X``: a dask array/series with the
+            same row partitions, or an in-memory array.
+
+        Returns
+        -------
+        self
+        """
+        if self.estimator not in ("plugin", "miller_madow"):
+            raise ValueError(
+                f"estimator must be 'plugin' or 'miller_madow', got {self.estimator!r}"
+            )
+        if self.discretize not in ("uniform", "quantile", None):
+            raise ValueError(
+                f"discretize must be 'uniform', 'quantile' or None, got {self.discretize!r}"
+            )
+        missing = check_missing_policy(
+            self.missing, ("level", "available", "error"), type(self).__name__
+        )
+        if is_dask(X):
+            info, k = self._fit_dask_table(X, y, missing)
+        else:
+            if is_dask(y):  # X is in memory already: so may its labels be
+                y = y.compute()
+            info, k = self._fit_memory_table(X, y, missing)
+        self.relevance_ = info.relevance
+        with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
+            result = greedy_select(
+                info,
+                self._criterion,
+                k,
+                params=self._criterion_params(),
+                cmi_tol=getattr(self, "tol", DEFAULT_CMI_TOL),
+                progress=bar.update,
+            )
+        del info  # free the codes before the fitted arrays are built
+        scores = np.array(result.last_scores, dtype=np.float64, copy=True)
+        scores[result.order] = result.step_scores
+        self.selection_scores_ = result.step_scores
+        self._set_selection(result.order, scores)
+        return self
+
+    def _fit_memory_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
+        """The information table of an in-memory (dense or sparse) ``X`` and the number
+        of features to select; sets the fitted input attributes."""
+        table, y_codes, classes = self._validate_fit_data(
+            X,
+            y,
+            categorical=self.categorical,
+            keep_integer=True,
+            allow_missing=missing != "error",
+            accept_sparse="no_copy",  # read by discretize_sparse, never written
+        )
+        k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
+        y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
+        is_sparse, missing_cols = table.is_sparse, table.missing
+        if is_sparse:
+            if missing == "available" and table.has_missing:
+                raise ValueError(
+                    f"{type(self).__name__}: missing='available' is not supported for sparse "
+                    "input; use missing='level' (a stored NaN is one more level)"
+                )
+            # sparse codes and the O(nnz) table, same engine (SPEC section 11); a stored
+            # NaN is the last level of its column, as missing="level" does densely
+            codes, n_levels, edges = discretize_sparse(
+                table.values, table.discrete, self.n_bins, self.discretize
+            )
+        else:
+            codes, n_levels, edges = _discretize(
+                table.values, table.discrete, self.n_bins, self.discretize, table.missing
+            )
+        del table  # the codes are all the engine needs: free the validated copy
+        self.bin_edges_ = edges
+        self.n_levels_ = n_levels
+        self.classes_ = classes
+        missing_codes = None
+        if missing == "available" and missing_cols is not None:
+            missing_codes = np.where(missing_cols, n_levels - 1, -1)
+        table_cls = SparseInformationTable if is_sparse else InformationTable
+        extra = {} if missing_codes is None else {"missing_codes": missing_codes}
+        info = table_cls(
+            codes,
+            n_levels,
+            y_codes,
+            estimator=self.estimator,
+            n_jobs=self._n_threads(),
+            **extra,
+        )
+        return info, k
+
+    def _fit_dask_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
+        """The information table of a Dask ``X`` (codes persisted on the workers) and the
+        number of features to select; sets the fitted input attributes."""
+        from fsel.kernels.information_dask import dask_information_table
+
+        name = type(self).__name__
+        data = check_dask_table(X, y, categorical=self.categorical, estimator_name=name)
+        n_features = data.discrete.size
+        k = check_n_features_to_select(self.n_features_to_select, n_features)
+        self.n_features_in_ = n_features
+        if data.feature_names is not None and all(isinstance(c, str) for c in data.feature_names):
+            self.feature_names_in_ = data.feature_names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        info, edges, classes = dask_information_table(
+            data.blocks,
+            data.y_blocks,
+            data.discrete,
+            n_bins=self.n_bins,
+            strategy=self.discretize,
+            estimator=self.estimator,
+            estimator_name=name,
+            missing=missing,
+        )
+        self.bin_edges_ = edges
+        self.n_levels_ = info.observed_levels
+        self.classes_ = classes
+        self.y_bin_edges_ = info.y_bin_edges
+        if info.y_bin_edges is not None:
+            self._warn_binned_target(classes.size)
+        return info, k
+
+    def _bin_continuous_target(
+        self, y_codes: np.ndarray, classes: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Bin a continuous target (float labels that are not all integers) like a
+        float feature; class labels pass through. Returns codes, classes, edges."""
+        if classes.dtype.kind != "f" or bool(np.all(classes == np.round(classes))):
+            return y_codes, classes, None
+        name = type(self).__name__
+        if self.discretize is None:
+            raise ValueError(
+                f"{name}: y is continuous (non-integer float values) and discretize=None "
+                "takes it as codes; bin it (discretize='uniform' or 'quantile') or pass "
+                "class labels"
+            )
+        values = classes[y_codes].astype(np.float64)[:, None]
+        codes, levels, edges = _discretize(values, np.zeros(1, bool), self.n_bins, self.discretize)
+        if edges[0] is None:  # no more distinct values than n_bins: they are the classes
+            return y_codes, classes, None
+        self._warn_binned_target(int(levels[0]))
+        return codes[0].astype(np.intp), np.arange(int(levels[0])), edges[0]
+
+    def _warn_binned_target(self, n_levels: int) -> None:
+        warnings.warn(
+            f"{type(self).__name__}: y is continuous (non-integer float values); it is "
+            f"binned like a float feature into {int(n_levels)} {self.discretize} bins "
+            f"(n_bins={self.n_bins}), see y_bin_edges_; pass class labels to avoid this",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+class MIM(InformationSelector):
+    """The logic of :class:`fsel.MIM` (documented there)."""
+
+    _criterion = "mim"
+
+
+class JMI(InformationSelector):
+    """The logic of :class:`fsel.JMI` (documented there)."""
+
+    _criterion = "jmi"
+
+
+class MRMR(InformationSelector):
+    """The logic of :class:`fsel.MRMR` (documented there)."""
+
+    _criterion = "mrmr"
+
+
+class CMIM(InformationSelector):
+    """The logic of :class:`fsel.CMIM` (documented there)."""
+
+    _criterion = "cmim"
+
+
+class ICAP(InformationSelector):
+    """The logic of :class:`fsel.ICAP` (documented there)."""
+
+    _criterion = "icap"
+
+
+class CIFE(InformationSelector):
+    """The logic of :class:`fsel.CIFE` (documented there)."""
+
+    _criterion = "cife"
+
+    def _criterion_params(self) -> dict[str, float]:
+        return {"beta": 1.0, "gamma": 1.0}
+
+
+class DISR(InformationSelector):
+    """The logic of :class:`fsel.DISR` (documented there)."""
+
+    _criterion = "disr"
+
+
+class CondRed(InformationSelector):
+    """The logic of :class:`fsel.CondRed` (documented there)."""
+
+    _criterion = "condred"
+
+    def _criterion_params(self) -> dict[str, float]:
+        return {"beta": 0.0, "gamma": 1.0}
+
+
+class JMIM(InformationSelector):
+    """The logic of :class:`fsel.JMIM` (documented there)."""
+
+    _criterion = "jmim"
+
+
+class MIFS(InformationSelector):
+    """The logic of :class:`fsel.MIFS` (documented there)."""
+
+    _criterion = "mifs"
+
+    def __init__(
+        self,
+        n_features_to_select: int | float | None = None,
+        *,
+        beta: float = 1.0,
+        discretize: str | None = "uniform",
+        n_bins: int = 5,
+        categorical: Any = None,
+        estimator: str = "plugin",
+        missing: str = "level",
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ) -> None:
+        super().__init__(
+            n_features_to_select,
+            discretize=discretize,
+            n_bins=n_bins,
+            categorical=categorical,
+            estimator=estimator,
+            missing=missing,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
+        self.beta = beta
+
+    def _criterion_params(self) -> dict[str, float]:
+        return {"beta": float(self.beta), "gamma": 0.0}
+
+
+class BetaGamma(InformationSelector):
+    """The logic of :class:`fsel.BetaGamma` (documented there)."""
+
+    _criterion = "betagamma"
+
+    def __init__(
+        self,
+        n_features_to_select: int | float | None = None,
+        *,
+        beta: float = 1.0,
+        gamma: float = 1.0,
+        discretize: str | None = "uniform",
+        n_bins: int = 5,
+        categorical: Any = None,
+        estimator: str = "plugin",
+        missing: str = "level",
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ) -> None:
+        super().__init__(
+            n_features_to_select,
+            discretize=discretize,
+            n_bins=n_bins,
+            categorical=categorical,
+            estimator=estimator,
+            missing=missing,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
+        self.beta = beta
+        self.gamma = gamma
+
+    def _criterion_params(self) -> dict[str, float]:
+        return {"beta": float(self.beta), "gamma": float(self.gamma)}
+
+
+class CMI(InformationSelector):
+    """The logic of :class:`fsel.CMI` (documented there)."""
+
+    _criterion = "cmi"
+
+    def __init__(
+        self,
+        n_features_to_select: int | float | None = None,
+        *,
+        tol: float = DEFAULT_CMI_TOL,
+        discretize: str | None = "uniform",
+        n_bins: int = 5,
+        categorical: Any = None,
+        estimator: str = "plugin",
+        missing: str = "level",
+        n_jobs: int | None = None,
+        verbose: int = 0,
+    ) -> None:
+        super().__init__(
+            n_features_to_select,
+            discretize=discretize,
+            n_bins=n_bins,
+            categorical=categorical,
+            estimator=estimator,
+            missing=missing,
+            n_jobs=n_jobs,
+            verbose=verbose,
+        )
+        self.tol = tol
