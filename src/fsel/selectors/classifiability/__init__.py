@@ -9,21 +9,12 @@ used); the measure and the search's logic, without scikit-learn, in
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from fsel.selectors.classifiability._fit import MISSING_RULES, classifiability
+from fsel.utils.lazy import lazy_attributes
 
 __all__ = ["MISSING_RULES", "Classifiability", "classifiability"]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "Classifiability":
-        value = importlib.import_module(f"{__name__}._estimators").Classifiability
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(
+    __name__, {"Classifiability": f"{__name__}._estimators"}, public=__all__
+)

@@ -7,8 +7,7 @@ scikit-learn, can be imported alone).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from fsel.utils.lazy import lazy_attributes
 
 __all__ = [
     "CIFE",
@@ -27,13 +26,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        value = getattr(importlib.import_module(f"{__name__}._estimators"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, dict.fromkeys(__all__, f"{__name__}._estimators"))

@@ -8,21 +8,12 @@ bootstrapped version is :class:`fsel.meta.bootstrap_ranking.BootstrapRanking`.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from fsel.selectors.ranking._fit import order_by_score
+from fsel.utils.lazy import lazy_attributes
 
 __all__ = ["RankingIndex", "order_by_score"]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "RankingIndex":
-        value = importlib.import_module(f"{__name__}._estimators").RankingIndex
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(
+    __name__, {"RankingIndex": f"{__name__}._estimators"}, public=__all__
+)

@@ -13,19 +13,9 @@ first used); their logic, without scikit-learn, in ``_base``, ``_nearest``,
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from fsel.utils.lazy import lazy_attributes
 
 __all__ = ["SURF", "BaseRelief", "IRelief", "MRelief", "MultiSURF", "PRelief", "Relief", "ReliefF"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        value = getattr(importlib.import_module(f"{__name__}._estimators"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(__name__, dict.fromkeys(__all__, f"{__name__}._estimators"))
