@@ -534,3 +534,60 @@ def test_data_persisted_on_a_client_is_encoded_straight_into_merged_blocks():
         np.testing.assert_array_equal(Xd.compute(), X)  # the input is untouched
     for n, est in got.items():
         _assert_same(getattr(fsel, n)(5).fit(X, y), est)
+
+
+def test_steps_on_a_client_run_through_one_actor_per_worker(monkeypatch):
+    # a greedy step is one direct call per worker (no task for the scheduler); the
+    # futures path (more workers than FAN_IN) gives the same selection
+    distributed = pytest.importorskip("distributed")
+    from fsel.kernels import _dask as helpers
+    from fsel.kernels import information_dask as kd
+    from fsel.utils.validation import check_dask_table
+
+    X, y = _data(14)
+    X[:, 2] = np.round(X[:, 2])  # integer values among floats
+    mem = {n: getattr(fsel, n)(5).fit(X, y) for n in ("JMI", "MRMR", "CMI")}
+    calls: list[int] = []
+    real_sum = helpers.BlockActor.sum_map
+
+    def counted(self, fn, args):  # runs on the (in-process) workers
+        calls.append(len(self.blocks))
+        return real_sum(self, fn, args)
+
+    monkeypatch.setattr(helpers.BlockActor, "sum_map", counted)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        Xd, yd = client.persist(
+            [da.from_array(X, chunks=(UNEVEN, 10)), da.from_array(y, chunks=(UNEVEN,))]
+        )
+        distributed.wait([Xd, yd])
+        data = check_dask_table(Xd, yd)
+        table, _, _ = kd.dask_information_table(data.blocks, data.y_blocks, data.discrete)
+        assert table._actor_futures is not None
+        assert len(table._actor_futures) == len(
+            {w for ws in client.who_has(table.blocks).values() for w in ws}
+        )
+        before = len(calls)
+        terms = table.pair_terms(1)
+        assert len(calls) - before == len(table._actor_futures)  # one call per worker
+        assert sum(calls[before:]) == len(table.blocks)  # every block counted once
+        args = (1, int(table.n_levels[1]), table.width, table.n_classes)
+        parts = helpers.map_futures(client, kd._hist_pair, [table.blocks], args)
+        want = helpers.reduce_futures(client, parts, helpers.add_arrays)
+        got = table._reduce(kd._hist_pair, *args)
+        np.testing.assert_array_equal(got, want)  # the same integer counts either way
+        assert terms.mi[7] > 0.3
+        on_actors = {n: getattr(fsel, n)(5).fit(Xd, yd) for n in mem}
+        monkeypatch.setattr(kd, "block_actors", lambda *a: None)  # the futures path
+        on_futures = {n: getattr(fsel, n)(5).fit(Xd, yd) for n in mem}
+        assert helpers.block_actors(client, [], []) is None
+        many = [f"tcp://w{i}" for i in range(helpers.FAN_IN + 1)]
+        assert helpers.block_actors(client, list(range(len(many))), many) is None
+        assert helpers.block_actors(client, [0], [None]) is None  # placement unknown
+    for n, est in mem.items():
+        _assert_same(est, on_actors[n])
+        _assert_same(est, on_futures[n])

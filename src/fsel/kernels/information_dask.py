@@ -54,14 +54,16 @@ from typing import Any
 import numpy as np
 
 from fsel.kernels._counting import joint_histograms, nlogn, numba_enabled, pack_pairs
-from fsel.kernels._dask import add_arrays as _add
 from fsel.kernels._dask import (
+    actor_sum,
+    block_actors,
     client_futures,
     map_futures,
     merge_per_worker,
     reduce_futures,
     scheduler_client,
 )
+from fsel.kernels._dask import add_arrays as _add
 from fsel.kernels._dask import tree_reduce as _tree
 from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype, uniform_edges
 from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
@@ -438,10 +440,11 @@ def _held_futures(client: Any, blocks: list[Any]) -> list[Any] | None:
 
 
 def _encode_persisted(
-    blocks: list[Any], y_blocks: list[Any], args: tuple, code_cells: int
+    blocks: list[Any], y_blocks: list[Any], args: tuple, code_cells: int, placed: list[Any]
 ) -> tuple[list[Any], Any]:
     """The encoded chunks persisted (one task per chunk) and, on a ``distributed``
-    client, merged per worker: the blocks of the table and the client (or None)."""
+    client, merged per worker: the blocks of the table and the client (or None);
+    ``placed`` receives the worker of each merged block (:func:`merge_per_worker`)."""
     import dask
 
     merge = scheduler_client() is not None  # chunks merged per worker, packed then
@@ -456,7 +459,8 @@ def _encode_persisted(
         del found
         encoded.clear()  # each chunk released once merged
         per_block = code_cells * np.dtype(args[3]).itemsize / len(futures)
-        return merge_per_worker(client, futures, _concat_blocks, per_block), client
+        merged = merge_per_worker(client, futures, _concat_blocks, per_block, placed=placed)
+        return merged, client
     if merge:  # not merged after all: pack them here
         encoded = list(dask.persist(*[dask.delayed(_packed_block)(b[:2]) for b in encoded]))
     return encoded, None
@@ -552,11 +556,14 @@ class DaskInformationTable:
         *,
         estimator: str = "plugin",
         client: Any = None,
+        actors: list[Any] | None = None,
     ) -> None:
         if estimator not in _ESTIMATORS:
             raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
         self.blocks = blocks
         self._client = client
+        self._actor_futures = actors
+        self._actors: list[Any] | None = None
         self.n_levels = np.asarray(n_levels, dtype=np.int64)
         self.width = int(self.n_levels.max())
         self.n_classes = int(n_classes)
@@ -586,11 +593,18 @@ class DaskInformationTable:
 
     def _reduce(self, fn: Any, *args: Any, extra: list[Any] | None = None) -> np.ndarray:
         """``sum_chunks fn(block, [extra_block,] *args)``: one tree reduction, computed.
-        On a ``distributed`` client: one task per block submitted as futures, the few
-        per-block tables gathered and summed on the client (a tree on the workers
-        above ``FAN_IN`` blocks)."""
+        On a ``distributed`` client: one call per worker to the actor holding its
+        blocks (:func:`fsel.kernels._dask.actor_sum`: no task for the scheduler, the
+        per-step latency of a greedy step), or, with ``extra`` blocks or without
+        actors, one task per block submitted as futures, the few per-block tables
+        gathered and summed on the client (a tree on the workers above ``FAN_IN``
+        blocks)."""
         import dask
 
+        if self._actor_futures is not None and extra is None:
+            if self._actors is None:  # the handles, fetched once
+                self._actors = self._client.gather(self._actor_futures)
+            return actor_sum(self._actors, fn, args)
         if self._client is not None:
             seqs = [self.blocks] if extra is None else [self.blocks, extra]
             parts = map_futures(self._client, fn, seqs, args)
@@ -819,20 +833,25 @@ def dask_information_table(
         width[j] = edges[j].size + 1
     width += holes  # the missing level of a column with holes: its last code
     dtype = smallest_code_dtype(int(width.max()))
+    placed: list[Any] = []  # the worker of each merged block
     if raw is not None:  # encoded in groups per worker, straight into merged blocks
         client, x_futs, y_futs = raw
         del raw
         per_block = st["n"] * d * np.dtype(dtype).itemsize / len(x_futs)  # codes
         encode = partial(_encode_group, (edges, levels, classes, dtype, y_edges))
         pairs = list(zip(x_futs, y_futs, strict=True))
-        encoded = merge_per_worker(client, list(x_futs), encode, per_block, payload=pairs)
+        encoded = merge_per_worker(
+            client, list(x_futs), encode, per_block, payload=pairs, placed=placed
+        )
     else:
         encoded, client = _encode_persisted(
-            blocks, y_blocks, (edges, levels, classes, dtype, y_edges), st["n"] * d
+            blocks, y_blocks, (edges, levels, classes, dtype, y_edges), st["n"] * d, placed
         )
+    # one actor per worker over its blocks, created while they are encoded
+    actors = None if client is None else block_actors(client, encoded, placed)
     ny = int(classes.size) if y_edges is None else int(y_edges.size) + 1
     table = DaskInformationTable(
-        encoded, width, ny, int(st["n"]), estimator=estimator, client=client
+        encoded, width, ny, int(st["n"]), estimator=estimator, client=client, actors=actors
     )
     table.y_bin_edges = y_edges
     if y_edges is not None:  # the non-empty bins, numbered as in memory (compacted)
