@@ -18,6 +18,7 @@ __all__ = [
     "reduce_futures",
     "scheduler_client",
     "tree_reduce",
+    "worker_groups",
 ]
 
 FAN_IN = 8  # tree-reduction width
@@ -124,31 +125,41 @@ def merge_per_worker(
     wait(futures)
     who = client.who_has(futures)
     items = futures if payload is None else payload
-    by_worker: dict[Any, list[Any]] = {}
-    for f, item in zip(futures, items, strict=True):
-        holders = who.get(f.key) or [None]
-        by_worker.setdefault(sorted(holders)[0], []).append(item)
+    holders = [sorted(who.get(f.key) or [None])[0] for f in futures]
+    groups = worker_groups(holders, items, [block_bytes] * len(items), max_bytes)
     futures.clear()
     items.clear()
     out: list[Any] = []
-    for worker, fs in by_worker.items():
-        groups: list[list[Any]] = [[]]
-        size = 0
-        for f in fs:
-            nb = block_bytes
-            if groups[-1] and size + nb > max_bytes:
-                groups.append([])
-                size = 0
-            groups[-1].append(f)
-            size += nb
+    for worker, g in groups:
         place = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
-        for g in groups:
-            out.append(client.submit(concat, *g, pure=False, **place))
-            if placed is not None:
-                placed.append(worker)
-        fs.clear()
-        groups.clear()
-    by_worker.clear()
+        out.append(client.submit(concat, *g, pure=False, **place))
+        if placed is not None:
+            placed.append(worker)
+    groups.clear()
+    return out
+
+
+def worker_groups(
+    holders: list[Any], items: list[Any], sizes: list[float], max_bytes: int = 256 << 20
+) -> list[tuple[Any, list[Any]]]:
+    """``items`` grouped by the worker holding them (``holders``: an address each, or
+    None), worker after worker, in groups of at most ``max_bytes`` (``sizes``: the bytes
+    of each item; an item larger than that is a group alone): ``(worker, group)`` pairs,
+    the blocks :func:`merge_per_worker` merges."""
+    by_worker: dict[Any, list[tuple[Any, float]]] = {}
+    for w, item, nb in zip(holders, items, sizes, strict=True):
+        by_worker.setdefault(w, []).append((item, nb))
+    out: list[tuple[Any, list[Any]]] = []
+    for worker, entries in by_worker.items():
+        group: list[Any] = []
+        size = 0.0
+        for item, nb in entries:
+            if group and size + nb > max_bytes:
+                out.append((worker, group))
+                group, size = [], 0.0
+            group.append(item)
+            size += nb
+        out.append((worker, group))
     return out
 
 
