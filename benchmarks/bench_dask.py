@@ -40,6 +40,7 @@ to ``benchmarks/results/dask[_quick].{json,md}``.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -103,6 +104,8 @@ def _timed_fits(fit: Any, table_cls: Any, n_fits: int) -> tuple[Any, dict[str, A
     fits, setups, steps = [], [], []
     try:
         for _ in range(n_fits):
+            gc.collect()  # the previous fit's tables released (on Dask: their blocks too)
+            time.sleep(0.2)
             calls.clear()
             t0 = time.perf_counter()
             sel = fit()
@@ -218,10 +221,11 @@ def run_dask(n: int, n_workers: int, n_fits: int = 1) -> dict[str, Any]:
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
+        # the workers' peak over the warm-up and that one fit
+        workers = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
         sel, timing = _timed_fits(
             lambda: fsel.JMI(K, discretize=None).fit(X, y), kd.DaskInformationTable, n_fits
         )
-        workers = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
     return {
         "side": f"dask {n_workers} workers",
         **timing,

@@ -26,12 +26,21 @@ With features of at most 16 levels, each chunk also keeps its codes two features
 byte (:func:`fsel.kernels._counting.pack_pairs`) and counts two features per pass over
 its rows, as in memory. On a ``distributed`` client the per-step overhead is kept small:
 the chunks each worker holds become blocks of up to 256 MiB there (usually one per
-worker; data already persisted on the client is read as futures and encoded straight
-into them, otherwise the encoded chunks are concatenated), and a step is one task per
-block submitted straight as futures (no graph to build or optimise), the few per-block
-tables gathered from the workers and summed on the client (a tree on the workers above
-:data:`fsel.kernels._dask.FAN_IN` blocks, so the client holds at most that many tables).
-Without a client (Dask's local schedulers) a step is one delayed tree reduction.
+worker). Data already persisted on the client is read as futures: one task per worker
+group (:func:`fsel.kernels._dask.worker_groups`) prepares its chunks and one returns
+their stats; small integer codes (every column a code column, at most 2 bytes) are
+transposed once into the group's feature-major block, their levels taken as the run
+``min..max`` when it spans fewer than 16 values (a superset of the values present: no
+pass for the distinct values), and encoded from that block (in place, or the block
+itself when the values already are the codes). Other data is encoded straight into
+merged blocks, and delayed chunks are encoded, then concatenated. Each worker's blocks
+then sit behind one :class:`fsel.kernels._dask.BlockActor`, so a greedy step is one
+direct call per worker, answered with the sum of its blocks' tables, and the few
+per-worker tables are summed on the client (no task for the scheduler to track). Above
+:data:`fsel.kernels._dask.FAN_IN` workers, and for CMI's joint codes, a step is one task
+per block submitted straight as futures (a tree on the workers above ``FAN_IN``
+blocks, so the client holds at most that many tables). Without a client (Dask's local
+schedulers) a step is one delayed tree reduction.
 
 Uncompacted bin indices are used as codes on the workers (an empty bin is an empty row
 of the count table, which changes no entropy), so the selection equals the in-memory
