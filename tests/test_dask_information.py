@@ -594,8 +594,8 @@ def test_steps_on_a_client_run_through_one_actor_per_worker(monkeypatch):
 
 
 def _int_codes(seed: int = 3, n: int = 1000) -> tuple[np.ndarray, np.ndarray]:
-    """Small integer codes: a run from 0, a run from 5, a column with gaps, a signed
-    one and one spanning more than 16 values."""
+    """Small integer codes: a run from 0, a run from 5, a column with wide gaps, a
+    signed one, one spanning more than 16 values and one with gaps in a narrow span."""
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 4, size=(n, 8)).astype(np.int16)
     X[:, 1] = rng.integers(5, 9, n)
@@ -603,6 +603,7 @@ def _int_codes(seed: int = 3, n: int = 1000) -> tuple[np.ndarray, np.ndarray]:
     X[:, 3] = rng.integers(-3, 3, n)
     X[:, 4] = rng.integers(0, 40, n)  # more than PACK_MAX_LEVELS values
     X[:, 5] = (X[:, 0] + rng.integers(0, 2, n)) % 4  # a noisy copy of 0
+    X[:, 6] = rng.choice([0, 2, 5], n)  # gaps in a narrow span: empty levels on Dask
     y = ((X[:, 0] + (X[:, 1] > 6) + (X[:, 4] > 20)) > 2).astype(np.int8) + 3
     return X, y
 
@@ -635,6 +636,7 @@ def test_prepared_groups_give_the_stats_and_codes_of_the_chunk_path():
         assert set(ref["distinct"][j].tolist()) <= set(st["distinct"][j].tolist())
     np.testing.assert_array_equal(st["distinct"][2], [0, 3, 100])  # a wide span: exact
     np.testing.assert_array_equal(st["distinct"][3], np.arange(-3, 3))  # a run
+    np.testing.assert_array_equal(st["distinct"][6], np.arange(6))  # 0, 2, 5: their span
     levels = st["distinct"]
     args = ([None] * 8, levels, st["classes"], np.uint8, None)
     C, yc, packed = kd._encode_prepared(args, prep)
