@@ -16,10 +16,14 @@ Each size runs, side by side in one run, in two fresh subprocesses:
   already on the cluster"), then, after a warm-up fit on the first 1,250 rows of every
   chunk (so every worker process has imported fsel and loaded the compiled kernels, as
   the in-memory process has), ``fsel.JMI(20, discretize=None).fit(X, y)`` is timed.
-  Reported: the fit's wall time, split into the first part (one pass for the code
-  levels, one pass encoding the ``uint8`` codes onto the workers, one reduction for
-  the relevance) and the mean per greedy step, the client's peak Python allocations
-  during the fit (``tracemalloc``) and its peak RSS, and each worker's peak RSS.
+  Reported: the client's peak Python allocations during one fit (``tracemalloc``, a
+  fit of its own) and its peak RSS, and each worker's peak RSS.
+
+Both sides time ``--fits`` fits (default 3) in their process and report the median,
+split the same way: the setup (up to the first greedy step: validation, codes and
+relevance; on Dask one pass of per-worker stats, the encoding on the workers and one
+reduction) and the greedy steps' time per step (``pair_terms`` calls). The rounds
+(``--repeats``) interleave fresh processes of every side; the ratio is per round.
 
 The selections of the two sides must be identical (checked; the run fails otherwise).
 
@@ -36,6 +40,7 @@ to ``benchmarks/results/dask[_quick].{json,md}``.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -81,8 +86,48 @@ def _rss_mb() -> float:
 # ----------------------------------------------------------------------------- workers
 
 
-def run_memory(n: int, n_jobs: int) -> dict[str, Any]:
+def _timed_fits(fit: Any, table_cls: Any, n_fits: int) -> tuple[Any, dict[str, Any]]:
+    """``fit()`` ``n_fits`` times, each split into its setup (up to the first greedy
+    step: validation, codes, relevance) and its greedy steps (``table_cls.pair_terms``
+    calls, from the first one's start to the last one's end, per step): the medians
+    and every fit's numbers. Both sides are split the same way."""
+    calls: list[tuple[float, float]] = []
+    real = table_cls.pair_terms
+
+    def timed(self: Any, *a: Any, **kw: Any) -> Any:
+        t = time.perf_counter()
+        out = real(self, *a, **kw)
+        calls.append((t, time.perf_counter()))
+        return out
+
+    table_cls.pair_terms = timed
+    fits, setups, steps = [], [], []
+    try:
+        for _ in range(n_fits):
+            gc.collect()  # the previous fit's tables released (on Dask: their blocks too)
+            time.sleep(0.2)
+            calls.clear()
+            t0 = time.perf_counter()
+            sel = fit()
+            fits.append(time.perf_counter() - t0)
+            if calls:
+                setups.append(calls[0][0] - t0)
+                steps.append((calls[-1][1] - calls[0][0]) / len(calls))
+    finally:
+        table_cls.pair_terms = real
+    return sel, {
+        "seconds": float(np.median(fits)),
+        "fit_seconds": fits,
+        "setup_seconds": float(np.median(setups)) if setups else None,
+        "step_seconds_mean": float(np.median(steps)) if steps else None,
+        "setup_seconds_all": setups,
+        "n_steps": len(calls),
+    }
+
+
+def run_memory(n: int, n_jobs: int, n_fits: int = 1) -> dict[str, Any]:
     import fsel
+    from fsel.kernels.information import InformationTable
 
     X = np.empty((n, N_FEATURES), dtype=np.uint8)
     y = np.empty(n, dtype=np.int8)
@@ -90,12 +135,12 @@ def run_memory(n: int, n_jobs: int) -> dict[str, Any]:
         X[b0:b1], y[b0:b1] = make_chunk(i, b1 - b0)
     fsel.JMI(3, discretize=None, n_jobs=n_jobs).fit(X[:5000], y[:5000])  # compile
     before = _rss_mb()
-    t0 = time.perf_counter()
-    sel = fsel.JMI(K, discretize=None, n_jobs=n_jobs).fit(X, y)
-    took = time.perf_counter() - t0
+    sel, timing = _timed_fits(
+        lambda: fsel.JMI(K, discretize=None, n_jobs=n_jobs).fit(X, y), InformationTable, n_fits
+    )
     return {
         "side": f"memory n_jobs={n_jobs}",
-        "seconds": took,
+        **timing,
         "order": sel.selection_order_.tolist(),
         "client_peak_rss_mb": _rss_mb(),
         "rss_before_fit_mb": before,
@@ -151,7 +196,7 @@ def _cluster(n_workers: int) -> Any:
     )
 
 
-def run_dask(n: int, n_workers: int) -> dict[str, Any]:
+def run_dask(n: int, n_workers: int, n_fits: int = 1) -> dict[str, Any]:
     import tracemalloc
 
     import distributed
@@ -170,34 +215,20 @@ def run_dask(n: int, n_workers: int) -> dict[str, Any]:
         distributed.wait([X, y])
         persist_s = time.perf_counter() - t0
         fsel.JMI(3, discretize=None).fit(*_warm_up_slice(X, y, n, 1250))  # on every worker
-        # time the parts: first reductions vs greedy steps
-        marks: list[float] = []
-        real_reduce = kd.DaskInformationTable._reduce
-
-        def timed_reduce(self, *a, **kw):
-            out = real_reduce(self, *a, **kw)
-            marks.append(time.perf_counter())
-            return out
-
-        kd.DaskInformationTable._reduce = timed_reduce
-        tracemalloc.start()
+        tracemalloc.start()  # the client's allocations during one fit
         try:
-            t0 = time.perf_counter()
-            sel = fsel.JMI(K, discretize=None).fit(X, y)
-            took = time.perf_counter() - t0
+            fsel.JMI(K, discretize=None).fit(X, y)
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()
-            kd.DaskInformationTable._reduce = real_reduce
+        # the workers' peak over the warm-up and that one fit
         workers = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
-    setup = marks[0] - t0
-    steps = np.diff(marks)
+        sel, timing = _timed_fits(
+            lambda: fsel.JMI(K, discretize=None).fit(X, y), kd.DaskInformationTable, n_fits
+        )
     return {
         "side": f"dask {n_workers} workers",
-        "seconds": took,
-        "setup_seconds": setup,
-        "step_seconds_mean": float(steps.mean()) if steps.size else None,
-        "n_steps": int(steps.size),
+        **timing,
         "n_chunks": len(bounds),
         "persist_seconds": persist_s,
         "order": sel.selection_order_.tolist(),
@@ -266,8 +297,8 @@ def run_relief_memory(n: int, m: int, n_jobs: int = 2) -> dict[str, Any]:
     }
 
 
-def _subprocess(kind: str, n: int, arg: int, timeout: float) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--worker", kind, str(n), str(arg)]
+def _subprocess(kind: str, n: int, arg: int, timeout: float, fits: int = 1) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--worker", kind, str(n), str(arg), "--fits", str(fits)]
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
@@ -294,7 +325,9 @@ def markdown(rows: list[dict], meta: dict) -> str:
         "",
         f"git `{meta['git']['head'][:10]}` (src dirty: {meta['git']['src_dirty']}), "
         f"{meta['cpus']} CPUs, load average at start {meta['load_start']}, "
-        f"python {meta['python']}",
+        f"python {meta['python']}; every JMI side: the median of {meta.get('fits', 1)} "
+        "timed fits in one fresh process (setup: up to the first greedy step; s/step: "
+        "the greedy steps' time per step), rounds interleaved",
         "",
         "| rows | side | status | fit s | ratio to memory n_jobs=2 | setup s | s/step | "
         "client peak RSS MB | client fit allocs MB | worker peak RSS MB | data MB |",
@@ -350,7 +383,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sides", default="memory,dask", help="which sides to run (memory, dask or both)"
     )
+    parser.add_argument(
+        "--fits",
+        type=int,
+        default=3,
+        help="timed fits per process (JMI sides); the median is reported, the rounds "
+        "interleave fresh processes of each side",
+    )
     parser.add_argument("--name", default=None, help="results file name (default: dask)")
+    parser.add_argument(
+        "--output", type=Path, default=None, help="output stem (no suffix); overrides --name"
+    )
+    _provenance.add_allow_dirty(parser)
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -360,23 +404,24 @@ def main(argv: list[str] | None = None) -> int:
         elif kind == "relief-memory":
             res = run_relief_memory(n, arg)
         else:
-            res = run_memory(n, arg) if kind == "memory" else run_dask(n, arg)
+            fits = args.fits
+            res = run_memory(n, arg, fits) if kind == "memory" else run_dask(n, arg, fits)
         print(json.dumps(res))
         return 0
     sizes = [1_000_000] if args.quick else [int(s) for s in args.sizes.split(",")]
+    name = args.name or ("dask_quick" if args.quick else "dask")
+    stem = args.output or HERE / "results" / name
     meta = {
-        "git": _provenance.git_state("benchmarks/bench_dask.py"),
+        "git": _provenance.checked_state(
+            parser, stem, args.allow_dirty, "benchmarks/bench_dask.py"
+        ),
         "cpus": os.cpu_count(),
         "load_start": os.getloadavg()[0],
         "python": platform.python_version(),
         "sizes": sizes,
         "repeats": args.repeats,
+        "fits": args.fits,
     }
-    name = args.name or ("dask_quick" if args.quick else "dask")
-    res_dir = HERE / "results"
-    refusal = _provenance.dirty_refusal(meta["git"], res_dir / name, allow_dirty=True)
-    if refusal:
-        parser.error(refusal)
     rows: list[dict] = []
     failed = False
     for n in sizes:
@@ -384,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = [("memory", 1), ("memory", 2)] if "memory" in sides else []
         runs += [("dask", args.workers)] if "dask" in sides else []
         for kind, arg, rep in [(k, a, r) for r in range(args.repeats) for k, a in runs]:
-            res = _subprocess(kind, n, arg, args.timeout) | {"n": n, "round": rep}
+            res = _subprocess(kind, n, arg, args.timeout, args.fits) | {"n": n, "round": rep}
             rows.append(res)
             print(json.dumps({k: v for k, v in res.items() if k != "order"}), flush=True)
         if args.relief:
@@ -407,10 +452,10 @@ def main(argv: list[str] | None = None) -> int:
         if len(orders) > 1:
             print(f"selections differ at n={n}: {orders}", file=sys.stderr)
             failed = True
-    res_dir.mkdir(exist_ok=True)
-    (res_dir / f"{name}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=2))
     md = markdown(rows, meta)
-    (res_dir / f"{name}.md").write_text(md)
+    stem.with_suffix(".md").write_text(md)
     print(md)
     return 1 if failed or any(r.get("status") != "ok" for r in rows) else 0
 

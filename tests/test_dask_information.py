@@ -534,3 +534,160 @@ def test_data_persisted_on_a_client_is_encoded_straight_into_merged_blocks():
         np.testing.assert_array_equal(Xd.compute(), X)  # the input is untouched
     for n, est in got.items():
         _assert_same(getattr(fsel, n)(5).fit(X, y), est)
+
+
+def test_steps_on_a_client_run_through_one_actor_per_worker(monkeypatch):
+    # a greedy step is one direct call per worker (no task for the scheduler); the
+    # futures path (more workers than FAN_IN) gives the same selection
+    distributed = pytest.importorskip("distributed")
+    from fsel.kernels import _dask as helpers
+    from fsel.kernels import information_dask as kd
+    from fsel.utils.validation import check_dask_table
+
+    X, y = _data(14)
+    X[:, 2] = np.round(X[:, 2])  # integer values among floats
+    mem = {n: getattr(fsel, n)(5).fit(X, y) for n in ("JMI", "MRMR", "CMI")}
+    calls: list[int] = []
+    real_sum = helpers.BlockActor.sum_map
+
+    def counted(self, fn, args):  # runs on the (in-process) workers
+        calls.append(len(self.blocks))
+        return real_sum(self, fn, args)
+
+    monkeypatch.setattr(helpers.BlockActor, "sum_map", counted)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        Xd, yd = client.persist(
+            [da.from_array(X, chunks=(UNEVEN, 10)), da.from_array(y, chunks=(UNEVEN,))]
+        )
+        distributed.wait([Xd, yd])
+        data = check_dask_table(Xd, yd)
+        table, _, _ = kd.dask_information_table(data.blocks, data.y_blocks, data.discrete)
+        assert table._actor_futures is not None
+        assert len(table._actor_futures) == len(
+            {w for ws in client.who_has(table.blocks).values() for w in ws}
+        )
+        before = len(calls)
+        terms = table.pair_terms(1)
+        assert len(calls) - before == len(table._actor_futures)  # one call per worker
+        assert sum(calls[before:]) == len(table.blocks)  # every block counted once
+        args = (1, int(table.n_levels[1]), table.width, table.n_classes)
+        parts = helpers.map_futures(client, kd._hist_pair, [table.blocks], args)
+        want = helpers.reduce_futures(client, parts, helpers.add_arrays)
+        got = table._reduce(kd._hist_pair, *args)
+        np.testing.assert_array_equal(got, want)  # the same integer counts either way
+        assert terms.mi[7] > 0.3
+        on_actors = {n: getattr(fsel, n)(5).fit(Xd, yd) for n in mem}
+        monkeypatch.setattr(kd, "block_actors", lambda *a: None)  # the futures path
+        on_futures = {n: getattr(fsel, n)(5).fit(Xd, yd) for n in mem}
+        assert helpers.block_actors(client, [], []) is None
+        many = [f"tcp://w{i}" for i in range(helpers.FAN_IN + 1)]
+        assert helpers.block_actors(client, list(range(len(many))), many) is None
+        assert helpers.block_actors(client, [0], [None]) is None  # placement unknown
+    for n, est in mem.items():
+        _assert_same(est, on_actors[n])
+        _assert_same(est, on_futures[n])
+
+
+def _int_codes(seed: int = 3, n: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    """Small integer codes: a run from 0, a run from 5, a column with wide gaps, a
+    signed one, one spanning more than 16 values and one with gaps in a narrow span."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(n, 8)).astype(np.int16)
+    X[:, 1] = rng.integers(5, 9, n)
+    X[:, 2] = rng.choice([0, 3, 100], n)  # gaps: not a run
+    X[:, 3] = rng.integers(-3, 3, n)
+    X[:, 4] = rng.integers(0, 40, n)  # more than PACK_MAX_LEVELS values
+    X[:, 5] = (X[:, 0] + rng.integers(0, 2, n)) % 4  # a noisy copy of 0
+    X[:, 6] = rng.choice([0, 2, 5], n)  # gaps in a narrow span: empty levels on Dask
+    y = ((X[:, 0] + (X[:, 1] > 6) + (X[:, 4] > 20)) > 2).astype(np.int8) + 3
+    return X, y
+
+
+def test_prepared_groups_give_the_stats_and_codes_of_the_chunk_path():
+    # per worker: small integer chunks transposed once; its stats and codes agree with
+    # the per-chunk path up to the level sets (a run min..max: a superset)
+    from fsel.kernels import information_dask as kd
+
+    X, y = _int_codes()
+    pairs = [(X[:300], y[:300]), (X[300:], y[300:])]
+    cols = np.ones(8, dtype=bool)
+    prep = kd._prepare_group(True, *pairs)
+    assert prep is not None
+    np.testing.assert_array_equal(prep[0], X.T)
+    np.testing.assert_array_equal(prep[1], y)
+    assert kd._prepare_group(False, *pairs) is None  # a column to bin: as they are
+    floats = [(x.astype(np.float64), t) for x, t in pairs]
+    assert kd._prepare_group(True, *floats) is None
+    wide = [(x.astype(np.int64), t) for x, t in pairs]
+    assert kd._prepare_group(True, *wide) is None
+    st = kd._group_stats(prep, cols, 5, None)
+    ref = kd._group_stats(None, cols, 5, None, *pairs)
+    assert st["prepared"] and not ref["prepared"]
+    assert st["n"] == ref["n"] == 1000
+    np.testing.assert_array_equal(st["classes"], ref["classes"])
+    np.testing.assert_array_equal(st["lo"], ref["lo"])
+    np.testing.assert_array_equal(st["hi"], ref["hi"])
+    for j in range(8):
+        assert set(ref["distinct"][j].tolist()) <= set(st["distinct"][j].tolist())
+    np.testing.assert_array_equal(st["distinct"][2], [0, 3, 100])  # a wide span: exact
+    np.testing.assert_array_equal(st["distinct"][3], np.arange(-3, 3))  # a run
+    np.testing.assert_array_equal(st["distinct"][6], np.arange(6))  # 0, 2, 5: their span
+    levels = st["distinct"]
+    args = ([None] * 8, levels, st["classes"], np.uint8, None)
+    C, yc, packed = kd._encode_prepared(args, prep)
+    C_ref, yc_ref, _ = kd._encode_group(args, *pairs)
+    np.testing.assert_array_equal(C, C_ref)
+    np.testing.assert_array_equal(yc, yc_ref)
+    assert C.dtype == np.uint8 and np.array_equal(yc, y - 3)
+    assert packed is None or packed[1] == int(C.max()) + 1
+    same = X[:, [0, 5]].astype(np.uint8)  # values are their codes: the block itself
+    prep = kd._prepare_group(True, (same, y))
+    lev = kd._group_stats(prep, np.ones(2, bool), 5, None)["distinct"]
+    C, _, _ = kd._encode_prepared(([None] * 2, lev, np.array([3, 4]), np.uint8, None), prep)
+    assert C is prep[0]
+    np.testing.assert_array_equal(X, _int_codes()[0])  # the input is untouched
+    with pytest.raises(ValueError, match="inconsistent lengths"):
+        kd._prepare_group(True, (X[:10], y[:9]))
+
+
+def test_small_integer_codes_on_a_client_take_the_prepared_path(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from fsel.kernels import information_dask as kd
+
+    X, y = _int_codes(5)
+    mem = {n: getattr(fsel, n)(5).fit(X, y) for n in ("JMI", "CMI", "MIM", "MRMR")}
+    seen: list[bool] = []
+    real = kd.reduce_futures
+
+    def spy(client, parts, combine):
+        out = real(client, parts, combine)
+        if isinstance(out, dict):
+            seen.append(out["prepared"])
+        return out
+
+    monkeypatch.setattr(kd, "reduce_futures", spy)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        Xd, yd = client.persist(
+            [da.from_array(X, chunks=(UNEVEN, 8)), da.from_array(y, chunks=(UNEVEN,))]
+        )
+        distributed.wait([Xd, yd])
+        got = {n: getattr(fsel, n)(5).fit(Xd, yd) for n in mem}
+        assert seen and all(seen)
+        Xf = client.persist(da.from_array(X.astype(np.float64), chunks=(UNEVEN, 8)))
+        distributed.wait(Xf)
+        floats = fsel.JMI(5, discretize=None).fit(Xf, yd)  # float values: chunk path
+        assert seen[-1] is False
+        np.testing.assert_array_equal(Xd.compute(), X)  # the input is untouched
+    for n, est in mem.items():
+        _assert_same(est, got[n])
+    _assert_same(fsel.JMI(5, discretize=None).fit(X.astype(np.float64), y), floats)

@@ -8,13 +8,17 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "BlockActor",
+    "actor_sum",
     "add_arrays",
+    "block_actors",
     "client_futures",
     "map_futures",
     "merge_per_worker",
     "reduce_futures",
     "scheduler_client",
     "tree_reduce",
+    "worker_groups",
 ]
 
 FAN_IN = 8  # tree-reduction width
@@ -105,6 +109,7 @@ def merge_per_worker(
     block_bytes: float,
     max_bytes: int = 256 << 20,
     payload: list[Any] | None = None,
+    placed: list[Any] | None = None,
 ) -> list[Any]:
     """Fewer, larger blocks: ``concat(*group)`` of the blocks each worker holds, in
     groups of at most ``max_bytes`` (one task per group, on that worker; a block larger
@@ -112,33 +117,97 @@ def merge_per_worker(
     per later reduction, the data never moves. ``payload`` (default ``futures``): what
     ``concat`` receives for each block (e.g. a tuple of futures, the block and its
     labels), grouped by where ``futures`` are. Both lists are emptied, so that each
-    block can be released as soon as its group is merged."""
+    block can be released as soon as its group is merged. ``placed``, when given,
+    receives the address of the worker each merged block was sent to (None: anywhere),
+    for :func:`block_actors`."""
     from distributed import wait
 
     wait(futures)
     who = client.who_has(futures)
     items = futures if payload is None else payload
-    by_worker: dict[Any, list[Any]] = {}
-    for f, item in zip(futures, items, strict=True):
-        holders = who.get(f.key) or [None]
-        by_worker.setdefault(sorted(holders)[0], []).append(item)
+    holders = [sorted(who.get(f.key) or [None])[0] for f in futures]
+    groups = worker_groups(holders, items, [block_bytes] * len(items), max_bytes)
     futures.clear()
     items.clear()
     out: list[Any] = []
-    for worker, fs in by_worker.items():
-        groups: list[list[Any]] = [[]]
-        size = 0
-        for f in fs:
-            nb = block_bytes
-            if groups[-1] and size + nb > max_bytes:
-                groups.append([])
-                size = 0
-            groups[-1].append(f)
-            size += nb
+    for worker, g in groups:
         place = {} if worker is None else {"workers": [worker], "allow_other_workers": True}
-        for g in groups:
-            out.append(client.submit(concat, *g, pure=False, **place))
-        fs.clear()
-        groups.clear()
-    by_worker.clear()
+        out.append(client.submit(concat, *g, pure=False, **place))
+        if placed is not None:
+            placed.append(worker)
+    groups.clear()
     return out
+
+
+def worker_groups(
+    holders: list[Any], items: list[Any], sizes: list[float], max_bytes: int = 256 << 20
+) -> list[tuple[Any, list[Any]]]:
+    """``items`` grouped by the worker holding them (``holders``: an address each, or
+    None), worker after worker, in groups of at most ``max_bytes`` (``sizes``: the bytes
+    of each item; an item larger than that is a group alone): ``(worker, group)`` pairs,
+    the blocks :func:`merge_per_worker` merges."""
+    by_worker: dict[Any, list[tuple[Any, float]]] = {}
+    for w, item, nb in zip(holders, items, sizes, strict=True):
+        by_worker.setdefault(w, []).append((item, nb))
+    out: list[tuple[Any, list[Any]]] = []
+    for worker, entries in by_worker.items():
+        group: list[Any] = []
+        size = 0.0
+        for item, nb in entries:
+            if group and size + nb > max_bytes:
+                out.append((worker, group))
+                group, size = [], 0.0
+            group.append(item)
+            size += nb
+        out.append((worker, group))
+    return out
+
+
+# ------------------------------------------- per-step reductions without the scheduler
+
+
+class BlockActor:
+    """The blocks one worker holds, as a ``distributed`` actor: a reduction over them
+    is one direct call from the client to the worker (no task for the scheduler to
+    track), which answers with the sum of its blocks' tables. Made by
+    :func:`block_actors`."""
+
+    def __init__(self, *blocks: Any) -> None:
+        self.blocks = blocks
+
+    def sum_map(self, fn: Any, args: tuple) -> Any:
+        """``sum(fn(block, *args) for each block)`` (``fn`` returns a fresh array)."""
+        out = fn(self.blocks[0], *args)
+        for b in self.blocks[1:]:
+            out += fn(b, *args)
+        return out
+
+
+def block_actors(client: Any, futures: list[Any], placed: list[Any]) -> list[Any] | None:
+    """One :class:`BlockActor` per worker over the blocks ``futures`` it holds
+    (``placed``: the worker of each block, as :func:`merge_per_worker` reports it), as
+    futures of the actors, submitted without waiting; None when the blocks span more
+    than ``FAN_IN`` workers or some block has no known worker (then reductions run as
+    futures, a tree on the workers: the client never holds more than ``FAN_IN``
+    tables at once)."""
+    if not futures or any(w is None for w in placed):
+        return None
+    by_worker: dict[Any, list[Any]] = {}
+    for f, w in zip(futures, placed, strict=True):
+        by_worker.setdefault(w, []).append(f)
+    if len(by_worker) > FAN_IN:
+        return None
+    return [
+        client.submit(
+            BlockActor, *fs, actor=True, pure=False, workers=[w], allow_other_workers=True
+        )
+        for w, fs in by_worker.items()
+    ]
+
+
+def actor_sum(actors: list[Any], fn: Any, args: tuple) -> Any:
+    """``sum over all blocks of fn(block, *args)`` through the actors of
+    :func:`block_actors` (the actor handles, ``client.gather`` of its futures): one
+    call per worker, all in flight at once, the per-worker sums added on the client."""
+    calls = [a.sum_map(fn, args) for a in actors]
+    return add_arrays(*[c.result() for c in calls])

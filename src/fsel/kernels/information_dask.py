@@ -26,12 +26,21 @@ With features of at most 16 levels, each chunk also keeps its codes two features
 byte (:func:`fsel.kernels._counting.pack_pairs`) and counts two features per pass over
 its rows, as in memory. On a ``distributed`` client the per-step overhead is kept small:
 the chunks each worker holds become blocks of up to 256 MiB there (usually one per
-worker; data already persisted on the client is read as futures and encoded straight
-into them, otherwise the encoded chunks are concatenated), and a step is one task per
-block submitted straight as futures (no graph to build or optimise), the few per-block
-tables gathered from the workers and summed on the client (a tree on the workers above
-:data:`fsel.kernels._dask.FAN_IN` blocks, so the client holds at most that many tables).
-Without a client (Dask's local schedulers) a step is one delayed tree reduction.
+worker). Data already persisted on the client is read as futures: one task per worker
+group (:func:`fsel.kernels._dask.worker_groups`) prepares its chunks and one returns
+their stats; small integer codes (every column a code column, at most 2 bytes) are
+transposed once into the group's feature-major block, their levels taken as the run
+``min..max`` when it spans fewer than 16 values (a superset of the values present: no
+pass for the distinct values), and encoded from that block (in place, or the block
+itself when the values already are the codes). Other data is encoded straight into
+merged blocks, and delayed chunks are encoded, then concatenated. Each worker's blocks
+then sit behind one :class:`fsel.kernels._dask.BlockActor`, so a greedy step is one
+direct call per worker, answered with the sum of its blocks' tables, and the few
+per-worker tables are summed on the client (no task for the scheduler to track). Above
+:data:`fsel.kernels._dask.FAN_IN` workers, and for CMI's joint codes, a step is one task
+per block submitted straight as futures (a tree on the workers above ``FAN_IN``
+blocks, so the client holds at most that many tables). Without a client (Dask's local
+schedulers) a step is one delayed tree reduction.
 
 Uncompacted bin indices are used as codes on the workers (an empty bin is an empty row
 of the count table, which changes no entropy), so the selection equals the in-memory
@@ -53,15 +62,24 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels._counting import joint_histograms, nlogn, numba_enabled, pack_pairs
-from fsel.kernels._dask import add_arrays as _add
+from fsel.kernels._counting import (
+    PACK_MAX_LEVELS,
+    joint_histograms,
+    nlogn,
+    numba_enabled,
+    pack_pairs,
+)
 from fsel.kernels._dask import (
+    actor_sum,
+    block_actors,
     client_futures,
     map_futures,
     merge_per_worker,
     reduce_futures,
     scheduler_client,
+    worker_groups,
 )
+from fsel.kernels._dask import add_arrays as _add
 from fsel.kernels._dask import tree_reduce as _tree
 from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype, uniform_edges
 from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
@@ -126,10 +144,12 @@ def _integer_distinct(x: np.ndarray) -> tuple | None:
     return lo_x.astype(np.float64), hi_x.astype(np.float64), out
 
 
-def _transposed(x: np.ndarray, rows: int = 16384) -> np.ndarray:
+def _transposed(x: np.ndarray, rows: int = 16384, out: np.ndarray | None = None) -> np.ndarray:
     """A C-contiguous ``x.T``, copied in row blocks (several times faster than
-    ``x.T.copy()`` for narrow dtypes: both sides stay in cache)."""
-    out = np.empty((x.shape[1], x.shape[0]), dtype=x.dtype)
+    ``x.T.copy()`` for narrow dtypes: both sides stay in cache), into ``out`` when
+    given."""
+    if out is None:
+        out = np.empty((x.shape[1], x.shape[0]), dtype=x.dtype)
     for i in range(0, x.shape[0], rows):
         out[:, i : i + rows] = x[i : i + rows].T
     return out
@@ -148,12 +168,7 @@ def _chunk_stats(
     d = x.shape[1]
     nan = np.zeros(d, dtype=bool)
     st: dict[str, Any] = {"n": x.shape[0], "nan": nan, "inf": None, "nonint": None}
-    if y.dtype.kind == "f" and np.isnan(y).any():
-        st["y_nan"] = True
-    st["classes"] = _distinct(y, MAX_CODE_LEVELS)
-    if y.dtype.kind == "f" and y.size:  # a continuous target is binned like a feature
-        st["y_lo"], st["y_hi"] = float(y.min()), float(y.max())
-        st["y_nonint"] = bool(np.any(y != np.round(y)))
+    _target_stats(y, st)
     if x.dtype.kind == "f" and x.size:
         bad = ~np.isfinite(x)
         if bad.any():
@@ -205,6 +220,92 @@ def _chunk_stats(
     return st
 
 
+def _target_stats(y: np.ndarray, st: dict[str, Any]) -> None:
+    """The target's part of :func:`_chunk_stats`, added to ``st``."""
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        st["y_nan"] = True
+    st["classes"] = _distinct(y, MAX_CODE_LEVELS)
+    if y.dtype.kind == "f" and y.size:  # a continuous target is binned like a feature
+        st["y_lo"], st["y_hi"] = float(y.min()), float(y.max())
+        st["y_nonint"] = bool(np.any(y != np.round(y)))
+
+
+#: integer codes up to this itemsize are transposed once per worker, as they are,
+#: and encoded from that block (:func:`_prepare_group`)
+_SMALL_CODES_ITEMSIZE = 2
+
+
+def _prepare_group(all_codes: bool, *pairs: tuple) -> tuple | None:
+    """The raw chunks ``(x, y)`` one worker holds, for :func:`_group_stats` and
+    :func:`_encode_prepared`: when every column is a code column and every chunk holds
+    small integers (one dtype, at most ``_SMALL_CODES_ITEMSIZE`` bytes), their values
+    transposed once into one feature-major block and the labels concatenated,
+    ``(xt, y)``; else None (the chunks are read as they are)."""
+    xs = [np.asarray(x) for x, _ in pairs]
+    ys = [np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y) for _, y in pairs]
+    for x, y in zip(xs, ys, strict=True):
+        if x.shape[0] != y.shape[0]:
+            raise ValueError(
+                f"X and y have inconsistent lengths in one partition: {x.shape[0]} and {y.shape[0]}"
+            )
+    dtypes = {x.dtype for x in xs}
+    if not all_codes or len(dtypes) != 1:
+        return None
+    dt = dtypes.pop()
+    if dt.kind not in "iu" or dt.itemsize > _SMALL_CODES_ITEMSIZE:
+        return None
+    n = sum(x.shape[0] for x in xs)
+    xt = np.empty((xs[0].shape[1], n), dtype=dt)
+    at = 0
+    for x in xs:
+        _transposed(x, out=xt[:, at : at + x.shape[0]])
+        at += x.shape[0]
+    return xt, np.concatenate(ys)
+
+
+def _group_stats(
+    prepared: tuple | None,
+    code_cols: np.ndarray,
+    n_bins: int,
+    strategy: str | None,
+    *pairs: tuple,
+) -> dict[str, Any]:
+    """:func:`_chunk_stats` of one worker's chunks, merged; from the transposed block
+    of :func:`_prepare_group` when there is one (``"prepared": True``): per column
+    min and max, and as its levels the run ``min..max`` when it spans fewer than
+    :data:`fsel.kernels._counting.PACK_MAX_LEVELS` values (a superset of the values
+    present: an empty level is an empty row of every count table, which changes no
+    entropy), else the distinct values."""
+    if prepared is None:
+        parts = [_chunk_stats(x, y, code_cols, n_bins, strategy) for x, y in pairs]
+        merged = _merge_stats(*parts, code_cols=_code_like(code_cols, strategy), n_bins=n_bins)
+        return merged | {"prepared": False}
+    xt, y = prepared
+    d, n = xt.shape
+    st: dict[str, Any] = {"n": n, "nan": np.zeros(d, dtype=bool), "inf": None, "nonint": None}
+    _target_stats(y, st)
+    st["prepared"] = True
+    if not n:
+        st["lo"], st["hi"] = np.full(d, np.inf), np.full(d, -np.inf)
+        st["distinct"] = [xt[j] for j in range(d)]  # empty
+        return st
+    lo, hi = xt.min(axis=1), xt.max(axis=1)
+    st["lo"], st["hi"] = lo.astype(np.float64), hi.astype(np.float64)
+    st["distinct"] = [
+        np.arange(int(lo[j]), int(hi[j]) + 1).astype(xt.dtype)
+        if int(hi[j]) - int(lo[j]) < PACK_MAX_LEVELS
+        else _distinct(xt[j], MAX_CODE_LEVELS)
+        for j in range(d)
+    ]
+    return st
+
+
+def _code_like(code_cols: np.ndarray, strategy: str | None) -> np.ndarray:
+    """The columns whose distinct values are kept up to ``MAX_CODE_LEVELS`` when stats
+    are merged: the code columns, every column under ``discretize=None``."""
+    return code_cols if strategy is not None else np.ones_like(code_cols)
+
+
 def _merge_union(a: np.ndarray | None, b: np.ndarray | None, cap: int) -> np.ndarray | None:
     if a is None or b is None:
         return None
@@ -216,6 +317,7 @@ def _merge_stats(*parts: dict[str, Any], code_cols: np.ndarray, n_bins: int) -> 
     out = dict(parts[0])
     for p in parts[1:]:
         out["n"] += p["n"]
+        out["prepared"] = out.get("prepared", False) and p.get("prepared", False)
         for key in ("inf", "nonint"):
             if out[key] is None:
                 out[key] = p[key]
@@ -325,6 +427,17 @@ def _encode_chunk(
                     codes[j][hole] = edges[j].size + 1
     kept = [j for j, lev in enumerate(levels) if lev is not None]
     xt = _transposed(x[:, kept] if len(kept) < x.shape[1] else x)
+    return _code_columns(xt, kept, levels, codes), _target_codes(y, classes, y_edges)
+
+
+def _code_columns(
+    xt: np.ndarray, kept: list[int], levels: list[np.ndarray | None], codes: np.ndarray
+) -> np.ndarray:
+    """Write the codes of the code columns ``kept`` (their values, feature-major, are
+    the rows of ``xt``) into ``codes``: the rank among the column's ``levels`` (NaN
+    sorts last: the hole level). Returns ``codes``, or ``xt`` itself when every column
+    is kept, its values already are its codes ``0..a-1`` and the dtypes agree (no
+    copy)."""
     if xt.dtype.kind in "iu" and kept:
         # columns whose levels are a run lo..hi: the code is the value minus lo, for
         # all of them in one vectorised pass
@@ -338,7 +451,7 @@ def _encode_chunk(
             rows = np.asarray([kept[i] for i in run])
             if lo.any():
                 codes[rows] = xt[run] - lo[:, None]
-            elif len(run) == x.shape[1] and xt.dtype == codes.dtype:
+            elif len(run) == codes.shape[0] and xt.dtype == codes.dtype:
                 codes = xt  # every column is already its codes 0..a-1: no copy
             else:
                 codes[rows] = xt[run] if len(run) < len(kept) else xt
@@ -351,16 +464,20 @@ def _encode_chunk(
     for i, j in kept_rest:
         lev, col = levels[j], xt[i]
         if col.dtype.kind in "iu" and int(lev[-1]) - int(lev[0]) < 1 << 16:
-            lut = np.zeros(int(lev[-1]) - int(lev[0]) + 1, dtype=dtype)
+            lut = np.zeros(int(lev[-1]) - int(lev[0]) + 1, dtype=codes.dtype)
             lut[(lev - lev[0]).astype(np.intp)] = np.arange(lev.size)
             codes[j] = lut[col - lev[0]]  # every value is one of the column's levels
         else:
             codes[j] = np.searchsorted(lev, col)  # NaN sorts last: lev.size, the hole level
+    return codes
+
+
+def _target_codes(y: np.ndarray, classes: np.ndarray, y_edges: np.ndarray | None) -> np.ndarray:
+    """The class codes of labels ``y`` (a binned continuous target: its bin index)."""
     if y_edges is not None:
         yc = np.searchsorted(y_edges, y, side="right")
-        return codes, yc.astype(smallest_code_dtype(y_edges.size + 1))
-    yc = np.searchsorted(classes, y).astype(smallest_code_dtype(classes.size))
-    return codes, yc
+        return yc.astype(smallest_code_dtype(y_edges.size + 1))
+    return np.searchsorted(classes, y).astype(smallest_code_dtype(classes.size))
 
 
 # ------------------------------------------------------------------- per-step kernels
@@ -409,21 +526,22 @@ def _encode_group(args: tuple, *pairs: tuple) -> tuple:
 
 
 def _raw_futures(blocks: list[Any], y_blocks: list[Any]) -> tuple | None:
-    """``(client, X futures, y futures)`` when both ``blocks`` and ``y_blocks`` are
-    persisted on the ``distributed`` client Dask would use now, else None."""
+    """``(client, X futures, y futures, holders)`` when both ``blocks`` and
+    ``y_blocks`` are persisted on the ``distributed`` client Dask would use now (
+    ``holders``: a worker holding each X block), else None."""
     client = scheduler_client()
     if client is None:
         return None
     xs, ys = _held_futures(client, blocks), _held_futures(client, y_blocks)
     if xs is None or ys is None:
         return None
-    return client, xs, ys
+    return client, xs[0], ys[0], xs[1]
 
 
-def _held_futures(client: Any, blocks: list[Any]) -> list[Any] | None:
+def _held_futures(client: Any, blocks: list[Any]) -> tuple[list[Any], list[Any]] | None:
     """Futures of delayed ``blocks`` that stand for data already in the cluster's
     memory (``X.to_delayed()`` of a persisted array: an empty graph, the key held by
-    the array's futures), or None when any is not."""
+    the array's futures) and a worker holding each, or None when any is not."""
     from distributed import Future
 
     if not blocks or not all(hasattr(b, "dask") and hasattr(b, "key") for b in blocks):
@@ -434,14 +552,15 @@ def _held_futures(client: Any, blocks: list[Any]) -> list[Any] | None:
     who = client.who_has(futures)
     if not all(who.get(f.key) for f in futures):
         return None
-    return futures
+    return futures, [sorted(who[f.key])[0] for f in futures]
 
 
 def _encode_persisted(
-    blocks: list[Any], y_blocks: list[Any], args: tuple, code_cells: int
+    blocks: list[Any], y_blocks: list[Any], args: tuple, code_cells: int, placed: list[Any]
 ) -> tuple[list[Any], Any]:
     """The encoded chunks persisted (one task per chunk) and, on a ``distributed``
-    client, merged per worker: the blocks of the table and the client (or None)."""
+    client, merged per worker: the blocks of the table and the client (or None);
+    ``placed`` receives the worker of each merged block (:func:`merge_per_worker`)."""
     import dask
 
     merge = scheduler_client() is not None  # chunks merged per worker, packed then
@@ -456,10 +575,26 @@ def _encode_persisted(
         del found
         encoded.clear()  # each chunk released once merged
         per_block = code_cells * np.dtype(args[3]).itemsize / len(futures)
-        return merge_per_worker(client, futures, _concat_blocks, per_block), client
+        merged = merge_per_worker(client, futures, _concat_blocks, per_block, placed=placed)
+        return merged, client
     if merge:  # not merged after all: pack them here
         encoded = list(dask.persist(*[dask.delayed(_packed_block)(b[:2]) for b in encoded]))
     return encoded, None
+
+
+def _encode_prepared(args: tuple, prepared: tuple | None, *pairs: tuple) -> tuple:
+    """One worker's encoded block: from the transposed block of :func:`_prepare_group`
+    (code columns only; coded in place when the code dtype is the values' dtype, the
+    block itself when its values already are the codes), else
+    :func:`_encode_group` of its raw chunks ``pairs``."""
+    if prepared is None:
+        return _encode_group(args, *pairs)
+    _, levels, classes, dtype, y_edges = args
+    xt, y = prepared
+    kept = list(range(xt.shape[0]))  # every column is a code column
+    codes = xt if xt.dtype == np.dtype(dtype) else np.empty(xt.shape, dtype=dtype)
+    C = _code_columns(xt, kept, levels, codes)
+    return _packed_block((C, _target_codes(y, classes, y_edges)))
 
 
 def _hist_target(block: tuple, width: int, ny: int) -> np.ndarray:
@@ -552,11 +687,14 @@ class DaskInformationTable:
         *,
         estimator: str = "plugin",
         client: Any = None,
+        actors: list[Any] | None = None,
     ) -> None:
         if estimator not in _ESTIMATORS:
             raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
         self.blocks = blocks
         self._client = client
+        self._actor_futures = actors
+        self._actors: list[Any] | None = None
         self.n_levels = np.asarray(n_levels, dtype=np.int64)
         self.width = int(self.n_levels.max())
         self.n_classes = int(n_classes)
@@ -586,11 +724,18 @@ class DaskInformationTable:
 
     def _reduce(self, fn: Any, *args: Any, extra: list[Any] | None = None) -> np.ndarray:
         """``sum_chunks fn(block, [extra_block,] *args)``: one tree reduction, computed.
-        On a ``distributed`` client: one task per block submitted as futures, the few
-        per-block tables gathered and summed on the client (a tree on the workers
-        above ``FAN_IN`` blocks)."""
+        On a ``distributed`` client: one call per worker to the actor holding its
+        blocks (:func:`fsel.kernels._dask.actor_sum`: no task for the scheduler, the
+        per-step latency of a greedy step), or, with ``extra`` blocks or without
+        actors, one task per block submitted as futures, the few per-block tables
+        gathered and summed on the client (a tree on the workers above ``FAN_IN``
+        blocks)."""
         import dask
 
+        if self._actor_futures is not None and extra is None:
+            if self._actors is None:  # the handles, fetched once
+                self._actors = self._client.gather(self._actor_futures)
+            return actor_sum(self._actors, fn, args)
         if self._client is not None:
             seqs = [self.blocks] if extra is None else [self.blocks, extra]
             parts = map_futures(self._client, fn, seqs, args)
@@ -723,14 +868,30 @@ def dask_information_table(
     d = code_cols.size
 
     def merge(*ps: dict[str, Any]) -> dict[str, Any]:
-        return _merge_stats(*ps, code_cols=code_cols, n_bins=n_bins)
+        return _merge_stats(*ps, code_cols=_code_like(code_cols, strategy), n_bins=n_bins)
 
-    # persisted on a distributed client: tasks submitted straight on the futures
+    # persisted on a distributed client: tasks submitted straight on the futures, one
+    # per worker (in groups of at most 256 MiB): its chunks prepared, then its stats
     raw = _raw_futures(blocks, y_blocks)
     if raw is not None:
-        client, x_futs, y_futs = raw
-        parts = map_futures(client, _chunk_stats, [x_futs, y_futs], (code_cols, n_bins, strategy))
+        client, x_futs, y_futs, holders = raw
+        sizes = client.nbytes([f.key for f in x_futs], summary=False)
+        groups = worker_groups(
+            holders,
+            list(zip(x_futs, y_futs, strict=True)),
+            [float(sizes.get(f.key, 0)) for f in x_futs],
+        )
+        all_codes = bool(np.all(code_cols))
+        prepared = []
+        parts = []
+        for w, g in groups:
+            place = {"workers": [w], "allow_other_workers": True, "pure": False}
+            prepared.append(client.submit(_prepare_group, all_codes, *g, **place))
+            parts.append(
+                client.submit(_group_stats, prepared[-1], code_cols, n_bins, strategy, *g, **place)
+            )
         st = reduce_futures(client, parts, merge)
+        del parts
     else:
         parts = [
             dask.delayed(_chunk_stats)(x, y, code_cols, n_bins, strategy)
@@ -819,20 +980,31 @@ def dask_information_table(
         width[j] = edges[j].size + 1
     width += holes  # the missing level of a column with holes: its last code
     dtype = smallest_code_dtype(int(width.max()))
-    if raw is not None:  # encoded in groups per worker, straight into merged blocks
-        client, x_futs, y_futs = raw
-        del raw
+    placed: list[Any] = []  # the worker of each merged block
+    args = (edges, levels, classes, dtype, y_edges)
+    if raw is not None and st["prepared"]:  # one block per group, from its prepared block
+        encoded = []
+        for (w, g), prep in zip(groups, prepared, strict=True):
+            place = {"workers": [w], "allow_other_workers": True, "pure": False}
+            encoded.append(client.submit(_encode_prepared, args, prep, *g, **place))
+            placed.append(w)
+        del raw, groups, prepared
+    elif raw is not None:  # encoded in groups per worker, straight into merged blocks
+        client, x_futs, y_futs, _ = raw
+        del raw, groups, prepared
         per_block = st["n"] * d * np.dtype(dtype).itemsize / len(x_futs)  # codes
-        encode = partial(_encode_group, (edges, levels, classes, dtype, y_edges))
+        encode = partial(_encode_group, args)
         pairs = list(zip(x_futs, y_futs, strict=True))
-        encoded = merge_per_worker(client, list(x_futs), encode, per_block, payload=pairs)
-    else:
-        encoded, client = _encode_persisted(
-            blocks, y_blocks, (edges, levels, classes, dtype, y_edges), st["n"] * d
+        encoded = merge_per_worker(
+            client, list(x_futs), encode, per_block, payload=pairs, placed=placed
         )
+    else:
+        encoded, client = _encode_persisted(blocks, y_blocks, args, st["n"] * d, placed)
+    # one actor per worker over its blocks, created while they are encoded
+    actors = None if client is None else block_actors(client, encoded, placed)
     ny = int(classes.size) if y_edges is None else int(y_edges.size) + 1
     table = DaskInformationTable(
-        encoded, width, ny, int(st["n"]), estimator=estimator, client=client
+        encoded, width, ny, int(st["n"]), estimator=estimator, client=client, actors=actors
     )
     table.y_bin_edges = y_edges
     if y_edges is not None:  # the non-empty bins, numbered as in memory (compacted)
