@@ -593,6 +593,38 @@ def test_steps_on_a_client_run_through_one_actor_per_worker(monkeypatch):
         _assert_same(est, on_futures[n])
 
 
+def test_a_failed_actor_call_falls_back_to_the_futures_path(monkeypatch):
+    # a worker lost mid-fit takes its actor with it: the steps go on as futures (whose
+    # blocks the scheduler can recompute) and the selection is the in-memory one
+    distributed = pytest.importorskip("distributed")
+    from fsel.kernels import information_dask as kd
+
+    X, y = _data(15)
+    mem = fsel.JMI(5).fit(X, y)
+    real = kd.actor_sum
+    failures: list[int] = []
+
+    def flaky(actors, fn, args):
+        if fn is kd._hist_pair and not failures:  # the first greedy step's call dies
+            failures.append(1)
+            raise OSError("Timed out trying to connect to tcp://127.0.0.1:1 (worker lost)")
+        return real(actors, fn, args)
+
+    monkeypatch.setattr(kd, "actor_sum", flaky)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        Xd, yd = client.persist(
+            [da.from_array(X, chunks=(UNEVEN, 10)), da.from_array(y, chunks=(UNEVEN,))]
+        )
+        got = fsel.JMI(5).fit(Xd, yd)
+    assert failures == [1]
+    _assert_same(mem, got)
+
+
 def _int_codes(seed: int = 3, n: int = 1000) -> tuple[np.ndarray, np.ndarray]:
     """Small integer codes: a run from 0, a run from 5, a column with wide gaps, a
     signed one, one spanning more than 16 values and one with gaps in a narrow span."""

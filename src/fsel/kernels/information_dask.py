@@ -729,13 +729,19 @@ class DaskInformationTable:
         per-step latency of a greedy step), or, with ``extra`` blocks or without
         actors, one task per block submitted as futures, the few per-block tables
         gathered and summed on the client (a tree on the workers above ``FAN_IN``
-        blocks)."""
+        blocks). An actor holds its worker's blocks only while that worker lives: when a
+        call fails (a worker lost), this and every later reduction take the futures path,
+        on which the scheduler recomputes the lost blocks from their graph (an error of
+        ``fn`` itself is then raised there)."""
         import dask
 
         if self._actor_futures is not None and extra is None:
-            if self._actors is None:  # the handles, fetched once
-                self._actors = self._client.gather(self._actor_futures)
-            return actor_sum(self._actors, fn, args)
+            try:
+                if self._actors is None:  # the handles, fetched once
+                    self._actors = self._client.gather(self._actor_futures)
+                return actor_sum(self._actors, fn, args)
+            except Exception:  # any failure (a worker lost): the futures path decides
+                self._actor_futures = self._actors = None
         if self._client is not None:
             seqs = [self.blocks] if extra is None else [self.blocks, extra]
             parts = map_futures(self._client, fn, seqs, args)
