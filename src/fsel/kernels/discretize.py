@@ -132,7 +132,12 @@ def _numba_compact():  # pragma: no cover - compiled
     import numba
 
     @numba.njit(nogil=True, cache=True)
-    def compact(X, vmin, width, out):
+    def compact(X, vmin, width, out, holes, nan_as):
+        """Codes ``0..a-1`` of every column in ``out`` (feature-major); returns ``a`` per
+        column. A NaN cell (float input) is read as ``nan_as[j]`` (``vmin[j] + width``,
+        in the dtype of ``X``) and written as ``width`` first, then gets the code after
+        its column's observed levels; ``holes`` flags the columns that take that extra
+        level (an all-missing one has the single code 0)."""
         n, d = X.shape
         tile = 32  # 2-D tiled transpose: reads and writes both stay in cache
         for i0 in range(0, n, tile):
@@ -141,13 +146,16 @@ def _numba_compact():  # pragma: no cover - compiled
                 j1 = min(j0 + tile, d)
                 for j in range(j0, j1):
                     base = vmin[j]
+                    hole = nan_as[j]
                     for i in range(i0, i1):
-                        out[j, i] = np.int64(X[i, j]) - base
+                        x = X[i, j]
+                        # NaN (never true for integers): branch-free select, then cast
+                        out[j, i] = np.int64(x if x == x else hole) - base
         levels = np.zeros(d, np.int64)
-        lut = np.zeros(width, np.int64)
+        lut = np.zeros(width + 1, np.int64)
         for j in range(d):  # per feature, on contiguous rows: presence, then remap gaps
             row = out[j]
-            for v in range(width):
+            for v in range(width + 1):
                 lut[v] = 0
             for i in range(n):
                 lut[row[i]] = 1
@@ -158,13 +166,37 @@ def _numba_compact():  # pragma: no cover - compiled
                     lut[v] = c
                     c += 1
                     top = v
-            levels[j] = c
-            if top + 1 != c:  # gaps: remap to 0..c-1
+            hole = lut[width] != 0
+            lut[width] = c  # the missing level: after the observed ones
+            levels[j] = c + 1 if holes[j] else c
+            if top + 1 != c or (hole and c != width):  # gaps or holes: remap
                 for i in range(n):
                     row[i] = lut[row[i]]
         return levels
 
-    return compact
+    @numba.njit(nogil=True, cache=True)
+    def float_ranges(X, lo, hi, nan_seen):
+        """Observed minimum and maximum of every column (``inf``/``-inf`` when it has
+        none) and whether it holds NaN, in one row-major pass; False as soon as a cell
+        is not an integer."""
+        n, d = X.shape
+        for j in range(d):
+            lo[j] = np.inf
+            hi[j] = -np.inf
+        for i in range(n):
+            frac = 0.0
+            for j in range(d):  # branch-free (selects): comparisons with NaN are False
+                x = X[i, j]
+                nan_seen[j] |= x != x
+                lo[j] = x if x < lo[j] else lo[j]
+                hi[j] = x if x > hi[j] else hi[j]
+                f = x - np.floor(x)  # NaN - NaN and inf - inf: NaN, not > frac
+                frac = f if f > frac else frac
+            if frac > 0.0:
+                return False
+        return True
+
+    return compact, float_ranges
 
 
 def _compact_integers_numba(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -178,8 +210,42 @@ def _compact_integers_numba(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         return None
     vmin = lo.astype(np.int64)  # wraps for uint64 above 2**63; X - vmin wraps back
     out = np.empty((values.shape[1], values.shape[0]), dtype=smallest_code_dtype(width))
-    levels = _numba_compact()(values, vmin, width, out)
+    holes = np.zeros(values.shape[1], dtype=bool)
+    nan_as = np.zeros(values.shape[1], dtype=values.dtype)  # integers: never read
+    levels = _numba_compact()[0](values, vmin, width, out, holes, nan_as)
     return out, levels
+
+
+def _compact_float_codes_numba(
+    values: np.ndarray, missing: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Float columns taken as codes, NaN cells of the ``missing`` columns as their last
+    level: the codes of :func:`discretize` in two passes over the table and no
+    full-size temporary (numba back-end). None when a cell is not an integer, a value
+    or a span is too large for a lookup table, or a column not flagged in ``missing``
+    holds NaN: the caller takes the general path (which also raises its errors)."""
+    n, d = values.shape
+    compact, float_ranges = _numba_compact()
+    lo = np.empty(d)
+    hi = np.empty(d)
+    nan_seen = np.zeros(d, dtype=bool)
+    if not float_ranges(values, lo, hi, nan_seen):
+        return None
+    holes = np.zeros(d, dtype=bool) if missing is None else missing
+    if (nan_seen & ~holes).any():
+        return None
+    observed = lo <= hi  # False: an all-missing column
+    lo = np.where(observed, lo, 0.0)
+    hi = np.where(observed, hi, 0.0)
+    if max(-lo.min(), hi.max()) > 2.0**62:  # inf included
+        return None
+    width = int((hi - lo).max()) + 1
+    if width > 65536 or (width + 1) * d > 1 << 26:
+        return None
+    out = np.empty((d, n), dtype=smallest_code_dtype(width + 1))  # NaN: ``width`` first
+    levels = compact(values, lo.astype(np.int64), width, out, holes, lo + width)
+    dtype = smallest_code_dtype(int(levels.max()))
+    return (out if out.dtype == dtype else out.astype(dtype)), levels
 
 
 def uniform_edges(lo: np.ndarray, hi: np.ndarray, n_bins: int) -> np.ndarray:
@@ -378,6 +444,18 @@ def discretize(
         missing = np.asarray(missing, dtype=bool)
         if not missing.any():
             missing = None
+    if (
+        values.dtype.kind == "f"
+        and values.size > SMALL_TABLE_CELLS
+        and (strategy is None or bool(np.all(discrete)))
+        and numba_enabled()
+    ):
+        # every column is codes: check, compact and code the holes in two passes, with
+        # no rounded or integer copy of the table (None: the general path below)
+        edges = fit_bin_edges(values, discrete, n_bins, strategy, missing)  # validates
+        fast = _compact_float_codes_numba(values, missing)
+        if fast is not None:
+            return fast[0], fast[1], edges
     if strategy is None:
         bad = np.flatnonzero(discrete == 0)
         if bad.size:
