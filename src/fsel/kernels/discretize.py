@@ -459,7 +459,7 @@ def discretize(
     if strategy is None:
         bad = np.flatnonzero(discrete == 0)
         if bad.size:
-            V = values[:, bad]
+            V = values if bad.size == values.shape[1] else values[:, bad]  # no gather
             frac = V != np.round(V)
             if missing is not None:
                 frac &= ~np.isnan(V)
