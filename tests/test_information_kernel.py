@@ -249,6 +249,7 @@ def _ref_float_codes(X: np.ndarray, missing: np.ndarray | None) -> tuple[np.ndar
         "a value beyond int64",
         "a span too wide for a lookup table",
         "infinity",
+        "a flagged column without holes",
     ],
 )
 @pytest.mark.parametrize("declared", ["discretize=None", "every column discrete"])
@@ -277,6 +278,9 @@ def test_large_float_code_tables_coded_as_the_plain_reference(backend, case, dec
         X[rng.random(X.shape) < 0.2] = np.nan
         X[0, :] = np.where(np.arange(d) == 5, X[0, :], 1.0)  # column 0..: observed cells
     missing = np.isnan(X).any(axis=0) if case != "complete" else None
+    if case == "a flagged column without holes":  # still gets its (empty) missing level
+        X[:, 9] = rng.integers(0, 10, size=n)
+        missing = np.ones(d, dtype=bool)
     before = X.copy()
     strategy, discrete = (None, None)
     if declared == "every column discrete":

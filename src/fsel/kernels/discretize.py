@@ -510,18 +510,25 @@ def _discretize_with_missing(
         return codes, n_levels, edges
     if every and values.dtype.kind == "f" and all(e is None for e in edges):
         # every column is float codes: cast once and give the holes their column's
-        # observed minimum in place (no filled float copy); integer-valued iff every
-        # observed cell equals its cast (values beyond int64 fail the equality)
+        # observed maximum + 1 in place (no filled float copy), so that the compaction
+        # itself gives them the last code; integer-valued iff every observed cell
+        # equals its cast (values beyond int64 fail the equality)
         del sub
         with np.errstate(invalid="ignore"):
             as_int = values.astype(np.int64)
-            np.copyto(as_int, fill.astype(np.int64)[None, :], where=nan)
-            integral = bool(np.all((as_int == values) | nan)) and bool(
-                np.all(fill == np.round(fill))
-            )
+            top = np.where(observed_any, np.fmax.reduce(values, axis=0), 0.0)
+            integral = bool(np.all(top == np.round(top))) and bool(np.all(top < 2.0**62))
+            if integral:  # the + 1 in int64: exact where float64 would round it away
+                above = top.astype(np.int64) + observed_any
+                np.copyto(as_int, above[None, :], where=nan)
+                integral = bool(np.all((as_int == values) | nan))
         if integral:
-            codes, n_levels = _code_holes(as_int, cols, observed_any, nan, every)
-            return codes, n_levels, edges
+            codes, n_levels = compact_codes(as_int)
+            # holes were the last level already, but a flagged column without a hole
+            # still gets its (empty) missing level, as in _code_holes
+            n_levels = n_levels + (observed_any & ~nan.any(axis=0))
+            dtype = smallest_code_dtype(int(n_levels.max()))
+            return (codes if dtype == codes.dtype else codes.astype(dtype)), n_levels, edges
         del as_int
         sub = values
     if every:
