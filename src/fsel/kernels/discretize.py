@@ -351,15 +351,20 @@ def _observed_edges(
 def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.ndarray:
     """Bin float columns with learned edges; leave code columns as they are.
 
-    Returns a matrix of integer values (not yet compacted): int64 when every code
-    column holds integers, else float64.
+    Returns a matrix of integer values (not yet compacted): uint8 when every column is
+    binned into at most 255 bins (the bin numbers, an eighth of the memory), else int64
+    when every code column holds integers, else float64.
     """
     code_cols = [j for j, e in enumerate(edges) if e is None]
-    kept = values[:, code_cols]
-    integral = kept.dtype.kind in "iub" or bool(
-        np.all(kept == np.round(kept)) and np.all(np.abs(kept) <= 2.0**62)
-    )
-    out = np.empty(values.shape, dtype=np.int64 if integral else np.float64)
+    if edges and not code_cols and max(len(e) for e in edges if e is not None) < 255:
+        dtype: type = np.uint8
+    else:
+        kept = values[:, code_cols]
+        integral = kept.dtype.kind in "iub" or bool(
+            np.all(kept == np.round(kept)) and np.all(np.abs(kept) <= 2.0**62)
+        )
+        dtype = np.int64 if integral else np.float64
+    out = np.empty(values.shape, dtype=dtype)
     if code_cols:
         out[:, code_cols] = kept
     # columns with as many edges are binned together: searchsorted(e, x, "right") is
