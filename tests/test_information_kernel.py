@@ -308,3 +308,35 @@ def test_large_float_code_tables_name_the_first_non_integer_column(backend):
     want, want_levels = _ref_float_codes(X, np.isnan(X).any(axis=0))
     np.testing.assert_array_equal(levels, want_levels)
     np.testing.assert_array_equal(codes.astype(np.int64), want)
+
+
+@pytest.mark.parametrize("flag_all", [False, True])
+def test_large_binned_tables_with_holes_coded_as_the_plain_reference(backend, flag_all):
+    # every column binned, holes in (nearly) every column: the holes take a bin above
+    # the observed ones before compaction; the plain reference bins the observed values
+    # with np.linspace edges, ranks the bins present, and gives the holes the next code.
+    # flag_all: one more column flagged without holes keeps its (empty) missing level
+    rng = np.random.default_rng(7)
+    n, d, n_bins = 300, 500, 5
+    X = rng.normal(size=(n, d))
+    X[:, 17] = np.where(X[:, 17] > 0, X[:, 17], 0.0)  # a bin left empty
+    X[rng.random(X.shape) < 0.2] = np.nan
+    X[:, 3] = rng.normal(size=n)  # no holes
+    missing = np.isnan(X).any(axis=0)
+    if flag_all:
+        missing = np.ones(d, dtype=bool)
+    before = X.copy()
+    codes, levels, _ = discretize(X, None, n_bins, "uniform", missing)
+    np.testing.assert_array_equal(X, before)
+    for j in range(d):
+        col = X[:, j]
+        hole = np.isnan(col)
+        obs = col[~hole]
+        inner = np.linspace(obs.min(), obs.max(), n_bins + 1)[1:-1]
+        bins = np.searchsorted(inner, obs, side="right")
+        present = np.unique(bins)
+        want = np.full(n, present.size)
+        want[~hole] = np.searchsorted(present, bins)
+        assert levels[j] == present.size + int(missing[j]), j
+        np.testing.assert_array_equal(codes[j].astype(np.int64), want)
+    assert codes.dtype == np.uint8

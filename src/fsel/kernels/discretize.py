@@ -303,7 +303,7 @@ def fit_bin_edges(
         many[i] = np.unique(values[:, cols[i]]).size > n_bins
     cols = cols[many]
     if strategy == "uniform":
-        V = values[:, cols]
+        V = values if cols.size == values.shape[1] else values[:, cols]  # no gather
         inner = uniform_edges(V.min(axis=0), V.max(axis=0), n_bins)
         for i, j in enumerate(cols.tolist()):
             edges[j] = inner[i]
@@ -491,28 +491,22 @@ def _discretize_with_missing(
     every = cols.size == values.shape[1]  # no gather/scatter when every column has holes
     sub = values if every else values[:, cols]  # only the flagged columns are scanned
     nan = np.isnan(sub)
-    # a hole first takes a value its column already has (its observed minimum), so that
-    # binning and compaction see the observed values alone (and integer-valued columns
-    # stay integers, on the fast compaction path); then it becomes the extra level
     observed_any = ~nan.all(axis=0)
-    fill = np.zeros(cols.size)
-    if observed_any.any():
-        with np.errstate(invalid="ignore"):
-            fill = np.where(observed_any, np.fmin.reduce(sub, axis=0), 0.0)
     if every and all(e is not None for e in edges):
-        # every column binned: bin the holes as they are (NaN >= edge is False) and give
-        # them the code of their column's observed minimum in place, as the fill would,
-        # instead of writing a filled copy of the whole table
+        # every column binned (so each has an observed value): bin the holes as they
+        # are (NaN >= edge is False), then give them a bin above every observed one in
+        # place, so that the compaction itself gives them the last code, instead of
+        # writing a filled copy of the whole table
         del sub
         with np.errstate(invalid="ignore"):
             binned = apply_bin_edges(values, edges)
-            fill_code = np.array(
-                [np.searchsorted(e, f, side="right") for e, f in zip(edges, fill, strict=True)],
-                dtype=binned.dtype,
-            )
-        np.copyto(binned, fill_code[None, :], where=nan)
-        codes, n_levels = _code_holes(binned, cols, observed_any, nan, every)
-        return codes, n_levels, edges
+        above = np.array([len(e) + 1 for e in edges], dtype=binned.dtype)
+        np.copyto(binned, above[None, :], where=nan)
+        codes, n_levels = compact_codes(binned)
+        # a flagged column without a hole still gets its (empty) missing level
+        n_levels = n_levels + ~nan.any(axis=0)
+        dtype = smallest_code_dtype(int(n_levels.max()))
+        return (codes if dtype == codes.dtype else codes.astype(dtype)), n_levels, edges
     if every and values.dtype.kind == "f" and all(e is None for e in edges):
         # every column is float codes: cast once and give the holes their column's
         # observed maximum + 1 in place (no filled float copy), so that the compaction
@@ -536,6 +530,13 @@ def _discretize_with_missing(
             return (codes if dtype == codes.dtype else codes.astype(dtype)), n_levels, edges
         del as_int
         sub = values
+    # a hole first takes a value its column already has (its observed minimum), so that
+    # binning and compaction see the observed values alone (and integer-valued columns
+    # stay integers, on the fast compaction path); then it becomes the extra level
+    fill = np.zeros(cols.size)
+    if observed_any.any():
+        with np.errstate(invalid="ignore"):
+            fill = np.where(observed_any, np.fmin.reduce(sub, axis=0), 0.0)
     if every:
         filled = np.where(nan, fill[None, :], values)
     else:
