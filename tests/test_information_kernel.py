@@ -310,16 +310,18 @@ def test_large_float_code_tables_name_the_first_non_integer_column(backend):
     np.testing.assert_array_equal(codes.astype(np.int64), want)
 
 
+@pytest.mark.parametrize("n_bins", [5, 256])  # 256: 255 edges, counted in intp
 @pytest.mark.parametrize("flag_all", [False, True])
-def test_large_binned_tables_with_holes_coded_as_the_plain_reference(backend, flag_all):
+def test_large_binned_tables_with_holes_coded_as_the_plain_reference(backend, flag_all, n_bins):
     # every column binned, holes in (nearly) every column: the holes take a bin above
     # the observed ones before compaction; the plain reference bins the observed values
     # with np.linspace edges, ranks the bins present, and gives the holes the next code.
     # flag_all: one more column flagged without holes keeps its (empty) missing level
     rng = np.random.default_rng(7)
-    n, d, n_bins = 300, 500, 5
+    n, d = (300, 500) if n_bins < 256 else (600, 250)  # more distinct values than bins
     X = rng.normal(size=(n, d))
-    X[:, 17] = np.where(X[:, 17] > 0, X[:, 17], 0.0)  # a bin left empty
+    if n_bins < 256:  # a column of few distinct values: kept as codes
+        X[:, 17] = np.where(X[:, 17] > 0, X[:, 17], 0.0)
     X[rng.random(X.shape) < 0.2] = np.nan
     X[:, 3] = rng.normal(size=n)  # no holes
     missing = np.isnan(X).any(axis=0)
@@ -334,9 +336,11 @@ def test_large_binned_tables_with_holes_coded_as_the_plain_reference(backend, fl
         obs = col[~hole]
         inner = np.linspace(obs.min(), obs.max(), n_bins + 1)[1:-1]
         bins = np.searchsorted(inner, obs, side="right")
+        if np.unique(obs).size <= n_bins:  # no more distinct values than bins: codes
+            bins = obs
         present = np.unique(bins)
         want = np.full(n, present.size)
         want[~hole] = np.searchsorted(present, bins)
         assert levels[j] == present.size + int(missing[j]), j
         np.testing.assert_array_equal(codes[j].astype(np.int64), want)
-    assert codes.dtype == np.uint8
+    assert codes.dtype == (np.uint8 if levels.max() <= 256 else np.uint16)

@@ -374,6 +374,25 @@ def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.nd
         if e is not None:
             by_len.setdefault(len(e), []).append(j)
     block = max(1, (1 << 22) // max(1, values.shape[0]))
+    if len(by_len) == 1 and len(next(iter(by_len.values()))) == values.shape[1]:
+        # every column binned with as many edges: blocks of rows, read in place (views,
+        # no gathered copy of the columns)
+        ((length, js),) = by_len.items()
+        E = np.stack([edges[j] for j in js])
+        rows = max(1, (1 << 22) // max(1, values.shape[1]))
+        in_place = out.dtype == np.uint8  # fewer than 255 edges: count into out itself
+        for r0 in range(0, values.shape[0], rows):
+            V = values[r0 : r0 + rows]
+            if in_place:
+                acc = out[r0 : r0 + rows]
+                acc[...] = 0
+            else:
+                acc = np.zeros(V.shape, dtype=np.intp)
+            for m in range(length):
+                acc += V >= E[:, m]
+            if not in_place:
+                out[r0 : r0 + rows] = acc
+        return out
     for length, js in by_len.items():
         for b0 in range(0, len(js), block):
             idx = np.asarray(js[b0 : b0 + block])
