@@ -348,12 +348,16 @@ def _observed_edges(
     return out
 
 
-def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.ndarray:
+def apply_bin_edges(
+    values: np.ndarray, edges: list[np.ndarray | None], nan_bin: bool = False
+) -> np.ndarray:
     """Bin float columns with learned edges; leave code columns as they are.
 
     Returns a matrix of integer values (not yet compacted): uint8 when every column is
     binned into at most 255 bins (the bin numbers, an eighth of the memory), else int64
-    when every code column holds integers, else float64.
+    when every code column holds integers, else float64. ``nan_bin``: a NaN cell of a
+    binned column gets the bin ``len(edges[j]) + 1``, above every observed one (else
+    bin 0: NaN is not >= any edge).
     """
     code_cols = [j for j, e in enumerate(edges) if e is None]
     if edges and not code_cols and max(len(e) for e in edges if e is not None) < 255:
@@ -390,6 +394,9 @@ def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.nd
                 acc = np.zeros(V.shape, dtype=np.intp)
             for m in range(length):
                 acc += V >= E[:, m]
+            if nan_bin:
+                # NaN counted no edge (acc 0); a masked copyto is ~8x slower
+                acc += np.isnan(V).view(np.uint8) * acc.dtype.type(length + 1)
             if not in_place:
                 out[r0 : r0 + rows] = acc
         return out
@@ -402,6 +409,9 @@ def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.nd
             acc = np.zeros(V.shape, dtype=np.uint8 if length < 255 else np.intp)
             for m in range(length):
                 acc += V >= E[:, m]
+            if nan_bin:
+                # NaN counted no edge (acc 0); a masked copyto is ~8x slower
+                acc += np.isnan(V).view(np.uint8) * acc.dtype.type(length + 1)
             if whole:
                 out[...] = acc
             else:
@@ -508,24 +518,21 @@ def _discretize_with_missing(
     more level, the last code of each such column."""
     cols = np.flatnonzero(missing)
     every = cols.size == values.shape[1]  # no gather/scatter when every column has holes
+    if every and all(e is not None for e in edges):
+        # every column binned (so each has an observed value): the holes get a bin
+        # above every observed one while binning, so that the compaction itself gives
+        # them the last code, instead of writing a filled copy of the whole table
+        with np.errstate(invalid="ignore"):
+            binned = apply_bin_edges(values, edges, nan_bin=True)
+            has_hole = np.isnan(values.max(axis=0))  # max propagates NaN
+        codes, n_levels = compact_codes(binned)
+        # a flagged column without a hole still gets its (empty) missing level
+        n_levels = n_levels + ~has_hole
+        dtype = smallest_code_dtype(int(n_levels.max()))
+        return (codes if dtype == codes.dtype else codes.astype(dtype)), n_levels, edges
     sub = values if every else values[:, cols]  # only the flagged columns are scanned
     nan = np.isnan(sub)
     observed_any = ~nan.all(axis=0)
-    if every and all(e is not None for e in edges):
-        # every column binned (so each has an observed value): bin the holes as they
-        # are (NaN >= edge is False), then give them a bin above every observed one in
-        # place, so that the compaction itself gives them the last code, instead of
-        # writing a filled copy of the whole table
-        del sub
-        with np.errstate(invalid="ignore"):
-            binned = apply_bin_edges(values, edges)
-        above = np.array([len(e) + 1 for e in edges], dtype=binned.dtype)
-        np.copyto(binned, above[None, :], where=nan)
-        codes, n_levels = compact_codes(binned)
-        # a flagged column without a hole still gets its (empty) missing level
-        n_levels = n_levels + ~nan.any(axis=0)
-        dtype = smallest_code_dtype(int(n_levels.max()))
-        return (codes if dtype == codes.dtype else codes.astype(dtype)), n_levels, edges
     if every and values.dtype.kind == "f" and all(e is None for e in edges):
         # every column is float codes: cast once and give the holes their column's
         # observed maximum + 1 in place (no filled float copy), so that the compaction
