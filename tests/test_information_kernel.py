@@ -219,3 +219,128 @@ def test_paired_counting_is_grouped_counting_bit_for_bit(monkeypatch, d, levels,
         got = paired_nlogn(codes, pack_pairs(codes), z, nz, group, table, n_jobs)
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(g, w)
+
+
+def _ref_float_codes(X: np.ndarray, missing: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Plain reference for float columns taken as codes: the sorted rank of each
+    observed value; a hole of a flagged column gets the code after the observed ones
+    (an all-missing column: the single code 0)."""
+    n, d = X.shape
+    codes = np.zeros((d, n), dtype=np.int64)
+    levels = np.zeros(d, dtype=np.int64)
+    for j in range(d):
+        col = X[:, j]
+        hole = np.isnan(col)
+        uniq = np.unique(col[~hole])
+        codes[j, ~hole] = np.searchsorted(uniq, col[~hole])
+        codes[j, hole] = uniq.size
+        levels[j] = uniq.size + int(missing is not None and missing[j])
+    return codes, levels
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "complete",
+        "holes",
+        "gaps, negatives, an all-missing column",
+        "257 levels with holes",
+        "column-major",
+        "a value beyond int64",
+        "a span too wide for a lookup table",
+        "infinity",
+        "a flagged column without holes",
+    ],
+)
+@pytest.mark.parametrize("declared", ["discretize=None", "every column discrete"])
+def test_large_float_code_tables_coded_as_the_plain_reference(backend, case, declared):
+    # above the small-table size float code tables (with and without holes) take the
+    # numba path (one checking pass, one compaction pass); both back-ends must give
+    # the codes and levels of the plain per-column reference, in the smallest dtype
+    rng = np.random.default_rng(len(case))
+    n, d = 300, 500  # 150,000 cells: above SMALL_TABLE_CELLS
+    assert n * d > _counting.SMALL_TABLE_CELLS
+    X = rng.integers(0, 10, size=(n, d)).astype(np.float64)
+    if case == "gaps, negatives, an all-missing column":
+        X = rng.choice([-40.0, -3.0, 0.0, 7.0, 1000.0], size=(n, d))
+        X[:, 5] = np.nan
+    elif case == "257 levels with holes":
+        X[:, 3] = np.arange(n) % 257 - 100.0
+    elif case == "column-major":
+        X = np.asfortranarray(X)
+    elif case == "a value beyond int64":
+        X[7, 11] = 2.0**70
+    elif case == "a span too wide for a lookup table":
+        X[7, 11] = 1e6
+    elif case == "infinity":
+        X[7, 11] = np.inf
+    if case != "complete":
+        X[rng.random(X.shape) < 0.2] = np.nan
+        X[0, :] = np.where(np.arange(d) == 5, X[0, :], 1.0)  # column 0..: observed cells
+    missing = np.isnan(X).any(axis=0) if case != "complete" else None
+    if case == "a flagged column without holes":  # still gets its (empty) missing level
+        X[:, 9] = rng.integers(0, 10, size=n)
+        missing = np.ones(d, dtype=bool)
+    before = X.copy()
+    strategy, discrete = (None, None)
+    if declared == "every column discrete":
+        strategy, discrete = "uniform", np.ones(d, dtype=bool)
+    codes, levels, edges = discretize(X, discrete, 5, strategy, missing)
+    want, want_levels = _ref_float_codes(X, missing)
+    np.testing.assert_array_equal(X, before)  # input untouched
+    np.testing.assert_array_equal(levels, want_levels)
+    np.testing.assert_array_equal(codes.astype(np.int64), want)
+    assert codes.shape == (d, n)
+    assert codes.dtype == (np.uint16 if levels.max() > 256 else np.uint8)
+    assert all(e is None for e in edges)
+
+
+def test_large_float_code_tables_name_the_first_non_integer_column(backend):
+    # the fast path's integrality check falls back to the general one: same message
+    X = np.random.default_rng(3).integers(0, 10, size=(300, 500)).astype(np.float64)
+    X[np.random.default_rng(4).random(X.shape) < 0.2] = np.nan
+    X[100, 42] = 2.5
+    X[0, 300] = 0.25
+    with pytest.raises(ValueError, match="column 42 has non-integer values"):
+        discretize(X, None, 5, None, np.isnan(X).any(axis=0))
+    # declared discrete: non-integer codes are allowed (compacted by sorted value)
+    codes, levels, _ = discretize(X, np.ones(500, bool), 5, "uniform", np.isnan(X).any(axis=0))
+    want, want_levels = _ref_float_codes(X, np.isnan(X).any(axis=0))
+    np.testing.assert_array_equal(levels, want_levels)
+    np.testing.assert_array_equal(codes.astype(np.int64), want)
+
+
+@pytest.mark.parametrize("n_bins", [5, 256])  # 256: 255 edges, counted in intp
+@pytest.mark.parametrize("flag_all", [False, True])
+def test_large_binned_tables_with_holes_coded_as_the_plain_reference(backend, flag_all, n_bins):
+    # every column binned, holes in (nearly) every column: the holes take a bin above
+    # the observed ones before compaction; the plain reference bins the observed values
+    # with np.linspace edges, ranks the bins present, and gives the holes the next code.
+    # flag_all: one more column flagged without holes keeps its (empty) missing level
+    rng = np.random.default_rng(7)
+    n, d = (300, 500) if n_bins < 256 else (600, 250)  # more distinct values than bins
+    X = rng.normal(size=(n, d))
+    if n_bins < 256:  # a column of few distinct values: kept as codes
+        X[:, 17] = np.where(X[:, 17] > 0, X[:, 17], 0.0)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    X[:, 3] = rng.normal(size=n)  # no holes
+    missing = np.isnan(X).any(axis=0)
+    if flag_all:
+        missing = np.ones(d, dtype=bool)
+    before = X.copy()
+    codes, levels, _ = discretize(X, None, n_bins, "uniform", missing)
+    np.testing.assert_array_equal(X, before)
+    for j in range(d):
+        col = X[:, j]
+        hole = np.isnan(col)
+        obs = col[~hole]
+        inner = np.linspace(obs.min(), obs.max(), n_bins + 1)[1:-1]
+        bins = np.searchsorted(inner, obs, side="right")
+        if np.unique(obs).size <= n_bins:  # no more distinct values than bins: codes
+            bins = obs
+        present = np.unique(bins)
+        want = np.full(n, present.size)
+        want[~hole] = np.searchsorted(present, bins)
+        assert levels[j] == present.size + int(missing[j]), j
+        np.testing.assert_array_equal(codes[j].astype(np.int64), want)
+    assert codes.dtype == (np.uint8 if levels.max() <= 256 else np.uint16)

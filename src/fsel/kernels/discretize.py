@@ -132,7 +132,12 @@ def _numba_compact():  # pragma: no cover - compiled
     import numba
 
     @numba.njit(nogil=True, cache=True)
-    def compact(X, vmin, width, out):
+    def compact(X, vmin, width, out, holes, nan_as):
+        """Codes ``0..a-1`` of every column in ``out`` (feature-major); returns ``a`` per
+        column. A NaN cell (float input) is read as ``nan_as[j]`` (``vmin[j] + width``,
+        in the dtype of ``X``) and written as ``width`` first, then gets the code after
+        its column's observed levels; ``holes`` flags the columns that take that extra
+        level (an all-missing one has the single code 0)."""
         n, d = X.shape
         tile = 32  # 2-D tiled transpose: reads and writes both stay in cache
         for i0 in range(0, n, tile):
@@ -141,13 +146,16 @@ def _numba_compact():  # pragma: no cover - compiled
                 j1 = min(j0 + tile, d)
                 for j in range(j0, j1):
                     base = vmin[j]
+                    hole = nan_as[j]
                     for i in range(i0, i1):
-                        out[j, i] = np.int64(X[i, j]) - base
+                        x = X[i, j]
+                        # NaN (never true for integers): branch-free select, then cast
+                        out[j, i] = np.int64(x if x == x else hole) - base
         levels = np.zeros(d, np.int64)
-        lut = np.zeros(width, np.int64)
+        lut = np.zeros(width + 1, np.int64)
         for j in range(d):  # per feature, on contiguous rows: presence, then remap gaps
             row = out[j]
-            for v in range(width):
+            for v in range(width + 1):
                 lut[v] = 0
             for i in range(n):
                 lut[row[i]] = 1
@@ -158,13 +166,37 @@ def _numba_compact():  # pragma: no cover - compiled
                     lut[v] = c
                     c += 1
                     top = v
-            levels[j] = c
-            if top + 1 != c:  # gaps: remap to 0..c-1
+            hole = lut[width] != 0
+            lut[width] = c  # the missing level: after the observed ones
+            levels[j] = c + 1 if holes[j] else c
+            if top + 1 != c or (hole and c != width):  # gaps or holes: remap
                 for i in range(n):
                     row[i] = lut[row[i]]
         return levels
 
-    return compact
+    @numba.njit(nogil=True, cache=True)
+    def float_ranges(X, lo, hi, nan_seen):
+        """Observed minimum and maximum of every column (``inf``/``-inf`` when it has
+        none) and whether it holds NaN, in one row-major pass; False as soon as a cell
+        is not an integer."""
+        n, d = X.shape
+        for j in range(d):
+            lo[j] = np.inf
+            hi[j] = -np.inf
+        for i in range(n):
+            frac = 0.0
+            for j in range(d):  # branch-free (selects): comparisons with NaN are False
+                x = X[i, j]
+                nan_seen[j] |= x != x
+                lo[j] = x if x < lo[j] else lo[j]
+                hi[j] = x if x > hi[j] else hi[j]
+                f = x - np.floor(x)  # NaN - NaN and inf - inf: NaN, not > frac
+                frac = f if f > frac else frac
+            if frac > 0.0:
+                return False
+        return True
+
+    return compact, float_ranges
 
 
 def _compact_integers_numba(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -178,8 +210,42 @@ def _compact_integers_numba(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         return None
     vmin = lo.astype(np.int64)  # wraps for uint64 above 2**63; X - vmin wraps back
     out = np.empty((values.shape[1], values.shape[0]), dtype=smallest_code_dtype(width))
-    levels = _numba_compact()(values, vmin, width, out)
+    holes = np.zeros(values.shape[1], dtype=bool)
+    nan_as = np.zeros(values.shape[1], dtype=values.dtype)  # integers: never read
+    levels = _numba_compact()[0](values, vmin, width, out, holes, nan_as)
     return out, levels
+
+
+def _compact_float_codes_numba(
+    values: np.ndarray, missing: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Float columns taken as codes, NaN cells of the ``missing`` columns as their last
+    level: the codes of :func:`discretize` in two passes over the table and no
+    full-size temporary (numba back-end). None when a cell is not an integer, a value
+    or a span is too large for a lookup table, or a column not flagged in ``missing``
+    holds NaN: the caller takes the general path (which also raises its errors)."""
+    n, d = values.shape
+    compact, float_ranges = _numba_compact()
+    lo = np.empty(d)
+    hi = np.empty(d)
+    nan_seen = np.zeros(d, dtype=bool)
+    if not float_ranges(values, lo, hi, nan_seen):
+        return None
+    holes = np.zeros(d, dtype=bool) if missing is None else missing
+    if (nan_seen & ~holes).any():
+        return None
+    observed = lo <= hi  # False: an all-missing column
+    lo = np.where(observed, lo, 0.0)
+    hi = np.where(observed, hi, 0.0)
+    if max(-lo.min(), hi.max()) > 2.0**62:  # inf included
+        return None
+    width = int((hi - lo).max()) + 1
+    if width > 65536 or (width + 1) * d > 1 << 26:
+        return None
+    out = np.empty((d, n), dtype=smallest_code_dtype(width + 1))  # NaN: ``width`` first
+    levels = compact(values, lo.astype(np.int64), width, out, holes, lo + width)
+    dtype = smallest_code_dtype(int(levels.max()))
+    return (out if out.dtype == dtype else out.astype(dtype)), levels
 
 
 def uniform_edges(lo: np.ndarray, hi: np.ndarray, n_bins: int) -> np.ndarray:
@@ -237,7 +303,7 @@ def fit_bin_edges(
         many[i] = np.unique(values[:, cols[i]]).size > n_bins
     cols = cols[many]
     if strategy == "uniform":
-        V = values[:, cols]
+        V = values if cols.size == values.shape[1] else values[:, cols]  # no gather
         inner = uniform_edges(V.min(axis=0), V.max(axis=0), n_bins)
         for i, j in enumerate(cols.tolist()):
             edges[j] = inner[i]
@@ -282,18 +348,27 @@ def _observed_edges(
     return out
 
 
-def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.ndarray:
+def apply_bin_edges(
+    values: np.ndarray, edges: list[np.ndarray | None], nan_bin: bool = False
+) -> np.ndarray:
     """Bin float columns with learned edges; leave code columns as they are.
 
-    Returns a matrix of integer values (not yet compacted): int64 when every code
-    column holds integers, else float64.
+    Returns a matrix of integer values (not yet compacted): uint8 when every column is
+    binned into at most 255 bins (the bin numbers, an eighth of the memory), else int64
+    when every code column holds integers, else float64. ``nan_bin``: a NaN cell of a
+    binned column gets the bin ``len(edges[j]) + 1``, above every observed one (else
+    bin 0: NaN is not >= any edge).
     """
     code_cols = [j for j, e in enumerate(edges) if e is None]
-    kept = values[:, code_cols]
-    integral = kept.dtype.kind in "iub" or bool(
-        np.all(kept == np.round(kept)) and np.all(np.abs(kept) <= 2.0**62)
-    )
-    out = np.empty(values.shape, dtype=np.int64 if integral else np.float64)
+    if edges and not code_cols and max(len(e) for e in edges if e is not None) < 255:
+        dtype: type = np.uint8
+    else:
+        kept = values[:, code_cols]
+        integral = kept.dtype.kind in "iub" or bool(
+            np.all(kept == np.round(kept)) and np.all(np.abs(kept) <= 2.0**62)
+        )
+        dtype = np.int64 if integral else np.float64
+    out = np.empty(values.shape, dtype=dtype)
     if code_cols:
         out[:, code_cols] = kept
     # columns with as many edges are binned together: searchsorted(e, x, "right") is
@@ -303,6 +378,28 @@ def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.nd
         if e is not None:
             by_len.setdefault(len(e), []).append(j)
     block = max(1, (1 << 22) // max(1, values.shape[0]))
+    if len(by_len) == 1 and len(next(iter(by_len.values()))) == values.shape[1]:
+        # every column binned with as many edges: blocks of rows, read in place (views,
+        # no gathered copy of the columns)
+        ((length, js),) = by_len.items()
+        E = np.stack([edges[j] for j in js])
+        rows = max(1, (1 << 22) // max(1, values.shape[1]))
+        in_place = out.dtype == np.uint8  # fewer than 255 edges: count into out itself
+        for r0 in range(0, values.shape[0], rows):
+            V = values[r0 : r0 + rows]
+            if in_place:
+                acc = out[r0 : r0 + rows]
+                acc[...] = 0
+            else:
+                acc = np.zeros(V.shape, dtype=np.intp)
+            for m in range(length):
+                acc += V >= E[:, m]
+            if nan_bin:
+                # NaN counted no edge (acc 0); a masked copyto is ~8x slower
+                acc += np.isnan(V).view(np.uint8) * acc.dtype.type(length + 1)
+            if not in_place:
+                out[r0 : r0 + rows] = acc
+        return out
     for length, js in by_len.items():
         for b0 in range(0, len(js), block):
             idx = np.asarray(js[b0 : b0 + block])
@@ -312,6 +409,9 @@ def apply_bin_edges(values: np.ndarray, edges: list[np.ndarray | None]) -> np.nd
             acc = np.zeros(V.shape, dtype=np.uint8 if length < 255 else np.intp)
             for m in range(length):
                 acc += V >= E[:, m]
+            if nan_bin:
+                # NaN counted no edge (acc 0); a masked copyto is ~8x slower
+                acc += np.isnan(V).view(np.uint8) * acc.dtype.type(length + 1)
             if whole:
                 out[...] = acc
             else:
@@ -378,10 +478,22 @@ def discretize(
         missing = np.asarray(missing, dtype=bool)
         if not missing.any():
             missing = None
+    if (
+        values.dtype.kind == "f"
+        and values.size > SMALL_TABLE_CELLS
+        and (strategy is None or bool(np.all(discrete)))
+        and numba_enabled()
+    ):
+        # every column is codes: check, compact and code the holes in two passes, with
+        # no rounded or integer copy of the table (None: the general path below)
+        edges = fit_bin_edges(values, discrete, n_bins, strategy, missing)  # validates
+        fast = _compact_float_codes_numba(values, missing)
+        if fast is not None:
+            return fast[0], fast[1], edges
     if strategy is None:
         bad = np.flatnonzero(discrete == 0)
         if bad.size:
-            V = values[:, bad]
+            V = values if bad.size == values.shape[1] else values[:, bad]  # no gather
             frac = V != np.round(V)
             if missing is not None:
                 frac &= ~np.isnan(V)
@@ -406,46 +518,51 @@ def _discretize_with_missing(
     more level, the last code of each such column."""
     cols = np.flatnonzero(missing)
     every = cols.size == values.shape[1]  # no gather/scatter when every column has holes
+    if every and all(e is not None for e in edges):
+        # every column binned (so each has an observed value): the holes get a bin
+        # above every observed one while binning, so that the compaction itself gives
+        # them the last code, instead of writing a filled copy of the whole table
+        with np.errstate(invalid="ignore"):
+            binned = apply_bin_edges(values, edges, nan_bin=True)
+            has_hole = np.isnan(values.max(axis=0))  # max propagates NaN
+        codes, n_levels = compact_codes(binned)
+        # a flagged column without a hole still gets its (empty) missing level
+        n_levels = n_levels + ~has_hole
+        dtype = smallest_code_dtype(int(n_levels.max()))
+        return (codes if dtype == codes.dtype else codes.astype(dtype)), n_levels, edges
     sub = values if every else values[:, cols]  # only the flagged columns are scanned
     nan = np.isnan(sub)
+    observed_any = ~nan.all(axis=0)
+    if every and values.dtype.kind == "f" and all(e is None for e in edges):
+        # every column is float codes: cast once and give the holes their column's
+        # observed maximum + 1 in place (no filled float copy), so that the compaction
+        # itself gives them the last code; integer-valued iff every observed cell
+        # equals its cast (values beyond int64 fail the equality)
+        del sub
+        with np.errstate(invalid="ignore"):
+            as_int = values.astype(np.int64)
+            top = np.where(observed_any, np.fmax.reduce(values, axis=0), 0.0)
+            integral = bool(np.all(top == np.round(top))) and bool(np.all(top < 2.0**62))
+            if integral:  # the + 1 in int64: exact where float64 would round it away
+                above = top.astype(np.int64) + observed_any
+                np.copyto(as_int, above[None, :], where=nan)
+                integral = bool(np.all((as_int == values) | nan))
+        if integral:
+            codes, n_levels = compact_codes(as_int)
+            # holes were the last level already, but a flagged column without a hole
+            # still gets its (empty) missing level, as in _code_holes
+            n_levels = n_levels + (observed_any & ~nan.any(axis=0))
+            dtype = smallest_code_dtype(int(n_levels.max()))
+            return (codes if dtype == codes.dtype else codes.astype(dtype)), n_levels, edges
+        del as_int
+        sub = values
     # a hole first takes a value its column already has (its observed minimum), so that
     # binning and compaction see the observed values alone (and integer-valued columns
     # stay integers, on the fast compaction path); then it becomes the extra level
-    observed_any = ~nan.all(axis=0)
     fill = np.zeros(cols.size)
     if observed_any.any():
         with np.errstate(invalid="ignore"):
             fill = np.where(observed_any, np.fmin.reduce(sub, axis=0), 0.0)
-    if every and all(e is not None for e in edges):
-        # every column binned: bin the holes as they are (NaN >= edge is False) and give
-        # them the code of their column's observed minimum in place, as the fill would,
-        # instead of writing a filled copy of the whole table
-        del sub
-        with np.errstate(invalid="ignore"):
-            binned = apply_bin_edges(values, edges)
-            fill_code = np.array(
-                [np.searchsorted(e, f, side="right") for e, f in zip(edges, fill, strict=True)],
-                dtype=binned.dtype,
-            )
-        np.copyto(binned, fill_code[None, :], where=nan)
-        codes, n_levels = _code_holes(binned, cols, observed_any, nan, every)
-        return codes, n_levels, edges
-    if every and values.dtype.kind == "f" and all(e is None for e in edges):
-        # every column is float codes: cast once and give the holes their column's
-        # observed minimum in place (no filled float copy); integer-valued iff every
-        # observed cell equals its cast (values beyond int64 fail the equality)
-        del sub
-        with np.errstate(invalid="ignore"):
-            as_int = values.astype(np.int64)
-            np.copyto(as_int, fill.astype(np.int64)[None, :], where=nan)
-            integral = bool(np.all((as_int == values) | nan)) and bool(
-                np.all(fill == np.round(fill))
-            )
-        if integral:
-            codes, n_levels = _code_holes(as_int, cols, observed_any, nan, every)
-            return codes, n_levels, edges
-        del as_int
-        sub = values
     if every:
         filled = np.where(nan, fill[None, :], values)
     else:
