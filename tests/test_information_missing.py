@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fsel
@@ -559,3 +559,39 @@ def test_float_code_holes_coded_as_the_filled_table(seed, n, d, oddity):
         ref[j, np.isnan(X[:, j])] = ref_levels[j] - 1
     np.testing.assert_array_equal(codes.astype(np.int64), ref)
     np.testing.assert_array_equal(levels, ref_levels)
+
+
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 2**16),
+    d=st.integers(2, 40),
+    levels=st.integers(2, 5),
+    frac=st.sampled_from([0.0, 0.1, 0.4]),
+    batch=st.sampled_from([1, 3, 64]),
+)
+def test_lazy_cmim_with_pairwise_deletion_equals_the_vectorised_engine(
+    backend, monkeypatch, seed, d, levels, frac, batch
+):
+    # the lazy search refreshes only candidates whose upper bound can still win; it must
+    # pick what the engine's full pass over every candidate picks, with the same step
+    # scores, and its stale scores must bound the exact ones from above
+    from fsel.kernels.information import InformationTable
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, size=(150, d)).astype(float)
+    X[:, d // 2] = X[:, 0]  # an exact copy: ties of equal terms
+    y = ((X[:, 0] + rng.integers(0, 2, 150)) > levels // 2).astype(int)
+    X[rng.random(X.shape) < frac] = np.nan
+    X[0] = np.nan  # a hole in every column: pairwise deletion's table
+    k = min(d, 6)
+    with monkeypatch.context() as mp:
+        mp.setattr(InformationTable, "LAZY_BATCH", batch)
+        lazy = fsel.CMIM(k, missing="available", discretize=None).fit(X, y)
+        mp.setattr(InformationTable, "lazy_cmim", lambda self, k, tol: None)
+        full = fsel.CMIM(k, missing="available", discretize=None).fit(X, y)
+    assert lazy.selection_order_.tolist() == full.selection_order_.tolist()
+    np.testing.assert_array_equal(lazy.selection_scores_, full.selection_scores_)
+    rest = ~lazy.support_
+    assert np.all(lazy.scores_[rest] >= full.scores_[rest])

@@ -127,10 +127,9 @@ def _numpy_grouped(
 
 
 def _numpy_available(
-    C: np.ndarray, miss: np.ndarray, z: np.ndarray, nz: int, group: int, table: np.ndarray
+    C: np.ndarray, miss: np.ndarray, z: np.ndarray, nz: int, group: int, table: np.ndarray, a: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     k, n = C.shape
-    a = int(C.max()) + 1 if k else 1
     ng = nz // group
     cells = a * nz + 1  # the last cell of each feature collects the skipped rows
     step = max(1, min(k, _NUMPY_BLOCK_CELLS // cells, _NUMPY_BLOCK_CELLS // max(n, 1)))
@@ -631,6 +630,7 @@ def available_nlogn(
     group: int,
     table: np.ndarray,
     n_jobs: int = 1,
+    levels: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`grouped_nlogn` for pairwise deletion: per feature, only the rows where
     both ``C[k]`` and ``z`` are observed, and all the marginals of those rows.
@@ -649,6 +649,10 @@ def available_nlogn(
         :func:`nlogn_table` of at least ``n_samples + 1`` entries.
     n_jobs : int
         Threads over feature blocks (numba back-end only).
+    levels : int or None
+        An upper bound of the codes + 1 (default ``C.max() + 1``): a caller counting some
+        rows of a larger code matrix passes the whole matrix's, so that every feature is
+        counted by the same kernel, to the same bits, either way.
 
     Returns
     -------
@@ -666,9 +670,9 @@ def available_nlogn(
     z = np.ascontiguousarray(z, dtype=np.int64)
     miss = np.ascontiguousarray(miss, dtype=np.int64)
     k = C.shape[0]
+    a = (int(C.max()) + 1 if k else 1) if levels is None else int(levels)
     if not numba_enabled():
-        return _numpy_available(C, miss, z, nz, group, table)
-    a = int(C.max()) + 1 if k else 1
+        return _numpy_available(C, miss, z, nz, group, table, a)
     n = C.shape[1]
     kernel = _numba_kernels()[4 if a * (nz + 1) <= max(4 * n, 4096) else 3]
     s_out = np.zeros((_N_MARGINALS, k))

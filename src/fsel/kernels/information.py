@@ -415,10 +415,14 @@ class InformationTable:
         """Fleuret's lazy CMIM when the numba back-end is available, else None.
 
         Same picks and step scores as the vectorised engine; the third array holds,
-        for unselected features, upper bounds of their last-step scores. None under
-        pairwise deletion (the engine's vectorised path then runs).
+        for unselected features, upper bounds of their last-step scores. Under pairwise
+        deletion (``missing_codes``) the lazy search runs with the available-case counts
+        (:meth:`_lazy_cmim_available`, either back-end); without numba otherwise None
+        (the engine's vectorised path then runs).
         """
-        if not numba_enabled() or self.missing_codes is not None:
+        if self.missing_codes is not None:
+            return self._lazy_cmim_available(k, tol)
+        if not numba_enabled():
             return None
         return cmim_lazy(
             self.codes,
@@ -434,6 +438,66 @@ class InformationTable:
             k,
             tol,
         )
+
+    #: candidates refreshed together by :meth:`_lazy_cmim_available`
+    LAZY_BATCH = 64
+
+    def _available_cmi_given_j(self, sub: np.ndarray, j: int, bound: int) -> np.ndarray:
+        """``I(Xk;Y|Xj)`` under pairwise deletion for the candidates ``sub`` only: the
+        same numbers, bit for bit, as :meth:`pair_terms` ``(j).cmi_given_j[sub]`` (each
+        feature is counted on its own; ``bound``, the whole table's ``codes.max() + 1``,
+        picks the kernel)."""
+        ny = self.n_classes
+        cj = self.codes[j].astype(np.int64)
+        z = cj * ny + self.y
+        if self.missing_codes[j] >= 0:
+            z[cj == self.missing_codes[j]] = -1
+        s, m, n = available_nlogn(
+            self.codes[sub],
+            self.missing_codes[sub],
+            z,
+            int(self.n_levels[j]) * ny,
+            ny,
+            self._table,
+            1,
+            levels=bound,
+        )
+        h_kjy, h_kj, _, _, h_jy, h_j, _ = (self._h_rows(s[r], m[r], n) for r in range(7))
+        return np.maximum(0.0, h_kj + h_jy - h_kjy - h_j)
+
+    def _lazy_cmim_available(self, k: int, tol: float) -> tuple[np.ndarray, ...]:
+        """Fleuret's lazy CMIM with pairwise deletion: a candidate's score
+        ``min(I(Xk;Y), min_j I(Xk;Y|Xj))`` only falls as features are selected, so a
+        stale score is an upper bound, and a step refreshes (in batches of
+        ``LAZY_BATCH``, best bounds first) only the candidates whose bound reaches the
+        best fresh score minus ``tol``; the pick is then the lowest index within ``tol``
+        of the best, as in the vectorised engine, with the same terms. Returns the
+        order, the step scores and the scores (upper bounds for unselected features)."""
+        K = self.n_features
+        bound = int(self.codes.max()) + 1 if K else 1
+        score = np.array(self.relevance, dtype=np.float64, copy=True)
+        seen = np.zeros(K, dtype=np.int64)  # selected features folded into ``score``
+        alive = np.ones(K, dtype=bool)
+        order: list[int] = []
+        steps: list[float] = []
+        for t in range(min(k, K)):
+            while True:
+                fresh = alive & (seen == t)
+                best = float(score[fresh].max()) if fresh.any() else -np.inf
+                need = np.flatnonzero(alive & (seen < t) & (score >= best - tol))
+                if need.size == 0:
+                    break
+                top = need[np.argsort(-score[need], kind="stable")[: self.LAZY_BATCH]]
+                for s_ in range(int(seen[top].min()), t):
+                    sub = top[seen[top] <= s_]
+                    cmi = self._available_cmi_given_j(sub, order[s_], bound)
+                    score[sub] = np.minimum(score[sub], cmi)
+                seen[top] = t
+            pick = int(np.argmax(alive & (score >= best - tol)))
+            order.append(pick)
+            steps.append(float(score[pick]))
+            alive[pick] = False
+        return np.asarray(order, dtype=np.int64), np.asarray(steps), score
 
     def joint_codes(self, s: np.ndarray | None, j: int) -> np.ndarray:
         """Codes ``0..ns-1`` of the joint of the conditioning variable ``s`` and feature
