@@ -198,6 +198,11 @@ def test_pair_mi_is_pair_terms_mi_bit_for_bit(backend, d, levels):
     table = InformationTable(codes, np.full(d, levels), y, n_jobs=2)
     for j in range(d):
         np.testing.assert_array_equal(table.pair_mi(j), table.pair_terms(j).mi)
+    # pairwise deletion: the top level of the even features is their missing code
+    miss = np.where(np.arange(d) % 2 == 0, levels - 1, -1)
+    table = InformationTable(codes, np.full(d, levels), y, n_jobs=2, missing_codes=miss)
+    for j in range(d):
+        np.testing.assert_array_equal(table.pair_mi(j), table.pair_terms(j).mi)
 
 
 @pytest.mark.parametrize("d", [2, 3, 9])
