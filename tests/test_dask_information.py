@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import pytest
@@ -33,6 +36,31 @@ def _data(seed: int = 0, n: int = 1000) -> tuple[np.ndarray, np.ndarray]:
     X[:, 7] = X[:, 1] + 0.3 * rng.normal(size=n)  # redundant with 1
     y = (X[:, 1] + X[:, 5] > 0).astype(int) + (X[:, 3] > 0)
     return X, y
+
+
+@contextmanager
+def _local_client(processes: bool = False) -> Iterator[Any]:
+    """A ``distributed.Client`` on a 2-worker LocalCluster (threads in this process,
+    or worker processes)."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=processes, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def _persisted(client: Any, X: np.ndarray, y: np.ndarray) -> tuple[Any, Any]:
+    """``X`` and ``y`` as dask arrays in uneven row chunks, persisted on the workers."""
+    import distributed
+
+    Xd, yd = client.persist(
+        [da.from_array(X, chunks=(UNEVEN, 10)), da.from_array(y, chunks=(UNEVEN,))]
+    )
+    distributed.wait([Xd, yd])
+    return Xd, yd
 
 
 def _assert_same(a, b, tol: float = 1e-9) -> None:
@@ -407,16 +435,11 @@ def test_on_a_distributed_client_via_dask_backend():
 
 @pytest.mark.slow
 def test_process_workers_equal_in_memory_and_the_client_stays_small():
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     import tracemalloc
 
     X, y = _data(7)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with _local_client(processes=True) as client:
         assert len(client.scheduler_info()["workers"]) == 2
         Xd = da.from_array(X, chunks=(UNEVEN, 10))
         for n in ("JMI", "CMI", "DISR"):
@@ -447,17 +470,12 @@ def test_selectors_without_a_dask_path_refuse_dask_input_clearly(name):
 def test_futures_helpers_merge_per_worker_and_reduce_in_a_tree():
     # the distributed path of the table: blocks merged per worker (in groups of at most
     # max_bytes), reductions as a tree of futures above FAN_IN parts
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     from fsel.kernels import _dask as kd
 
     rng = np.random.default_rng(2)
     parts = [rng.integers(0, 5, size=(3, 40 + i)) for i in range(20)]
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with _local_client() as client:
         futs = client.scatter(parts)
         tables = kd.map_futures(client, np.sum, [futs], (1,))  # np.sum(block, 1)
         assert len(tables) == 20 > kd.FAN_IN
@@ -483,18 +501,13 @@ def test_futures_helpers_merge_per_worker_and_reduce_in_a_tree():
 
 
 def test_the_table_on_a_client_holds_one_block_per_worker(monkeypatch):
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     from fsel.kernels.information_dask import dask_information_table
     from fsel.utils.validation import check_dask_table
 
     X, y = _data(9)
     Xd = da.from_array(X, chunks=(UNEVEN, 10))
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
+    with _local_client():
         data = check_dask_table(Xd, da.from_array(y, chunks=(UNEVEN,)))
         table, _, _ = dask_information_table(data.blocks, data.y_blocks, data.discrete)
         assert 1 <= len(table.blocks) <= 2 < len(UNEVEN)
@@ -510,22 +523,14 @@ def test_the_table_on_a_client_holds_one_block_per_worker(monkeypatch):
 
 
 def test_data_persisted_on_a_client_is_encoded_straight_into_merged_blocks():
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     from fsel.kernels.information_dask import _raw_futures
     from fsel.utils.validation import check_dask_table
 
     X, y = _data(12)
     X[:, 9] = np.where(np.arange(X.shape[0]) % 7 == 0, np.nan, X[:, 9])  # holes: a level
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        Xd, yd = client.persist(
-            [da.from_array(X, chunks=(UNEVEN, 10)), da.from_array(y, chunks=(UNEVEN,))]
-        )
-        distributed.wait([Xd, yd])
+    with _local_client() as client:
+        Xd, yd = _persisted(client, X, y)
         data = check_dask_table(Xd, yd)
         assert _raw_futures(data.blocks, data.y_blocks) is not None  # the direct path
         lazy = check_dask_table(da.from_array(X, chunks=(UNEVEN, 10)), yd)
@@ -539,7 +544,7 @@ def test_data_persisted_on_a_client_is_encoded_straight_into_merged_blocks():
 def test_steps_on_a_client_run_through_one_actor_per_worker(monkeypatch):
     # a greedy step is one direct call per worker (no task for the scheduler); the
     # futures path (more workers than FAN_IN) gives the same selection
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     from fsel.kernels import _dask as helpers
     from fsel.kernels import information_dask as kd
     from fsel.utils.validation import check_dask_table
@@ -555,16 +560,8 @@ def test_steps_on_a_client_run_through_one_actor_per_worker(monkeypatch):
         return real_sum(self, fn, args)
 
     monkeypatch.setattr(helpers.BlockActor, "sum_map", counted)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        Xd, yd = client.persist(
-            [da.from_array(X, chunks=(UNEVEN, 10)), da.from_array(y, chunks=(UNEVEN,))]
-        )
-        distributed.wait([Xd, yd])
+    with _local_client() as client:
+        Xd, yd = _persisted(client, X, y)
         data = check_dask_table(Xd, yd)
         table, _, _ = kd.dask_information_table(data.blocks, data.y_blocks, data.discrete)
         assert table._actor_futures is not None
@@ -596,7 +593,7 @@ def test_steps_on_a_client_run_through_one_actor_per_worker(monkeypatch):
 def test_a_failed_actor_call_falls_back_to_the_futures_path(monkeypatch):
     # a worker lost mid-fit takes its actor with it: the steps go on as futures (whose
     # blocks the scheduler can recompute) and the selection is the in-memory one
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     from fsel.kernels import information_dask as kd
 
     X, y = _data(15)
@@ -611,15 +608,8 @@ def test_a_failed_actor_call_falls_back_to_the_futures_path(monkeypatch):
         return real(actors, fn, args)
 
     monkeypatch.setattr(kd, "actor_sum", flaky)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        Xd, yd = client.persist(
-            [da.from_array(X, chunks=(UNEVEN, 10)), da.from_array(y, chunks=(UNEVEN,))]
-        )
+    with _local_client() as client:
+        Xd, yd = _persisted(client, X, y)
         got = fsel.JMI(5).fit(Xd, yd)
     assert failures == [1]
     _assert_same(mem, got)
@@ -703,12 +693,7 @@ def test_small_integer_codes_on_a_client_take_the_prepared_path(monkeypatch):
         return out
 
     monkeypatch.setattr(kd, "reduce_futures", spy)
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with _local_client() as client:
         Xd, yd = client.persist(
             [da.from_array(X, chunks=(UNEVEN, 8)), da.from_array(y, chunks=(UNEVEN,))]
         )
