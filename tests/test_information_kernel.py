@@ -349,3 +349,36 @@ def test_large_binned_tables_with_holes_coded_as_the_plain_reference(backend, fl
         assert levels[j] == present.size + int(missing[j]), j
         np.testing.assert_array_equal(codes[j].astype(np.int64), want)
     assert codes.dtype == (np.uint8 if levels.max() <= 256 else np.uint16)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    k=st.integers(1, 9),
+    n=st.integers(1, 400),
+    a=st.integers(1, 16),
+    lj=st.integers(1, 5),
+    ny=st.integers(1, 3),
+    seed=st.integers(0, 2**16),
+)
+def test_available_counts_two_features_per_pass_bit_for_bit(k, n, a, lj, ny, seed):
+    """Pairwise deletion's packed kernel (one histogram per pair of features) gives the
+    one-feature kernel's sums, non-empty cells and row counts exactly, odd feature
+    counts, skipped target rows and features without a missing code included."""
+    pytest.importorskip("numba")
+    from fsel.kernels._counting import available_nlogn, nlogn_table, pack_pairs
+
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, a, size=(k, n)).astype(np.uint8)
+    C[:, 0] = a - 1
+    miss = np.where(rng.random(k) < 0.5, a - 1, -1)
+    z = rng.integers(0, lj * ny, n)
+    z[rng.random(n) < 0.2] = -1
+    table = nlogn_table(n)
+    alone = available_nlogn(C, miss, z, lj * ny, ny, table, 1)
+    packed = pack_pairs(C)
+    if packed is None:  # a single feature: nothing to pack
+        assert k == 1
+        return
+    both = available_nlogn(C, miss, z, lj * ny, ny, table, 2, packed=packed)
+    for x, y in zip(alone, both, strict=True):
+        np.testing.assert_array_equal(x, y)

@@ -427,6 +427,44 @@ def _numba_kernels() -> Any:
                 h[i] = 0
         return s, m
 
+    @numba.njit(nogil=True)
+    def _available_sums(
+        full, mk, nz, group, a, table, coarse, km, kg, zm, zc, zg, s_out, m_out, n_out, k
+    ):
+        """The seven sums of feature ``k`` from its histogram ``full`` (``a x (nz + 1)``,
+        the last column the rows where ``z`` is skipped), reading the kept cells (code
+        not ``mk``, ``z`` observed) in order; ``full`` and the work arrays are cleared."""
+        w = nz + 1
+        s0 = 0.0
+        m0 = 0
+        cnt = 0
+        for x in range(a):
+            if x == mk:
+                continue
+            for zz in range(nz):
+                c = full[x * w + zz]
+                if c:
+                    s0 += table[c]
+                    m0 += 1
+                    cnt += c
+                    coarse[x * (nz // group) + zz // group] += c
+                    km[x] += c
+                    kg[x * group + zz % group] += c
+                    zm[zz] += c
+                    zc[zz // group] += c
+                    zg[zz % group] += c
+        s_out[0, k] = s0
+        m_out[0, k] = m0
+        s_out[1, k], m_out[1, k] = _sum_clear(coarse, table)
+        s_out[2, k], m_out[2, k] = _sum_clear(km, table)
+        s_out[3, k], m_out[3, k] = _sum_clear(kg, table)
+        s_out[4, k], m_out[4, k] = _sum_clear(zm, table)
+        s_out[5, k], m_out[5, k] = _sum_clear(zc, table)
+        s_out[6, k], m_out[6, k] = _sum_clear(zg, table)
+        n_out[k] = cnt
+        for i in range(a * w):
+            full[i] = 0
+
     @numba.njit(nogil=True, cache=True)
     def available_dense(C, miss, z, nz, group, a, table, s_out, m_out, n_out, k0, k1):
         """:func:`available` for small histograms: every row is counted, skipped rows
@@ -447,38 +485,86 @@ def _numba_kernels() -> Any:
         zg = np.zeros(group, np.int64)
         for k in range(k0, k1):
             row = C[k]
-            mk = miss[k]
-            for i in range(a * w):
-                full[i] = 0
             for i in range(n):
                 full[np.int64(row[i]) * w + zp[i]] += 1
-            s0 = 0.0
-            m0 = 0
-            cnt = 0
-            for x in range(a):
-                if x == mk:
-                    continue
-                for zz in range(nz):
-                    c = full[x * w + zz]
-                    if c:
-                        s0 += table[c]
-                        m0 += 1
-                        cnt += c
-                        coarse[x * ng + zz // group] += c
-                        km[x] += c
-                        kg[x * group + zz % group] += c
-                        zm[zz] += c
-                        zc[zz // group] += c
-                        zg[zz % group] += c
-            s_out[0, k] = s0
-            m_out[0, k] = m0
-            s_out[1, k], m_out[1, k] = _sum_clear(coarse, table)
-            s_out[2, k], m_out[2, k] = _sum_clear(km, table)
-            s_out[3, k], m_out[3, k] = _sum_clear(kg, table)
-            s_out[4, k], m_out[4, k] = _sum_clear(zm, table)
-            s_out[5, k], m_out[5, k] = _sum_clear(zc, table)
-            s_out[6, k], m_out[6, k] = _sum_clear(zg, table)
-            n_out[k] = cnt
+            _available_sums(
+                full,
+                miss[k],
+                nz,
+                group,
+                a,
+                table,
+                coarse,
+                km,
+                kg,
+                zm,
+                zc,
+                zg,
+                s_out,
+                m_out,
+                n_out,
+                k,
+            )
+
+    @numba.njit(nogil=True, cache=True)
+    def available_packed(P, miss, z, nz, group, a, table, s_out, m_out, n_out, q0, q1):
+        """:func:`available_dense` for the features ``2q`` and ``2q + 1`` at once, from
+        one histogram of their packed pair ``(C[2q] * a + C[2q+1], z)`` (one increment
+        per sample for two features, :func:`_split_pair`): the same histograms, read
+        the same way, so the same sums bit for bit."""
+        n = P.shape[1]
+        ng = nz // group
+        w = nz + 1
+        zp = np.empty(n, np.int64)
+        for i in range(n):
+            zp[i] = z[i] if z[i] >= 0 else nz
+        H = np.zeros(a * a * w, np.int32)
+        F1 = np.zeros(a * w, np.int64)
+        F2 = np.zeros(a * w, np.int64)
+        coarse = np.zeros(a * ng, np.int64)
+        km = np.zeros(a, np.int64)
+        kg = np.zeros(a * group, np.int64)
+        zm = np.zeros(nz, np.int64)
+        zc = np.zeros(ng, np.int64)
+        zg = np.zeros(group, np.int64)
+        for q in range(q0, q1):
+            _split_pair(P[q], zp, w, a, H, F1, F2)
+            _available_sums(
+                F1,
+                miss[2 * q],
+                nz,
+                group,
+                a,
+                table,
+                coarse,
+                km,
+                kg,
+                zm,
+                zc,
+                zg,
+                s_out,
+                m_out,
+                n_out,
+                2 * q,
+            )
+            _available_sums(
+                F2,
+                miss[2 * q + 1],
+                nz,
+                group,
+                a,
+                table,
+                coarse,
+                km,
+                kg,
+                zm,
+                zc,
+                zg,
+                s_out,
+                m_out,
+                n_out,
+                2 * q + 1,
+            )
 
     @numba.njit(nogil=True)
     def _dense_sums(F, nz, group, a, table, coarse):
@@ -550,7 +636,16 @@ def _numba_kernels() -> Any:
         for q in range(P.shape[0]):
             _split_pair(P[q], z, nz, a, H, out[2 * q], out[2 * q + 1])
 
-    return dense, sparse, cmim_lazy, available, available_dense, packed, paired_histograms
+    return (
+        dense,
+        sparse,
+        cmim_lazy,
+        available,
+        available_dense,
+        packed,
+        paired_histograms,
+        available_packed,
+    )
 
 
 _N_MARGINALS = 7
@@ -631,6 +726,7 @@ def available_nlogn(
     table: np.ndarray,
     n_jobs: int = 1,
     levels: int | None = None,
+    packed: tuple[np.ndarray, int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`grouped_nlogn` for pairwise deletion: per feature, only the rows where
     both ``C[k]`` and ``z`` are observed, and all the marginals of those rows.
@@ -653,6 +749,9 @@ def available_nlogn(
         An upper bound of the codes + 1 (default ``C.max() + 1``): a caller counting some
         rows of a larger code matrix passes the whole matrix's, so that every feature is
         counted by the same kernel, to the same bits, either way.
+    packed : tuple or None
+        :func:`pack_pairs` of ``C`` (numba back-end): two features counted per pass
+        where the pair histogram is small; the same numbers bit for bit.
 
     Returns
     -------
@@ -674,11 +773,19 @@ def available_nlogn(
     if not numba_enabled():
         return _numpy_available(C, miss, z, nz, group, table, a)
     n = C.shape[1]
-    kernel = _numba_kernels()[4 if a * (nz + 1) <= max(4 * n, 4096) else 3]
+    kernels = _numba_kernels()
+    dense = a * (nz + 1) <= max(4 * n, 4096)
     s_out = np.zeros((_N_MARGINALS, k))
     m_out = np.zeros((_N_MARGINALS, k), np.int64)
     n_out = np.zeros(k, np.int64)
-    _run_threads(kernel, k, n_jobs, (C, miss, z, nz, group, a, table, s_out, m_out, n_out))
+    args = (miss, z, nz, group, a, table, s_out, m_out, n_out)
+    if dense and packed is not None and packed[1] == a and a * a * (nz + 1) <= max(4 * n, 4096):
+        P = packed[0]
+        _run_threads(kernels[7], P.shape[0], n_jobs, (P, *args))
+        if k % 2:  # the odd last feature, alone
+            kernels[4](C, *args, k - 1, k)
+        return s_out, m_out, n_out
+    _run_threads(kernels[4 if dense else 3], k, n_jobs, (C, *args))
     return s_out, m_out, n_out
 
 

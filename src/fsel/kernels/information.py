@@ -324,9 +324,25 @@ class InformationTable:
             zero = np.zeros(self.n_features)
             return (zero,) * 7
         s, m, n = available_nlogn(
-            self.codes, self.missing_codes, z, nz, self.n_classes, self._table, self.n_jobs
+            self.codes,
+            self.missing_codes,
+            z,
+            nz,
+            self.n_classes,
+            self._table,
+            self.n_jobs,
+            packed=self._packed_codes(),
         )
         return tuple(self._h_rows(s[r], m[r], n) for r in range(s.shape[0]))
+
+    def _packed_codes(self) -> tuple[np.ndarray, int] | None:
+        """:func:`pack_pairs` of the codes, made once, where numba counts (None
+        otherwise, or when the alphabets are too large to pack)."""
+        if not numba_enabled():
+            return None
+        if not hasattr(self, "_packed"):
+            self._packed = pack_pairs(self.codes)
+        return self._packed
 
     def _init_available(self) -> None:
         ny = self.n_classes
@@ -411,6 +427,7 @@ class InformationTable:
                 1,
                 self._table,
                 self.n_jobs,
+                packed=self._packed_codes(),
             )
             h_kj, h_k, h_j = (self._h_rows(s[r], m[r], n) for r in (0, 2, 4))
             return np.maximum(0.0, h_k + h_j - h_kj)
