@@ -382,3 +382,84 @@ def test_available_counts_two_features_per_pass_bit_for_bit(k, n, a, lj, ny, see
     both = available_nlogn(C, miss, z, lj * ny, ny, table, 2, packed=packed)
     for x, y in zip(alone, both, strict=True):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("name", ["JMI", "MRMR", "MIFS", "DISR", "ICAP", "CIFE", "JMIM", "CMI"])
+@pytest.mark.parametrize("odd", [False, True])
+def test_pairs_packed_in_place_select_exactly_as_a_packed_copy(name, odd, monkeypatch):
+    """A fit packs feature pairs over its own code matrix (no second copy): the same
+    picks and scores, bit for bit, as with a packed copy beside the codes, and the
+    caller's array is left as it was."""
+    pytest.importorskip("numba")
+    import fsel
+    from fsel.kernels import information as info_mod
+
+    monkeypatch.delenv("FSEL_DISABLE_NUMBA", raising=False)
+    rng = np.random.default_rng(3 + odd)
+    d = 61 if odd else 60
+    X = rng.integers(0, 5, size=(3000, d)).astype(np.uint8)  # above the small-table size
+    y = ((X[:, 3] + X[:, 17] + rng.integers(0, 3, 3000)) > 5).astype(int)
+    X_before = X.copy()
+    real = info_mod.pack_pairs_in_place
+    packed: list[bool] = []
+
+    def spy(C):
+        out = real(C)
+        packed.append(out is not None)
+        return out
+
+    monkeypatch.setattr(info_mod, "pack_pairs_in_place", spy)
+    a = getattr(fsel, name)(8).fit(X, y)
+    assert packed and all(packed)  # the in-place path ran
+    monkeypatch.setattr(info_mod, "pack_pairs_in_place", lambda C: None)
+    b = getattr(fsel, name)(8).fit(X, y)
+    np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
+    np.testing.assert_array_equal(a.selection_scores_, b.selection_scores_)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    np.testing.assert_array_equal(X, X_before)
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(2, 9), n=st.integers(1, 50), a=st.integers(1, 16), seed=st.integers(0, 99))
+def test_pair_codes_read_back_the_matrix_they_replace(k, n, a, seed):
+    from fsel.kernels._counting import pack_pairs, pack_pairs_in_place
+
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, a, size=(k, n)).astype(np.uint8)
+    C[0, 0] = a - 1
+    ref = pack_pairs(C)
+    buf = C.copy()
+    pc = pack_pairs_in_place(buf)
+    assert pc.shape == C.shape and pc.max() == C.max() and pc.a == ref[1]
+    np.testing.assert_array_equal(pc.packed, ref[0])  # the same pairs as the copy
+    np.testing.assert_array_equal(np.asarray(pc), C)
+    for j in range(-k, k):
+        np.testing.assert_array_equal(pc[j], C[j])
+    np.testing.assert_array_equal(pc[[k - 1, 0]], C[[k - 1, 0]])
+    np.testing.assert_array_equal(pc[1:], C[1:])
+    with pytest.raises(IndexError):
+        pc.row(k)
+    assert pack_pairs_in_place(np.zeros((1, 3), np.uint8)) is None  # no pair
+    assert pack_pairs_in_place(np.full((2, 3), 16, np.uint8)) is None  # 17 levels
+
+
+def test_jmi_allocates_at_most_half_a_code_matrix_beyond_it():
+    """Issue 14 item 6: a JMI fit's peak allocations stay within 1.5x the code matrix
+    (they were 1.24x before feature pairs were packed; a packed copy beside the codes
+    made them 1.74x; packing over the fit's own codes keeps them near 1.25x). An
+    allocation bound, not a timing."""
+    import tracemalloc
+
+    import fsel
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 10, size=(200_000, 100), dtype=np.uint8)
+    y = (X[:, 0].astype(int) + X[:, 1] > 9).astype(np.uint8)
+    fsel.JMI(3).fit(X[:3000], y[:3000])  # compile outside the measurement
+    tracemalloc.start()
+    try:
+        fsel.JMI(10).fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak <= 1.5 * X.nbytes, peak / X.nbytes

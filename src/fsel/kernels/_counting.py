@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "PairCodes",
     "available_nlogn",
     "cmim_lazy",
     "grouped_nlogn",
@@ -36,6 +37,7 @@ __all__ = [
     "nlogn_table",
     "numba_enabled",
     "pack_pairs",
+    "pack_pairs_in_place",
     "paired_nlogn",
     "sparse_grouped_nlogn",
 ]
@@ -783,9 +785,13 @@ def available_nlogn(
         P = packed[0]
         _run_threads(kernels[7], P.shape[0], n_jobs, (P, *args))
         if k % 2:  # the odd last feature, alone
-            kernels[4](C, *args, k - 1, k)
+            one = (np.zeros((_N_MARGINALS, 1)), np.zeros((_N_MARGINALS, 1), np.int64))
+            n_one = np.zeros(1, np.int64)
+            last = np.ascontiguousarray(C[k - 1 : k])
+            kernels[4](last, miss[k - 1 :], z, nz, group, a, table, *one, n_one, 0, 1)
+            s_out[:, k - 1], m_out[:, k - 1], n_out[k - 1] = one[0][:, 0], one[1][:, 0], n_one[0]
         return s_out, m_out, n_out
-    _run_threads(kernels[4 if dense else 3], k, n_jobs, (C, *args))
+    _run_threads(kernels[4 if dense else 3], k, n_jobs, (np.asarray(C), *args))
     return s_out, m_out, n_out
 
 
@@ -828,6 +834,83 @@ def pack_pairs(C: np.ndarray) -> tuple[np.ndarray, int] | None:
     return np.ascontiguousarray(even), a
 
 
+def pack_pairs_in_place(C: np.ndarray) -> PairCodes | None:
+    """:func:`pack_pairs` written over the first half of ``C`` itself (row ``q`` becomes
+    ``C[2q] * a + C[2q+1]``; each row is read before it is overwritten), so packing
+    allocates nothing: the caller must own ``C`` (uint8), which holds the pairs
+    afterwards. Returns the code matrix as :class:`PairCodes`, or None (``C``
+    untouched) when ``a`` exceeds :data:`PACK_MAX_LEVELS` or there is no pair."""
+    k = C.shape[0]
+    if k < 2 or C.dtype != np.uint8 or not C.flags.c_contiguous:
+        return None
+    top = int(C.max())
+    a = top + 1
+    if a > PACK_MAX_LEVELS:
+        return None
+    au = np.uint8(a)
+    for q in range(k // 2):
+        np.multiply(C[2 * q], au, out=C[q])
+        C[q] += C[2 * q + 1]
+    last = C[k - 1] if k % 2 else None  # row k-1 >= k // 2: never overwritten
+    return PairCodes(C[: k // 2], a, last, top, k)
+
+
+class PairCodes:
+    """A ``(K, N)`` code matrix held as its packed pairs (:func:`pack_pairs_in_place`):
+    ``P[q] = C[2q] * a + C[2q+1]`` and, for an odd ``K``, the last row. Reading a row
+    (or rows, or a slice) unpacks it; ``np.asarray`` unpacks the whole matrix (for the
+    rare kernel that needs it). ``max()`` is the original matrix's.
+
+    Examples
+    --------
+    >>> C = np.array([[0, 1, 2], [2, 2, 0], [1, 0, 1]], dtype=np.uint8)
+    >>> pc = pack_pairs_in_place(C.copy())
+    >>> pc.shape, pc.max(), pc[1].tolist(), np.asarray(pc).tolist() == C.tolist()
+    ((3, 3), 2, [2, 2, 0], True)
+    """
+
+    dtype = np.dtype(np.uint8)
+    ndim = 2
+
+    def __init__(self, P: np.ndarray, a: int, last: np.ndarray | None, top: int, k: int):
+        self.packed = P
+        self.a = int(a)
+        self.last = last
+        self._top = int(top)
+        self.shape = (int(k), int(P.shape[1]))
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def max(self) -> int:
+        return self._top
+
+    def row(self, j: int) -> np.ndarray:
+        """The codes of feature ``j`` (a new uint8 array)."""
+        k = self.shape[0]
+        j = int(j) + k if int(j) < 0 else int(j)
+        if not 0 <= j < k:
+            raise IndexError(f"feature {j} out of range for {k} features")
+        if self.last is not None and j == k - 1:
+            return self.last.copy()
+        q, r = divmod(j, 2)
+        au = np.uint8(self.a)
+        return self.packed[q] % au if r else self.packed[q] // au
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        if isinstance(key, (int, np.integer)):
+            return self.row(int(key))
+        rows = np.arange(self.shape[0])[key]
+        out = np.empty((rows.size, self.shape[1]), dtype=np.uint8)
+        for i, j in enumerate(rows):
+            out[i] = self.row(int(j))
+        return out
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = self[:]
+        return out if dtype is None else out.astype(dtype)
+
+
 def paired_nlogn(
     C: np.ndarray,
     packed: tuple[np.ndarray, int],
@@ -850,7 +933,10 @@ def paired_nlogn(
     kernels = _numba_kernels()
     _run_threads(kernels[5], P.shape[0], n_jobs, (P, z, nz, group, a, table, *outs))
     if k % 2:  # the odd last feature, with the one-feature kernel
-        kernels[0](C, z, nz, group, a, table, *outs, k - 1, k)
+        one = (np.empty(1), np.empty(1), np.empty(1, np.int64), np.empty(1, np.int64))
+        kernels[0](np.ascontiguousarray(C[k - 1 : k]), z, nz, group, a, table, *one, 0, 1)
+        for o, v in zip(outs, one, strict=True):
+            o[k - 1] = v[0]
     return outs
 
 

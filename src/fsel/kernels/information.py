@@ -35,6 +35,7 @@ from fsel.kernels._counting import (
     nlogn_table,
     numba_enabled,
     pack_pairs,
+    pack_pairs_in_place,
     paired_nlogn,
     sparse_grouped_nlogn,
 )
@@ -257,10 +258,12 @@ class InformationTable:
         estimator: str = "plugin",
         n_jobs: int = 1,
         missing_codes: np.ndarray | None = None,
+        pack_in_place: bool = False,
     ) -> None:
         if estimator not in _ESTIMATORS:
             raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
         self.codes = self._prepare_codes(codes)
+        self._pack_in_place = bool(pack_in_place)
         self.n_levels = np.asarray(n_levels, dtype=np.int64)
         self.y = np.asarray(y, dtype=np.int64)
         self.n_classes = int(self.y.max()) + 1
@@ -323,6 +326,7 @@ class InformationTable:
         if nz == 0:  # no row observed at all
             zero = np.zeros(self.n_features)
             return (zero,) * 7
+        packed = self._packed_codes()  # first: it may turn the codes into PairCodes
         s, m, n = available_nlogn(
             self.codes,
             self.missing_codes,
@@ -331,17 +335,29 @@ class InformationTable:
             self.n_classes,
             self._table,
             self.n_jobs,
-            packed=self._packed_codes(),
+            packed=packed,
         )
         return tuple(self._h_rows(s[r], m[r], n) for r in range(s.shape[0]))
 
     def _packed_codes(self) -> tuple[np.ndarray, int] | None:
-        """:func:`pack_pairs` of the codes, made once, where numba counts (None
-        otherwise, or when the alphabets are too large to pack)."""
-        if not numba_enabled():
-            return None
+        """:meth:`_pairs` where numba counts (None otherwise)."""
+        return self._pairs() if numba_enabled() else None
+
+    def _pairs(self) -> tuple[np.ndarray, int] | None:
+        """The codes packed two features per byte (:func:`pack_pairs`), made once; None
+        when the alphabets are too large. With ``pack_in_place`` (the caller gave up the
+        code matrix) the pairs are written over the matrix itself, which then becomes a
+        :class:`~fsel.kernels._counting.PairCodes` (rows unpacked when read): no second
+        copy, so a fit's memory stays near one code matrix."""
         if not hasattr(self, "_packed"):
-            self._packed = pack_pairs(self.codes)
+            self._packed = None
+            if self._pack_in_place and isinstance(self.codes, np.ndarray):
+                paired = pack_pairs_in_place(self.codes)
+                if paired is not None:
+                    self.codes = paired
+                    self._packed = (paired.packed, paired.a)
+            if self._packed is None and isinstance(self.codes, np.ndarray):
+                self._packed = pack_pairs(self.codes)
         return self._packed
 
     def _init_available(self) -> None:
@@ -398,13 +414,13 @@ class InformationTable:
         # a small table is counted with numpy (same numbers, no numba import or JIT)
         small = _small_dense(self.codes, nz)
         if not small and numba_enabled() and a * nz <= max(4 * self.n_samples, 4096):
-            if not hasattr(self, "_packed"):
-                self._packed = pack_pairs(self.codes)
-            if self._packed is not None:
-                return paired_nlogn(
-                    self.codes, self._packed, z, nz, group, self._table, self.n_jobs
-                )
-        return grouped_nlogn(self.codes, z, nz, group, self._table, self.n_jobs)
+            if isinstance(self.codes, np.ndarray) and np.may_share_memory(z, self.codes):
+                z = z.copy()  # a row of the codes, which packing in place may overwrite
+            packed = self._pairs()
+            if packed is not None:
+                return paired_nlogn(self.codes, packed, z, nz, group, self._table, self.n_jobs)
+        # (np.asarray unpacks PairCodes: only for a histogram too large for the pair path)
+        return grouped_nlogn(np.asarray(self.codes), z, nz, group, self._table, self.n_jobs)
 
     def pair_mi(self, j: int) -> np.ndarray:
         """``I(Xk;Xj)`` of every candidate, alone: what MIFS and mRMR need per step.
@@ -419,6 +435,7 @@ class InformationTable:
             cj = self.codes[j].astype(np.int64)
             if self.missing_codes[j] >= 0:
                 cj[cj == self.missing_codes[j]] = -1
+            packed = self._packed_codes()  # first: it may turn the codes into PairCodes
             s, m, n = available_nlogn(
                 self.codes,
                 self.missing_codes,
@@ -427,7 +444,7 @@ class InformationTable:
                 1,
                 self._table,
                 self.n_jobs,
-                packed=self._packed_codes(),
+                packed=packed,
             )
             h_kj, h_k, h_j = (self._h_rows(s[r], m[r], n) for r in (0, 2, 4))
             return np.maximum(0.0, h_k + h_j - h_kj)
@@ -459,7 +476,7 @@ class InformationTable:
         if not numba_enabled():
             return None
         return cmim_lazy(
-            self.codes,
+            np.asarray(self.codes),
             self.y,
             self.n_levels,
             self.relevance,

@@ -177,6 +177,15 @@ class InformationSelector(SelectorCore):
             codes, n_levels, edges = _discretize(
                 table.values, table.discrete, self.n_bins, self.discretize, table.missing
             )
+        # the codes are this fit's own (no memory shared with the caller's data): the
+        # table may pack feature pairs over them instead of into a second copy (not for
+        # CMIM, whose lazy kernel reads the unpacked matrix)
+        own = (
+            not is_sparse
+            and isinstance(codes, np.ndarray)
+            and not np.may_share_memory(codes, table.values)
+            and not (isinstance(X, np.ndarray) and np.may_share_memory(codes, X))
+        )
         del table  # the codes are all the engine needs: free the validated copy
         self.bin_edges_ = edges
         self.n_levels_ = n_levels
@@ -186,6 +195,8 @@ class InformationSelector(SelectorCore):
             missing_codes = np.where(missing_cols, n_levels - 1, -1)
         table_cls = SparseInformationTable if is_sparse else InformationTable
         extra = {} if missing_codes is None else {"missing_codes": missing_codes}
+        if own and self._criterion != "cmim":
+            extra["pack_in_place"] = True
         info = table_cls(
             codes,
             n_levels,
