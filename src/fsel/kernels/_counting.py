@@ -430,12 +430,30 @@ def _numba_kernels() -> Any:
         return s, m
 
     @numba.njit(nogil=True)
-    def _available_sums(
-        full, mk, nz, group, a, table, coarse, km, kg, zm, zc, zg, s_out, m_out, n_out, k
-    ):
+    def _available_work(z, nz, group, a):
+        """``z`` with its skipped rows (negative) moved to the extra column ``nz``, and
+        the zeroed marginal histograms :func:`_available_sums` fills."""
+        n = z.size
+        ng = nz // group
+        zp = np.empty(n, np.int64)
+        for i in range(n):
+            zp[i] = z[i] if z[i] >= 0 else nz
+        work = (
+            np.zeros(a * ng, np.int64),  # (x, z // group)
+            np.zeros(a, np.int64),  # x
+            np.zeros(a * group, np.int64),  # (x, z % group)
+            np.zeros(nz, np.int64),  # z
+            np.zeros(ng, np.int64),  # z // group
+            np.zeros(group, np.int64),  # z % group
+        )
+        return zp, work
+
+    @numba.njit(nogil=True)
+    def _available_sums(full, mk, nz, group, a, table, work, s_out, m_out, n_out, k):
         """The seven sums of feature ``k`` from its histogram ``full`` (``a x (nz + 1)``,
         the last column the rows where ``z`` is skipped), reading the kept cells (code
-        not ``mk``, ``z`` observed) in order; ``full`` and the work arrays are cleared."""
+        not ``mk``, ``z`` observed) in order; ``full`` and ``work`` are cleared."""
+        coarse, km, kg, zm, zc, zg = work
         w = nz + 1
         s0 = 0.0
         m0 = 0
@@ -457,12 +475,8 @@ def _numba_kernels() -> Any:
                     zg[zz % group] += c
         s_out[0, k] = s0
         m_out[0, k] = m0
-        s_out[1, k], m_out[1, k] = _sum_clear(coarse, table)
-        s_out[2, k], m_out[2, k] = _sum_clear(km, table)
-        s_out[3, k], m_out[3, k] = _sum_clear(kg, table)
-        s_out[4, k], m_out[4, k] = _sum_clear(zm, table)
-        s_out[5, k], m_out[5, k] = _sum_clear(zc, table)
-        s_out[6, k], m_out[6, k] = _sum_clear(zg, table)
+        for r in range(6):
+            s_out[r + 1, k], m_out[r + 1, k] = _sum_clear(work[r], table)
         n_out[k] = cnt
         for i in range(a * w):
             full[i] = 0
@@ -473,40 +487,14 @@ def _numba_kernels() -> Any:
         in their own row/column of the histogram (no branch), then the kept cells are
         read in order."""
         n = C.shape[1]
-        ng = nz // group
         w = nz + 1  # column nz collects the rows where z is negative
-        zp = np.empty(n, np.int64)
-        for i in range(n):
-            zp[i] = z[i] if z[i] >= 0 else nz
+        zp, work = _available_work(z, nz, group, a)
         full = np.zeros(a * w, np.int64)
-        coarse = np.zeros(a * ng, np.int64)
-        km = np.zeros(a, np.int64)
-        kg = np.zeros(a * group, np.int64)
-        zm = np.zeros(nz, np.int64)
-        zc = np.zeros(ng, np.int64)
-        zg = np.zeros(group, np.int64)
         for k in range(k0, k1):
             row = C[k]
             for i in range(n):
                 full[np.int64(row[i]) * w + zp[i]] += 1
-            _available_sums(
-                full,
-                miss[k],
-                nz,
-                group,
-                a,
-                table,
-                coarse,
-                km,
-                kg,
-                zm,
-                zc,
-                zg,
-                s_out,
-                m_out,
-                n_out,
-                k,
-            )
+            _available_sums(full, miss[k], nz, group, a, table, work, s_out, m_out, n_out, k)
 
     @numba.njit(nogil=True, cache=True)
     def available_packed(P, miss, z, nz, group, a, table, s_out, m_out, n_out, q0, q1):
@@ -514,59 +502,17 @@ def _numba_kernels() -> Any:
         one histogram of their packed pair ``(C[2q] * a + C[2q+1], z)`` (one increment
         per sample for two features, :func:`_split_pair`): the same histograms, read
         the same way, so the same sums bit for bit."""
-        n = P.shape[1]
-        ng = nz // group
         w = nz + 1
-        zp = np.empty(n, np.int64)
-        for i in range(n):
-            zp[i] = z[i] if z[i] >= 0 else nz
+        zp, work = _available_work(z, nz, group, a)
         H = np.zeros(a * a * w, np.int32)
         F1 = np.zeros(a * w, np.int64)
         F2 = np.zeros(a * w, np.int64)
-        coarse = np.zeros(a * ng, np.int64)
-        km = np.zeros(a, np.int64)
-        kg = np.zeros(a * group, np.int64)
-        zm = np.zeros(nz, np.int64)
-        zc = np.zeros(ng, np.int64)
-        zg = np.zeros(group, np.int64)
         for q in range(q0, q1):
             _split_pair(P[q], zp, w, a, H, F1, F2)
-            _available_sums(
-                F1,
-                miss[2 * q],
-                nz,
-                group,
-                a,
-                table,
-                coarse,
-                km,
-                kg,
-                zm,
-                zc,
-                zg,
-                s_out,
-                m_out,
-                n_out,
-                2 * q,
-            )
-            _available_sums(
-                F2,
-                miss[2 * q + 1],
-                nz,
-                group,
-                a,
-                table,
-                coarse,
-                km,
-                kg,
-                zm,
-                zc,
-                zg,
-                s_out,
-                m_out,
-                n_out,
-                2 * q + 1,
-            )
+            k = 2 * q
+            _available_sums(F1, miss[k], nz, group, a, table, work, s_out, m_out, n_out, k)
+            k = 2 * q + 1
+            _available_sums(F2, miss[k], nz, group, a, table, work, s_out, m_out, n_out, k)
 
     @numba.njit(nogil=True)
     def _dense_sums(F, nz, group, a, table, coarse):
