@@ -815,18 +815,12 @@ class PairCodes:
     ((3, 3), 2, [2, 2, 0], True)
     """
 
-    dtype = np.dtype(np.uint8)
-    ndim = 2
-
     def __init__(self, P: np.ndarray, a: int, last: np.ndarray | None, top: int, k: int):
         self.packed = P
         self.a = int(a)
         self.last = last
         self._top = int(top)
         self.shape = (int(k), int(P.shape[1]))
-
-    def __len__(self) -> int:
-        return self.shape[0]
 
     def max(self) -> int:
         return self._top
