@@ -9,9 +9,9 @@ workers:
 1. one pass over the raw chunks gathers per-column minima/maxima, the distinct values
    of code columns (and of float columns with few values), the class labels and the
    row counts, reduced in a tree: equal-width edges are then **exact** (the same as in
-   memory); ``discretize="quantile"`` uses Dask's approximate percentiles
-   (per-chunk percentiles merged by :func:`dask.array.percentile.merge_percentiles`),
-   exact only for a single chunk;
+   memory); ``discretize="quantile"`` edges are exact too (the order statistics found
+   by a few counting passes, :func:`fsel.kernels.binning.dask_quantiles`), and
+   ``n_bins="auto"`` is resolved from the row count of this pass;
 2. the chunks are encoded once, feature-major ``uint8`` codes (``uint16`` above 256
    levels) plus the class codes, and persisted on the workers;
 3. every later quantity is one tree reduction of per-chunk joint count tables
@@ -81,13 +81,19 @@ from fsel.kernels._dask import (
 )
 from fsel.kernels._dask import add_arrays as _add
 from fsel.kernels._dask import tree_reduce as _tree
+from fsel.kernels.binning import (
+    AUTO_MAX_BINS,
+    auto_n_bins,
+    check_n_bins,
+    dask_quantiles,
+    quantile_fractions,
+)
 from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype, uniform_edges
 from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
 
 __all__ = ["DaskInformationTable", "dask_information_table"]
 
 MAX_CODE_LEVELS = 65536  # distinct values a code column (or the target) may have on Dask
-_PERCENTILE_GRID = 1001  # per-chunk percentiles merged for discretize="quantile"
 
 
 # ------------------------------------------------------------------- pass 1: chunk stats
@@ -345,58 +351,9 @@ def _merge_stats(*parts: dict[str, Any], code_cols: np.ndarray, n_bins: int) -> 
     return out
 
 
-def _chunk_percentiles(x: np.ndarray, cols: np.ndarray, qs: np.ndarray, n_bins: int) -> tuple:
-    """Per-column percentiles ``qs`` of the observed values of one chunk, the chunk's
-    own inner quantile edges computed as in memory (the edges when it is the only chunk
-    with observed values), and the observed counts (columns with holes: on their
-    observed values; a column with none: count 0)."""
-    x = np.asarray(x)
-    if not x.shape[0]:
-        return None, None, np.zeros(cols.size, dtype=np.int64)
-    fr = np.concatenate([qs / 100.0, np.linspace(0, 1, n_bins + 1)[1:-1]])
-    V = x[:, cols]
-    if V.dtype.kind != "f" or not np.isnan(V).any():
-        out = np.quantile(V, fr, axis=0)
-        counts = np.full(cols.size, x.shape[0], dtype=np.int64)
-    else:
-        out = np.zeros((fr.size, cols.size))
-        counts = np.zeros(cols.size, dtype=np.int64)
-        for i in range(cols.size):
-            v = V[:, i][~np.isnan(V[:, i])]
-            counts[i] = v.size
-            if v.size:
-                out[:, i] = np.quantile(v, fr)
-    return out[: qs.size], out[qs.size :], counts
-
-
-def _merge_quantile_edges(parts: list[tuple], qs: np.ndarray, n_bins: int) -> np.ndarray:
-    """Dask's merge of per-chunk percentiles, one column at a time: ``(n_cols, n_bins-1)``."""
-    from dask.array.percentile import merge_percentiles
-
-    parts = [p for p in parts if p[0] is not None]
-    want = np.linspace(0, 100, n_bins + 1)[1:-1]
-    n_cols = parts[0][0].shape[1]
-    out = []
-    for c in range(n_cols):
-        used = [p for p in parts if p[2][c]]
-        if len(used) == 1:  # one chunk: its exact quantiles, as computed in memory
-            vals = used[0][1][:, c]
-        else:
-            vals = merge_percentiles(
-                want,
-                [qs] * len(used),
-                [p[0][:, c] for p in used],
-                method="linear",
-                Ns=[int(p[2][c]) for p in used],
-            )
-        out.append(np.asarray(vals, dtype=np.float64))
-    return np.asarray(out)
-
-
-def _target_percentiles(y: Any, qs: np.ndarray, n_bins: int) -> tuple:
-    """:func:`_chunk_percentiles` of one chunk of a continuous target."""
-    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=np.float64)
-    return _chunk_percentiles(y[:, None], np.array([0]), qs, n_bins)
+def _target_column(y: Any) -> np.ndarray:
+    """One chunk of a continuous target as a float column ``(n_i, 1)``."""
+    return np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=np.float64)[:, None]
 
 
 # ------------------------------------------------------------------- pass 2: encoding
@@ -868,8 +825,11 @@ def dask_information_table(
 
     if strategy not in ("uniform", "quantile", None):
         raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
-    if strategy is not None and (not isinstance(n_bins, (int, np.integer)) or n_bins < 2):
-        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    auto = isinstance(n_bins, str) and n_bins == "auto"
+    if strategy is not None:
+        check_n_bins(n_bins, 1)  # validates; "auto" is resolved once N is known
+    if auto:  # distinct values gathered up to the most bins "auto" can give
+        n_bins = AUTO_MAX_BINS
     code_cols = np.asarray(discrete, dtype=bool)
     d = code_cols.size
 
@@ -927,6 +887,12 @@ def dask_information_table(
         )
     if st["n"] == 0:
         raise ValueError(f"{estimator_name}: X has no rows")
+    if auto and strategy is not None:  # the rule of binning.auto_n_bins, on all N rows
+        n_bins = auto_n_bins(st["n"])
+        st["distinct"] = [
+            u if u is None or code_cols[j] or u.size <= n_bins else None
+            for j, u in enumerate(st["distinct"])
+        ]
     classes = st["classes"]
     y_edges = None
     if st.get("y_nonint") and (classes is None or classes.size > n_bins):
@@ -940,10 +906,9 @@ def dask_information_table(
             )
         if strategy == "uniform":
             y_edges = uniform_edges(np.array([st["y_lo"]]), np.array([st["y_hi"]]), n_bins)[0]
-        else:
-            qs = np.union1d(np.linspace(0, 100, _PERCENTILE_GRID), np.linspace(0, 100, n_bins + 1))
-            pp = [dask.delayed(_target_percentiles)(y, qs, n_bins) for y in y_blocks]
-            y_edges = np.unique(_merge_quantile_edges(list(dask.compute(*pp)), qs, n_bins)[0])
+        else:  # exact quantiles, as in memory
+            yb = [dask.delayed(_target_column)(y) for y in y_blocks]
+            y_edges = np.unique(dask_quantiles(yb, np.array([0]), quantile_fractions(n_bins))[0])
     elif classes is None:
         raise ValueError(
             f"{estimator_name}: y has more than {MAX_CODE_LEVELS} distinct labels on Dask input"
@@ -976,10 +941,8 @@ def dask_information_table(
         inner = uniform_edges(st["lo"][binned], st["hi"][binned], n_bins)
         for i, j in enumerate(binned.tolist()):
             edges[j] = inner[i]
-    elif binned.size:
-        qs = np.union1d(np.linspace(0, 100, _PERCENTILE_GRID), np.linspace(0, 100, n_bins + 1))
-        pp = [dask.delayed(_chunk_percentiles)(x, binned, qs, n_bins) for x in blocks]
-        inner = _merge_quantile_edges(list(dask.compute(*pp)), qs, n_bins)
+    elif binned.size:  # exact quantiles of the observed values, as in memory
+        inner = dask_quantiles(blocks, binned, quantile_fractions(n_bins))
         for i, j in enumerate(binned.tolist()):
             edges[j] = np.unique(inner[i])
     for j in binned.tolist():
