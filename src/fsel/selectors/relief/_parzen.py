@@ -8,7 +8,7 @@ import numpy as np
 
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _issparse, effective_n_jobs
 from fsel.kernels.neighbors import GAUSS_TOL, gaussian_class_sums, gaussian_hit_total_sums
-from fsel.selectors.relief._base import BaseRelief
+from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief
 
 __all__ = [
     "SIGMA_RULES",
@@ -122,6 +122,7 @@ class PRelief(BaseRelief):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
         categorical: Any = None,
+        scaling: str = DEFAULT_SCALING,
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -130,6 +131,7 @@ class PRelief(BaseRelief):
             memory_budget=memory_budget,
             missing=missing,
             categorical=categorical,
+            scaling=scaling,
         )
         self.sigma = sigma
 
