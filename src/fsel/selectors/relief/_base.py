@@ -94,7 +94,8 @@ _PARAMS_DOC = """
         every other difference), ``"robust"`` winsorises the column at its 5% and 95%
         quantiles and divides by that interquantile range (a column with more than 90%
         of its rows at one value falls back to the range), ``"rank"`` uses the share
-        of rows between the two values (differences of average ranks over the smallest power of two ``>= n - 1``).
+        of rows between the two values (differences of average ranks over the
+        smallest power of two ``>= n - 1``).
         Sparse input keeps its sparsity under every rule; on Dask, ``"range"`` and
         ``"robust"`` (exact quantiles) give the in-memory margins, ``"rank"`` is
         refused.
