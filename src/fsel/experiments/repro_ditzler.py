@@ -64,7 +64,7 @@ def _n_jobs(quick: bool) -> int:
 def _jmi(k: int) -> Any:
     from fsel.selectors.information import JMI
 
-    return JMI(n_features_to_select=k)
+    return JMI(n_features_to_select=k, discretize="uniform", n_bins=5)  # the paper's bins
 
 
 def _npfs(k: int, n: int, seed: int, quick: bool, alpha: float = 0.01) -> Any:

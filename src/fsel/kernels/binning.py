@@ -307,7 +307,8 @@ def crowded_columns(
 ) -> list[int]:
     """The binned columns whose bins lost their information: one bin holds more than
     95% of the column's observed rows while those rows hold at least 10 distinct values
-    (an outlier or a heavy tail set the bins; equal-frequency bins would split them).
+    and no single value holds 95% of the rows (an outlier or a heavy tail set the bins;
+    equal-frequency bins would split them).
 
     ``codes`` are feature-major codes (a dense matrix or
     :class:`fsel.kernels.discretize.SparseCodes`); ``values`` the binned table
@@ -350,22 +351,30 @@ def crowded_columns(
             continue
         if dense:
             col = values[:, j].astype(np.float64, copy=False)
-            in_bin = col[(row == big) & ~np.isnan(col)]
+            in_bin, zeros = col[(row == big) & ~np.isnan(col)], 0
         else:
-            in_bin = _sparse_bin_values(values, codes, j, big)
-        if np.unique(in_bin).size >= CROWDED_MIN_DISTINCT:
+            in_bin, zeros = _sparse_bin_values(values, codes, j, big)
+        u, c = np.unique(in_bin, return_counts=True)
+        if zeros:
+            at = np.searchsorted(u, 0.0)
+            if at < u.size and u[at] == 0.0:
+                c[at] += zeros
+            else:
+                u, c = np.insert(u, at, 0.0), np.insert(c, at, zeros)
+        # many distinct values, none of them alone filling the bin: another rule would
+        # split these rows
+        if u.size >= CROWDED_MIN_DISTINCT and c.max() <= CROWDED_SHARE * total:
             out.append(j)
     return out
 
 
-def _sparse_bin_values(values: Any, codes: Any, j: int, big: int) -> np.ndarray:
-    """The values of sparse column ``j`` whose code is ``big`` (0 among them when the
-    column's implicit zeros fall there), from its stored entries only."""
+def _sparse_bin_values(values: Any, codes: Any, j: int, big: int) -> tuple[np.ndarray, int]:
+    """The stored values of sparse column ``j`` whose code is ``big`` and how many
+    implicit zeros fall there, from its stored entries only."""
     C = values[:, [j]].tocsc()
     rows, data = C.indices, C.data.astype(np.float64)
     p0, p1 = int(codes.indptr[j]), int(codes.indptr[j + 1])
     srows, scodes = codes.rows[p0:p1], codes.codes[p0:p1]
     if big == int(codes.zero_code[j]):  # rows not stored in the codes have the zero code
-        vals = data[~np.isin(rows, srows)]
-        return np.append(vals, 0.0) if C.nnz < values.shape[0] else vals
-    return data[np.isin(rows, srows[scodes == big])]
+        return data[~np.isin(rows, srows)], values.shape[0] - C.nnz
+    return data[np.isin(rows, srows[scodes == big])], 0

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.kernels.binning import crowded_columns
 from fsel.kernels.discretize import discretize as _discretize
 from fsel.kernels.discretize import discretize_sparse
 from fsel.kernels.information import InformationTable, SparseInformationTable
@@ -29,6 +30,12 @@ from fsel.utils.validation import (
     check_n_features_to_select,
     is_dask,
 )
+
+#: the binning of float columns unless ``discretize=``/``n_bins=`` say otherwise: the
+#: rule with the best recovery in ``fsel reproduce robust-defaults`` (issue 23); the
+#: papers' rule is ``discretize="uniform", n_bins=5``
+DEFAULT_DISCRETIZE = "quantile"
+DEFAULT_N_BINS = "auto"
 
 __all__ = [
     "CIFE",
@@ -60,8 +67,8 @@ class InformationSelector(SelectorCore):
         self,
         n_features_to_select: int | float | None = None,
         *,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = None,
         estimator: str = "plugin",
         missing: str = "level",
@@ -118,7 +125,7 @@ class InformationSelector(SelectorCore):
             raise ValueError(
                 f"estimator must be 'plugin' or 'miller_madow', got {self.estimator!r}"
             )
-        if self.discretize not in ("uniform", "quantile", None):
+        if self.discretize not in ("uniform", "quantile", None):  # n_bins: in discretize
             raise ValueError(
                 f"discretize must be 'uniform', 'quantile' or None, got {self.discretize!r}"
             )
@@ -177,6 +184,8 @@ class InformationSelector(SelectorCore):
             codes, n_levels, edges = _discretize(
                 table.values, table.discrete, self.n_bins, self.discretize, table.missing
             )
+        # one warning for the columns whose bins hold nearly all rows in one bin
+        self._warn_crowded(crowded_columns(codes, n_levels, edges, table.values, missing_cols))
         # the codes are this fit's own (no memory shared with the caller's data): the
         # table may pack feature pairs over them instead of into a second copy (not for
         # CMIM, whose lazy kernel reads the unpacked matrix)
@@ -238,6 +247,24 @@ class InformationSelector(SelectorCore):
         if info.y_bin_edges is not None:
             self._warn_binned_target(classes.size)
         return info, k
+
+    def _warn_crowded(self, cols: list[int]) -> None:
+        """One warning naming the columns whose bins hold nearly all rows in one bin
+        (:func:`fsel.kernels.binning.crowded_columns`) and the option that fixes it."""
+        if not cols:
+            return
+        names = getattr(self, "feature_names_in_", None)
+        shown = [str(names[j]) if names is not None else str(j) for j in cols[:10]]
+        more = f" and {len(cols) - 10} more" if len(cols) > 10 else ""
+        warnings.warn(
+            f"{type(self).__name__}: column(s) {', '.join(shown)}{more} put more than 95% "
+            f"of their rows in one of their {self.discretize!r} bins although those rows "
+            "hold many distinct values (a heavy tail or an outlier set the bin edges): "
+            "the information in them is mostly lost. discretize='quantile' "
+            "(equal-frequency bins) keeps it.",
+            UserWarning,
+            stacklevel=4,
+        )
 
     def _bin_continuous_target(
         self, y_codes: np.ndarray, classes: np.ndarray
@@ -340,8 +367,8 @@ class MIFS(InformationSelector):
         n_features_to_select: int | float | None = None,
         *,
         beta: float = 1.0,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = None,
         estimator: str = "plugin",
         missing: str = "level",
@@ -375,8 +402,8 @@ class BetaGamma(InformationSelector):
         *,
         beta: float = 1.0,
         gamma: float = 1.0,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = None,
         estimator: str = "plugin",
         missing: str = "level",
@@ -410,8 +437,8 @@ class CMI(InformationSelector):
         n_features_to_select: int | float | None = None,
         *,
         tol: float = DEFAULT_CMI_TOL,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = None,
         estimator: str = "plugin",
         missing: str = "level",

@@ -49,7 +49,7 @@ __all__ = ["MISSING_POLICIES", "BaseRelief", "positive_unit"]
 
 METRICS = ("manhattan", "euclidean")
 #: how a numeric difference is scaled unless ``scaling=`` says otherwise
-DEFAULT_SCALING = "range"
+DEFAULT_SCALING = "robust"
 MISSING_POLICIES = ("expected", "impute-mean", "impute-median", "error")
 
 _PARAMS_DOC = """
@@ -88,7 +88,7 @@ _PARAMS_DOC = """
         (different levels) instead of the scaled absolute difference. pandas
         ``category`` and polars ``Categorical``/``Enum`` columns are nominal without
         being listed.
-    scaling : {"range", "robust", "rank"}, default="range"
+    scaling : {"range", "robust", "rank"}, default="robust"
         How a numeric feature's difference is scaled to ``[0, 1]``: ``"range"``
         divides by the column's range (the papers' rule; one extreme value squeezes
         every other difference), ``"robust"`` winsorises the column at its 5% and 95%
