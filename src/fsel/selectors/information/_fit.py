@@ -256,12 +256,17 @@ class InformationSelector(SelectorCore):
         names = getattr(self, "feature_names_in_", None)
         shown = [str(names[j]) if names is not None else str(j) for j in cols[:10]]
         more = f" and {len(cols) - 10} more" if len(cols) > 10 else ""
+        if self.discretize == "quantile":  # a tied value took most quantile edges
+            why, fix = "a value shared by many rows took most edges", "a larger n_bins"
+            fix += " (e.g. n_bins=10) separates the other values"
+        else:
+            why = "a heavy tail or an outlier set the bin edges"
+            fix = "discretize='quantile' (equal-frequency bins) keeps it"
         warnings.warn(
             f"{type(self).__name__}: column(s) {', '.join(shown)}{more} put more than 95% "
             f"of their rows in one of their {self.discretize!r} bins although those rows "
-            "hold many distinct values (a heavy tail or an outlier set the bin edges): "
-            "the information in them is mostly lost. discretize='quantile' "
-            "(equal-frequency bins) keeps it.",
+            f"hold many distinct values ({why}): the information in them is mostly lost; "
+            f"{fix}.",
             UserWarning,
             stacklevel=4,
         )
