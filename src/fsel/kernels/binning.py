@@ -41,6 +41,7 @@ __all__ = [
     "linear_quantile",
     "quantile_fractions",
     "sparse_quantile_edges",
+    "sparse_quantiles",
 ]
 
 AUTO_MAX_BINS = 64  #: the most bins ``n_bins="auto"`` gives
@@ -112,17 +113,39 @@ def linear_quantile(a: np.ndarray, b: np.ndarray, gamma: np.ndarray) -> np.ndarr
     return out
 
 
-def _order_edges(sorted_obs: Any, n: int, qs: np.ndarray) -> np.ndarray:
-    """Quantile edges from a function giving the order statistics of ``n`` values."""
-    prev, nxt, gamma = _ranks(n, qs)
-    return np.unique(linear_quantile(sorted_obs(prev), sorted_obs(nxt), gamma))
+def sparse_quantiles(stored: np.ndarray, n_zeros: int, qs: Any) -> np.ndarray:
+    """``np.quantile`` (linear rule) of a sparse column at levels ``qs``, from its
+    stored (observed, not NaN) values and its number of implicit zeros, in
+    ``O(nnz log nnz)``: the expanded sorted column is the negative stored values, the
+    zeros, then the others, so each order statistic is read without expanding it.
+
+    Examples
+    --------
+    >>> dense = np.array([0, 0, 5.0, -1, 0, 2, 0, 9])
+    >>> qs = [0.1, 0.5, 0.9]
+    >>> bool(np.array_equal(sparse_quantiles(dense[dense != 0], 4, qs), np.quantile(dense, qs)))
+    True
+    """
+    s = np.sort(np.asarray(stored, dtype=np.float64))
+    k_neg = int(np.searchsorted(s, 0.0, side="left"))
+    z = int(n_zeros)
+
+    def order_stat(r: np.ndarray) -> np.ndarray:
+        out = np.zeros(r.shape)
+        low = r < k_neg
+        high = r >= k_neg + z
+        out[low] = s[r[low]]
+        out[high] = s[r[high] - z]
+        return out
+
+    prev, nxt, gamma = _ranks(s.size + z, np.asarray(qs, dtype=np.float64))
+    return linear_quantile(order_stat(prev), order_stat(nxt), gamma)
 
 
 def sparse_quantile_edges(stored: np.ndarray, n_zeros: int, n_bins: int) -> np.ndarray:
     """Equal-frequency inner edges of a sparse column: the same numbers as
-    ``np.unique(np.quantile(dense, levels))`` of the expanded column, from its stored
-    (observed, not NaN) values and its number of implicit zeros, in
-    ``O(nnz log nnz)``.
+    ``np.unique(np.quantile(dense, levels))`` of the expanded column
+    (:func:`sparse_quantiles` at :func:`quantile_fractions`).
 
     Examples
     --------
@@ -133,20 +156,7 @@ def sparse_quantile_edges(stored: np.ndarray, n_zeros: int, n_bins: int) -> np.n
     ...                     np.unique(np.quantile(dense, levels))))
     True
     """
-    s = np.sort(np.asarray(stored, dtype=np.float64))
-    k_neg = int(np.searchsorted(s, 0.0, side="left"))
-    z = int(n_zeros)
-
-    def order_stat(r: np.ndarray) -> np.ndarray:
-        # the expanded sorted column: s[:k_neg], z zeros, s[k_neg:]
-        out = np.zeros(r.shape)
-        low = r < k_neg
-        high = r >= k_neg + z
-        out[low] = s[r[low]]
-        out[high] = s[r[high] - z]
-        return out
-
-    return _order_edges(order_stat, s.size + z, quantile_fractions(n_bins))
+    return np.unique(sparse_quantiles(stored, n_zeros, quantile_fractions(n_bins)))
 
 
 # ---------------------------------------------------------------------------- Dask

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.binning import linear_quantile
+from fsel.kernels.binning import sparse_quantiles
 
 __all__ = ["ROBUST_QUANTILES", "SCALINGS", "check_scaling", "scale_dense", "scale_sparse"]
 
@@ -121,27 +121,6 @@ def scale_dense(values: np.ndarray, scaling: str = "range") -> tuple[np.ndarray,
     return scaled, constant
 
 
-def _sparse_quantiles(stored: np.ndarray, n_zeros: int, qs: tuple) -> np.ndarray:
-    """``np.quantile`` of a sparse column (stored values plus ``n_zeros`` zeros)."""
-    s = np.sort(stored)
-    k_neg = int(np.searchsorted(s, 0.0, side="left"))
-    n = s.size + n_zeros
-    virtual = (n - 1) * np.asarray(qs, dtype=np.float64)
-    prev = np.floor(virtual)
-    gamma = virtual - prev
-    prev = prev.astype(np.int64)
-    nxt = np.minimum(prev + 1, n - 1)
-
-    def at(r: np.ndarray) -> np.ndarray:
-        out = np.zeros(r.shape)
-        low, high = r < k_neg, r >= k_neg + n_zeros
-        out[low] = s[r[low]]
-        out[high] = s[r[high] - n_zeros]
-        return out
-
-    return linear_quantile(at(prev), at(nxt), gamma)
-
-
 def scale_sparse(Xc: Any, scaling: str = "range") -> tuple[Any, np.ndarray]:
     """Scale the columns of a sparse CSC matrix without densifying it: the map of
     :func:`scale_dense` shifted so that 0 maps to 0 (the same differences).
@@ -191,7 +170,7 @@ def scale_sparse(Xc: Any, scaling: str = "range") -> tuple[Any, np.ndarray]:
                     r0 = r[v == 0][0] if (v == 0).any() else 1.0
                 Z.data[p0:p1] = (r - r0) / _rank_scale(n)
             else:
-                q_lo, q_hi = _sparse_quantiles(v, z, ROBUST_QUANTILES)
+                q_lo, q_hi = sparse_quantiles(v, z, ROBUST_QUANTILES)
                 if q_hi > q_lo:
                     zero = (min(max(0.0, q_lo), q_hi) - q_lo) / (q_hi - q_lo)
                     Z.data[p0:p1] = (np.clip(v, q_lo, q_hi) - q_lo) / (q_hi - q_lo) - zero
