@@ -92,3 +92,19 @@ def test_one_wrapper_at_a_time(data_file):
     path, _, _ = data_file
     rc, _ = _run("select", str(path), "--fdr", "0.1", "--stability", "-q")
     assert rc != 0
+
+
+def test_the_docs_page_examples_run():
+    """The code blocks of docs/user_guide/knockoffs.rst run as written (in order)."""
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "knockoffs.rst"
+    blocks = re.findall(r"\.\. code-block:: python\n\n((?:   .*\n|\n)+)", page.read_text())
+    assert len(blocks) == 3
+    namespace: dict = {}
+    for block in blocks:
+        code = "\n".join(line[3:] for line in block.splitlines())
+        exec(compile(code, str(page), "exec"), namespace)
+    assert set(range(15)) >= set(namespace["kf"].relevant_features_[:5].tolist())
+    assert namespace["ss"].error_bound_ == pytest.approx(25 / (0.2 * 60))
