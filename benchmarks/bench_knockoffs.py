@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         f"# Knockoffs: fsel vs knockpy, AR(1) Gaussian n={n}, p={d}, {k} relevant (logistic)",
         "",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, shared (load average "
-        f"{load[0]:.1f} at the end); git {git_state.get('commit', '?')[:10]}.",
+        f"{load[0]:.1f} at the end); git {str(git_state.get('head', '?'))[:10]}.",
         "",
         "| kind | method | wall s | cpu s | wall / fsel | mean s | selected | false |",
         "|---|---|---|---|---|---|---|---|",
