@@ -218,6 +218,10 @@ class StabilitySelection(BaseSelector):
     n_features_in_ : int
     feature_names_in_ : ndarray of str
 
+    References
+    ----------
+    Meinshausen & Bühlmann (2010), JRSS-B 72(4); Shah & Samworth (2013), JRSS-B 75(1).
+
     Examples
     --------
     >>> import numpy as np
