@@ -172,3 +172,13 @@ def csr_to_columns(indptr, indices, data, col_ptr, cursor, rows_out, data_out):
             rows_out[q] = r
             data_out[q] = data[p]
             cursor[c] = q + 1
+
+
+@numba.njit(nogil=True, cache=True)
+def presence(x, lo, present):
+    """Presence table of the distinct values of every column of an integer chunk:
+    ``present[j, x[i, j] - lo[j]] = True`` for every cell (one row-major pass)."""
+    n, d = x.shape
+    for i in range(n):
+        for j in range(d):
+            present[j, np.int64(x[i, j]) - lo[j]] = True
