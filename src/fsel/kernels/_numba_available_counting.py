@@ -109,6 +109,7 @@ def available(C, miss, z, nz, group, a, table, s_out, m_out, n_out, k0, k1):
 
 @numba.njit(nogil=True)
 def _sum_clear(h, table):
+    """``(sum_c table[h_c], #{c: h_c > 0})`` over the cells of ``h``, which is cleared."""
     s = 0.0
     m = 0
     for i in range(h.shape[0]):

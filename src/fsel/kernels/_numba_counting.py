@@ -135,8 +135,9 @@ def _dense_sums(F, nz, group, a, table, coarse):
 
 @numba.njit(nogil=True)
 def _split_pair(row, z, nz, a, H, h1, h2):
-    # one histogram H of the packed pair (x1 * a + x2, z), then both (x, z)
-    # histograms summed out of it into h1 and h2 (added to what they hold)
+    """One histogram ``H`` of the packed pair ``(x1 * a + x2, z)``, then both ``(x, z)``
+    histograms summed out of it: ``h1[x1 * nz + z] += sum_x2 H[x1, x2, z]`` and
+    ``h2[x2 * nz + z] += sum_x1 H[x1, x2, z]`` (added to what they hold)."""
     for i in range(H.size):
         H[i] = 0
     for i in range(row.size):

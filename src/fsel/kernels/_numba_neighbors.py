@@ -64,6 +64,8 @@ def absdiff_rows(X, start, A, out):
 
 @numba.njit(cache=True, nogil=True, fastmath=True)
 def absdiff_sparse(X, rows_idx, idx, coef, out):
+    """Margins over neighbour lists: ``out[r] += sum_t coef[r, t] |x_i - x_j|`` with
+    ``i = rows_idx[r]``, ``j = idx[r, t]`` (``j < 0`` or a zero coefficient skipped)."""
     m = idx.shape[1]
     d = X.shape[1]
     for r in range(idx.shape[0]):
@@ -80,6 +82,8 @@ def absdiff_sparse(X, rows_idx, idx, coef, out):
 
 @numba.njit(cache=True, nogil=True)
 def row_mean_std(D, start, out_mean, out_std):
+    """MultiSURF's radius statistics: mean and population standard deviation of the
+    distances ``D[r, j]`` of sample ``start + r`` to every other sample ``j``."""
     rows, n = D.shape
     for r in range(rows):
         s = 0.0
