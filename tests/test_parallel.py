@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsel.utils.parallel import (
@@ -72,6 +72,7 @@ def test_spans_cover_in_order(n, parts):
     assert len(got) == min(n, parts)
 
 
+@settings(deadline=None, max_examples=30)
 @given(st.integers(0, 40), st.integers(1, 5))
 def test_thread_helpers_give_the_loop_result(k, n_jobs):
     assert thread_map(lambda a, b: (a, b), spans(k, n_jobs), n_jobs) == spans(k, n_jobs)
