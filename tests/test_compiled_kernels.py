@@ -63,6 +63,11 @@ DIRECT = {
     "_numba_counting.grouped_dense",
     "_numba_counting.grouped_touched",
     "_numba_counting.grouped_packed",
+    "_numba_counting.pair_counts_rows",
+    "_numba_counting.packed_sums",
+    "_numba_discretize.int_ranges",
+    "_numba_discretize.transpose_offsets",
+    "_numba_discretize.remap_codes",
     "_numba_counting.histograms",
     "_numba_counting.paired_histograms",
     "_numba_counting._dense_sums",
@@ -207,6 +212,85 @@ def test_grouped_counting_kernels_against_counters(case):
     )
     np.testing.assert_allclose([sf, sc, mf, mc], ref[:, 0], rtol=1e-12, atol=1e-9)
     assert not F.any()  # cleared on the way
+
+
+@settings(max_examples=25, deadline=None)
+@given(codes_case, st.integers(1, 4))
+def test_row_split_pair_counts_against_counters(case, parts):
+    """Row-range histograms of packed pairs, summed over any split of the rows, and
+    the sums read from their totals: those of one pass over all rows."""
+    from fsel.kernels import _counting
+    from fsel.kernels import _numba_counting as nc
+    from fsel.utils.parallel import spans
+
+    K, n, a, group, seed = case
+    rng = np.random.default_rng(seed)
+    nz = group * 2
+    C = rng.integers(0, a, (max(K, 2), n)).astype(np.uint8)
+    z = rng.integers(0, nz, n).astype(np.uint8)
+    P, pa = _counting.pack_pairs(C)
+    Q = P.shape[0]
+    H = np.zeros((Q, pa * pa * nz), np.int64)
+    for i0, i1 in spans(n, parts):
+        got = []
+        for kernel in both(nc.pair_counts_rows):
+            got.append(np.zeros((Q, pa * pa * nz), np.int32))
+            kernel(P, z, nz, 0, Q, i0, i1, got[-1])
+        np.testing.assert_array_equal(got[0], got[1])
+        H += got[0]
+    ref = np.zeros_like(H)
+    for q in range(Q):
+        np.add.at(ref[q], P[q].astype(np.int64) * nz + z, 1)
+    np.testing.assert_array_equal(H, ref)
+    table = _nlogn_table(n)
+    want = _ref_grouped(C[: 2 * Q], z.astype(np.int64), group)
+    for kernel in both(nc.packed_sums):
+        outs = (
+            np.zeros(2 * Q),
+            np.zeros(2 * Q),
+            np.zeros(2 * Q, np.int64),
+            np.zeros(2 * Q, np.int64),
+        )
+        kernel(H, nz, group, pa, table, *outs, 0, Q)
+        for o, r in zip(outs, want, strict=True):
+            np.testing.assert_allclose(o, r, rtol=1e-12, atol=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 60), st.integers(1, 5), st.integers(1, 3), st.integers(0, 99))
+def test_parallel_coding_kernels_against_unique(n, d, parts, seed):
+    """Ranges of row spans, offsets with presence, and the remap of gapped columns:
+    the codes of ``np.unique(column, return_inverse=True)``."""
+    from fsel.kernels import _numba_discretize as nd
+    from fsel.utils.parallel import spans
+
+    rng = np.random.default_rng(seed)
+    X = (rng.integers(0, 5, (n, d)) * rng.integers(1, 3, d) - 3).astype(np.int16)
+    sp = spans(n, parts)
+    lo = np.empty((len(sp), d), X.dtype)
+    hi = np.empty((len(sp), d), X.dtype)
+    for t, (a, b) in enumerate(sp):
+        for kernel in both(nd.int_ranges):
+            kernel(X, lo[t], hi[t], a, b)
+    np.testing.assert_array_equal(lo.min(axis=0), X.min(axis=0))
+    np.testing.assert_array_equal(hi.max(axis=0), X.max(axis=0))
+    vmin = X.min(axis=0).astype(np.int64)
+    width = int((X.max(axis=0).astype(np.int64) - vmin).max()) + 1
+    out = np.empty((d, n), np.uint8)
+    present = np.zeros((len(sp), d, width), bool)
+    for t, (a, b) in enumerate(sp):
+        for kernel in both(nd.transpose_offsets):
+            kernel(X, vmin, out, present[t], a, b)
+    np.testing.assert_array_equal(out, (X.astype(np.int64) - vmin).T)
+    seen = present.any(axis=0)
+    lut = (np.cumsum(seen, axis=1) - 1).astype(np.uint8)
+    need = np.ones(d, bool)
+    for kernel in both(nd.remap_codes):
+        codes = out.copy()
+        for a, b in sp:
+            kernel(codes, lut, need, a, b)
+        for j in range(d):
+            np.testing.assert_array_equal(codes[j], np.unique(X[:, j], return_inverse=True)[1])
 
 
 @settings(max_examples=25, deadline=None)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from fsel.utils.parallel import numba_available, run_threads
+from fsel.utils.parallel import numba_available, run_threads, spans, thread_map
 
 __all__ = [
     "PairCodes",
@@ -55,12 +55,28 @@ def numba_enabled() -> bool:
     return numba_available()
 
 
-def nlogn_table(n: int) -> np.ndarray:
-    """``t[c] = c * log2(c)`` for ``c = 0..n`` (``t[0] = 0``)."""
-    c = np.arange(n + 1, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = c * np.log2(c)
+def nlogn_table(n: int, n_jobs: int = 1) -> np.ndarray:
+    """``t[c] = c * log2(c)`` for ``c = 0..n`` (``t[0] = 0``), in blocks of ``2**20``
+    entries (no temporary of the table's length), spread over ``n_jobs`` threads.
+
+    Examples
+    --------
+    >>> nlogn_table(4).tolist()
+    [0.0, 0.0, 2.0, 4.754887502163468, 8.0]
+    """
+    t = np.empty(n + 1)
+
+    def fill(a: int, b: int) -> None:
+        for c0 in range(a, b, 1 << 20):
+            c1 = min(c0 + (1 << 20), b)
+            c = np.arange(max(c0, 1), c1, dtype=np.float64)
+            seg = t[max(c0, 1) : c1]
+            np.log2(c, out=seg)
+            seg *= c
+
     t[0] = 0.0
+    parts = spans(n + 1, max(1, min(int(n_jobs), (n + 1) >> 20)))
+    thread_map(fill, parts, len(parts))
     return t
 
 
@@ -178,7 +194,7 @@ def _numba_grouped(
     a = int(C.max()) + 1 if k else 1
     outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
     kernel = dense if a * nz <= max(4 * n, 4096) else sparse
-    z = np.ascontiguousarray(z, dtype=np.int64)
+    z = z_codes(z)
     run_threads(kernel, k, n_jobs, (C, z, nz, group, a, table, *outs))
     return outs
 
@@ -406,6 +422,61 @@ class PairCodes:
         return out if dtype is None else out.astype(dtype)
 
 
+#: Rows below which the threads split the pairs, not the rows (too little to share).
+_ROW_SPLIT_MIN_ROWS = 1 << 16
+#: Bytes of the int32 pair histograms of one row-split task (kept in a core's cache).
+_TASK_HISTOGRAM_BYTES = 1 << 20
+#: Bytes that all row-split tasks' histograms together may take.
+_ROW_SPLIT_MAX_BYTES = 1 << 26
+
+
+def z_codes(z: np.ndarray) -> np.ndarray:
+    """``z`` for the compiled counting kernels: contiguous, its integer dtype kept (a
+    ``uint8`` ``z`` is read at one byte per row, an eighth of an ``int64`` one's
+    traffic), any other dtype as ``int64``."""
+    z = np.ascontiguousarray(z)
+    return z if z.dtype.kind in "iu" else z.astype(np.int64)
+
+
+def _paired_by_rows(
+    P: np.ndarray,
+    a: int,
+    z: np.ndarray,
+    nz: int,
+    group: int,
+    table: np.ndarray,
+    outs: tuple[np.ndarray, ...],
+    n_jobs: int,
+) -> bool:
+    """:func:`paired_nlogn`'s counts with the threads splitting the *rows*: every thread
+    counts all pairs (in groups whose histograms fit a core's cache) over its own rows,
+    the integer histograms are summed, and the sums are read from the totals. The load
+    is even whatever the number of features, the same histograms give the same sums
+    bit for bit. False (nothing done) for one thread, few rows, or histograms too large
+    to keep one set per thread."""
+    Q, n = P.shape
+    cells = a * a * nz
+    if n_jobs <= 1 or n < _ROW_SPLIT_MIN_ROWS or Q == 0:
+        return False
+    if 4 * Q * cells * n_jobs > _ROW_SPLIT_MAX_BYTES:
+        return False
+    kernels = _kernels()
+    per_task = max(1, _TASK_HISTOGRAM_BYTES // (4 * cells))
+    pair_groups = spans(Q, -(-Q // per_task))
+    tasks = [(q, r) for q in pair_groups for r in spans(n, n_jobs)]
+
+    def count(q: tuple[int, int], r: tuple[int, int]) -> np.ndarray:
+        H = np.zeros((q[1] - q[0], cells), np.int32)
+        kernels.pair_counts_rows(P, z, nz, q[0], q[1], r[0], r[1], H)
+        return H
+
+    H = np.zeros((Q, cells), np.int64)
+    for (q, _), part in zip(tasks, thread_map(count, tasks, n_jobs), strict=True):
+        H[q[0] : q[1]] += part
+    run_threads(kernels.packed_sums, Q, n_jobs, (H, nz, group, a, table, *outs))
+    return True
+
+
 def paired_nlogn(
     C: np.ndarray,
     packed: tuple[np.ndarray, int],
@@ -424,9 +495,10 @@ def paired_nlogn(
     if nz % group:
         raise ValueError("nz must be a multiple of group")
     outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
-    z = np.ascontiguousarray(z, dtype=np.int64)
+    z = z_codes(z)
     kernels = _kernels()
-    run_threads(kernels.grouped_packed, P.shape[0], n_jobs, (P, z, nz, group, a, table, *outs))
+    if not _paired_by_rows(P, a, z, nz, group, table, outs, n_jobs):
+        run_threads(kernels.grouped_packed, P.shape[0], n_jobs, (P, z, nz, group, a, table, *outs))
     if k % 2:  # the odd last feature, with the one-feature kernel
         one = (np.empty(1), np.empty(1), np.empty(1, np.int64), np.empty(1, np.int64))
         kernels.grouped_dense(

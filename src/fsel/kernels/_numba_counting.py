@@ -172,6 +172,56 @@ def grouped_packed(P, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse
 
 
 @numba.njit(nogil=True, cache=True)
+def pair_counts_rows(P, z, nz, q0, q1, i0, i1, H):
+    """Row-range counts of packed pairs: ``H[q - q0, P[q, i] * nz + z[i]] += 1`` for
+    the pairs ``q0 <= q < q1`` and the rows ``i0 <= i < i1``.
+
+    One pair at a time into a local histogram (in a core's first-level cache), then
+    added to ``H``: each thread's task has its own ``H``, so no cache line is shared
+    between threads. Counts are integers: any split of the rows sums to the same
+    totals."""
+    cells = H.shape[1]
+    h = np.zeros(cells, np.int32)
+    zr = z[i0:i1]
+    for q in range(q0, q1):
+        row = P[q, i0:i1]
+        for i in range(row.size):
+            h[np.int64(row[i]) * nz + zr[i]] += 1
+        out = H[q - q0]
+        for c in range(cells):
+            out[c] += h[c]
+            h[c] = 0
+
+
+@numba.njit(nogil=True, cache=True)
+def packed_sums(H, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, q0, q1):
+    """:func:`grouped_packed`'s sums from the pair histograms ``H[q]`` (int64 totals of
+    ``(C[2q] * a + C[2q+1], z)``) of the pairs ``q0 <= q < q1``: both ``(C[k], z)``
+    histograms summed out of each (``h1[x1, z] = sum_x2 H[x1, x2, z]``, ``h2[x2, z] =
+    sum_x1 H[x1, x2, z]``), then :func:`_dense_sums`; the same histograms read in the
+    same order, so the same sums bit for bit."""
+    F1 = np.zeros(a * nz, np.int64)
+    F2 = np.zeros(a * nz, np.int64)
+    coarse = np.zeros(a * nz // group, np.int64)
+    for q in range(q0, q1):
+        Hq = H[q]
+        for x1 in range(a):
+            for x2 in range(a):
+                base = (x1 * a + x2) * nz
+                for zi in range(nz):
+                    c = Hq[base + zi]
+                    F1[x1 * nz + zi] += c
+                    F2[x2 * nz + zi] += c
+        k = 2 * q
+        s_full[k], s_coarse[k], m_full[k], m_coarse[k] = _dense_sums(
+            F1, nz, group, a, table, coarse
+        )
+        s_full[k + 1], s_coarse[k + 1], m_full[k + 1], m_coarse[k + 1] = _dense_sums(
+            F2, nz, group, a, table, coarse
+        )
+
+
+@numba.njit(nogil=True, cache=True)
 def paired_histograms(P, a, z, nz, out):
     """The ``(C[k], z)`` histograms of the features ``2q`` and ``2q + 1`` from one
     histogram of their packed pair ``P[q] = C[2q] * a + C[2q+1]`` (one increment

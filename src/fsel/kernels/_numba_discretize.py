@@ -182,3 +182,56 @@ def presence(x, lo, present):
     for i in range(n):
         for j in range(d):
             present[j, np.int64(x[i, j]) - lo[j]] = True
+
+
+@numba.njit(nogil=True, cache=True)
+def int_ranges(X, lo, hi, i0, i1):
+    """Column ranges of the rows ``i0 <= i < i1`` (``i1 > i0``) of an integer matrix:
+    ``lo[j] = min_i X[i, j]``, ``hi[j] = max_i X[i, j]``, in one row-major pass (each
+    thread of the parallel set-up takes its own rows and its own ``lo``/``hi``)."""
+    d = X.shape[1]
+    for j in range(d):
+        lo[j] = X[i0, j]
+        hi[j] = X[i0, j]
+    for i in range(i0 + 1, i1):
+        for j in range(d):
+            x = X[i, j]
+            lo[j] = x if x < lo[j] else lo[j]
+            hi[j] = x if x > hi[j] else hi[j]
+
+
+@numba.njit(nogil=True, cache=True)
+def transpose_offsets(X, vmin, out, present, i0, i1):
+    """Feature-major offsets of the rows ``i0 <= i < i1``: ``out[j, i] = X[i, j] -
+    vmin[j]`` (``int64`` arithmetic, wrapping as :func:`compact` does for ``uint64``
+    above ``2**63``) and ``present[j, out[j, i]] = True``; 2-D tiles of 32 x 32 keep
+    the reads and the writes in cache. Rows of different threads write disjoint
+    spans of ``out`` and their own ``present``."""
+    d = X.shape[1]
+    tile = 32
+    for a in range(i0, i1, tile):
+        b = min(a + tile, i1)
+        for j0 in range(0, d, tile):
+            j1 = min(j0 + tile, d)
+            for j in range(j0, j1):
+                base = vmin[j]
+                pj = present[j]
+                oj = out[j]
+                for i in range(a, b):
+                    v = np.int64(X[i, j]) - base
+                    oj[i] = v
+                    pj[v] = True
+
+
+@numba.njit(nogil=True, cache=True)
+def remap_codes(out, lut, need, i0, i1):
+    """Ranks from offsets: ``out[j, i] = lut[j, out[j, i]]`` for the rows ``i0 <= i <
+    i1`` of the columns with ``need[j]`` (those whose present offsets have gaps);
+    ``lut[j, v]`` is the number of present offsets of column ``j`` below ``v``."""
+    for j in range(out.shape[0]):
+        if not need[j]:
+            continue
+        lj = lut[j]
+        oj = out[j]
+        for i in range(i0, i1):
+            oj[i] = lj[oj[i]]

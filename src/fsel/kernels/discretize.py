@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsel.kernels._counting import SMALL_TABLE_CELLS
-from fsel.utils.parallel import numba_available
+from fsel.utils.parallel import numba_available, spans, thread_map
 
 __all__ = [
     "SparseCodes",
@@ -49,7 +49,7 @@ def smallest_code_dtype(n_levels: int) -> type:
     return np.int32
 
 
-def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def compact_codes(values: np.ndarray, n_jobs: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Remap each column of an integer-valued matrix to codes ``0..a_j-1``.
 
     The map keeps the sorted order of the distinct values. The work is vectorised over
@@ -60,6 +60,9 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ----------
     values : ndarray of shape (n_samples, n_features)
         Integer-valued numbers (any numeric dtype).
+    n_jobs : int, default=1
+        Threads for an integer table on the numba back-end (the same codes for any
+        number).
 
     Returns
     -------
@@ -74,7 +77,7 @@ def compact_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n, d = values.shape
     # small tables: numpy (exact integer codes either way; no numba import or JIT load)
     if values.dtype.kind in "iub" and n and d and n * d > SMALL_TABLE_CELLS and numba_available():
-        fast = _compact_integers_numba(values)
+        fast = _compact_integers_numba(values, n_jobs)
         if fast is not None:
             return fast
     out = np.empty((d, n), dtype=np.int64)
@@ -130,21 +133,57 @@ def _kernels():  # type: ignore[no-untyped-def]
     return _numba_discretize
 
 
-def _compact_integers_numba(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """One-pass compaction of an integer matrix (numba back-end), or None when the
-    value ranges are too wide for a lookup table."""
-    lo = values.min(axis=0)
+def _compact_integers_numba(
+    values: np.ndarray, n_jobs: int = 1
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Compaction of an integer matrix (numba back-end) in ``n_jobs`` threads over row
+    spans, or None when the value ranges are too wide for a lookup table.
+
+    Three passes: the column ranges (each thread its rows, then the extremes of the
+    threads' extremes), the feature-major offsets ``X[i, j] - min_j`` with the set of
+    offsets present (each thread its own set, then their union), and, only for the
+    columns whose present offsets have gaps, their ranks among them. The codes are the
+    same whatever the number of threads."""
+    n, d = values.shape
+    kernels = _kernels()
+    threads = max(1, min(int(n_jobs), n // _ROWS_PER_THREAD))
+    parts = spans(n, threads)
+    los = np.empty((len(parts), d), dtype=values.dtype)
+    his = np.empty((len(parts), d), dtype=values.dtype)
+    thread_map(
+        lambda t, a, b: kernels.int_ranges(values, los[t], his[t], a, b),
+        [(t, a, b) for t, (a, b) in enumerate(parts)],
+        threads,
+    )
+    lo, hi = los.min(axis=0), his.max(axis=0)
     # the true span max - min: a modular uint64 difference, exact for any int64/uint64
-    span = int((values.max(axis=0).astype(np.uint64) - lo.astype(np.uint64)).max())
+    span = int((hi.astype(np.uint64) - lo.astype(np.uint64)).max())
     width = span + 1
-    if width > 65536 or width * values.shape[1] > 1 << 26:
+    if width > 65536 or width * d > 1 << 26:
         return None
     vmin = lo.astype(np.int64)  # wraps for uint64 above 2**63; X - vmin wraps back
-    out = np.empty((values.shape[1], values.shape[0]), dtype=smallest_code_dtype(width))
-    holes = np.zeros(values.shape[1], dtype=bool)
-    nan_as = np.zeros(values.shape[1], dtype=values.dtype)  # integers: never read
-    levels = _kernels().compact(values, vmin, width, out, holes, nan_as)
+    out = np.empty((d, n), dtype=smallest_code_dtype(width))
+    # one presence table per thread (at most 64 MiB together)
+    threads = max(1, min(threads, (1 << 26) // (width * d)))
+    parts = spans(n, threads)
+    present = np.zeros((len(parts), d, width), dtype=np.bool_)
+    thread_map(
+        lambda t, a, b: kernels.transpose_offsets(values, vmin, out, present[t], a, b),
+        [(t, a, b) for t, (a, b) in enumerate(parts)],
+        threads,
+    )
+    seen = present.any(axis=0) if len(parts) > 1 else present[0]
+    levels = np.count_nonzero(seen, axis=1).astype(np.int64)
+    top = width - 1 - np.argmax(seen[:, ::-1], axis=1)  # the largest present offset
+    need = top + 1 != levels
+    if need.any():
+        lut = (np.cumsum(seen, axis=1) - 1).astype(out.dtype)
+        thread_map(lambda a, b: kernels.remap_codes(out, lut, need, a, b), parts, len(parts))
     return out, levels
+
+
+#: Rows a set-up thread takes at least (fewer: not worth a thread).
+_ROWS_PER_THREAD = 1 << 16
 
 
 def _compact_float_codes_numba(
@@ -357,6 +396,7 @@ def discretize(
     n_bins: int = 5,
     strategy: str | None = "uniform",
     missing: np.ndarray | None = None,
+    n_jobs: int = 1,
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
     """Discretise a table into feature-major integer codes.
 
@@ -373,6 +413,9 @@ def discretize(
         are learned on the observed values, and their missing cells get one extra
         code, the last (``n_levels - 1``; an all-missing column has the single code
         0). None: no column holds NaN (nothing is checked, no extra pass).
+    n_jobs : int, default=1
+        Threads of the coding pass of an integer table (numba back-end); the codes do
+        not depend on it.
 
     Returns
     -------
@@ -439,7 +482,7 @@ def discretize(
     if missing is not None:
         return _discretize_with_missing(values, edges, missing)
     binned = values if all(e is None for e in edges) else apply_bin_edges(values, edges)
-    codes, n_levels = compact_codes(binned)
+    codes, n_levels = compact_codes(binned, n_jobs)
     return codes, n_levels, edges
 
 

@@ -171,7 +171,12 @@ class InformationSelector(SelectorCore):
             )
         else:
             codes, n_levels, edges = _discretize(
-                table.values, table.discrete, self.n_bins, self.discretize, table.missing
+                table.values,
+                table.discrete,
+                self.n_bins,
+                self.discretize,
+                table.missing,
+                n_jobs=self._n_threads(),
             )
         # the codes are this fit's own (no memory shared with the caller's data): the
         # table may pack feature pairs over them instead of into a second copy (not for
