@@ -204,23 +204,30 @@ def int_ranges(X, lo, hi, i0, i1):
 def transpose_offsets(X, vmin, out, present, i0, i1):
     """Feature-major offsets of the rows ``i0 <= i < i1``: ``out[j, i] = X[i, j] -
     vmin[j]`` (``int64`` arithmetic, wrapping as :func:`compact` does for ``uint64``
-    above ``2**63``) and ``present[j, out[j, i]] = True``; 2-D tiles of 32 x 32 keep
-    the reads and the writes in cache. Rows of different threads write disjoint
-    spans of ``out`` and their own ``present``."""
+    above ``2**63``), then ``present[j, v] = True`` for every offset ``v`` of column
+    ``j`` in these rows (a 64-bit mask per column when ``present`` has at most 64
+    columns). Rows of different threads write disjoint spans of ``out`` and their own
+    ``present``."""
     d = X.shape[1]
-    tile = 32
-    for a in range(i0, i1, tile):
-        b = min(a + tile, i1)
-        for j0 in range(0, d, tile):
-            j1 = min(j0 + tile, d)
-            for j in range(j0, j1):
-                base = vmin[j]
-                pj = present[j]
-                oj = out[j]
-                for i in range(a, b):
-                    v = np.int64(X[i, j]) - base
-                    oj[i] = v
+    for i in range(i0, i1):  # row by row: each row read once, contiguous
+        xi = X[i]
+        for j in range(d):
+            out[j, i] = np.int64(xi[j]) - vmin[j]
+    width = present.shape[1]
+    one = np.uint64(1)
+    for j in range(d):
+        oj = out[j]
+        pj = present[j]
+        if width <= 64:
+            m = np.uint64(0)
+            for i in range(i0, i1):
+                m |= one << np.uint64(oj[i])
+            for v in range(width):
+                if (m >> np.uint64(v)) & one:
                     pj[v] = True
+        else:
+            for i in range(i0, i1):
+                pj[oj[i]] = True
 
 
 @numba.njit(nogil=True, cache=True)
