@@ -218,13 +218,17 @@ def _markdown(result: dict[str, Any]) -> str:
             f"| {r['setup_speedup']:.2f} | {r['step_speedup']:.2f} | {r['fit_speedup']:.2f} "
             f"| {r['cells_per_s_per_thread']:.2e} | {'yes' if r['same_selection'] else 'NO'} |"
         )
-    lines += [
-        "",
-        f"## ReliefF(n_neighbors=10, sample_size=1000), {a['relief_rows']:,} x {N_FEATURES} floats",
-        "",
-        "| threads | fit s | speed-up | same weights |",
-        "|---:|---:|---:|:---:|",
-    ]
+    lines += (
+        []
+        if not result["relieff"]
+        else [
+            "",
+            f"## ReliefF(n_neighbors=10, sample_size=1000), {a['relief_rows']:,} x {N_FEATURES} floats",
+            "",
+            "| threads | fit s | speed-up | same weights |",
+            "|---:|---:|---:|:---:|",
+        ]
+    )
     for r in result["relieff"]:
         lines.append(
             f"| {r['threads']} | {r['fit_s']:.2f} | {r['fit_speedup']:.2f} "
