@@ -223,7 +223,8 @@ def _markdown(result: dict[str, Any]) -> str:
         if not result["relieff"]
         else [
             "",
-            f"## ReliefF(n_neighbors=10, sample_size=1000), {a['relief_rows']:,} x {N_FEATURES} floats",
+            f"## ReliefF(n_neighbors=10, sample_size=1000), {a['relief_rows']:,} "
+            f"x {N_FEATURES} floats",
             "",
             "| threads | fit s | speed-up | same weights |",
             "|---:|---:|---:|:---:|",
