@@ -81,6 +81,7 @@ class _Sampled(BaseRelief):
         categorical: Any = None,
         sample_size: int | float | None = None,
         random_state: Any = None,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -92,6 +93,7 @@ class _Sampled(BaseRelief):
         )
         self.sample_size = sample_size
         self.random_state = random_state
+        self.device = device
 
     def _spans(self, n_ref: int, slots: int) -> list[tuple[int, int]]:
         """Chunks of reference rows whose neighbour lists (``slots`` per row) fit half
@@ -182,6 +184,7 @@ class ReliefF(_Sampled):
         categorical: Any = None,
         sample_size: int | float | None = None,
         random_state: Any = None,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -192,6 +195,7 @@ class ReliefF(_Sampled):
             categorical=categorical,
             sample_size=sample_size,
             random_state=random_state,
+            device=device,
         )
         self.n_neighbors = n_neighbors
 
@@ -363,6 +367,8 @@ class ReliefF(_Sampled):
 
 class _RadiusRelief(_Sampled):
     """SURF-type margin: every neighbour closer than a threshold."""
+
+    _gpu_knn = False  # no GPU kernel for the radius margins yet
 
     def _thresholds(self, a: int, b: int, D: np.ndarray, n: int) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError

@@ -1,0 +1,128 @@
+"""The Relief family's neighbour search on a CUDA GPU (numba's CUDA target).
+
+:func:`knn_by_class_gpu` is :func:`fsel.kernels.neighbors.knn_by_class` with the
+distances and the per-class nearest-neighbour selection on the GPU
+(:mod:`fsel.kernels.gpu._cuda_relief`): the ``O(m N D)`` part of Relief and ReliefF
+for ``m`` reference rows. The margins are then computed on the host from the
+neighbour lists by the CPU's own functions, so a GPU fit gives the CPU's weights (to
+rounding of the distance sums: the GPU adds the features in order, which can differ
+from the CPU's order in the last bits; only exactly tied neighbours could then be
+ordered differently).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+__all__ = ["GpuSamples", "knn_by_class_gpu"]
+
+_SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+#: threads per block (a warp under numba's simulator, which pays per thread)
+THREADS = 32 if _SIMULATOR else 256
+#: threads per block of the neighbour selection (each keeps its own lists)
+SELECT_THREADS = 8 if _SIMULATOR else 128
+#: bytes of distance rows in flight on the GPU
+DISTANCE_BYTES = 1 << 30
+
+
+class GpuSamples:
+    """The scaled sample matrix on the GPU, feature-major, made once per fit.
+
+    Attributes
+    ----------
+    transfer_seconds : float
+        Seconds spent copying it to the GPU.
+    """
+
+    def __init__(self, Z: np.ndarray) -> None:
+        from numba import cuda
+
+        t0 = time.perf_counter()
+        self.source = Z
+        self.n, self.d = Z.shape
+        self.xt = cuda.to_device(np.ascontiguousarray(np.asarray(Z, dtype=np.float64).T))
+        cuda.synchronize()
+        self.transfer_seconds = time.perf_counter() - t0
+        self.search_seconds = 0.0
+
+
+def _launch(kernel: Any, grid: Any, block: Any, *args: Any) -> None:
+    import warnings
+
+    from numba.core.errors import NumbaPerformanceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        kernel[grid, block](*args)
+
+
+def knn_by_class_gpu(
+    samples: GpuSamples,
+    y: np.ndarray,
+    n_neighbors: int,
+    n_classes: int,
+    *,
+    metric: str = "manhattan",
+    rows: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``n_neighbors`` nearest samples of each class to every reference row: the
+    result of :func:`fsel.kernels.neighbors.knn_by_class` (same shapes, the sample
+    itself excluded, ties by the smaller index, ``-1``/``inf`` where a class has
+    fewer members; Euclidean distances ranked on their squares and rooted after).
+
+    Parameters
+    ----------
+    samples : GpuSamples
+        The (scaled, hole-free, dense) sample matrix on the GPU.
+    y : ndarray of shape (n,)
+        Class codes ``0..n_classes-1``.
+    n_neighbors, n_classes : int
+        ``n_classes * n_neighbors`` may not exceed 64.
+    metric : {"manhattan", "euclidean"}
+    rows : ndarray of int or None
+        Reference rows (None: every sample).
+    """
+    from numba import cuda
+
+    from fsel.kernels.gpu import _cuda_relief as kern
+
+    t0 = time.perf_counter()
+    k, C = int(n_neighbors), int(n_classes)
+    if C * k > kern.MAX_SLOTS:
+        raise ValueError(
+            f"device='cuda' keeps at most {kern.MAX_SLOTS} neighbours per reference "
+            f"(n_classes * n_neighbors), got {C} * {k}; use device='cpu'"
+        )
+    n = samples.n
+    ref = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+    m = ref.size
+    idx = np.empty((m, C, k), dtype=np.intp)
+    dist = np.empty((m, C, k))
+    dy = cuda.to_device(np.ascontiguousarray(y, dtype=np.int64))
+    src = np.asarray(samples.source, dtype=np.float64)
+    step = max(kern.REF_TILE, (DISTANCE_BYTES // max(8 * n, 1)) // kern.REF_TILE * kern.REF_TILE)
+    squared = metric == "euclidean"
+    for a in range(0, m, step):
+        b = min(m, a + step)
+        r = ref[a:b]
+        refs = cuda.to_device(np.ascontiguousarray(src[r]))
+        D = cuda.device_array((b - a, n), dtype=np.float64)
+        grid = (-(-n // THREADS), -(-(b - a) // kern.REF_TILE))
+        _launch(kern.distances, grid, THREADS, samples.xt, refs, squared, D)
+        nt = SELECT_THREADS
+        sd = cuda.device_array((b - a, nt, C * k), dtype=np.float64)
+        si = cuda.device_array((b - a, nt, C * k), dtype=np.int64)
+        od = cuda.device_array((b - a, C, k), dtype=np.float64)
+        oi = cuda.device_array((b - a, C, k), dtype=np.int64)
+        selfs = cuda.to_device(np.ascontiguousarray(r, dtype=np.int64))
+        _launch(kern.nearest_by_class, b - a, nt, D, dy, selfs, k, C, sd, si, od, oi)
+        idx[a:b] = oi.copy_to_host()
+        dist[a:b] = od.copy_to_host()
+    if squared:
+        np.sqrt(dist, out=dist)
+    samples.search_seconds += time.perf_counter() - t0
+    return idx, dist
