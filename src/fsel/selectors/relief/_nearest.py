@@ -43,6 +43,15 @@ _SAMPLE_DOC = """    sample_size : int, float or None, default=None
         ``O(m N D)`` for ``m`` references instead of ``O(N^2 D)``.
     random_state : int, RandomState instance or None, default=None
         Seed of the reference draw (used only with ``sample_size``).
+    device : {"cpu", "cuda", "auto"}, default="cpu"
+        Where the neighbour search runs: ``"cuda"`` on a GPU through numba's CUDA
+        target (``pip install 'fsel[cuda]'``; the CPU's neighbours and weights, a
+        ``RuntimeError`` naming what is missing when there is no usable GPU),
+        ``"auto"`` on the GPU when one is usable, else the CPU (``device_`` says
+        which; ``timings_`` holds the GPU's transfer and search seconds). Relief,
+        M-Relief and ReliefF run there on dense data without missing values (at most
+        64 neighbours per reference, ``n_classes * n_neighbors``); SURF and MultiSURF
+        refuse ``"cuda"`` (no GPU kernel yet).
 """
 
 #: Bytes per neighbour slot of ReliefF's neighbour lists in flight (index, distance,
