@@ -37,7 +37,7 @@ SHARED_CELLS = 12288
 #: threads per block (numba's simulator runs one Python thread per GPU thread: a
 #: warp per block keeps it fast enough for the test suite)
 _SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
-THREADS = 32 if _SIMULATOR else 256
+THREADS = 8 if _SIMULATOR else 256
 #: bytes of GPU memory the table may hold when no budget is given: a fraction of free
 DEFAULT_FRACTION = 0.6
 

@@ -22,7 +22,7 @@ __all__ = ["GpuSamples", "knn_by_class_gpu"]
 
 _SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 #: threads per block (a warp under numba's simulator, which pays per thread)
-THREADS = 32 if _SIMULATOR else 256
+THREADS = 8 if _SIMULATOR else 256
 #: threads per block of the neighbour selection (each keeps its own lists)
 SELECT_THREADS = 8 if _SIMULATOR else 128
 #: bytes of distance rows in flight on the GPU
