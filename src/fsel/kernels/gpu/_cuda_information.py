@@ -8,11 +8,18 @@ compiled kernels from numba's cache instead of compiling them again.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 from numba import cuda
 
-#: int32 cells of the shared-memory histograms of one thread block (48 KiB)
+#: int32 cells of the shared-memory histograms of one thread block at most (48 KiB)
 SHARED_CELLS = 12288
+
+# the dynamic shared array's element type: numba's documented ``np.int32``; numba's
+# simulator needs a dtype instance there (it reads ``dtype.itemsize``)
+_SIM = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+_I32 = np.dtype(np.int32) if _SIM else np.int32
 
 
 @cuda.jit(device=True, inline=True)
@@ -34,9 +41,10 @@ def hist_shared(words, z, packed, n, nz, cells, n_sub, hist):
     :func:`zval`. Each block counts a strided share of the words into ``n_sub``
     copies of the ``cells``-cell histogram (warp ``w`` writes copy ``w % n_sub``,
     which spreads the atomic adds), then adds their sum to ``hist``, one atomic add
-    per non-empty cell.
+    per non-empty cell. The shared array is dynamic: launched with ``cells * n_sub * 4``
+    bytes, so a small histogram leaves room for more resident blocks.
     """
-    sh = cuda.shared.array(SHARED_CELLS, np.int32)
+    sh = cuda.shared.array(0, _I32)
     k = cuda.blockIdx.y
     tid = cuda.threadIdx.x
     nt = cuda.blockDim.x
@@ -98,11 +106,19 @@ def transpose_codes(x, out):
 
 
 @cuda.jit(cache=True)
-def column_range(x, lo, hi):
-    """``lo[k] = min_r x[r, k]`` and ``hi[k] = max_r x[r, k]`` (atomic; ``lo``/``hi``
-    start at the int32 extremes)."""
-    r, k = cuda.grid(2)
-    if r < x.shape[0] and k < x.shape[1]:
-        v = np.int32(x[r, k])
-        cuda.atomic.min(lo, k, v)
-        cuda.atomic.max(hi, k, v)
+def column_range(x, rows_per, lo, hi):
+    """``lo[k] = min_r x[r, k]`` and ``hi[k] = max_r x[r, k]`` (int64): thread ``k`` of
+    block row ``b`` scans rows ``b * rows_per ...`` of column ``k`` (a warp reads
+    consecutive columns of a row), then one atomic min and max per thread."""
+    k = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    r0 = cuda.blockIdx.y * rows_per
+    n, K = x.shape
+    if k < K and r0 < n:
+        vlo = np.int64(x[r0, k])
+        vhi = vlo
+        for r in range(r0 + 1, min(r0 + rows_per, n)):
+            v = np.int64(x[r, k])
+            vlo = min(vlo, v)
+            vhi = max(vhi, v)
+        cuda.atomic.min(lo, k, vlo)
+        cuda.atomic.max(hi, k, vhi)

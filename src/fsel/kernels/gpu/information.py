@@ -84,16 +84,20 @@ def sums_from_counts(
     )
 
 
-def _launch(kernel: Any, grid: Any, block: Any, *args: Any) -> None:
-    """Launch ``kernel[grid, block](*args)``, without numba's low-occupancy warning
-    (small tables make small grids on purpose)."""
+def _launch(kernel: Any, grid: Any, block: Any, *args: Any, shared: int = 0) -> None:
+    """Launch ``kernel[grid, block, 0, shared](*args)`` (``shared``: bytes of dynamic
+    shared memory), without numba's low-occupancy warning (small tables make small
+    grids on purpose)."""
     import warnings
 
     from numba.core.errors import NumbaPerformanceWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NumbaPerformanceWarning)
-        kernel[grid, block](*args)
+        if shared:
+            kernel[grid, block, 0, shared](*args)
+        else:
+            kernel[grid, block](*args)
 
 
 def _device_budget(memory_budget: int | None) -> int:
@@ -120,11 +124,12 @@ def _n_sm() -> int:
 
 
 def _grid_x(items: int, n_candidates: int) -> int:
-    """Row-range blocks per candidate: enough blocks in all to fill the GPU a few
-    times over, never more than one per ``THREADS`` items."""
+    """Row-range blocks per candidate: about one full wave of resident blocks in all
+    (8 blocks of ``THREADS`` threads per multiprocessor), never more than one per
+    ``THREADS`` items."""
     if _SIMULATOR:  # one block per candidate: the simulator pays per thread
         return 1
-    return max(1, min(-(-items // THREADS), 8 * _n_sm() // max(n_candidates, 1) + 1))
+    return max(1, min(-(-items // THREADS), 8 * _n_sm() // max(n_candidates, 1)))
 
 
 def is_device_array(x: Any) -> bool:
@@ -150,11 +155,13 @@ def device_codes_from_samples(X: Any) -> tuple[Any, np.ndarray, float]:
         )
     n, K = X.shape
     kern = _kernels()
-    lo = cuda.to_device(np.full(K, np.iinfo(np.int32).max, np.int32))
-    hi = cuda.to_device(np.full(K, np.iinfo(np.int32).min, np.int32))
+    lo = cuda.to_device(np.full(K, np.iinfo(np.int64).max, np.int64))
+    hi = cuda.to_device(np.full(K, np.iinfo(np.int64).min, np.int64))
+    rows_per = max(256, -(-n // (64 * _n_sm())))
+    grid_range = (math.ceil(K / 32), max(1, math.ceil(n / rows_per)))
+    _launch(kern["column_range"], grid_range, 32, X, rows_per, lo, hi)
     tpb = (32, 8)
     grid = (math.ceil(n / 32), math.ceil(K / 8))
-    _launch(kern["column_range"], grid, tpb, X, lo, hi)
     lo_h, hi_h = lo.copy_to_host(), hi.copy_to_host()
     if n and (lo_h.min() < 0 or hi_h.max() > 255):
         raise ValueError(
@@ -365,6 +372,7 @@ class GpuInformationTable(InformationTable):
                             (gx, k1g - k0g),
                             THREADS,
                             *(words, dz, packed, m, nz, cells, n_sub, hist),
+                            shared=4 * cells * n_sub,
                         )
                     else:
                         gx = _grid_x(m, k1g - k0g)
