@@ -267,7 +267,11 @@ class InformationSelector(SelectorCore):
                 f"{name}: X is on the GPU (it has __cuda_array_interface__); use "
                 "device='cuda', or copy X to the host for device='cpu'"
             )
-        from fsel.kernels.gpu.information import GpuInformationTable, device_codes_from_samples
+        from fsel.kernels.gpu.information import (
+            GpuInformationTable,
+            device_codes_from_samples,
+            encode_labels,
+        )
 
         if hasattr(y, "__cuda_array_interface__"):
             from numba import cuda
@@ -276,7 +280,7 @@ class InformationSelector(SelectorCore):
         y = np.asarray(y)
         if y.ndim != 1 or y.size != X.shape[0]:
             raise ValueError(f"{name}: y must be 1-D with one label per row of X")
-        classes, y_codes = np.unique(y, return_inverse=True)
+        classes, y_codes = encode_labels(y)
         codes, n_levels, seconds = device_codes_from_samples(X)
         k = check_n_features_to_select(self.n_features_to_select, int(n_levels.size))
         self.n_features_in_ = int(n_levels.size)
