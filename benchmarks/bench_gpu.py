@@ -263,13 +263,17 @@ def part_relief(
     say(f"  CPU, one core, {cpu_refs} references")
     cpu, t_cpu = timed(lambda: ReliefF(top, sample_size=cpu_refs, **kw).fit(X, y))
     say(f"  {t_cpu:.2f} s")
+    # the part common to both devices: validation, scaling, sorting by class (on the
+    # host), measured as a one-reference fit on the CPU
+    _, t_setup = timed(lambda: ReliefF(top, sample_size=1, **kw).fit(X, y))
     gpu_same, t_gpu_same = timed(
         lambda: ReliefF(top, sample_size=cpu_refs, device="cuda", **kw).fit(X, y)
     )
     say(f"  GPU, {refs} references")
     gpu, t_gpu = timed(lambda: ReliefF(top, sample_size=refs, device="cuda", **kw).fit(X, y))
     say(f"  {t_gpu:.2f} s (transfer {gpu.timings_['transfer_s']:.2f} s)")
-    cpu_scaled = t_cpu * refs / cpu_refs
+    per_ref = max(t_cpu - t_setup, 0.0) / cpu_refs
+    cpu_scaled = t_setup + per_ref * refs
     same = cpu.selection_order_.tolist() == gpu_same.selection_order_.tolist()
     diff = float(np.max(np.abs(cpu.margin_ - gpu_same.margin_)))
     res["relief"] = {
@@ -283,12 +287,14 @@ def part_relief(
         "gpu_s_same_refs": t_gpu_same,
         "gpu_s": t_gpu,
         "gpu_timings": gpu.timings_,
+        "setup_s": t_setup,
         "speedup": cpu_scaled / t_gpu,
-        "speedup_search_only": cpu_scaled / max(gpu.timings_["search_s"], 1e-12),
+        "speedup_past_setup": per_ref * refs / max(t_gpu - t_setup, 1e-12),
         "same_selection": same,
         "max_margin_diff": diff,
     }
     say(f"  speed-up vs one core (scaled to {refs} refs): {cpu_scaled / t_gpu:.0f}x; same: {same}")
+    say(f"  past the shared host setup: {res['relief']['speedup_past_setup']:.0f}x")
 
 
 def summarize(res: dict[str, Any]) -> None:
@@ -409,12 +415,14 @@ def markdown(res: dict[str, Any]) -> str:
             f"{rl['features']} floats",
             "",
             f"- one CPU core, {rl['cpu_refs']} references: {rl['cpu_1_s_measured']:.2f} s, "
-            f"scaled linearly to {rl['refs']} references: {rl['cpu_1_s_scaled']:.1f} s",
+            f"of which {rl['setup_s']:.2f} s is the host setup both devices share (validation, "
+            "scaling, sorting by class: a one-reference fit); the rest scaled linearly to "
+            f"{rl['refs']} references: {rl['cpu_1_s_scaled']:.1f} s in all",
             f"- the GPU, {rl['refs']} references: {rl['gpu_s']:.3f} s (transfer "
             f"{rl['gpu_timings']['transfer_s']:.3f} s, neighbour search "
             f"{rl['gpu_timings']['search_s']:.3f} s)",
-            f"- speed-up: **{rl['speedup']:.0f}x** one core (neighbour search alone: "
-            f"{rl['speedup_search_only']:.0f}x)",
+            f"- speed-up: **{rl['speedup']:.0f}x** one core for the whole fit; "
+            f"{rl['speedup_past_setup']:.0f}x past the shared host setup",
             f"- same features on the same {rl['cpu_refs']} references: {rl['same_selection']} "
             f"(largest margin difference {rl['max_margin_diff']:.1e})",
             "",

@@ -99,10 +99,11 @@ def pair_z(codes, j, y, mult, n, out):
 
 @cuda.jit(cache=True)
 def transpose_codes(x, out):
-    """``out[k, r] = x[r, k]``: feature-major codes from a sample-major matrix."""
+    """``out[k, r] = x[r, k]`` for ``r < n``, 0 in the padding rows ``r >= n``:
+    feature-major codes from a sample-major matrix."""
     r, k = cuda.grid(2)
-    if r < x.shape[0] and k < x.shape[1]:
-        out[k, r] = x[r, k]
+    if r < out.shape[1] and k < out.shape[0]:
+        out[k, r] = x[r, k] if r < x.shape[0] else 0
 
 
 @cuda.jit(cache=True)

@@ -19,6 +19,14 @@ MAX_SLOTS = 64
 
 
 @cuda.jit(cache=True)
+def transpose(x, out):
+    """``out[d, i] = x[i, d]``: the feature-major copy the distance kernel reads."""
+    i, d = cuda.grid(2)
+    if i < x.shape[0] and d < x.shape[1]:
+        out[d, i] = x[i, d]
+
+
+@cuda.jit(cache=True)
 def distances(xt, refs, squared, out):
     r"""Distances of every sample to a tile of references.
 

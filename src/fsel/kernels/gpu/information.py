@@ -208,8 +208,6 @@ def device_codes_from_samples(X: Any) -> tuple[Any, np.ndarray, float]:
     rows_per = max(256, -(-n // (64 * _n_sm())))
     grid_range = (math.ceil(K / 32), max(1, math.ceil(n / rows_per)))
     _launch(kern["column_range"], grid_range, 32, X, rows_per, lo, hi)
-    tpb = (32, 8)
-    grid = (math.ceil(n / 32), math.ceil(K / 8))
     lo_h, hi_h = lo.copy_to_host(), hi.copy_to_host()
     if n and (lo_h.min() < 0 or hi_h.max() > 255):
         raise ValueError(
@@ -218,8 +216,8 @@ def device_codes_from_samples(X: Any) -> tuple[Any, np.ndarray, float]:
         )
     n_pad = -(-n // 4) * 4
     out = cuda.device_array((K, n_pad), dtype=np.uint8)
-    if n_pad > n:
-        out[:, n:] = 0
+    tpb = (8, 8) if _SIMULATOR else (32, 8)
+    grid = (math.ceil(n_pad / tpb[0]), math.ceil(K / tpb[1]))
     _launch(kern["transpose_codes"], grid, tpb, X, out)
     cuda.synchronize()
     return out, (hi_h.astype(np.int64) + 1), time.perf_counter() - t0
@@ -398,7 +396,10 @@ class GpuInformationTable(InformationTable):
 
         dev = self.codes.dev
         dt = np.uint8 if nz <= 256 else np.int32
-        out = cuda.device_array(dev.shape[1], dtype=dt)
+        key = f"z_{np.dtype(dt).name}"  # one buffer per dtype, reused every step
+        out = self._dev_y.get(key)
+        if out is None:
+            out = self._dev_y[key] = cuda.device_array(dev.shape[1], dtype=dt)
         if with_y:
             y = self._device_y()
         else:

@@ -41,11 +41,18 @@ class GpuSamples:
     def __init__(self, Z: np.ndarray) -> None:
         from numba import cuda
 
+        from fsel.kernels.gpu import _cuda_relief as kern
+
         t0 = time.perf_counter()
         self.source = Z
         self.n, self.d = Z.shape
-        self.xt = cuda.to_device(np.ascontiguousarray(np.asarray(Z, dtype=np.float64).T))
+        rows = cuda.to_device(np.ascontiguousarray(Z, dtype=np.float64))
+        self.xt = cuda.device_array((self.d, self.n), dtype=np.float64)
+        tx, ty = (8, 8) if _SIMULATOR else (32, 8)
+        grid = (-(-self.n // tx), -(-self.d // ty))
+        _launch(kern.transpose, grid, (tx, ty), rows, self.xt)  # feature-major, on the GPU
         cuda.synchronize()
+        del rows
         self.transfer_seconds = time.perf_counter() - t0
         self.search_seconds = 0.0
 
