@@ -23,7 +23,7 @@ INFORMATION = [
 ]  # fmt: skip
 
 
-def codes_table(seed: int = 0, n: int = 160, d: int = 5):
+def codes_table(seed: int = 0, n: int = 120, d: int = 5):
     """Integer codes of 4 levels and 3 classes; features 0 and 2 carry the class,
     3 copies 0 with noise."""
     rng = np.random.default_rng(seed)
@@ -69,7 +69,7 @@ def main() -> None:
     # a table larger than its GPU budget streams through in row blocks
     codes = np.ascontiguousarray(X.T.astype(np.uint8))
     ref = InformationTable(codes, np.full(X.shape[1], 4), y)
-    streamed = GpuInformationTable(codes, np.full(X.shape[1], 4), y, memory_budget=1200)
+    streamed = GpuInformationTable(codes, np.full(X.shape[1], 4), y, memory_budget=900)
     res["streamed"] = {
         "resident": streamed.codes.dev is not None,
         "blocks": len(streamed.codes.blocks()),
@@ -78,19 +78,24 @@ def main() -> None:
     }
     # the Relief family: floats, two classes
     rng = np.random.default_rng(2)
-    Xr = rng.random((60, 5))
-    yr = (Xr[:, 0] + Xr[:, 2] + 0.3 * rng.random(60) > 1.1).astype(int)
+    Xr = rng.random((40, 5))
+    yr = (Xr[:, 0] + Xr[:, 2] + 0.3 * rng.random(40) > 1.1).astype(int)
     res["ReliefF"] = pair(
-        fsel.ReliefF, Xr, yr, n_features_to_select=2, n_neighbors=3, sample_size=12, random_state=0
+        fsel.ReliefF, Xr, yr, n_features_to_select=2, n_neighbors=3, sample_size=8, random_state=0
     )
     res["ReliefF-euclidean-all"] = pair(
         fsel.ReliefF, Xr, yr, n_features_to_select=2, n_neighbors=2, metric="euclidean"
     )
     res["Relief"] = pair(
-        fsel.Relief, Xr, yr, n_features_to_select=2, sample_size=12, random_state=3
+        fsel.Relief, Xr, yr, n_features_to_select=2, sample_size=8, random_state=3
     )
     res["MRelief"] = pair(
-        fsel.MRelief, Xr, yr, n_features_to_select=2, sample_size=12, random_state=4
+        fsel.MRelief, Xr, yr, n_features_to_select=2, sample_size=8, random_state=4
+    )
+    sampled = {"n_features_to_select": 2, "sample_size": 8}
+    res["SURF"] = pair(fsel.SURF, Xr, yr, random_state=5, **sampled)
+    res["MultiSURF-euclidean"] = pair(
+        fsel.MultiSURF, Xr, yr, random_state=6, metric="euclidean", **sampled
     )
     json.dump(res, sys.stdout)
 

@@ -7,8 +7,14 @@ numba's simulator) is known to be usable; ``cache=True`` as in
 
 from __future__ import annotations
 
+import math
+import os
+
 import numpy as np
 from numba import cuda, float64
+
+# numba's simulator runs one Python thread per GPU thread: smaller blocks there
+_SIM = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 
 #: references per distance block (accumulators held by every thread)
 REF_TILE = 16
@@ -132,3 +138,126 @@ def nearest_by_class(dist, y, selfs, k, n_classes, scratch_d, scratch_i, out_d, 
                     p -= 1
                 out_d[r, t, p] = d
                 out_i[r, t, p] = j
+
+
+#: threads of the row reductions (one block per reference row)
+ROW_THREADS = 8 if _SIM else 128
+#: features per block of :func:`weighted_absdiff` (one per thread of a lane)
+FEATURE_LANES = 8 if _SIM else 32
+#: rows summed side by side per feature in :func:`weighted_absdiff`
+ROW_LANES = 2 if _SIM else 8
+
+
+@cuda.jit(cache=True)
+def row_sums(dist, selfs, center, squared, out):
+    """``out[r] = sum_{j != selfs[r]} (dist[r, j] - center[r])`` (``squared``: of the
+    squares): the row sums behind SURF's threshold and MultiSURF's mean and variance.
+    One block per row; each thread sums a strided share in order, then a tree in
+    shared memory (a fixed order: the result does not vary between runs)."""
+    sh = cuda.shared.array(ROW_THREADS, float64)
+    r = cuda.blockIdx.x
+    t = cuda.threadIdx.x
+    me = selfs[r]
+    c = center[r]
+    acc = 0.0
+    j = t
+    while j < dist.shape[1]:
+        if j != me:
+            v = dist[r, j] - c
+            acc += v * v if squared else v
+        j += ROW_THREADS
+    sh[t] = acc
+    cuda.syncthreads()
+    step = ROW_THREADS // 2
+    while step > 0:
+        if t < step:
+            sh[t] += sh[t + step]
+        cuda.syncthreads()
+        step //= 2
+    if t == 0:
+        out[r] = sh[0]
+
+
+@cuda.jit(cache=True)
+def radius_counts(dist, selfs, radius, y, counts):
+    """``counts[r, c] = #{j != selfs[r] : y[j] = c, dist[r, j] < radius[r]}``: the
+    neighbours of every class inside a reference's radius (integer atomics in shared
+    memory, so the counts are exact)."""
+    sh = cuda.shared.array(MAX_SLOTS, np.int32)
+    r = cuda.blockIdx.x
+    t = cuda.threadIdx.x
+    C = counts.shape[1]
+    for c in range(t, C, cuda.blockDim.x):
+        sh[c] = 0
+    cuda.syncthreads()
+    me = selfs[r]
+    T = radius[r]
+    j = t
+    while j < dist.shape[1]:
+        if j != me and dist[r, j] < T:
+            cuda.atomic.add(sh, y[j], 1)
+        j += cuda.blockDim.x
+    cuda.syncthreads()
+    for c in range(t, C, cuda.blockDim.x):
+        counts[r, c] = sh[c]
+
+
+@cuda.jit(cache=True)
+def radius_weights(dist, selfs, radius, y, coef):
+    """In place: ``dist[r, j] = coef[r, y[j]]`` inside the radius (``dist[r, j] <
+    radius[r]``, ``j`` not the reference itself), 0 elsewhere: each neighbour's
+    coefficient in the reference's margin."""
+    j, r = cuda.grid(2)
+    if r < dist.shape[0] and j < dist.shape[1]:
+        d = dist[r, j]
+        dist[r, j] = coef[r, y[j]] if (j != selfs[r] and d < radius[r]) else 0.0
+
+
+@cuda.jit(cache=True)
+def weighted_absdiff(xt, refs, w, out):
+    """``out[r, d] = sum_j w[r, j] |xt[d, j] - refs[r, d]|``: the references' margins
+    from their neighbours' weights. Block ``(bx, by)``: features ``bx * FEATURE_LANES
+    ...`` against references ``by * REF_TILE ...``; thread ``(f, lane)`` sums rows
+    ``lane, lane + ROW_LANES, ...`` in order, the lanes are then added in order (no
+    float atomics: the same sums on every run)."""
+    sh = cuda.shared.array((ROW_LANES, FEATURE_LANES, REF_TILE), float64)
+    acc = cuda.local.array(REF_TILE, float64)
+    f = cuda.threadIdx.x % FEATURE_LANES
+    lane = cuda.threadIdx.x // FEATURE_LANES
+    d = cuda.blockIdx.x * FEATURE_LANES + f
+    r0 = cuda.blockIdx.y * REF_TILE
+    D, n = xt.shape
+    m = refs.shape[0]
+    for r in range(REF_TILE):
+        acc[r] = 0.0
+    if d < D:
+        j = lane
+        while j < n:
+            x = xt[d, j]
+            for r in range(REF_TILE):
+                if r0 + r < m:
+                    a = w[r0 + r, j]
+                    if a != 0.0:
+                        acc[r] += a * abs(x - refs[r0 + r, d])
+            j += ROW_LANES
+    for r in range(REF_TILE):
+        sh[lane, f, r] = acc[r]
+    cuda.syncthreads()
+    if lane == 0 and d < D:
+        for r in range(REF_TILE):
+            if r0 + r < m:
+                s = 0.0
+                for q in range(ROW_LANES):
+                    s += sh[q, f, r]
+                out[r0 + r, d] = s
+
+
+@cuda.jit(cache=True)
+def sqrt_inplace(dist):
+    """``dist[r, i] = sqrt(dist[r, i])`` (squared Euclidean distances to distances),
+    launched on the grid of :func:`distances`."""
+    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    r0 = cuda.blockIdx.y * REF_TILE
+    if i < dist.shape[1]:
+        for r in range(r0, min(r0 + REF_TILE, dist.shape[0])):
+            dist[r, i] = math.sqrt(dist[r, i])

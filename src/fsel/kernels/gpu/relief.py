@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GpuSamples", "knn_by_class_gpu"]
+__all__ = ["GpuSamples", "knn_by_class_gpu", "radius_margin_gpu"]
 
 _SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 #: threads per block (a warp under numba's simulator, which pays per thread)
@@ -133,3 +133,92 @@ def knn_by_class_gpu(
         np.sqrt(dist, out=dist)
     samples.search_seconds += time.perf_counter() - t0
     return idx, dist
+
+
+def radius_margin_gpu(
+    samples: GpuSamples,
+    y: np.ndarray,
+    priors: np.ndarray,
+    rule: str,
+    *,
+    metric: str = "manhattan",
+    rows: np.ndarray | None = None,
+) -> tuple[np.ndarray, float | None]:
+    """The sum over the reference rows of SURF's or MultiSURF's margins on the GPU,
+    and SURF's threshold (None for MultiSURF): the terms of
+    :func:`fsel.kernels.neighbors.radius_margin_rows_at` without holes.
+
+    ``rule="surf"``: one radius, the mean distance between a reference and another
+    sample (``sum_r sum_j D[r, j] / (m (n - 1))``, a first pass over the references);
+    ``"multisurf"``: each reference's own radius, the mean of its distances to the
+    other samples less half their standard deviation (``/ (n - 1)``). Every sample
+    (not the reference) closer than the radius is a neighbour; its coefficient is
+    :func:`fsel.kernels.neighbors.relieff_coefficients` of the reference's per-class
+    neighbour counts (computed on the host, as on the CPU); the margin is
+    ``sum_j coef[y_j] |x_r - x_j|``. The sums run in a fixed order on the GPU, so the
+    margins equal the CPU's to rounding.
+    """
+    from numba import cuda
+
+    from fsel.kernels.gpu import _cuda_relief as kern
+    from fsel.kernels.neighbors import relieff_coefficients
+
+    t0 = time.perf_counter()
+    n, d = samples.n, samples.d
+    C = int(priors.size)
+    if C > kern.MAX_SLOTS:
+        raise ValueError(f"device='cuda' handles at most {kern.MAX_SLOTS} classes, got {C}")
+    ref = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+    m = ref.size
+    y = np.ascontiguousarray(y, dtype=np.int64)
+    dy = cuda.to_device(y)
+    src = np.asarray(samples.source, dtype=np.float64)
+    squared = metric == "euclidean"
+    step = max(kern.REF_TILE, (DISTANCE_BYTES // max(8 * n, 1)) // kern.REF_TILE * kern.REF_TILE)
+    spans = [(a, min(m, a + step)) for a in range(0, m, step)]
+
+    def block(a: int, b: int) -> tuple[Any, Any, Any]:
+        r = ref[a:b]
+        refs = cuda.to_device(np.ascontiguousarray(src[r]))
+        D = cuda.device_array((b - a, n), dtype=np.float64)
+        grid = (-(-n // THREADS), -(-(b - a) // kern.REF_TILE))
+        _launch(kern.distances, grid, THREADS, samples.xt, refs, squared, D)
+        if squared:  # the radius compares distances, not their squares
+            _launch(kern.sqrt_inplace, grid, THREADS, D)
+        return refs, D, cuda.to_device(np.ascontiguousarray(r, dtype=np.int64))
+
+    def sums(D: Any, selfs: Any, center: np.ndarray, sq: bool) -> np.ndarray:
+        out = cuda.device_array(D.shape[0], dtype=np.float64)
+        dc = cuda.to_device(np.ascontiguousarray(center, dtype=np.float64))
+        _launch(kern.row_sums, D.shape[0], kern.ROW_THREADS, D, selfs, dc, sq, out)
+        return out.copy_to_host()
+
+    threshold = None
+    if rule == "surf":
+        total = 0.0
+        for a, b in spans:
+            _, D, selfs = block(a, b)
+            total += float(sums(D, selfs, np.zeros(b - a), False).sum())
+        threshold = total / (m * (n - 1))
+    margin = np.zeros(d)
+    for a, b in spans:
+        refs, D, selfs = block(a, b)
+        if rule == "surf":
+            radius = np.full(b - a, threshold)
+        else:
+            mean = sums(D, selfs, np.zeros(b - a), False) / (n - 1)
+            var = sums(D, selfs, mean, True) / (n - 1)
+            radius = mean - 0.5 * np.sqrt(var)
+        dr = cuda.to_device(radius)
+        counts = cuda.device_array((b - a, C), dtype=np.int64)
+        _launch(kern.radius_counts, b - a, SELECT_THREADS, D, selfs, dr, dy, counts)
+        coef = relieff_coefficients(counts.copy_to_host().astype(np.float64), y[ref[a:b]], priors)
+        grid = (-(-n // THREADS), b - a)
+        _launch(kern.radius_weights, grid, THREADS, D, selfs, dr, dy, cuda.to_device(coef))
+        out = cuda.device_array((b - a, d), dtype=np.float64)
+        lanes = kern.FEATURE_LANES * kern.ROW_LANES
+        grid = (-(-d // kern.FEATURE_LANES), -(-(b - a) // kern.REF_TILE))
+        _launch(kern.weighted_absdiff, grid, lanes, samples.xt, refs, D, out)
+        margin += out.copy_to_host().sum(axis=0)
+    samples.search_seconds += time.perf_counter() - t0
+    return margin, threshold

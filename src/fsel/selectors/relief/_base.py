@@ -443,8 +443,7 @@ class BaseRelief(SelectorCore):
         self.device_ = resolve_device(device, name)
         if self.device_ == "cuda" and not self._gpu_knn:
             raise ValueError(
-                f"{name}: device='cuda' has no GPU kernel for {name} yet; use "
-                "device='cpu' (ReliefF and Relief run on the GPU)"
+                f"{name}: device='cuda' has no GPU kernel for {name} yet; use device='cpu'"
             )
 
     def _knn_gpu(self, Z, y, k, n_classes, rows, expected):  # type: ignore[no-untyped-def]

@@ -50,8 +50,9 @@ _SAMPLE_DOC = """    sample_size : int, float or None, default=None
         ``"auto"`` on the GPU when one is usable, else the CPU (``device_`` says
         which; ``timings_`` holds the GPU's transfer and search seconds). Relief,
         M-Relief and ReliefF run there on dense data without missing values (at most
-        64 neighbours per reference, ``n_classes * n_neighbors``); SURF and MultiSURF
-        refuse ``"cuda"`` (no GPU kernel yet).
+        64 neighbours per reference, ``n_classes * n_neighbors``), as do SURF and
+        MultiSURF (their radii and margins summed on the GPU in a fixed order: the
+        CPU's weights to rounding).
 """
 
 #: Bytes per neighbour slot of ReliefF's neighbour lists in flight (index, distance,
@@ -377,8 +378,6 @@ class ReliefF(_Sampled):
 class _RadiusRelief(_Sampled):
     """SURF-type margin: every neighbour closer than a threshold."""
 
-    _gpu_knn = False  # no GPU kernel for the radius margins yet
-
     def _thresholds(self, a: int, b: int, D: np.ndarray, n: int) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
@@ -394,6 +393,8 @@ class _RadiusRelief(_Sampled):
         n = y.size
         budget = int(self.memory_budget)
         rows = self._ref_rows
+        if getattr(self, "device_", "cpu") == "cuda":
+            return self._mean_margin_gpu(Z, y, priors, rows)
         if rows is not None or _issparse(Z) or np.isnan(Z).any():
             return self._mean_margin_at(Z, y, priors, rows)
         if fits_full(n, budget):
@@ -419,6 +420,24 @@ class _RadiusRelief(_Sampled):
         )
         # per-row margins, summed in row order: independent of the block partition
         return np.concatenate(parts).sum(axis=0) / n
+
+    def _mean_margin_gpu(self, Z, y, priors, rows):
+        """The mean margin on the GPU (:func:`fsel.kernels.gpu.relief.radius_margin_gpu`):
+        dense data without holes only."""
+        if _issparse(Z) or np.isnan(Z).any():
+            raise ValueError(
+                f"{type(self).__name__}: device='cuda' needs dense X without missing values; "
+                "use device='cpu' (or impute: missing='impute-mean')"
+            )
+        from fsel.kernels.gpu.relief import GpuSamples, radius_margin_gpu
+
+        gpu = GpuSamples(Z)
+        rule = "surf" if isinstance(self, SURF) else "multisurf"
+        margin, threshold = radius_margin_gpu(gpu, y, priors, rule, metric=self.metric, rows=rows)
+        if threshold is not None:
+            self.threshold_ = threshold
+        self._gpu_samples = gpu  # its timings become timings_
+        return margin / (y.size if rows is None else rows.size)
 
     def _mean_margin_at(self, Z, y, priors, rows):
         """Reference rows and/or missing values: row blocks of the references against
