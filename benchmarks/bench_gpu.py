@@ -18,6 +18,9 @@ One prepared run for a machine with a CUDA GPU (numba's CUDA target), in one pro
    references: one pass over the table each); the GPU and the CPU fits on the same
    ``--cpu-refs`` references must give the same features (checked).
 
+4. **SURF and MultiSURF** with ``--cpu-refs`` references on a tenth of the Relief
+   rows: one CPU core against the GPU, the same features (checked).
+
 Reported next to the anchors: cells (rows x candidate features) per second per core
 and per GPU for a greedy step; fast-mRMR's best single core, about 4.4e8 cells/s; the
 Spark information-theoretic framework on ECBDL14 (64M x 631), about one minute per
@@ -297,6 +300,33 @@ def part_relief(
     say(f"  past the shared host setup: {res['relief']['speedup_past_setup']:.0f}x")
 
 
+def part_surf(rows: int, d: int, refs: int, res: dict[str, Any]) -> None:
+    """SURF and MultiSURF with ``refs`` references: the GPU against one CPU core, the
+    same features (a check of the radius kernels on the real device)."""
+    from fsel.selectors.relief import _nearest
+
+    X, y = make_floats(rows, d, seed=2)
+    out: dict[str, Any] = {"rows": rows, "features": d, "refs": refs, "runs": {}}
+    res["surf"] = out
+    top = min(10, d)
+    for name in ("SURF", "MultiSURF"):
+        cls = getattr(_nearest, name)
+        kw = {"sample_size": refs, "random_state": 0}
+        cls(top, sample_size=4, random_state=0).fit(X[:2000], y[:2000])  # warm the CPU
+        cls(top, sample_size=4, random_state=0, device="cuda").fit(X[:2000], y[:2000])
+        cpu, t_cpu = timed(lambda cls=cls, kw=kw: cls(top, **kw).fit(X, y))
+        gpu, t_gpu = timed(lambda cls=cls, kw=kw: cls(top, device="cuda", **kw).fit(X, y))
+        same = cpu.selection_order_.tolist() == gpu.selection_order_.tolist()
+        diff = float(np.max(np.abs(cpu.margin_ - gpu.margin_)))
+        out["runs"][name] = {
+            "cpu_1_s": t_cpu,
+            "gpu_s": t_gpu,
+            "same_selection": same,
+            "max_margin_diff": diff,
+        }
+        say(f"  {name}: CPU {t_cpu:.2f} s, GPU {t_gpu:.3f} s, same {same}, diff {diff:.1e}")
+
+
 def summarize(res: dict[str, Any]) -> None:
     """Cells per second (per core, per GPU) next to the anchors."""
     jm = res.get("jmi")
@@ -427,6 +457,21 @@ def markdown(res: dict[str, Any]) -> str:
             f"(largest margin difference {rl['max_margin_diff']:.1e})",
             "",
         ]
+    su = res.get("surf")
+    if su and su.get("runs"):
+        lines += [
+            f"## SURF and MultiSURF, {su['refs']} references on {su['rows']:,} x "
+            f"{su['features']} floats (one CPU core vs the GPU)",
+            "",
+            "| method | CPU, one core | GPU | same features | largest margin difference |",
+            "|---|---:|---:|---|---:|",
+        ]
+        for name, r in su["runs"].items():
+            lines.append(
+                f"| {name} | {r['cpu_1_s']:.2f} s | {r['gpu_s']:.3f} s | "
+                f"{r['same_selection']} | {r['max_margin_diff']:.1e} |"
+            )
+        lines.append("")
     if res.get("errors"):
         lines += ["## Failed parts", ""]
         lines += [f"- {k}: `{v.splitlines()[-1]}`" for k, v in res["errors"].items()]
@@ -444,7 +489,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--relief-features", type=int, default=100)
     p.add_argument("--refs", type=int, default=1000)
     p.add_argument("--cpu-refs", type=int, default=100)
-    p.add_argument("--skip", default="", help="comma-separated parts to skip: jmi,criteria,relief")
+    p.add_argument(
+        "--skip", default="", help="comma-separated parts to skip: jmi,criteria,relief,surf"
+    )
     p.add_argument("--out", default=None, help="output stem (default: benchmarks/results/gpu)")
     args = p.parse_args(argv)
     explicit = args.rows is not None or args.relief_rows is not None
@@ -491,9 +538,13 @@ def main(argv: list[str] | None = None) -> int:
             "relief",
             lambda: part_relief(relief_rows, args.relief_features, args.refs, args.cpu_refs, res),
         ),
+        (
+            "surf",
+            lambda: part_surf(relief_rows // 10, args.relief_features, args.cpu_refs, res),
+        ),
     ]
     for name, fn in parts:
-        if problem or name in skip or (name != "relief" and X is None):
+        if problem or name in skip or (name in ("jmi", "criteria") and X is None):
             continue
         try:
             fn()
