@@ -86,9 +86,7 @@ def main() -> None:
     res["ReliefF-euclidean-all"] = pair(
         fsel.ReliefF, Xr, yr, n_features_to_select=2, n_neighbors=2, metric="euclidean"
     )
-    res["Relief"] = pair(
-        fsel.Relief, Xr, yr, n_features_to_select=2, sample_size=8, random_state=3
-    )
+    res["Relief"] = pair(fsel.Relief, Xr, yr, n_features_to_select=2, sample_size=8, random_state=3)
     res["MRelief"] = pair(
         fsel.MRelief, Xr, yr, n_features_to_select=2, sample_size=8, random_state=4
     )
