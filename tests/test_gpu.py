@@ -199,3 +199,59 @@ def test_cli_device_flag(tmp_path, capsys, monkeypatch):
     code = main(["select", str(path), "--target", "y", "-k", "1", "--device", "cuda", "-q"])
     assert code != 0
     assert "no CUDA device found" in capsys.readouterr().err
+
+
+def _ptx_signatures():
+    """Every CUDA kernel with the argument types the host code passes it."""
+    from numba import types as t
+
+    from fsel.kernels.gpu import _cuda_information as ki
+    from fsel.kernels.gpu import _cuda_relief as kr
+
+    def a(dt, nd):
+        return t.Array(dt, nd, "C")
+
+    i64, f64, b = t.int64, t.float64, t.boolean
+    hist = a(t.int32, 2)
+    return [
+        (ki.hist_shared, (a(t.uint32, 2), a(t.uint32, 1), b, i64, i64, i64, i64, hist)),
+        (ki.hist_shared, (a(t.uint32, 2), a(t.int32, 1), b, i64, i64, i64, i64, hist)),
+        (ki.hist_global, (a(t.uint8, 2), a(t.uint32, 1), b, i64, i64, hist)),
+        (ki.hist_global, (a(t.int32, 2), a(t.int32, 1), b, i64, i64, hist)),
+        (ki.pair_z, (a(t.uint8, 2), i64, a(t.uint8, 1), i64, i64, a(t.uint8, 1))),
+        (ki.pair_z, (a(t.uint8, 2), i64, a(t.uint8, 1), i64, i64, a(t.int32, 1))),
+        (ki.transpose_codes, (a(t.int64, 2), a(t.uint8, 2))),
+        (ki.column_range, (a(t.uint8, 2), i64, a(i64, 1), a(i64, 1))),
+        (kr.transpose, (a(f64, 2), a(f64, 2))),
+        (kr.distances, (a(f64, 2), a(f64, 2), b, a(f64, 2))),
+        (
+            kr.nearest_by_class,
+            (a(f64, 2), a(i64, 1), a(i64, 1), i64, i64, a(f64, 3), a(i64, 3), a(f64, 3), a(i64, 3)),
+        ),
+        (kr.row_sums, (a(f64, 2), a(i64, 1), a(f64, 1), b, a(f64, 1))),
+        (kr.radius_counts, (a(f64, 2), a(i64, 1), a(f64, 1), a(i64, 1), a(i64, 2))),
+        (kr.radius_weights, (a(f64, 2), a(i64, 1), a(f64, 1), a(i64, 1), a(f64, 2))),
+        (kr.weighted_absdiff, (a(f64, 2), a(f64, 2), a(f64, 2), a(f64, 2))),
+        (kr.sqrt_inplace, (a(f64, 2),)),
+    ]
+
+
+def test_kernels_compile_for_a_real_gpu(monkeypatch):
+    """The kernels type-check and compile to PTX (sm_90) with the argument types the
+    host code passes: what the simulator, which runs them as Python, cannot check.
+    Needs numba's CUDA target and libNVVM (a CUDA toolkit), not a GPU."""
+    pytest.importorskip("numba")
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        pytest.skip("the simulator has no compiler")
+    try:
+        from numba import cuda
+        from numba import types as t
+
+        cuda.compile_ptx(lambda x: None, t.void(t.int32[:]), cc=(9, 0))
+    except Exception as exc:  # no libNVVM here
+        pytest.skip(f"numba cannot compile CUDA kernels here: {str(exc).splitlines()[0][:80]}")
+    from numba import types as t
+
+    for kernel, sig in _ptx_signatures():
+        ptx, _ = cuda.compile_ptx(kernel.py_func, t.void(*sig), cc=(9, 0))
+        assert ".entry" in ptx

@@ -22,23 +22,15 @@ _SIM = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 _I32 = np.dtype(np.int32) if _SIM else np.int32
 
 
-@cuda.jit(device=True, inline=True)
-def zval(z, r, packed):
-    """Row ``r`` of ``Z``: byte ``r % 4`` of word ``r // 4`` of a ``uint32`` array
-    (``packed``, ``uint8`` values four to a word) or element ``r``."""
-    if packed:
-        return (z[r >> 2] >> ((r & 3) * 8)) & 0xFF
-    return z[r]
-
-
 @cuda.jit(cache=True)
 def hist_shared(words, z, packed, n, nz, cells, n_sub, hist):
     """Joint histograms of ``(Xk, Z)`` in shared memory.
 
     ``hist[k, x * nz + z] += #{r < n : Xk[r] = x, Z[r] = z}`` for the candidates ``k``
     of the grid's ``y`` dimension, ``words[k]`` holding four ``uint8`` codes per
-    4-byte word (row ``r`` in byte ``r % 4`` of word ``r // 4``) and ``Z`` read by
-    :func:`zval`. Each block counts a strided share of the words into ``n_sub``
+    4-byte word (row ``r`` in byte ``r % 4`` of word ``r // 4``) and ``Z[r]`` read
+    the same way from a ``uint32`` array (``packed``, four ``uint8`` values a word) or
+    as element ``r``. Each block counts a strided share of the words into ``n_sub``
     copies of the ``cells``-cell histogram (warp ``w`` writes copy ``w % n_sub``,
     which spreads the atomic adds), then adds their sum to ``hist``, one atomic add
     per non-empty cell. The shared array is dynamic: launched with ``cells * n_sub * 4``
@@ -62,7 +54,8 @@ def hist_shared(words, z, packed, n, nz, cells, n_sub, hist):
             r = r0 + i
             if r < n:
                 x = (word >> (8 * i)) & 0xFF
-                cuda.atomic.add(sh, base + x * nz + zval(z, r, packed), 1)
+                zr = (z[r >> 2] >> ((r & 3) * 8)) & 0xFF if packed else z[r]
+                cuda.atomic.add(sh, base + x * nz + zr, 1)
         w += stride
     cuda.syncthreads()
     for c in range(tid, cells, nt):
@@ -82,7 +75,8 @@ def hist_global(codes, z, packed, n, nz, hist):
     r = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     stride = cuda.gridDim.x * cuda.blockDim.x
     while r < n:
-        cuda.atomic.add(hist, (k, codes[k, r] * nz + zval(z, r, packed)), 1)
+        zr = (z[r >> 2] >> ((r & 3) * 8)) & 0xFF if packed else z[r]
+        cuda.atomic.add(hist, (k, codes[k, r] * nz + zr), 1)
         r += stride
 
 
@@ -117,9 +111,14 @@ def column_range(x, rows_per, lo, hi):
     if k < K and r0 < n:
         vlo = np.int64(x[r0, k])
         vhi = vlo
-        for r in range(r0 + 1, min(r0 + rows_per, n)):
+        end = r0 + rows_per
+        if end > n:
+            end = n
+        for r in range(r0 + 1, end):
             v = np.int64(x[r, k])
-            vlo = min(vlo, v)
-            vhi = max(vhi, v)
+            if v < vlo:
+                vlo = v
+            if v > vhi:
+                vhi = v
         cuda.atomic.min(lo, k, vlo)
         cuda.atomic.max(hi, k, vhi)

@@ -58,7 +58,10 @@ def distances(xt, refs, squared, out):
             tile[r, q % FEATURE_TILE] = refs[r0 + r, d] if r0 + r < n_ref and d < D else 0.0
         cuda.syncthreads()
         if i < n:
-            for dd in range(min(FEATURE_TILE, D - d0)):
+            width = D - d0
+            if width > FEATURE_TILE:
+                width = FEATURE_TILE
+            for dd in range(width):
                 x = xt[d0 + dd, i]
                 for r in range(REF_TILE):
                     v = x - tile[r, dd]
@@ -259,5 +262,8 @@ def sqrt_inplace(dist):
     i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     r0 = cuda.blockIdx.y * REF_TILE
     if i < dist.shape[1]:
-        for r in range(r0, min(r0 + REF_TILE, dist.shape[0])):
+        end = r0 + REF_TILE
+        if end > dist.shape[0]:
+            end = dist.shape[0]
+        for r in range(r0, end):
             dist[r, i] = math.sqrt(dist[r, i])
