@@ -126,6 +126,9 @@ def _fake_driver(monkeypatch, count=None, error=None):
         return count
 
     monkeypatch.setattr(drv.driver, "get_device_count", get_device_count, raising=False)
+    from numba import cuda
+
+    monkeypatch.setattr(cuda, "is_available", lambda: False)
 
 
 def test_cuda_problem_names_a_missing_driver(monkeypatch):

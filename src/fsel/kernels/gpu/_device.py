@@ -44,6 +44,11 @@ def cuda_problem() -> str | None:
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
         return None
     try:
+        if cuda.is_available():
+            return None
+    except Exception:  # diagnosed below
+        pass
+    try:  # why not: no driver, or a driver without a device
         from numba.cuda.cudadrv.driver import driver
 
         count = driver.get_device_count()
@@ -54,9 +59,7 @@ def cuda_problem() -> str | None:
         return f"the CUDA driver could not be initialised: {text[:200]}"
     if count < 1:
         return "no CUDA device found (the driver is installed but sees no GPU)"
-    if not cuda.is_available():
-        return "numba's CUDA target reports no usable GPU"
-    return None
+    return "numba's CUDA target reports no usable GPU"
 
 
 def resolve_device(device: object, estimator_name: str) -> str:
