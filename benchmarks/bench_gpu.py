@@ -543,19 +543,26 @@ def main(argv: list[str] | None = None) -> int:
             lambda: part_surf(relief_rows // 10, args.relief_features, args.cpu_refs, res),
         ),
     ]
+    stem.parent.mkdir(parents=True, exist_ok=True)
+
+    def write() -> None:  # after every part: a crash later keeps what was measured
+        res["total_s"] = time.perf_counter() - t_start
+        summarize(res)
+        Path(f"{stem}.json").write_text(json.dumps(res, indent=2, default=str))
+        Path(f"{stem}.md").write_text(markdown(res))
+
     for name, fn in parts:
         if problem or name in skip or (name in ("jmi", "criteria") and X is None):
             continue
+        res["running"] = name
         try:
             fn()
         except Exception:
             res["errors"][name] = traceback.format_exc()
             say(f"part {name} FAILED:\n{res['errors'][name]}")
-    res["total_s"] = time.perf_counter() - t_start
-    summarize(res)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    Path(f"{stem}.json").write_text(json.dumps(res, indent=2, default=str))
-    Path(f"{stem}.md").write_text(markdown(res))
+        write()
+    res.pop("running", None)
+    write()
     say(f"wrote {stem}.json and {stem}.md ({res['total_s']:.0f} s in all)")
     return 1 if res["errors"] else 0
 
