@@ -29,6 +29,7 @@ __all__ = ["build_parser", "main"]
 # CLI flag -> estimator constructor parameter (passed only when given)
 _FLAG_PARAMS = {
     "bins": "n_bins",
+    "device": "device",
     "discretize": "discretize",
     "estimator": "estimator",
     "beta": "beta",
@@ -108,6 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--discretize", choices=["uniform", "quantile", "none"], help="binning of float columns"
     )
     g.add_argument("--estimator", choices=["plugin", "miller_madow"], help="entropy estimator")
+    g.add_argument(
+        "--device",
+        choices=["cpu", "cuda", "auto"],
+        help="where the kernels run (information criteria, Relief, ReliefF, SURF, MultiSURF)",
+    )
     g.add_argument("--beta", type=float)
     g.add_argument("--gamma", type=float)
     g.add_argument("--metric", choices=["manhattan", "euclidean"])
