@@ -353,7 +353,9 @@ class InformationTable:
         if not hasattr(self, "_packed"):
             self._packed = None
             if self._pack_in_place and isinstance(self.codes, np.ndarray):
-                paired = pack_pairs_in_place(self.codes)
+                top = int(self.n_levels.max()) - 1 if self.n_levels.size else 0
+                # the codes are 0..n_levels-1: the largest is known, no pass to find it
+                paired = pack_pairs_in_place(self.codes, self.n_jobs, top=top)
                 if paired is not None:
                     self.codes = paired
                     self._packed = (paired.packed, paired.a)
