@@ -61,7 +61,7 @@ PUBLIC_MODULES = (
     "fsel.datasets",
     "fsel.experiments",
     "fsel.experiments.protocols",
-    "fsel.experiments.user_report",
+    "fsel.reporting.analysis",
 )
 _NOT_API = {"order_by_score"}  # helper re-exported for the experiments, not user API
 

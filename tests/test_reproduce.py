@@ -247,14 +247,13 @@ def test_rerun_uses_the_cache_after_an_interruption(tmp_path, monkeypatch, share
         )
 
 
-def test_results_do_not_depend_on_jobs(tmp_path, monkeypatch, shared_datasets):
+def test_results_do_not_depend_on_jobs(tmp_path, shared_datasets):
     a = R.run_reproduction(
         "brown-fig6", tmp_path / "a", quick=True, cache_dir=None, registry=REGISTRY
     )
-    monkeypatch.setenv("FSEL_N_JOBS", "2")
     with joblib.parallel_config(backend="threading"):
         b = R.run_reproduction(
-            "brown-fig6", tmp_path / "b", quick=True, cache_dir=None, registry=REGISTRY
+            "brown-fig6", tmp_path / "b", quick=True, cache_dir=None, registry=REGISTRY, n_jobs=2
         )
     assert a.ours == b.ours
     assert (tmp_path / "a" / "fig6_ranks.csv").read_text() == (
@@ -290,7 +289,8 @@ def _fake(tmp_path: Path) -> Reproduction:
 
 
 def test_html_report_is_self_contained(tmp_path):
-    from fsel.experiments.html import markdown_to_html, write_html
+    from fsel.experiments.html import write_html
+    from fsel.utils.html import markdown_to_html
 
     rep = _fake(tmp_path)
     page = write_html([rep, rep], tmp_path / "r.html").read_text()

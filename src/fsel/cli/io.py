@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CliError", "LoadedData", "read_data", "read_data_dask"]
+__all__ = ["CliError", "LoadedData", "read_data", "read_data_dask", "resolve_data"]
 
 
 class CliError(Exception):
@@ -47,6 +47,19 @@ def _read_csv_plain(path: Path) -> tuple[list[str], dict[str, np.ndarray]]:
 def _frame_to_columns(df: Any) -> tuple[list[str], dict[str, np.ndarray]]:
     names = [str(c) for c in df.columns]
     return names, {str(c): df[c].to_numpy() for c in df.columns}
+
+
+def resolve_data(path: str) -> str:
+    """``path`` itself when it names a file (or has a suffix), else the shared data set
+    of that name (``NAME.npz`` in :func:`fsel.datasets.data_dir`) when there is one."""
+    if Path(path).exists() or Path(path).suffix:
+        return path
+    from fsel.datasets import data_dir
+
+    d = data_dir()
+    if d is not None and (d / f"{path}.npz").exists():
+        return str(d / f"{path}.npz")
+    return path
 
 
 def read_data(

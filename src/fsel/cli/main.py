@@ -23,6 +23,7 @@ from typing import Any
 
 from fsel._version import __version__
 from fsel.cli.io import CliError, read_data
+from fsel.cli.io import resolve_data as _resolve_data
 
 __all__ = ["build_parser", "main"]
 
@@ -202,17 +203,6 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     for name, (n, d) in found.items():
         print(f"{name:<60} {n:>7} x {d}")
     return 0
-
-
-def _resolve_data(path: str) -> str:
-    if Path(path).exists() or Path(path).suffix:
-        return path
-    from fsel.datasets import data_dir
-
-    d = data_dir()
-    if d is not None and (d / f"{path}.npz").exists():
-        return str(d / f"{path}.npz")
-    return path
 
 
 def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> dict[str, Any]:

@@ -41,6 +41,9 @@ Choices the paper leaves open, written down here:
   a warm-up fit so numba compilation is not counted.
 * Feature indices: 0-based everywhere in our tables; the paper's 1-based numbers are
   converted (``paper - 1``) in the columns marked "paper".
+* Workers: these tables run in one process whatever ``n_jobs`` (``fsel reproduce
+  --n-jobs``) says, because their CPU-time columns compare single-process fits of the
+  paper's methods; ``n_jobs`` is accepted as by every reproduction and ignored.
 
 Every unit of work is cached under ``<output>/.cache`` (Table 1: one (N, trial); the
 other tables: one selection, and one (data set, classifier) with its full / subset /
@@ -59,6 +62,7 @@ from typing import Any
 import numpy as np
 
 from fsel.experiments.cache import ResultCache, array_fingerprint, cache_for, estimator_fingerprint
+from fsel.experiments.common import md_table, reproduce_command
 from fsel.experiments.protocols import cv_error
 from fsel.experiments.report import Reproduction, write_csv
 from fsel.utils.progress import Progress
@@ -126,12 +130,6 @@ _CLEVE_SYMBOLIC = (1, 2, 5, 6, 8, 10, 12)
 
 
 # ----------------------------------------------------------------- helpers
-def _md(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
-
-
 def _pm(values: Sequence[float], scale: float = 100.0, digits: int = 2) -> str:
     a = np.asarray(values, dtype=float) * scale
     if np.isnan(a).all():
@@ -321,16 +319,12 @@ def _wrapper(X: np.ndarray, y: np.ndarray, clf: Any) -> tuple[list[int], float]:
 
 def _figure(output_dir: Path, name: str, draw: Any) -> list[Path]:
     try:
-        from fsel.experiments.protocols import _pyplot
-
-        plt = _pyplot()
-    except ImportError:
+        import matplotlib  # noqa: F401
+    except ImportError:  # pragma: no cover - depends on the environment
         return []
-    fig = draw(plt)
-    path = output_dir / name
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return [path]
+    from fsel.utils.figures import new_figure, save_figure
+
+    return [save_figure(draw(new_figure), output_dir / name, dpi=110)]
 
 
 def _result(
@@ -344,7 +338,7 @@ def _result(
     tables: dict[str, Path],
     figures: Sequence[Path] = (),
 ) -> Reproduction:
-    command = f"fsel reproduce {name} --seed {seed}" + (" --quick" if quick else "")
+    command = reproduce_command(name, seed, quick)
     return Reproduction(
         name=name,
         title=title,
@@ -411,7 +405,12 @@ def table1_claims(means: dict[int, np.ndarray], sizes: Sequence[int]) -> list[tu
 
 
 def group1_table1(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Table 1: ``L`` of the synthetic data with 1, 2, 3 attributes against N."""
     from fsel.datasets import make_dong_kothari
@@ -484,7 +483,7 @@ def group1_table1(
                 f"paper {r['paper_mean']:.4f})"
             )
         md_rows.append(cells)
-    ours = _md(["L", *[f"N = {n}" for n in sizes]], md_rows)
+    ours = md_table(["L", *[f"N = {n}" for n in sizes]], md_rows)
     gaps = {n: means[n][0] - means[n][2] for n in sizes}
     gaps2 = {n: means[n][0] - means[n][1] for n in sizes}
     gap_text = ", ".join(f"N={n}: {g:.3f}" for n, g in gaps.items())
@@ -496,8 +495,8 @@ def group1_table1(
         f"* {text}: {'holds' if held else 'does NOT hold'}" for text, held in claims
     )
 
-    def draw(plt: Any) -> Any:
-        fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    def draw(new_figure: Any) -> Any:
+        fig, ax = new_figure(figsize=(5.5, 3.8))
         for s in range(3):
             m = [
                 next(
@@ -579,7 +578,12 @@ _GROUP2 = ("cleve", "corral", "crx", "m-of-n-3-7-10", "monk-1", "monk-2", "monk-
 
 
 def group2_tables2_3(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Tables 2-3: subsets and 10-fold CV accuracy vs all features and a wrapper."""
     output_dir = Path(output_dir)
@@ -650,7 +654,7 @@ def group2_tables2_3(
     tables = {"group2": write_csv(output_dir / "group2_tables2_3.csv", rows)}
     ours = (
         "Selected subsets (0-based, in selection order):\n\n"
-        + _md(
+        + md_table(
             [
                 "data set",
                 "D",
@@ -664,7 +668,7 @@ def group2_tables2_3(
             md_sel,
         )
         + f"\n\n10-fold CV accuracy %, mean ± std over {trials} fold seeds:\n\n"
-        + _md(
+        + md_table(
             [
                 "data set",
                 "ID3 all",
@@ -713,7 +717,12 @@ def group2_tables2_3(
 
 # ----------------------------------------------------------------- group III
 def group3_tables4_5(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Tables 4-5: Digit (mfeat digits 0-4) and Sonar (-> Ionosphere), with CPU times."""
     output_dir = Path(output_dir)
@@ -765,7 +774,7 @@ def group3_tables4_5(
         )
     bar.close()
     tables = {"group3": write_csv(output_dir / "group3_tables4_5.csv", rows)}
-    ours = _md(
+    ours = md_table(
         [
             "data set",
             "size",
@@ -816,7 +825,12 @@ def group3_tables4_5(
 
 # ----------------------------------------------------------------- group IV
 def group4_table6(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Table 6: subsets of Crx and Pima for neighbourhood sizes 2r, 3r, 5r, 8r."""
     output_dir = Path(output_dir)
@@ -848,7 +862,7 @@ def group4_table6(
             md_rows.append([name, f"{rf}r", " ".join(map(str, order)), " ".join(map(str, paper))])
     bar.close()
     tables = {"group4": write_csv(output_dir / "group4_table6.csv", rows)}
-    ours = _md(["data set", "d", "ours (0-based)", "paper (0-based)"], md_rows)
+    ours = md_table(["data set", "d", "ours (0-based)", "paper (0-based)"], md_rows)
     stable = {
         name: len({r["subset"] for r in rows if r["data_set"] == name and r["radius_factor"] < 8})
         for name in names

@@ -23,13 +23,14 @@ default information criteria, the Relief family and a ranking index) and collect
 Every unit of work (one method on the table, one method's bootstraps, one method on
 one fold) goes through :class:`fsel.experiments.cache.ResultCache`, so an interrupted
 report resumes; a progress bar is drawn on stderr (:mod:`fsel.utils.progress`). The
-page is written with the toolkit of :mod:`fsel.experiments.html` (figures embedded, no
-network); figures need matplotlib (``pip install 'fsel[plot]'``).
+page is drawn by :mod:`fsel.reporting.page` with the shared toolkit of
+:mod:`fsel.utils.html` (figures embedded, no network); figures need matplotlib (``pip
+install 'fsel[plot]'``). This module computes; the page module draws and never imports
+this one (the report object is passed to it).
 """
 
 from __future__ import annotations
 
-import platform
 import shlex
 import time
 from dataclasses import dataclass, field
@@ -522,13 +523,13 @@ class FeatureReport:
     # ------------------------------------------------------------------ page
     def summary_text(self) -> str:
         """The plain-language summary at the top of the page."""
-        from fsel.experiments.report_page import summary_sentences
+        from fsel.reporting.page import summary_sentences
 
         return " ".join(summary_sentences(self))
 
     def html(self, *, standalone: bool = True) -> str:
         """The page (``standalone=False``: the body only, for Jupyter)."""
-        from fsel.experiments.report_page import render
+        from fsel.reporting.page import render
 
         return render(self, standalone=standalone)
 
@@ -538,7 +539,7 @@ class FeatureReport:
     def save(self, directory: str | Path) -> Path:
         """Write ``report.html`` (self-contained), its figures as PNG, ``report.json``
         and ``selections.csv`` into ``directory``; return the page's path."""
-        from fsel.experiments.report_page import write
+        from fsel.reporting.page import write
 
         return write(self, Path(directory))
 
@@ -853,13 +854,3 @@ def _python_command(params: dict[str, Any], quick: bool) -> str:
 def cli_command(argv: list[str]) -> str:
     """The shell form of a ``fsel report`` command line."""
     return "fsel report " + " ".join(shlex.quote(a) for a in argv)
-
-
-def environment() -> str:
-    """fsel, Python, NumPy and scikit-learn versions, for the reproduce section."""
-    import sklearn
-
-    return (
-        f"fsel {__version__}, Python {platform.python_version()}, NumPy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}"
-    )

@@ -1,7 +1,10 @@
-"""Self-contained HTML pages (figures embedded as base64 PNG): the one page and figure
-toolkit of ``fsel reproduce --html`` and ``fsel report``.
+"""Self-contained HTML pages (figures embedded as base64 PNG): the one page toolkit of
+``fsel reproduce --html`` (:mod:`fsel.experiments.html`) and ``fsel report``
+(:mod:`fsel.reporting.page`).
 
-A page needs no other file and no network: open it in any browser.
+A page needs no other file and no network: open it in any browser. The module needs
+only the standard library; :func:`figure_png` takes a figure drawn elsewhere (see
+:mod:`fsel.utils.figures`).
 """
 
 from __future__ import annotations
@@ -15,19 +18,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from fsel.experiments.report import Reproduction
-
 __all__ = [
+    "BASE_CSS",
+    "csv_table",
     "figure_png",
     "html_page",
     "html_table",
+    "img_file",
     "markdown_to_html",
     "png_img",
-    "reproduction_html",
-    "write_html",
 ]
 
-_CSS = """
+#: The style sheet of every page (a page adds its own rules after it).
+BASE_CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1000px;margin:2em auto;
 padding:0 1em;color:#222;line-height:1.45}
 h1{font-size:1.5em}
@@ -99,7 +102,8 @@ def markdown_to_html(text: str) -> str:
     return "\n".join(blocks)
 
 
-def _img(path: Path) -> str:
+def img_file(path: str | Path) -> str:
+    """An ``<img>`` tag holding a PNG file inline, its stem as ``alt``."""
     return png_img(Path(path).read_bytes(), Path(path).stem)
 
 
@@ -155,12 +159,14 @@ def html_page(title: str, body: str, *, css: str = "") -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)}</title><style>{_CSS}{css}</style></head>"
+        f"<title>{html.escape(title)}</title><style>{BASE_CSS}{css}</style></head>"
         f"<body><h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n"
     )
 
 
-def _csv_table(path: Path, max_rows: int = 60) -> str:
+def csv_table(path: str | Path, max_rows: int = 60) -> str:
+    """The first ``max_rows`` rows of a CSV file as an HTML table (cells escaped), with
+    a note of how many rows were left out."""
     with Path(path).open(newline="") as fh:
         rows = list(csv.reader(fh))
     if not rows:
@@ -174,47 +180,3 @@ def _csv_table(path: Path, max_rows: int = 60) -> str:
     if more > 0:
         out += f"<p>... {more} more rows in <code>{html.escape(Path(path).name)}</code></p>"
     return out
-
-
-def reproduction_html(rep: Reproduction) -> str:
-    """The HTML section of one reproduction."""
-    parts = [
-        f"<h2>{html.escape(rep.title)}</h2>",
-        f"<p>Command: <code>{html.escape(rep.command)}</code> &middot; seed {rep.seed}"
-        + (" &middot; reduced <code>--quick</code> run" if rep.quick else "")
-        + "</p>",
-        '<div class="box"><b>Paper.</b> ' + markdown_to_html(rep.paper) + "</div>",
-        "<h3>Ours</h3>",
-        markdown_to_html(rep.ours),
-        '<div class="box"><b>Agreement.</b> ' + markdown_to_html(rep.agreement) + "</div>",
-    ]
-    for f in rep.figures:
-        if Path(f).suffix.lower() == ".png" and Path(f).exists():
-            parts.append(_img(Path(f)))
-    for key, path in rep.tables.items():
-        if Path(path).exists() and Path(path).suffix.lower() == ".csv":
-            parts.append(
-                f"<details><summary>Table <code>{html.escape(key)}</code></summary>"
-                + _csv_table(Path(path))
-                + "</details>"
-            )
-    return "\n".join(parts)
-
-
-def write_html(
-    reps: Reproduction | Sequence[Reproduction],
-    path: str | Path,
-    *,
-    title: str = "fsel paper reproductions",
-) -> Path:
-    """Write one self-contained HTML page for one or several reproductions."""
-    if isinstance(reps, Reproduction):
-        reps = [reps]
-        if title == "fsel paper reproductions":
-            title = reps[0].title
-    body = "\n".join(reproduction_html(r) for r in reps)
-    page = html_page(title, body)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
-    return path
