@@ -40,11 +40,12 @@ from typing import Any
 import numpy as np
 from scipy.stats import binom
 from sklearn.utils import get_tags
-from sklearn.utils.validation import _check_feature_names, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from fsel.meta.resampling import selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
+from fsel.utils.compat import check_feature_names as _check_feature_names
 from fsel.utils.validation import (
     check_table,
     check_target,

@@ -18,10 +18,12 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._set_output import _get_output_config
-from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from fsel.selectors._core import SelectorCore
+from fsel.utils.compat import check_feature_names as _check_feature_names
+from fsel.utils.compat import check_n_features as _check_n_features
+from fsel.utils.compat import get_output_config as _get_output_config
 
 __all__ = ["BaseSelector"]
 
