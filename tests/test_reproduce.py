@@ -1,4 +1,9 @@
-"""Every ``fsel reproduce`` target runs in --quick mode; registry, CLI, cache, reports."""
+"""Every ``fsel reproduce`` target runs in --quick mode; registry, CLI, cache, reports.
+
+A whole reproduction, even a quick one, takes seconds to minutes: those tests are
+marked ``slow`` (``pytest -m slow``), except one cheap smoke run (``SMOKE``, synthetic
+data, a few seconds) that keeps the default suite running a reproduction end to end.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +36,8 @@ BROWN = [
 #: the targets of the modules owned here (every unit of work cached, every output
 #: registered); repro_yang_hu is checked only for running.
 OWNED = [n for n in NAMES if n.startswith(("brown-", "ditzler-", "dongkothari-", "yuan-"))]
+#: the one reproduction the default suite runs (synthetic data, a few seconds)
+SMOKE = "dongkothari-group1"
 
 
 def _csv_rows(path: Path) -> list[list[str]]:
@@ -59,7 +66,9 @@ def test_registry_discovers_the_brown_targets_and_loads_every_module():
         R.get_reproduction("no-such-thing", REGISTRY)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(
+    "name", [n if n == SMOKE else pytest.param(n, marks=pytest.mark.slow) for n in NAMES]
+)
 def test_every_reproduction_runs_quick(name, tmp_path, shared_cache):
     out = tmp_path / name
     try:
@@ -138,6 +147,7 @@ def test_cli_list_and_errors(capsys):
     assert run(argparse.Namespace(list=False, names=[])) == 2
 
 
+@pytest.mark.slow
 def test_cli_main_runs_one_with_html(tmp_path, capsys, shared_datasets):
     from fsel.cli.main import main
 
@@ -154,6 +164,7 @@ def test_cli_main_runs_one_with_html(tmp_path, capsys, shared_datasets):
     assert str(out / "brown-fig7" / "reproduction.json") in wrote
 
 
+@pytest.mark.slow
 def test_cli_targets_run_one_at_a_time_keep_their_own_summaries(tmp_path, capsys):
     """Two targets run one after the other into the same --output: each keeps its
     summary.md, reproduction.json and report.html, in DIR/NAME."""
@@ -184,6 +195,7 @@ def test_cli_help_documents_the_layout(capsys):
     assert "DIR/.cache" in text
 
 
+@pytest.mark.slow
 def test_yuan_rerun_computes_nothing_and_no_cache_recomputes(tmp_path, monkeypatch, capsys):
     """An interrupted or repeated run resumes from the per-block cache; --no-cache
     bypasses it."""
@@ -226,6 +238,7 @@ def test_yuan_rerun_computes_nothing_and_no_cache_recomputes(tmp_path, monkeypat
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_rerun_uses_the_cache_after_an_interruption(tmp_path, monkeypatch, shared_datasets):
     from fsel.experiments import protocols
 
@@ -247,6 +260,7 @@ def test_rerun_uses_the_cache_after_an_interruption(tmp_path, monkeypatch, share
         )
 
 
+@pytest.mark.slow
 def test_results_do_not_depend_on_jobs(tmp_path, shared_datasets):
     a = R.run_reproduction(
         "brown-fig6", tmp_path / "a", quick=True, cache_dir=None, registry=REGISTRY
@@ -335,6 +349,7 @@ def test_make_docs_builds_the_page(tmp_path, monkeypatch):
     assert "332 s cold (cached run: 2 s, 40 of 40 units cached)" in row
 
 
+@pytest.mark.slow
 def test_run_reproduction_records_the_cold_compute_time(tmp_path):
     out = tmp_path / "g1"
     cold = R.run_reproduction("dongkothari-group1", out, quick=True, registry=REGISTRY)
@@ -376,6 +391,7 @@ def test_brown_cache_key_holds_the_evaluation_data():
     assert key(codes, view, y, seed=1) != base
 
 
+@pytest.mark.slow
 def test_brown_fig9_writes_real_tables(tmp_path, shared_datasets, shared_cache):
     rep = R.run_reproduction(
         "brown-fig9", tmp_path, quick=True, cache_dir=shared_cache, registry=REGISTRY
@@ -407,6 +423,7 @@ def test_brown_nemenyi_csv_is_header_only_without_significant_pairs(tmp_path, mo
     assert text.splitlines() == ["better,worse,confidence,rank_better,rank_worse"]
 
 
+@pytest.mark.slow
 def test_brown_table4_registers_per_dataset(tmp_path, shared_datasets, shared_cache):
     rep = R.run_reproduction(
         "brown-table4", tmp_path, quick=True, cache_dir=shared_cache, registry=REGISTRY
