@@ -487,3 +487,56 @@ def test_missing_data_is_a_dataset_not_found_error(tmp_path):
         load("no-such-set", path=tmp_path.parent)
     with pytest.raises(DatasetNotFoundError, match="does not exist"):
         load("sonar", path=tmp_path / "absent")
+
+
+# ------------------------------------------------------------------ workers
+def test_every_reproduction_takes_n_jobs():
+    import inspect
+
+    for name in NAMES:
+        params = inspect.signature(REGISTRY.functions[name]).parameters
+        assert "n_jobs" in params and params["n_jobs"].default is None, name
+
+
+@pytest.mark.parametrize("flag", ["--n-jobs", "--jobs", "-j"])
+def test_cli_n_jobs_reaches_the_reproduction(flag, monkeypatch, tmp_path, capsys):
+    from fsel.cli.main import main
+
+    seen = {}
+
+    def fake(name, folder, **kwargs):
+        seen.update(kwargs)
+        raise FileNotFoundError("stopped here")
+
+    monkeypatch.setattr(R, "run_reproduction", fake)
+    rc = main(["reproduce", "yuan-table1", "--quick", flag, "3", "--output", str(tmp_path)])
+    assert rc == 2 and seen["n_jobs"] == 3
+    capsys.readouterr()
+
+
+def test_n_jobs_reaches_the_yuan_simulation(monkeypatch, tmp_path):
+    from fsel.experiments import repro_yuan
+
+    class Stop(Exception):
+        pass
+
+    def fake(**kwargs):
+        raise Stop(kwargs["n_jobs"])
+
+    monkeypatch.setattr(repro_yuan, "simulate", fake)
+    with pytest.raises(Stop) as info:
+        repro_yuan.yuan_table1(tmp_path, quick=True, n_jobs=2)
+    assert info.value.args == (2,)
+
+
+def test_reproduction_n_jobs_follows_joblib():
+    from fsel.experiments.common import reproduction_n_jobs
+
+    assert reproduction_n_jobs(None) == 1 and reproduction_n_jobs(2) == 2
+    assert reproduction_n_jobs(-1) == joblib.cpu_count()
+    with joblib.parallel_config(n_jobs=3):
+        assert reproduction_n_jobs(None) == 3
+    with pytest.raises(ValueError, match="n_jobs == 0"):
+        reproduction_n_jobs(0)
+    with pytest.raises(TypeError, match="n_jobs must be an int"):
+        reproduction_n_jobs(1.5)
