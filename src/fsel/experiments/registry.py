@@ -216,6 +216,15 @@ def write_summary(
     return out
 
 
+def _takes_n_jobs(fn: Callable[..., Any]) -> bool:
+    import inspect
+
+    try:
+        return "n_jobs" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a builtin or C function
+        return True
+
+
 def run_reproduction(
     name: str,
     output_dir: str | os.PathLike,
@@ -236,15 +245,18 @@ def run_reproduction(
     reproduction's long loops (joblib's rule; results never depend on it).
     """
     fn = get_reproduction(name, registry)
+    kwargs: dict[str, Any] = {"quick": quick, "seed": seed, "data_path": data_path}
+    if n_jobs is not None or _takes_n_jobs(fn):
+        kwargs["n_jobs"] = n_jobs  # every reproduction takes it (tests/test_reproduce.py)
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     with track_cache() as stats:
         if cache_dir is _UNSET:
-            rep = fn(output_dir, quick=quick, seed=seed, data_path=data_path, n_jobs=n_jobs)
+            rep = fn(output_dir, **kwargs)
         else:
             with use_cache_dir(cache_dir):
-                rep = fn(output_dir, quick=quick, seed=seed, data_path=data_path, n_jobs=n_jobs)
+                rep = fn(output_dir, **kwargs)
     seconds = time.perf_counter() - start
     if not isinstance(rep, Reproduction):
         raise TypeError(f"reproduction {name!r} returned {type(rep).__name__}, not Reproduction")

@@ -2,6 +2,8 @@
 features of a table matter for a target, how sure, how stable, and whether keeping
 them pays off, on one self-contained page.
 
+* :mod:`fsel.reporting.data` -- its input: the table as numbers, the target, the data
+  summary;
 * :mod:`fsel.reporting.analysis` -- computes it (:func:`report`, :class:`FeatureReport`);
 * :mod:`fsel.reporting.page` -- draws its figures and writes its page with the shared
   toolkit :mod:`fsel.utils.html`.
