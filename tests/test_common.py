@@ -67,20 +67,30 @@ def public_estimator_classes() -> dict[str, type]:
     return out
 
 
+#: exported estimator classes that could not be built with their default constructor
+#: (filled by :func:`estimators`; a test fails naming them)
+UNBUILT: dict[str, str] = {}
+
+
 def estimators() -> list[Any]:
     """One instance per registered method and per exported estimator class, plus
     ``EXTRA``."""
     out = [m.make() for m in METHODS.values()]
     covered = {type(e).__name__ for e in out}
     for name, cls in sorted(public_estimator_classes().items()):
-        if name not in covered:
+        if name in covered:
+            continue
+        try:
             out.append(CONSTRUCT[name]() if name in CONSTRUCT else cls())
+        except TypeError as exc:  # needs arguments: the test below says what to do
+            UNBUILT[name] = str(exc)
     out += [make() for make in EXTRA]
     return out
 
 
 def test_every_exported_estimator_and_registered_method_is_checked():
     checked = {type(e) for e in estimators()}
+    assert not UNBUILT, f"add these to CONSTRUCT in tests/test_common.py: {UNBUILT}"
     assert set(public_estimator_classes().values()) <= checked
     assert {m.load() for m in METHODS.values()} <= checked
     # the registry's fixed parameters are applied (one instance per ranking index)
