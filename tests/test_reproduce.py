@@ -474,8 +474,8 @@ def test_ditzler_uci_npfs_steps_equal_the_npfs_estimator(shared_datasets):
     ds = load("wine", shared_datasets)
     X, y = np.asarray(ds.X, dtype=np.float64)[:120], np.asarray(ds.y)[:120]
     ticks = []
-    got = D._npfs_relevant(X, y, 10, 25, 3, True, progress=lambda: ticks.append(1))
-    want = D._fit_quiet(D._npfs(10, 25, 3, True), X, y).relevant_features_
+    got = D._npfs_relevant(X, y, 10, 25, 3, None, progress=lambda: ticks.append(1))
+    want = D._fit_quiet(D._npfs(10, 25, 3, None), X, y).relevant_features_
     assert got.tolist() == want.tolist() and len(ticks) == 25
 
 
