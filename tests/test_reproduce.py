@@ -277,16 +277,11 @@ def test_results_do_not_depend_on_jobs(tmp_path, shared_datasets):
 
 # ------------------------------------------------------------------ reports
 def _fake(tmp_path: Path) -> Reproduction:
-    import matplotlib
+    from fsel.utils.figures import new_figure, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots()
+    fig, ax = new_figure()
     ax.plot([0, 1], [0, 1])
-    png = tmp_path / "fig.png"
-    fig.savefig(png)
-    plt.close(fig)
+    png = save_figure(fig, tmp_path / "fig.png", bbox_inches=None)
     table = tmp_path / "t.csv"
     table.write_text("a,b\n1,2\n")
     return Reproduction(
