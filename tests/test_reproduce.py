@@ -363,7 +363,7 @@ def test_run_reproduction_records_the_cold_compute_time(tmp_path):
 # ------------------------------------------------------------------ Brown outputs and keys
 def test_brown_cache_key_holds_the_evaluation_data():
     """The 3-NN is scored on X_eval (the view), so it is part of the bootstrap key."""
-    from fsel.experiments.repro_brown import _bootstrap_parts, _make_selector
+    from fsel.experiments.brown_protocol import _bootstrap_parts, _make_selector
 
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 3, size=(30, 5))
@@ -406,9 +406,9 @@ def test_brown_fig9_writes_real_tables(tmp_path, shared_datasets, shared_cache):
 
 def test_brown_nemenyi_csv_is_header_only_without_significant_pairs(tmp_path, monkeypatch):
     """No significant pair: the CSV holds the header and nothing else."""
-    from fsel.experiments import protocols, repro_brown
+    from fsel.experiments import brown_protocol, protocols, repro_brown
 
-    names = repro_brown._QUICK_UCI
+    names = brown_protocol._QUICK_UCI
     acc = np.tile(np.linspace(0.8, 0.9, len(repro_brown.CRITERIA)), (len(names), 1))
     fake = (names, 5, [], acc, acc, acc, np.zeros((len(names), 5, 9)))
     monkeypatch.setattr(repro_brown, "_accuracy_and_stability", lambda *a: fake)
@@ -434,7 +434,7 @@ def test_brown_table4_registers_per_dataset(tmp_path, shared_datasets, shared_ca
 # ------------------------------------------------------------------ Brown data preparation
 def test_brown_prepare_handles_missing_values_and_bins():
     from fsel.datasets import Dataset
-    from fsel.experiments.repro_brown import _prepare
+    from fsel.experiments.brown_protocol import _prepare
 
     X = np.array(
         [
