@@ -18,13 +18,12 @@ import numpy as np
 
 from fsel.kernels.classifiability import (
     IncrementalSearch,
-    PartialSearch,
     ScaledColumns,
     empty_subset_value,
     scale_columns,
     subset_scores,
-    subset_scores_partial,
 )
+from fsel.kernels.classifiability_partial import PartialSearch, subset_scores_partial
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
 from fsel.selectors._core import SelectorCore
 from fsel.utils.validation import (
