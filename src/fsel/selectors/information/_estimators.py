@@ -43,9 +43,17 @@ _PARAMS_DOC = """
     categorical : list of column names/indices, bool mask or None, default=None
         Extra columns to treat as categorical codes (pandas ``category`` columns
         always are). Non-numeric columns must be declared here.
-    estimator : {"plugin", "miller_madow"}, default="plugin"
+    estimator : {"plugin", "miller_madow", "knn"}, default="plugin"
         Entropy estimator (plug-in maximum likelihood, or with the Miller-Madow bias
-        correction).
+        correction), or ``"knn"``: the nearest-neighbour estimator
+        (:mod:`fsel.kernels.knn_mi`; Kraskov-Stoegbauer-Grassberger, Ross for class
+        labels, Gao et al.'s rule for ties), which bins nothing: ``discretize`` and
+        ``n_bins`` are ignored, a float target with non-integer values is a
+        regression target, missing values need ``missing="available"``, DISR,
+        sparse and Dask input are refused.
+    n_neighbors : int, default=3
+        The nearest-neighbour estimator's ``k`` (scikit-learn's default); used with
+        ``estimator="knn"`` only.
     missing : {"level", "available", "error"}, default="level"
         What a missing value (NaN, None, ``pd.NA``, a polars null) in ``X`` means
         (SPEC section 10):

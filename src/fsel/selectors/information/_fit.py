@@ -21,6 +21,7 @@ from fsel.kernels.discretize import discretize as _discretize
 from fsel.kernels.discretize import discretize_sparse
 from fsel.kernels.information import InformationTable, SparseInformationTable
 from fsel.selectors._core import SelectorCore
+from fsel.selectors.information import _knn
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
 from fsel.utils.progress import Progress
 from fsel.utils.validation import (
@@ -64,6 +65,7 @@ class InformationSelector(SelectorCore):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -73,6 +75,7 @@ class InformationSelector(SelectorCore):
         self.n_bins = n_bins
         self.categorical = categorical
         self.estimator = estimator
+        self.n_neighbors = n_neighbors
         self.missing = missing
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -114,9 +117,9 @@ class InformationSelector(SelectorCore):
         -------
         self
         """
-        if self.estimator not in ("plugin", "miller_madow"):
+        if self.estimator not in ("plugin", "miller_madow", "knn"):
             raise ValueError(
-                f"estimator must be 'plugin' or 'miller_madow', got {self.estimator!r}"
+                f"estimator must be 'plugin', 'miller_madow' or 'knn', got {self.estimator!r}"
             )
         if self.discretize not in ("uniform", "quantile", None):
             raise ValueError(
@@ -125,7 +128,9 @@ class InformationSelector(SelectorCore):
         missing = check_missing_policy(
             self.missing, ("level", "available", "error"), type(self).__name__
         )
-        if is_dask(X):
+        if self.estimator == "knn":
+            info, k = _knn.knn_table(self, X, y, missing)
+        elif is_dask(X):
             info, k = self._fit_dask_table(X, y, missing)
         else:
             if is_dask(y):  # X is in memory already: so may its labels be
@@ -344,6 +349,7 @@ class MIFS(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -354,6 +360,7 @@ class MIFS(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
@@ -379,6 +386,7 @@ class BetaGamma(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -389,6 +397,7 @@ class BetaGamma(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
@@ -414,6 +423,7 @@ class CMI(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -424,6 +434,7 @@ class CMI(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,

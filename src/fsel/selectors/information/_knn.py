@@ -1,0 +1,101 @@
+"""``mi_estimator="knn"``: the information criteria's table from the nearest-neighbour
+estimator (:mod:`fsel.kernels.knn_mi`), its input rules and fitted attributes.
+
+Rules, stated once:
+
+* nothing is binned: float columns are scaled to unit standard deviation; integer,
+  boolean and categorical columns enter as their codes, unscaled (a difference of one
+  code is far beyond the neighbour distances of scaled columns, so equal codes are
+  searched first and ties are counted by Gao et al.'s rule);
+* the target: class labels (any dtype, integer-valued floats included) are searched
+  within class (Ross's estimator); a float target with non-integer values is
+  continuous (regression) and enters as one more scaled column, never binned;
+* missing values: ``missing="available"`` estimates each term on the rows where all
+  its columns are observed; ``"level"`` has no meaning without bins and is refused
+  when a value is missing, as is ``"error"``; inf is an error as everywhere;
+* DISR (its normaliser ``H(Xk,Xj,Y)`` has no sound differential analogue), sparse and
+  Dask input are refused with a clear error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fsel.utils.validation import check_n_features_to_select, is_dask
+
+__all__ = ["check_n_neighbors", "knn_table"]
+
+
+def check_n_neighbors(n_neighbors: Any, name: str) -> int:
+    """``n_neighbors`` as an int >= 1 (``TypeError``/``ValueError`` otherwise)."""
+    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)):
+        raise TypeError(f"{name}: n_neighbors must be an int, got {type(n_neighbors).__name__}")
+    if n_neighbors < 1:
+        raise ValueError(f"{name}: n_neighbors must be >= 1, got {n_neighbors}")
+    return int(n_neighbors)
+
+
+def knn_table(selector: Any, X: Any, y: Any, missing: str) -> tuple[Any, int]:
+    """The :class:`fsel.kernels.knn_mi.KNNInformationTable` of ``X``/``y`` and the
+    number of features to select; sets the fitted input attributes of ``selector``."""
+    import scipy.sparse as sp
+
+    from fsel.kernels.knn_mi import KNNInformationTable
+
+    name = type(selector).__name__
+    k_nn = check_n_neighbors(selector.n_neighbors, name)
+    if selector._criterion == "disr":
+        raise ValueError(
+            f"{name}: mi_estimator='knn' cannot estimate DISR's normaliser H(Xk,Xj,Y) (a "
+            "joint entropy has no sound nearest-neighbour analogue here); use JMI, or "
+            "DISR with a binned estimator"
+        )
+    if is_dask(X) or is_dask(y):
+        raise ValueError(
+            f"{name}: mi_estimator='knn' does not support Dask input; compute it in memory "
+            "(X.compute()) or use a binned estimator"
+        )
+    if sp.issparse(X):
+        raise ValueError(
+            f"{name}: mi_estimator='knn' does not support sparse input (its neighbour "
+            "searches need dense rows); pass X.toarray() or use a binned estimator"
+        )
+    table, y_codes, classes = selector._validate_fit_data(
+        X, y, categorical=selector.categorical, allow_missing=missing != "error"
+    )
+    if missing == "level" and table.has_missing:
+        raise ValueError(
+            f"{name}: missing='level' has no meaning with mi_estimator='knn' (there is no "
+            "distance to a missing value); use missing='available' (each term on the rows "
+            "where its columns are observed) or fill the missing values"
+        )
+    n_samples, n_features = table.values.shape
+    k = check_n_features_to_select(selector.n_features_to_select, n_features)
+    if n_samples <= k_nn:
+        raise ValueError(
+            f"{name}: mi_estimator='knn' needs more than n_neighbors={k_nn} samples, got "
+            f"{n_samples}"
+        )
+    continuous = classes.dtype.kind == "f" and not bool(np.all(classes == np.round(classes)))
+    if continuous:
+        y_values = classes[y_codes].astype(np.float64)
+        if hasattr(selector, "classes_"):
+            del selector.classes_
+    else:
+        y_values = y_codes
+        selector.classes_ = classes
+    selector.y_bin_edges_ = None
+    selector.bin_edges_ = [None] * n_features
+    if hasattr(selector, "n_levels_"):
+        del selector.n_levels_
+    info = KNNInformationTable(
+        table.values,
+        y_values,
+        y_discrete=not continuous,
+        n_neighbors=k_nn,
+        scale=~np.asarray(table.discrete, dtype=bool),
+        n_jobs=selector._n_threads(),
+    )
+    return info, k
