@@ -56,6 +56,7 @@ discrete-continuous mixtures. NeurIPS 2017.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
@@ -122,8 +123,18 @@ def scale_columns(values: np.ndarray, scale: np.ndarray | None = None) -> np.nda
 # --------------------------------------------------------------------------- searches
 
 
+def _use_numba() -> bool:
+    from fsel.kernels._counting import numba_enabled
+
+    return numba_enabled()
+
+
 def _knn_radius(points: np.ndarray, k: int, n_jobs: int) -> np.ndarray:
     """Max-norm distance of every point to its ``k``-th nearest other point."""
+    if _use_numba():
+        from fsel.kernels import _numba_knn
+
+        return _numba_knn.knn_radius(np.ascontiguousarray(points), int(k), _numba_knn.LEAF)
     from scipy.spatial import cKDTree
 
     tree = cKDTree(points, leafsize=16, balanced_tree=False, compact_nodes=False)
@@ -134,6 +145,11 @@ def _knn_radius(points: np.ndarray, k: int, n_jobs: int) -> np.ndarray:
 def _count_within(points: np.ndarray, radius: np.ndarray, n_jobs: int) -> np.ndarray:
     """Number of *other* points within max-norm distance ``radius[i]`` (``<=``) of each
     point (callers pass ``nextafter(rho, 0)`` for a strict count)."""
+    if _use_numba():
+        from fsel.kernels import _numba_knn
+
+        pts = np.ascontiguousarray(points)
+        return _numba_knn.count_within_all(pts, np.ascontiguousarray(radius), _numba_knn.LEAF)
     if points.shape[1] == 1:
         return _count_within_1d(points[:, 0], radius)
     from scipy.spatial import cKDTree
@@ -407,7 +423,8 @@ class KNNInformationTable:
         self.n_jobs = max(1, int(n_jobs))
         self.n_samples = self.values.shape[0]
         self._passed: set[int] = set()
-        self.relevance = np.array([self.term([c], [TARGET]) for c in range(self.n_features)])
+        every = np.arange(self.n_features)
+        self.relevance = self._map(lambda c: self.term([c], [TARGET]), every)
 
     @property
     def n_features(self) -> int:
@@ -430,8 +447,23 @@ class KNNInformationTable:
                     continue
                 col = self.y if c == TARGET else self.values[:, c]
                 parts[name].append(col if rows is None else col[rows])
-        nats = ksg_nats(parts["x"], parts["y"], parts["z"], group, group_in, self.k, self.n_jobs)
+        nats = ksg_nats(parts["x"], parts["y"], parts["z"], group, group_in, self.k)
         return nats / LN2
+
+    def _map(self, fn: Any, cand: np.ndarray) -> np.ndarray:
+        """``[fn(c) for c in cand]`` in ``n_jobs`` threads (the searches release the
+        GIL); each term is computed alone, so the values never depend on ``n_jobs``."""
+        from fsel.kernels.distances import threaded_spans
+
+        out = np.zeros(self.n_features)
+        if cand.size == 0:
+            return out
+        n_spans = min(cand.size, 4 * self.n_jobs) if self.n_jobs > 1 else 1
+        bounds = np.linspace(0, cand.size, n_spans + 1).astype(int)
+        spans = [(int(a), int(b)) for a, b in itertools.pairwise(bounds) if b > a]
+        parts = threaded_spans(lambda a, b: [fn(int(c)) for c in cand[a:b]], spans, self.n_jobs)
+        out[cand] = [v for part in parts for v in part]
+        return out
 
     def _candidates(self, j: int) -> np.ndarray:
         self._passed.add(int(j))
@@ -461,9 +493,7 @@ class KNNInformationTable:
         cand = self._candidates(j)
         out = {}
         for name in terms:
-            arr = np.zeros(self.n_features)
-            arr[cand] = [spec[name](int(c)) for c in cand]
-            out[name] = arr
+            out[name] = self._map(spec[name], cand)
         return PairTerms(**out)
 
     def pair_mi(self, j: int) -> np.ndarray:
@@ -481,8 +511,5 @@ class KNNInformationTable:
 
     def conditional_relevance(self, s: tuple[int, ...]) -> np.ndarray:
         """``I(Xk;Y|X_S)`` of every candidate (0 for the members of ``S``)."""
-        out = np.zeros(self.n_features)
-        for c in range(self.n_features):
-            if c not in s:
-                out[c] = self.term([c], [TARGET], list(s))
-        return out
+        cand = np.array([c for c in range(self.n_features) if c not in s], dtype=int)
+        return self._map(lambda c: self.term([c], [TARGET], list(s)), cand)
