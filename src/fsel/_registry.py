@@ -145,6 +145,25 @@ _ALL = [
         "Dong & Kothari forward selection maximising neighbourhood classifiability.",
     ),
 ]
+#: the information criteria with the nearest-neighbour estimator (no binning): class
+#: labels or a numeric (regression) target
+_KNN_SUMMARY = {
+    "mim": ("MIM", "rank by I(Xk;Y)"),
+    "jmi": ("JMI", "sum I(XkXj;Y)"),
+    "mrmr": ("MRMR", "I(Xk;Y) - mean I(Xk;Xj)"),
+    "cmim": ("CMIM", "min(I(Xk;Y), min I(Xk;Y|Xj))"),
+}
+for _name, (_cls, _text) in _KNN_SUMMARY.items():
+    _ALL.append(
+        Method(
+            f"{_name}-knn",
+            f"{_INFO}:{_cls}",
+            "information",
+            f"{_cls} with nearest-neighbour (KSG) information, no binning: {_text}.",
+            target="any",
+            fixed=(("estimator", "knn"),),
+        )
+    )
 _INDEX_SUMMARY = {
     "In": "first-order difference variance of y sorted by x (lower is better)",
     "In3": "Hall-Kay-Titterington 3rd-order difference variance (lower is better)",

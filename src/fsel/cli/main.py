@@ -107,7 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--discretize", choices=["uniform", "quantile", "none"], help="binning of float columns"
     )
-    g.add_argument("--estimator", choices=["plugin", "miller_madow"], help="entropy estimator")
+    g.add_argument(
+        "--estimator",
+        choices=["plugin", "miller_madow", "knn"],
+        help="entropy estimator (knn: nearest neighbours, no binning)",
+    )
     g.add_argument("--beta", type=float)
     g.add_argument("--gamma", type=float)
     g.add_argument("--metric", choices=["manhattan", "euclidean"])
