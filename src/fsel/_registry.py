@@ -43,7 +43,7 @@ class Method:
 
     def make(self, **params: Any) -> Any:
         cls = self.load()
-        return cls(**dict(self.fixed), **params)
+        return cls(**{**dict(self.fixed), **params})  # a given parameter overrides
 
 
 def _load(path: str) -> type:
@@ -161,7 +161,8 @@ for _name, (_cls, _text) in _KNN_SUMMARY.items():
             "information",
             f"{_cls} with nearest-neighbour (KSG) information, no binning: {_text}.",
             target="any",
-            fixed=(("estimator", "knn"),),
+            # no bins, so no missing level: each term on its observed rows
+            fixed=(("estimator", "knn"), ("missing", "available")),
         )
     )
 _INDEX_SUMMARY = {

@@ -282,7 +282,7 @@ def _cmd_select(args: argparse.Namespace) -> int:
     params = _estimator_params(args, est_cls, fixed)
     if "categorical" in est_cls._param_names() and data.categorical:
         params.setdefault("categorical", data.categorical)
-    base = est_cls(**fixed, **params, n_features_to_select=k)
+    base = est_cls(**{**fixed, **params}, n_features_to_select=k)
 
     if args.npfs:
         with _named_columns(data.feature_names):
@@ -430,7 +430,7 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
         k = args.k if args.k is not None else min(10, n_features)
         if k < 1 or k > n_features:
             raise CliError(f"-k {k} is out of range: the table has {n_features} features")
-        base = est_cls(**fixed, **params, n_features_to_select=k)
+        base = est_cls(**{**fixed, **params}, n_features_to_select=k)
         with _named_columns(data.feature_names):
             base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"scheduler": args.scheduler})

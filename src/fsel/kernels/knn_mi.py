@@ -114,8 +114,12 @@ def scale_columns(values: np.ndarray, scale: np.ndarray | None = None) -> np.nda
     for c in cols:
         col = v[:, c]
         obs = col[~np.isnan(col)]
-        sd = float(obs.std()) if obs.size else 0.0
+        # the standard deviation of col / max|col| (finite even for values near the
+        # float range), then the column divided by max|col| * that
+        top = float(np.abs(obs).max()) if obs.size else 0.0
+        sd = float((obs / top).std()) if top > 0 else 0.0
         if sd > 0:
+            col /= top
             col /= sd
     return v
 
