@@ -394,3 +394,12 @@ def test_report_runs_knn_methods_on_a_numeric_target():
     assert rep.summary.task == "regression"
     assert sorted(rep.selections["jmi-knn"].features.tolist()) == [1, 4]
     assert np.isnan(rep.curves["jmi-knn"].ber).all()  # R^2 curves: no error rate
+
+
+def test_user_guide_example_runs():
+    import doctest
+    from pathlib import Path
+
+    rst = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "information.rst"
+    result = doctest.testfile(str(rst), module_relative=False, verbose=False)
+    assert result.attempted >= 5 and result.failed == 0
