@@ -27,7 +27,7 @@ import numpy as np
 
 __all__ = ["count_within_all", "kd_build", "knn_radius"]
 
-LEAF = 16
+LEAF = 32
 
 
 @numba.njit(cache=True, nogil=True)
@@ -160,11 +160,21 @@ def _box_max(q: np.ndarray, lo: np.ndarray, hi: np.ndarray, node: int) -> float:
     return md
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def point_distance(rp: np.ndarray, p: int, q: np.ndarray) -> float:
+    """The max-norm distance ``max_t |rp[p, t] - q_t|``: the one distance of the searches."""
+    dist = 0.0
+    for t in range(q.size):
+        v = abs(rp[p, t] - q[t])
+        if v > dist:
+            dist = v
+    return dist
+
+
 @numba.njit(cache=True, nogil=True)
 def kth_distance(q, rp, ns, ne, lo, hi, first_leaf, kk, best, stack):
     """Distance ``max_t |p_t - q_t|`` from ``q`` to its ``kk``-th nearest tree point
     (``best``, ``stack``: work arrays of sizes ``kk`` and ``2 * levels + 2``)."""
-    d = q.size
     for t in range(kk):
         best[t] = np.inf
     top = 1
@@ -176,11 +186,7 @@ def kth_distance(q, rp, ns, ne, lo, hi, first_leaf, kk, best, stack):
             continue
         if node >= first_leaf:
             for p in range(ns[node], ne[node]):
-                dist = 0.0
-                for t in range(d):
-                    v = abs(rp[p, t] - q[t])
-                    if v > dist:
-                        dist = v
+                dist = point_distance(rp, p, q)
                 if dist < best[kk - 1]:
                     j = kk - 1
                     while j > 0 and best[j - 1] > dist:
@@ -204,7 +210,6 @@ def kth_distance(q, rp, ns, ne, lo, hi, first_leaf, kk, best, stack):
 @numba.njit(cache=True, nogil=True)
 def count_within(q, r, rp, ns, ne, lo, hi, first_leaf, stack):
     """Number of tree points ``p`` with ``max_t |p_t - q_t| <= r``."""
-    d = q.size
     cnt = 0
     top = 1
     stack[0] = 0
@@ -218,12 +223,7 @@ def count_within(q, r, rp, ns, ne, lo, hi, first_leaf, stack):
             continue
         if node >= first_leaf:
             for p in range(ns[node], ne[node]):
-                dist = 0.0
-                for t in range(d):
-                    v = abs(rp[p, t] - q[t])
-                    if v > dist:
-                        dist = v
-                if dist <= r:
+                if point_distance(rp, p, q) <= r:
                     cnt += 1
         else:
             stack[top] = 2 * node + 1
