@@ -406,3 +406,21 @@ def test_user_guide_example_runs():
     rst = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "information.rst"
     result = doctest.testfile(str(rst), module_relative=False, verbose=False)
     assert result.attempted >= 5 and result.failed == 0
+
+
+def test_lazy_cmim_picks_like_the_vectorised_engine():
+    from fsel.selectors.information._engine import greedy_select
+
+    class Vectorised(KNNInformationTable):
+        def lazy_cmim(self, k, tol):
+            return None
+
+    rng = np.random.default_rng(13)
+    X = rng.normal(size=(300, 9))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + np.sin(2 * X[:, 3]) > 0).astype(int)
+    lazy = greedy_select(KNNInformationTable(X, y, y_discrete=True), "cmim", 5)
+    full = greedy_select(Vectorised(X, y, y_discrete=True), "cmim", 5)
+    assert lazy.order.tolist() == full.order.tolist()
+    np.testing.assert_allclose(lazy.step_scores, full.step_scores, rtol=0, atol=1e-12)
+    unselected = np.setdiff1d(np.arange(9), lazy.order)
+    assert (lazy.last_scores[unselected] >= full.last_scores[unselected] - 1e-12).all()
