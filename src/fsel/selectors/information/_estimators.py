@@ -102,14 +102,17 @@ _ATTRS_DOC = """
     n_levels_ : ndarray of int
         Number of distinct codes of every feature after discretisation; for a column
         with missing values this includes the missing level, which is its last code
-        (``n_levels_ - 1``), under both ``"level"`` and ``"available"``.
+        (``n_levels_ - 1``), under both ``"level"`` and ``"available"``. Not set with
+        ``estimator="knn"`` (nothing is binned).
     bin_edges_ : list
         Inner bin edges per column (None for columns taken as codes), learned on the
         observed values only; a missing value falls in no bin but in the missing level.
+        All None with ``estimator="knn"``.
     y_bin_edges_ : ndarray or None
         Inner bin edges of a continuous target (float values that are not all
         integers), binned like a float feature with ``n_bins`` and ``discretize``
-        (a ``UserWarning`` says so); None for class labels.
+        (a ``UserWarning`` says so); None for class labels, and always None with
+        ``estimator="knn"``, which takes such a target as it is (regression).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         When fitted on a DataFrame with string column names.
