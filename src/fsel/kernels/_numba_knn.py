@@ -7,9 +7,9 @@ imports numba at the top). A balanced k-d tree over max-norm (Chebyshev) distanc
   in turn by depth (quickselect, ``O(N)`` per level, ``O(N log N)`` in all) down to
   leaves of at most ``leaf`` points, and stores the points in tree order with each
   node's bounding box;
-* :func:`kth_distance` is the distance ``max_t |p_t - q_t|`` from a query point to its
-  ``kk``-th nearest point of the tree (the query itself, when in the tree, counts as one
-  at distance 0), by a depth-first search pruned with the boxes;
+* :func:`kth_neighbour_radius` is the distance ``max_t |p_t - q_t|`` from a query
+  point to its ``kk``-th nearest point of the tree (the query itself, when in the tree,
+  counts as one at distance 0), by a depth-first search pruned with the boxes;
 * :func:`count_within` counts the points at distance ``<= r``, adding whole nodes whose
   box lies within ``r`` and pruning those entirely beyond it.
 
@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+
+from fsel.kernels.distances import max_norm_row
 
 __all__ = ["count_within_all", "kd_build", "knn_radius"]
 
@@ -160,19 +162,12 @@ def _box_max(q: np.ndarray, lo: np.ndarray, hi: np.ndarray, node: int) -> float:
     return md
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
-def point_distance(rp: np.ndarray, p: int, q: np.ndarray) -> float:
-    """The max-norm distance ``max_t |rp[p, t] - q_t|``: the one distance of the searches."""
-    dist = 0.0
-    for t in range(q.size):
-        v = abs(rp[p, t] - q[t])
-        if v > dist:
-            dist = v
-    return dist
+#: the one max-norm distance of the searches (defined in the distance kernel)
+point_distance = numba.njit(cache=True, nogil=True, inline="always")(max_norm_row)
 
 
 @numba.njit(cache=True, nogil=True)
-def kth_distance(q, rp, ns, ne, lo, hi, first_leaf, kk, best, stack):
+def kth_neighbour_radius(q, rp, ns, ne, lo, hi, first_leaf, kk, best, stack):
     """Distance ``max_t |p_t - q_t|`` from ``q`` to its ``kk``-th nearest tree point
     (``best``, ``stack``: work arrays of sizes ``kk`` and ``2 * levels + 2``)."""
     for t in range(kk):
@@ -242,7 +237,9 @@ def knn_radius(pts: np.ndarray, k: int, leaf: int) -> np.ndarray:
     best = np.empty(k + 1)
     stack = np.empty(2 * levels + 2, dtype=np.int64)
     for p in range(n):  # queries in tree order: neighbouring queries share the cache
-        out[idx[p]] = kth_distance(rp[p], rp, ns, ne, lo, hi, first_leaf, k + 1, best, stack)
+        out[idx[p]] = kth_neighbour_radius(
+            rp[p], rp, ns, ne, lo, hi, first_leaf, k + 1, best, stack
+        )
     return out
 
 
