@@ -366,6 +366,17 @@ def test_discrete_columns_and_ties():
 # --------------------------------------------------------------------------- regression
 
 
+def test_bootstrap_repeats_inflate_the_estimate_subsamples_do_not():
+    """Why NPFS warns with knn and bootstrap resampling: repeated rows are exact ties."""
+    rng = np.random.default_rng(14)
+    n = 1000
+    x, y = rng.normal(size=n), rng.normal(size=n)
+    boot = rng.integers(0, n, n)
+    sub = rng.permutation(n)[: n // 2]
+    assert knn_mutual_information(x[boot], y[boot]) > 0.5
+    assert knn_mutual_information(x[sub], y[sub]) < 0.1
+
+
 def test_regression_target_npfs_and_cli(tmp_path, capsys):
     from fsel.cli.main import main
 
@@ -373,7 +384,10 @@ def test_regression_target_npfs_and_cli(tmp_path, capsys):
     n = 300
     X = rng.normal(size=(n, 5))
     y = X[:, 0] + np.sin(3 * X[:, 3]) + 0.1 * rng.normal(size=n)
-    npfs = fsel.NPFS(fsel.JMI(2, estimator="knn"), n_bootstraps=20, random_state=0).fit(X, y)
+    jmi = fsel.JMI(2, estimator="knn")
+    with pytest.warns(UserWarning, match="subsample"):
+        fsel.NPFS(jmi, n_bootstraps=10, random_state=0).fit(X, y)
+    npfs = fsel.NPFS(jmi, n_bootstraps=20, resampling="subsample", random_state=0).fit(X, y)
     assert set(np.flatnonzero(npfs.support_).tolist()) == {0, 3}
     path = tmp_path / "reg.csv"
     with path.open("w") as fh:
