@@ -505,43 +505,22 @@ class KNNInformationTable:
         return self.pair_terms(j, ("mi",)).mi
 
     def lazy_cmim(self, k: int, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Fleuret's lazy CMIM: the same picks and step scores as the engine's
-        vectorised CMIM, with far fewer terms.
+        """Fleuret's lazy CMIM (:func:`fsel.kernels.information.lazy_cmim_search`, in
+        batches of ``8 * n_jobs``): the same picks and step scores as the engine's
+        vectorised CMIM, with far fewer terms."""
+        from fsel.kernels.information import lazy_cmim_search
 
-        A candidate's score ``min(I(Xk;Y), min_j I(Xk;Y|Xj))`` only falls as features
-        are selected, so a stale score is an upper bound: a step refreshes (best bounds
-        first, ``8 * n_jobs`` at a time) only the candidates whose bound reaches the best
-        fresh score minus ``tol``, then picks the lowest index within ``tol`` of the
-        best, the engine's tie rule. Returns the order, the step scores and the scores
-        (upper bounds for unselected features)."""
-        K = self.n_features
-        score = np.array(self.relevance, dtype=np.float64, copy=True)
-        seen = np.zeros(K, dtype=np.int64)  # selected features folded into ``score``
-        alive = np.ones(K, dtype=bool)
-        order: list[int] = []
-        steps: list[float] = []
-        for t in range(min(k, K)):
-            while True:
-                fresh = alive & (seen == t)
-                best = float(score[fresh].max()) if fresh.any() else -np.inf
-                need = np.flatnonzero(alive & (seen < t) & (score >= best - tol))
-                if need.size == 0:
-                    break
-                top = need[np.argsort(-score[need], kind="stable")[: 8 * self.n_jobs]]
+        def refresh(top: np.ndarray, seen: np.ndarray, order: list[int], t: int) -> np.ndarray:
+            def one(c: int) -> float:
+                s_ = int(seen[np.flatnonzero(top == c)[0]])
+                return min(
+                    (self.term([c], [TARGET], [order[j]]) for j in range(s_, t)),
+                    default=np.inf,
+                )
 
-                def refresh(c: int, t: int = t) -> float:
-                    v = float(score[c])
-                    for s_ in range(int(seen[c]), t):
-                        v = min(v, self.term([c], [TARGET], [order[s_]]))
-                    return v
+            return self._map(one, top)[top]
 
-                score[top] = self._map(refresh, top)[top]
-                seen[top] = t
-            pick = int(np.argmax(alive & (score >= best - tol)))
-            order.append(pick)
-            steps.append(float(score[pick]))
-            alive[pick] = False
-        return np.asarray(order, dtype=np.int64), np.asarray(steps), score
+        return lazy_cmim_search(self.relevance, k, tol, refresh, 8 * self.n_jobs)
 
     def joint_codes(self, s: tuple[int, ...] | None, j: int) -> tuple[int, ...]:
         """CMI's conditioning set: here the tuple of selected columns."""
