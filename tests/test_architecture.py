@@ -56,13 +56,21 @@ def test_import_is_light():
 
 # ----------------------------------------------------------- one distance kernel
 DISTANCES = SRC / "kernels" / "distances.py"
-#: Names of functions that compute distances; only kernels/distances.py defines them.
+#: The distance kernel: the metric distances, their compiled kernels, and the expected
+#: differences of missing values (Relief's rule, next to the Relief margins).
+DISTANCE_FILES = {
+    DISTANCES,
+    SRC / "kernels" / "_numba_distances.py",
+    SRC / "kernels" / "relief_margins.py",
+    SRC / "kernels" / "_numba_relief_margins.py",
+}
+#: Names of functions that compute distances; only the distance kernel defines them.
 DISTANCE_NAME = re.compile(r"distance|delta|manhattan|euclid", re.IGNORECASE)
 #: What the distance users must take from kernels/distances.py (and use).
 DISTANCE_USERS = {
     "kernels/neighbors.py": {"map_distance_rows"},
     "selectors/relief/_nearest.py": {"map_distance_rows", "full_distance_matrix"},
-    "kernels/classifiability.py": {"sq_delta", "mixed_sq_distances", "numba_sq_delta_add"},
+    "kernels/classifiability.py": {"sq_delta", "mixed_sq_distances"},
 }
 
 
@@ -78,7 +86,7 @@ def _defined_functions(tree: ast.AST) -> list[str]:
 def test_only_kernels_distances_defines_distance_functions():
     bad = []
     for path in SRC.rglob("*.py"):
-        if path == DISTANCES:
+        if path in DISTANCE_FILES:
             continue
         for name in _defined_functions(ast.parse(path.read_text())):
             if DISTANCE_NAME.search(name):
@@ -86,7 +94,13 @@ def test_only_kernels_distances_defines_distance_functions():
     assert not bad, f"pairwise distances belong in kernels/distances.py: {bad}"
     # and the kernel does hold them
     names = set(_defined_functions(ast.parse(DISTANCES.read_text())))
-    assert {"sq_delta", "mixed_sq_distances", "distance_block", "manhattan_upper"} <= names
+    assert {"sq_delta", "mixed_sq_distances", "distance_block"} <= names
+
+
+def test_compiled_scans_take_the_distance_primitive_from_the_distance_kernel():
+    """classifiability's compiled scans fuse the one distance update, never their own."""
+    text = (SRC / "kernels" / "_numba_classifiability.py").read_text()
+    assert "from fsel.kernels._numba_distances import sq_delta_add" in text
 
 
 @pytest.mark.parametrize("module", sorted(DISTANCE_USERS))

@@ -39,7 +39,7 @@ from fsel.kernels._counting import (
     paired_nlogn,
     sparse_grouped_nlogn,
 )
-from fsel.kernels.discretize import SparseCodes
+from fsel.kernels.discretize import SparseCodes, smallest_code_dtype
 
 __all__ = [
     "InformationTable",
@@ -312,7 +312,7 @@ class InformationTable:
         self.n_samples = self.y.size
         self.estimator = estimator
         self.n_jobs = max(1, int(n_jobs))
-        self._table = nlogn_table(self.n_samples)
+        self._table = nlogn_table(self.n_samples, self.n_jobs)
         self._log2n = float(np.log2(self.n_samples))
         self._mm = (
             1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
@@ -335,7 +335,8 @@ class InformationTable:
     def _init_relevance(self) -> None:
         """``feature_entropy`` and ``relevance``: (Xk, Y) and Xk alone for every
         feature, in one pass."""
-        s_ky, s_k, m_ky, m_k = self._count(self.y, self.n_classes, self.n_classes)
+        y = self._y_small() if type(self)._count is InformationTable._count else self.y
+        s_ky, s_k, m_ky, m_k = self._count(y, self.n_classes, self.n_classes)
         self._s_ky, self._s_k, self._m_ky, self._m_k = s_ky, s_k, m_ky, m_k
         self.feature_entropy = self._h(s_k, m_k)
         self.relevance = self._relevance(self.feature_entropy, s_ky, m_ky)
@@ -432,8 +433,26 @@ class InformationTable:
         if self.missing_codes is not None:
             return self._available_pair_terms(j)
         ny = self.n_classes
-        z = self.codes[j].astype(np.int64) * ny + self.y
-        return self._terms_from_sums(j, *self._count(z, int(self.n_levels[j]) * ny, ny))
+        return self._terms_from_sums(
+            j, *self._count(self._pair_z(j), int(self.n_levels[j]) * ny, ny)
+        )
+
+    def _y_small(self) -> np.ndarray:
+        """The target codes in the smallest dtype (the counting kernels read them once
+        per pair of features: one byte a row for up to 256 classes)."""
+        if getattr(self, "_y_codes", None) is None:
+            self._y_codes = self.y.astype(smallest_code_dtype(self.n_classes))
+        return self._y_codes
+
+    def _pair_z(self, j: int) -> np.ndarray:
+        """``Xj * ny + Y`` (codes ``0..aj * ny - 1``) in the smallest dtype that holds
+        them, built in place (no ``int64`` temporary of the table's length)."""
+        ny = self.n_classes
+        dtype = smallest_code_dtype(int(self.n_levels[j]) * ny)
+        z = np.array(self.codes[j], dtype=dtype)
+        z *= dtype(ny)
+        z += self._y_small()
+        return z
 
     def _terms_from_sums(
         self, j: int, s_kjy: np.ndarray, s_kj: np.ndarray, m_kjy: np.ndarray, m_kj: np.ndarray

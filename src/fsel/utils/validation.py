@@ -619,16 +619,50 @@ def check_target(
         if np.ptp(out) == 0:
             raise ValueError(f"{estimator_name}: y is constant; nothing can be ranked against it")
         return out, None
-    try:
-        classes, codes = np.unique(arr, return_inverse=True)
-    except TypeError:
-        classes, codes = np.unique(arr.astype(str), return_inverse=True)
+    small = _small_integer_codes(arr)
+    if small is not None:
+        classes, codes = small
+    else:
+        try:
+            classes, codes = np.unique(arr, return_inverse=True)
+        except TypeError:
+            classes, codes = np.unique(arr.astype(str), return_inverse=True)
     if classes.size < 2:
         raise ValueError(
             f"{estimator_name}: y has a single class, only one class ({classes[0]!r}); at "
             "least two classes are needed to select features"
         )
-    return codes.reshape(-1).astype(np.intp), classes
+    if codes.dtype != np.intp:
+        codes = codes.reshape(-1).astype(np.intp)
+    return codes, classes
+
+
+def _small_integer_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``np.unique(arr, return_inverse=True)`` of integer labels spanning fewer than
+    65,536 values, by counting instead of sorting and in blocks (no temporary of the
+    target's length); a read-only view of ``arr`` itself when it already holds the
+    codes ``0..c-1`` as ``intp``. None for other targets."""
+    if arr.dtype.kind not in "iu" or arr.dtype == np.uint64 or arr.size == 0:
+        return None
+    lo, hi = int(arr.min()), int(arr.max())
+    if hi - lo >= 1 << 16:
+        return None
+    block = 1 << 20
+    counts = np.zeros(hi - lo + 1, dtype=np.int64)
+    for a in range(0, arr.size, block):
+        part = arr[a : a + block].astype(np.int64) - lo
+        counts += np.bincount(part, minlength=counts.size)
+    present = counts > 0
+    classes = (np.flatnonzero(present) + lo).astype(arr.dtype)
+    if lo == 0 and present.all() and arr.dtype == np.intp:
+        codes = arr.view()
+        codes.flags.writeable = False
+        return classes, codes
+    lut = np.cumsum(present) - 1
+    codes = np.empty(arr.size, dtype=np.intp)
+    for a in range(0, arr.size, block):
+        codes[a : a + block] = lut[arr[a : a + block].astype(np.int64) - lo]
+    return classes, codes
 
 
 def _is_numeric_target(arr: np.ndarray) -> bool:

@@ -84,13 +84,9 @@ class InformationSelector(SelectorCore):
         return {}
 
     def _n_threads(self) -> int:
-        if self.n_jobs is None:
-            return 1
-        if self.n_jobs < 0:
-            import os
+        from fsel.utils.parallel import effective_n_jobs
 
-            return max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
-        return max(1, int(self.n_jobs))
+        return effective_n_jobs(self.n_jobs)
 
     def fit(self, X: Any, y: Any) -> InformationSelector:
         """Select features of ``X`` for the class labels ``y``.
@@ -180,7 +176,12 @@ class InformationSelector(SelectorCore):
             )
         else:
             codes, n_levels, edges = _discretize(
-                table.values, table.discrete, self.n_bins, self.discretize, table.missing
+                table.values,
+                table.discrete,
+                self.n_bins,
+                self.discretize,
+                table.missing,
+                n_jobs=self._n_threads(),
             )
         # the codes are this fit's own (no memory shared with the caller's data): the
         # table may pack feature pairs over them instead of into a second copy (not for

@@ -5,7 +5,7 @@ Every estimator of :mod:`fsel.selectors.relief` follows the same steps in ``fit`
 1. optional missing-value policy (``missing=``), then validation through
    :meth:`fsel.selectors._core.SelectorCore._validate_fit_data`; with the default
    ``missing="expected"`` the holes stay NaN and every estimator uses Kononenko's
-   expected difference for them (:class:`fsel.kernels.distances.ExpectedDiff`);
+   expected difference for them (:class:`fsel.kernels.relief_margins.ExpectedDiff`);
 2. min-max scaling of every feature to ``[0, 1]`` on a private copy, by the observed
    values (constant features become all-zero columns and get weight 0); nominal
    features (declared with
@@ -28,11 +28,11 @@ import numpy as np
 
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
-    ExpectedDiff,
     _issparse,
     effective_n_jobs,
 )
 from fsel.kernels.neighbors import knn_by_class
+from fsel.kernels.relief_margins import ExpectedDiff
 from fsel.selectors._core import SelectorCore
 from fsel.utils.validation import (
     _categorical_mask,
