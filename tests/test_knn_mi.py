@@ -438,3 +438,46 @@ def test_lazy_cmim_picks_like_the_vectorised_engine():
     np.testing.assert_allclose(lazy.step_scores, full.step_scores, rtol=0, atol=1e-12)
     unselected = np.setdiff1d(np.arange(9), lazy.order)
     assert (lazy.last_scores[unselected] >= full.last_scores[unselected] - 1e-12).all()
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(2, 90),
+    d=st.integers(1, 3),
+    k=st.integers(1, 4),
+    leaf=st.integers(1, 8),
+    seed=st.integers(0, 999),
+    ties=st.booleans(),
+)
+def test_numba_tree_searches_against_brute_force(n, d, k, leaf, seed, ties):
+    """The compiled k-d tree (compiled and as Python, ``py_func``) against the full
+    max-norm distance matrix: the k-th other point's distance and the counts within a
+    radius (``<=``), with ties and leaves of any size."""
+    nk = pytest.importorskip("fsel.kernels._numba_knn")
+    rng = np.random.default_rng(seed)
+    pts = rng.normal(size=(n, d))
+    if ties:
+        pts = np.round(pts)
+    k = min(k, n - 1)
+    dist = np.abs(pts[:, None, :] - pts[None, :, :]).max(axis=2)
+    kth = np.sort(dist, axis=1)[:, k]  # column 0 is the point itself
+    radius = np.where(rng.random(n) < 0.5, kth, np.nextafter(kth, 0))
+    counts = (dist <= radius[:, None]).sum(axis=1) - 1
+    assert nk.tree_levels(n, leaf) >= 1
+    for knn_radius, count_all in (
+        (nk.knn_radius, nk.count_within_all),
+        (nk.knn_radius.py_func, nk.count_within_all.py_func),
+    ):
+        np.testing.assert_array_equal(knn_radius(pts, k, leaf), kth)
+        np.testing.assert_array_equal(count_all(pts, radius, leaf), counts)
+    rp, idx, ns, ne, lo, hi, first_leaf, levels = nk.kd_build.py_func(pts, leaf)
+    np.testing.assert_array_equal(rp, pts[idx])
+    assert sorted(idx.tolist()) == list(range(n))
+    assert ns.size == 2**levels - 1 and (ne[first_leaf:] - ns[first_leaf:] <= leaf).all()
+    for node in range(ns.size):  # every box is its points' bounding box
+        if ne[node] > ns[node]:
+            np.testing.assert_array_equal(lo[node], rp[ns[node] : ne[node]].min(axis=0))
+            np.testing.assert_array_equal(hi[node], rp[ns[node] : ne[node]].max(axis=0))

@@ -56,7 +56,6 @@ discrete-continuous mixtures. NeurIPS 2017.
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import numpy as np
@@ -128,9 +127,9 @@ def scale_columns(values: np.ndarray, scale: np.ndarray | None = None) -> np.nda
 
 
 def _use_numba() -> bool:
-    from fsel.kernels._counting import numba_enabled
+    from fsel.utils.parallel import numba_available
 
-    return numba_enabled()
+    return numba_available()
 
 
 def _knn_radius(points: np.ndarray, k: int, n_jobs: int) -> np.ndarray:
@@ -457,15 +456,13 @@ class KNNInformationTable:
     def _map(self, fn: Any, cand: np.ndarray) -> np.ndarray:
         """``[fn(c) for c in cand]`` in ``n_jobs`` threads (the searches release the
         GIL); each term is computed alone, so the values never depend on ``n_jobs``."""
-        from fsel.kernels.distances import threaded_spans
+        from fsel.utils.parallel import spans, thread_map
 
         out = np.zeros(self.n_features)
         if cand.size == 0:
             return out
-        n_spans = min(cand.size, 4 * self.n_jobs) if self.n_jobs > 1 else 1
-        bounds = np.linspace(0, cand.size, n_spans + 1).astype(int)
-        spans = [(int(a), int(b)) for a, b in itertools.pairwise(bounds) if b > a]
-        parts = threaded_spans(lambda a, b: [fn(int(c)) for c in cand[a:b]], spans, self.n_jobs)
+        parts = spans(cand.size, 4 * self.n_jobs if self.n_jobs > 1 else 1)
+        parts = thread_map(lambda a, b: [fn(int(c)) for c in cand[a:b]], parts, self.n_jobs)
         out[cand] = [v for part in parts for v in part]
         return out
 
