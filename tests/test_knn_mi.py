@@ -342,6 +342,9 @@ def test_inf_sparse_dask_disr_and_bad_n_neighbors_are_errors():
         fsel.JMI(2, estimator="knn", n_neighbors=0).fit(X, y)
     with pytest.raises(ValueError, match="more than n_neighbors"):
         fsel.JMI(2, estimator="knn", n_neighbors=60).fit(X, y)
+    with pytest.raises(ValueError, match="CPU only"):
+        fsel.JMI(2, estimator="knn", device="cuda").fit(X, y)
+    assert fsel.JMI(2, estimator="knn", device="auto").fit(X, y).device_ == "cpu"
     da = pytest.importorskip("dask.array")
     with pytest.raises(ValueError, match="Dask"):
         fsel.JMI(2, estimator="knn").fit(da.from_array(X, chunks=25), y)

@@ -59,7 +59,11 @@ def test_registry_discovers_the_brown_targets_and_loads_every_module():
         R.get_reproduction("no-such-thing", REGISTRY)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(
+    "name",
+    # fdr's quick run takes minutes (a simulation study): in the slow suite
+    [pytest.param(n, marks=pytest.mark.slow) if n == "fdr" else n for n in NAMES],
+)
 def test_every_reproduction_runs_quick(name, tmp_path, shared_cache):
     out = tmp_path / name
     try:

@@ -54,6 +54,9 @@ _LAZY = {
     "BootstrapRanking": "fsel.meta.bootstrap_ranking",
     # NPFS (Ditzler et al. 2015) and stability
     "NPFS": "fsel.meta.npfs",
+    # false discovery rate and stability selection around any selector
+    "KnockoffFilter": "fsel.meta.knockoffs",
+    "StabilitySelection": "fsel.meta.stability_selection",
     # functional API
     "select": "fsel.api",
     "SelectionResult": "fsel.api",

@@ -29,6 +29,7 @@ __all__ = ["build_parser", "main"]
 # CLI flag -> estimator constructor parameter (passed only when given)
 _FLAG_PARAMS = {
     "bins": "n_bins",
+    "device": "device",
     "discretize": "discretize",
     "estimator": "estimator",
     "beta": "beta",
@@ -112,6 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["plugin", "miller_madow", "knn"],
         help="entropy estimator (knn: nearest neighbours, no binning)",
     )
+    g.add_argument(
+        "--device",
+        choices=["cpu", "cuda", "auto"],
+        help="where the kernels run (information criteria, Relief, ReliefF, SURF, MultiSURF)",
+    )
     g.add_argument("--beta", type=float)
     g.add_argument("--gamma", type=float)
     g.add_argument("--metric", choices=["manhattan", "euclidean"])
@@ -165,6 +171,27 @@ def build_parser() -> argparse.ArgumentParser:
         "'data/*.parquet' is fine) are read lazily on the workers (information criteria)",
     )
     n.add_argument("--plot", help="write the selection-matrix image (PNG) to this file")
+    n.add_argument(
+        "--null",
+        choices=["binomial", "permutation"],
+        default="binomial",
+        help="NPFS's null law: the paper's binomial, or estimated from permuted targets",
+    )
+    n.add_argument("--n-permutations", type=int, default=20, help="permuted targets (--null)")
+    f = p.add_argument_group("false discovery rate and stability around the method")
+    f.add_argument(
+        "--fdr",
+        type=float,
+        metavar="Q",
+        help="the knockoff filter: keep features at false discovery rate Q (the method's "
+        "pick order on [X, knockoffs] is the statistic; -k defaults to a quarter of them)",
+    )
+    f.add_argument("--draws", type=int, default=1, help="knockoff draws (e-value aggregation)")
+    f.add_argument(
+        "--stability", action="store_true", help="stability selection (complementary pairs)"
+    )
+    f.add_argument("--threshold", type=float, default=0.6, help="selection-frequency threshold")
+    f.add_argument("--n-resamples", type=int, default=50, help="complementary pairs (--stability)")
     p.set_defaults(func=_cmd_select)
 
     try:
@@ -236,11 +263,12 @@ def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> d
         if key not in accepted:
             raise CliError(f"{key!r} is not a parameter of {args.method}")
         params[key] = _literal(value)
-    if args.jobs is not None and "n_jobs" in accepted and not args.npfs:
+    wrapped = args.npfs or args.fdr is not None or args.stability
+    if args.jobs is not None and "n_jobs" in accepted and not wrapped:
         params["n_jobs"] = args.jobs
     if args.random_state is not None and "random_state" in accepted:
         params["random_state"] = args.random_state
-    if "verbose" in accepted and not args.quiet and not args.npfs:
+    if "verbose" in accepted and not args.quiet and not wrapped:
         params["verbose"] = 1
     return params
 
@@ -253,7 +281,7 @@ def _cmd_select(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     cats = [c for c in (args.categorical or "").split(",") if c]
-    if args.scheduler and not args.npfs:
+    if args.scheduler and not (args.npfs or args.fdr is not None or args.stability):
         if args.target_file or args.feature_names:
             raise CliError(
                 "--target-file and --feature-names are for in-memory files; with "
@@ -270,7 +298,10 @@ def _cmd_select(args: argparse.Namespace) -> int:
 
     # a plain selection fits the method's logic class: same fit, no scikit-learn import
     # (most of a small job's start-up); NPFS and the bootstrap wrap a real estimator
-    est_cls = method.load() if args.npfs else method.load_logic()
+    wrapped = args.npfs or args.fdr is not None or args.stability
+    if sum([bool(args.npfs), args.fdr is not None, bool(args.stability)]) > 1:
+        raise CliError("choose one of --npfs, --fdr and --stability")
+    est_cls = method.load() if wrapped else method.load_logic()
     fixed = dict(method.fixed)
     if args.bootstrap:
         if method.family != "ranking-index":
@@ -282,8 +313,18 @@ def _cmd_select(args: argparse.Namespace) -> int:
     params = _estimator_params(args, est_cls, fixed)
     if "categorical" in est_cls._param_names() and data.categorical:
         params.setdefault("categorical", data.categorical)
+    if args.fdr is not None and args.k is None:
+        k = 0.25  # a quarter of the 2p columns [X, knockoffs]
     base = est_cls(**{**fixed, **params}, n_features_to_select=k)
 
+    if args.fdr is not None or args.stability:
+        from fsel.cli._meta import run_knockoff, run_stability
+
+        with _named_columns(data.feature_names):
+            run = run_knockoff if args.fdr is not None else run_stability
+            out, columns = run(args, base, data)
+        _write(args.output, out, columns)
+        return 0
     if args.npfs:
         with _named_columns(data.feature_names):
             return _run_npfs(args, base, data)
@@ -332,6 +373,8 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
         n_jobs=args.jobs,
         random_state=args.random_state,
         verbose=0 if args.quiet else 1,
+        null=args.null,
+        n_permutations=args.n_permutations,
     )
     ctx = _dask_context(args.scheduler) if args.scheduler else nullcontext()
     with ctx:
@@ -355,6 +398,7 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
         "n_bootstraps": args.bootstraps,
         "alpha": args.alpha,
         "correction": correction or "none",
+        "null": args.null,
         "alpha_effective": float(npfs.alpha_effective_),
         "threshold": int(npfs.threshold_),
         "n_relevant": int(npfs.n_relevant_),

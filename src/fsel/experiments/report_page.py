@@ -588,6 +588,9 @@ def _body(rep: Any, figs: dict[str, tuple[bytes, str]]) -> str:
         )
         parts.append(_stability_section(rep, figs))
         parts.append(_npfs_section(rep, figs))
+        from fsel.experiments.report_guarantees import guarantees_section
+
+        parts.append(guarantees_section(rep.guarantees, ok[0], list(rep.summary.feature_names)))
         parts.append(_worth_section(rep, figs))
         parts.append(_runtime_section(rep))
     parts.append(_reproduce_section(rep))

@@ -385,6 +385,10 @@ class FeatureReport:
         The fsel version that made it.
     seconds : float
         Wall time of the run.
+    guarantees : dict or None
+        The knockoff selection at ``fdr`` and stability selection (with its bound) of
+        the first method (:func:`fsel.experiments.report_guarantees.guarantees`); None
+        when ``fdr=None``.
     """
 
     summary: DataSummary
@@ -404,6 +408,7 @@ class FeatureReport:
     command: str
     version: str = __version__
     seconds: float = 0.0
+    guarantees: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ derived
     @property
@@ -517,6 +522,8 @@ class FeatureReport:
                 "pvalues": fl(self.npfs.pvalues),
                 "counts": [int(c) for c in self.npfs.counts],
             }
+        if self.guarantees:
+            out.update(self.guarantees)  # "knockoffs", "stability_selection"
         return out
 
     # ------------------------------------------------------------------ page
@@ -566,6 +573,7 @@ def report(
     cache_dir: str | Path | None = None,
     progress: bool | None = None,
     n_jobs: int | None = None,
+    fdr: float | None = 0.1,
 ) -> FeatureReport:
     """Which features matter for ``y``, how sure, how stable, and is keeping them worth it.
 
@@ -610,6 +618,10 @@ def report(
         A progress bar on stderr; None draws it only when stderr is a terminal.
     n_jobs : int or None
         joblib workers for the bootstrap replicates (the results do not depend on it).
+    fdr : float or None
+        Target false discovery rate of the knockoff filter run beside NPFS on the first
+        method (with stability selection on ``n_bootstraps // 2`` complementary pairs);
+        None skips both.
 
     Returns
     -------
@@ -822,6 +834,20 @@ def report(
     npfs = None
     if ok and mats[ok[0]].sum(axis=0).min() < d:
         npfs = npfs_test(mats[ok[0]], alpha=alpha)
+    guar = None
+    if ok and fdr is not None:
+        from fsel.experiments.report_guarantees import guarantees
+
+        guar = guarantees(
+            _make_selector(ok[0], k, cat, seed),
+            X_sel,
+            y_arr,
+            list(summary.feature_names),
+            fdr=fdr,
+            n_pairs=max(2, B // 2),
+            random_state=seed,
+            n_jobs=n_jobs,
+        )
     rep = FeatureReport(
         summary=summary,
         methods=names,
@@ -838,6 +864,7 @@ def report(
         baseline=baseline,
         params=params,
         command=_python_command(params, quick),
+        guarantees=guar,
     )
     rep.seconds = time.perf_counter() - start
     return rep

@@ -80,6 +80,14 @@ _PARAMS_DOC = """
         Threads for the counting pass (effective with the numba back-end).
     verbose : int, default=0
         Above 0, a progress bar on stderr (only when it is a terminal).
+    device : {"cpu", "cuda", "auto"}, default="cpu"
+        Where the counting passes run: ``"cuda"`` on a GPU through numba's CUDA target
+        (``pip install 'fsel[cuda]'``; the same selection and scores as the CPU, a
+        ``RuntimeError`` naming what is missing when there is no usable GPU), ``"auto"``
+        on the GPU when one is usable, else the CPU (``device_`` says which). With
+        ``"cuda"``, ``X`` may be integer codes already on the GPU (an array with
+        ``__cuda_array_interface__``, values 0..255 taken as codes). Sparse ``X``, Dask
+        input and ``missing="available"`` with missing values run on the CPU only.
 """
 
 _ATTRS_DOC = """
@@ -113,6 +121,11 @@ _ATTRS_DOC = """
         integers), binned like a float feature with ``n_bins`` and ``discretize``
         (a ``UserWarning`` says so); None for class labels, and always None with
         ``estimator="knn"``, which takes such a target as it is (regression).
+    device_ : str
+        Where the fit ran: ``"cpu"`` or ``"cuda"``.
+    timings_ : dict
+        With ``device_ == "cuda"`` only: ``transfer_s``, the seconds spent moving the
+        codes to the GPU, and ``count_s``, the seconds of the counting passes.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         When fitted on a DataFrame with string column names.

@@ -31,6 +31,17 @@ from fsel.utils.validation import (
     is_dask,
 )
 
+
+def _resolve_device(device: Any, name: str) -> str:
+    """``"cpu"`` or ``"cuda"`` for the ``device`` parameter (the check lives with the
+    GPU kernels, imported only when a GPU is asked for)."""
+    if device == "cpu":
+        return "cpu"
+    from fsel.kernels.gpu._device import resolve_device
+
+    return resolve_device(device, name)
+
+
 __all__ = [
     "CIFE",
     "CMI",
@@ -69,6 +80,7 @@ class InformationSelector(SelectorCore):
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
+        device: str = "cpu",
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.discretize = discretize
@@ -79,6 +91,7 @@ class InformationSelector(SelectorCore):
         self.missing = missing
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.device = device
 
     def _criterion_params(self) -> dict[str, float]:
         return {}
@@ -124,9 +137,18 @@ class InformationSelector(SelectorCore):
         missing = check_missing_policy(
             self.missing, ("level", "available", "error"), type(self).__name__
         )
-        if self.estimator == "knn":
+        knn = self.estimator == "knn"  # the CPU only (knn_table checks device)
+        self.device_ = "cpu" if knn else _resolve_device(self.device, type(self).__name__)
+        if knn:
             info, k = _knn.knn_table(self, X, y, missing)
+        elif hasattr(X, "__cuda_array_interface__"):  # codes already on the GPU
+            info, k = self._fit_gpu_array(X, y)
         elif is_dask(X):
+            if self.device_ == "cuda":
+                raise ValueError(
+                    f"{type(self).__name__}: device='cuda' does not run on Dask input yet; "
+                    "compute X (or a sample of it) to memory, or use device='cpu'"
+                )
             info, k = self._fit_dask_table(X, y, missing)
         else:
             if is_dask(y):  # X is in memory already: so may its labels be
@@ -142,6 +164,13 @@ class InformationSelector(SelectorCore):
                 cmi_tol=getattr(self, "tol", DEFAULT_CMI_TOL),
                 progress=bar.update,
             )
+        if hasattr(self, "timings_"):
+            del self.timings_
+        if self.device_ == "cuda":
+            self.timings_ = {
+                "transfer_s": float(info.transfer_seconds),
+                "count_s": float(info.count_seconds),
+            }
         del info  # free the codes before the fitted arrays are built
         scores = np.array(result.last_scores, dtype=np.float64, copy=True)
         scores[result.order] = result.step_scores
@@ -199,6 +228,8 @@ class InformationSelector(SelectorCore):
         missing_codes = None
         if missing == "available" and missing_cols is not None:
             missing_codes = np.where(missing_cols, n_levels - 1, -1)
+        if self.device_ == "cuda":
+            return self._cuda_table(codes, n_levels, y_codes, is_sparse, missing_codes), k
         table_cls = SparseInformationTable if is_sparse else InformationTable
         extra = {} if missing_codes is None else {"missing_codes": missing_codes}
         if own and self._criterion != "cmim":
@@ -211,6 +242,63 @@ class InformationSelector(SelectorCore):
             n_jobs=self._n_threads(),
             **extra,
         )
+        return info, k
+
+    def _cuda_table(
+        self, codes: Any, n_levels: Any, y_codes: Any, is_sparse: bool, missing_codes: Any
+    ) -> Any:
+        """The GPU's information table (:mod:`fsel.kernels.gpu.information`); sparse
+        codes and pairwise deletion have no GPU kernel and are refused."""
+        name = type(self).__name__
+        if is_sparse:
+            raise ValueError(
+                f"{name}: device='cuda' does not take sparse X yet; use device='cpu' (the "
+                "O(nnz) sparse kernels) or densify X"
+            )
+        if missing_codes is not None:
+            raise ValueError(
+                f"{name}: device='cuda' does not support missing='available'; use "
+                "missing='level' (a hole is one more level) or device='cpu'"
+            )
+        from fsel.kernels.gpu.information import GpuInformationTable
+
+        return GpuInformationTable(codes, n_levels, y_codes, estimator=self.estimator)
+
+    def _fit_gpu_array(self, X: Any, y: Any) -> tuple[Any, int]:
+        """The GPU table of integer codes already on the GPU (``__cuda_array_interface__``,
+        shape ``(n_samples, n_features)``, values 0..255 taken as codes); ``y`` on the
+        host or the GPU. Sets the fitted input attributes."""
+        name = type(self).__name__
+        if self.device_ != "cuda":
+            raise ValueError(
+                f"{name}: X is on the GPU (it has __cuda_array_interface__); use "
+                "device='cuda', or copy X to the host for device='cpu'"
+            )
+        from fsel.kernels.gpu.information import (
+            GpuInformationTable,
+            device_codes_from_samples,
+            encode_labels,
+        )
+
+        if hasattr(y, "__cuda_array_interface__"):
+            from numba import cuda
+
+            y = cuda.as_cuda_array(y).copy_to_host()
+        y = np.asarray(y)
+        if y.ndim != 1 or y.size != X.shape[0]:
+            raise ValueError(f"{name}: y must be 1-D with one label per row of X")
+        classes, y_codes = encode_labels(y)
+        codes, n_levels, seconds = device_codes_from_samples(X)
+        k = check_n_features_to_select(self.n_features_to_select, int(n_levels.size))
+        self.n_features_in_ = int(n_levels.size)
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.bin_edges_ = [None] * int(n_levels.size)
+        self.n_levels_ = n_levels
+        self.classes_ = classes
+        self.y_bin_edges_ = None
+        info = GpuInformationTable(codes, n_levels, y_codes.reshape(-1), estimator=self.estimator)
+        info.codes.transfer_s = seconds  # the layout pass on the GPU (no host copy)
         return info, k
 
     def _fit_dask_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
@@ -354,6 +442,7 @@ class MIFS(InformationSelector):
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -365,6 +454,7 @@ class MIFS(InformationSelector):
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
+            device=device,
         )
         self.beta = beta
 
@@ -391,6 +481,7 @@ class BetaGamma(InformationSelector):
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -402,6 +493,7 @@ class BetaGamma(InformationSelector):
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
+            device=device,
         )
         self.beta = beta
         self.gamma = gamma
@@ -428,6 +520,7 @@ class CMI(InformationSelector):
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -439,5 +532,6 @@ class CMI(InformationSelector):
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
+            device=device,
         )
         self.tol = tol

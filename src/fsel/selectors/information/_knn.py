@@ -14,7 +14,8 @@ Rules, stated once:
   its columns are observed; ``"level"`` has no meaning without bins and is refused
   when a value is missing, as is ``"error"``; inf is an error as everywhere;
 * DISR (its normaliser ``H(Xk,Xj,Y)`` has no sound differential analogue), sparse and
-  Dask input are refused with a clear error.
+  Dask input, and ``device="cuda"`` are refused with a clear error (``"auto"`` runs on
+  the CPU: ``device_`` is ``"cpu"``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,14 @@ def knn_table(selector: Any, X: Any, y: Any, missing: str) -> tuple[Any, int]:
             "joint entropy has no sound nearest-neighbour analogue here); use JMI, or "
             "DISR with a binned estimator"
         )
+    device = getattr(selector, "device", "cpu")
+    if device == "cuda" or hasattr(X, "__cuda_array_interface__"):
+        raise ValueError(
+            f"{name}: mi_estimator='knn' runs on the CPU only (its k-d tree searches have "
+            "no GPU kernel); use device='cpu' (or 'auto') with X in host memory"
+        )
+    if device not in ("cpu", "auto"):
+        raise ValueError(f"{name}: device must be 'cpu', 'cuda' or 'auto', got {device!r}")
     if is_dask(X) or is_dask(y):
         raise ValueError(
             f"{name}: mi_estimator='knn' does not support Dask input; compute it in memory "

@@ -232,7 +232,13 @@ class BaseRelief(SelectorCore):
         self
         """
         self._check_params()
+        self._resolve_device()
         if is_dask(X):
+            if getattr(self, "device_", "cpu") == "cuda":
+                raise ValueError(
+                    f"{type(self).__name__}: device='cuda' does not run on Dask input yet; "
+                    "use device='cpu'"
+                )
             return self._fit_dask(X, y)
         regression = is_continuous_target(y)
         if regression and not self._supports_regression:
@@ -310,6 +316,9 @@ class BaseRelief(SelectorCore):
         mbar = np.asarray(mbar, dtype=np.float64)
         mbar[constant] = 0.0
         del self._ref_rows
+        gpu = self.__dict__.pop("_gpu_samples", None)
+        if gpu is not None:
+            self.timings_ = {"transfer_s": gpu.transfer_seconds, "search_s": gpu.search_seconds}
         self.margin_ = mbar
         w = positive_unit(mbar)
         self.feature_importances_ = w
@@ -353,6 +362,9 @@ class BaseRelief(SelectorCore):
         mbar = np.asarray(self._mean_margin(Z, y_codes, priors, nominal=None), dtype=np.float64)
         mbar[constant] = 0.0
         del self._ref_rows
+        gpu = self.__dict__.pop("_gpu_samples", None)
+        if gpu is not None:
+            self.timings_ = {"transfer_s": gpu.transfer_seconds, "search_s": gpu.search_seconds}
         self.margin_ = mbar
         w = positive_unit(mbar)
         self.feature_importances_ = w
@@ -412,6 +424,48 @@ class BaseRelief(SelectorCore):
         rng = check_random_state(getattr(self, "random_state", None))
         return np.sort(rng.choice(n, size=m, replace=False))
 
+    #: whether the neighbour search (:meth:`_knn`) is all the estimator needs a GPU for
+    _gpu_knn = True
+
+    def _resolve_device(self) -> None:
+        """``device_`` from the ``device`` parameter (estimators that have one)."""
+        for attr in ("device_", "timings_", "_gpu_samples"):
+            self.__dict__.pop(attr, None)
+        device = getattr(self, "device", None)
+        if device is None:
+            return
+        name = type(self).__name__
+        if device == "cpu":
+            self.device_ = "cpu"
+            return
+        from fsel.kernels.gpu._device import resolve_device
+
+        self.device_ = resolve_device(device, name)
+        if self.device_ == "cuda" and not self._gpu_knn:
+            raise ValueError(
+                f"{name}: device='cuda' has no GPU kernel for {name} yet; use device='cpu'"
+            )
+
+    def _knn_gpu(self, Z, y, k, n_classes, rows, expected):  # type: ignore[no-untyped-def]
+        """:meth:`_knn` on the GPU (:mod:`fsel.kernels.gpu.relief`); the scaled matrix
+        goes to the GPU once per fit."""
+        name = type(self).__name__
+        if expected is not None or _issparse(Z):
+            raise ValueError(
+                f"{name}: device='cuda' needs dense X without missing values; use "
+                "device='cpu' (or impute: missing='impute-mean')"
+            )
+        from fsel.kernels.gpu.relief import GpuSamples, knn_by_class_gpu
+
+        gpu = self.__dict__.get("_gpu_samples")
+        if gpu is None or gpu.source is not Z:
+            gpu = GpuSamples(Z)
+            if "_gpu_samples" in self.__dict__:
+                gpu.transfer_seconds += self._gpu_samples.transfer_seconds
+                gpu.search_seconds += self._gpu_samples.search_seconds
+            self._gpu_samples = gpu
+        return knn_by_class_gpu(gpu, y, k, n_classes, metric=self.metric, rows=rows)
+
     def _knn(
         self,
         Z: np.ndarray,
@@ -423,6 +477,8 @@ class BaseRelief(SelectorCore):
         expected: ExpectedDiff | None = None,
         memory_budget: int | None = None,
     ):
+        if getattr(self, "device_", "cpu") == "cuda":
+            return self._knn_gpu(Z, y, k, n_classes, rows, expected)
         return knn_by_class(
             Z,
             y,
