@@ -26,7 +26,7 @@ import numpy as np
 
 from fsel.utils.validation import check_n_features_to_select, is_dask
 
-__all__ = ["check_n_neighbors", "knn_table"]
+__all__ = ["check_knn_input", "check_n_neighbors", "knn_information_table", "knn_table"]
 
 
 def check_n_neighbors(n_neighbors: Any, name: str) -> int:
@@ -40,13 +40,22 @@ def check_n_neighbors(n_neighbors: Any, name: str) -> int:
 
 def knn_table(selector: Any, X: Any, y: Any, missing: str) -> tuple[Any, int]:
     """The :class:`fsel.kernels.knn_mi.KNNInformationTable` of ``X``/``y`` and the
-    number of features to select; sets the fitted input attributes of ``selector``."""
+    number of features to select; sets the fitted input attributes of ``selector``:
+    :func:`check_knn_input`, the validated table, :func:`knn_information_table`."""
+    check_knn_input(selector, X, y)
+    table, y_codes, classes = selector._validate_fit_data(
+        X, y, categorical=selector.categorical, allow_missing=missing != "error"
+    )
+    return knn_information_table(selector, table, y_codes, classes, missing)
+
+
+def check_knn_input(selector: Any, X: Any, y: Any) -> None:
+    """The refusals that come before the input is validated: ``n_neighbors``, DISR,
+    ``device="cuda"`` or a GPU array, Dask and sparse input."""
     import scipy.sparse as sp
 
-    from fsel.kernels.knn_mi import KNNInformationTable
-
     name = type(selector).__name__
-    k_nn = check_n_neighbors(selector.n_neighbors, name)
+    check_n_neighbors(selector.n_neighbors, name)
     if selector._criterion == "disr":
         raise ValueError(
             f"{name}: mi_estimator='knn' cannot estimate DISR's normaliser H(Xk,Xj,Y) (a "
@@ -71,9 +80,18 @@ def knn_table(selector: Any, X: Any, y: Any, missing: str) -> tuple[Any, int]:
             f"{name}: mi_estimator='knn' does not support sparse input (its neighbour "
             "searches need dense rows); pass X.toarray() or use a binned estimator"
         )
-    table, y_codes, classes = selector._validate_fit_data(
-        X, y, categorical=selector.categorical, allow_missing=missing != "error"
-    )
+
+
+def knn_information_table(
+    selector: Any, table: Any, y_codes: np.ndarray, classes: np.ndarray, missing: str
+) -> tuple[Any, int]:
+    """The table and the number of features to select from the validated input (a
+    ``Table``, the target's codes and classes); sets ``classes_`` (class labels only),
+    ``y_bin_edges_`` (None), ``bin_edges_`` (all None) and removes ``n_levels_``."""
+    from fsel.kernels.knn_mi import KNNInformationTable
+
+    name = type(selector).__name__
+    k_nn = check_n_neighbors(selector.n_neighbors, name)
     if missing == "level" and table.has_missing:
         raise ValueError(
             f"{name}: missing='level' has no meaning with mi_estimator='knn' (there is no "
