@@ -108,7 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--discretize", choices=["uniform", "quantile", "none"], help="binning of float columns"
     )
-    g.add_argument("--estimator", choices=["plugin", "miller_madow"], help="entropy estimator")
+    g.add_argument(
+        "--estimator",
+        choices=["plugin", "miller_madow", "knn"],
+        help="entropy estimator (knn: nearest neighbours, no binning)",
+    )
     g.add_argument(
         "--device",
         choices=["cpu", "cuda", "auto"],
@@ -300,7 +304,7 @@ def _cmd_select(args: argparse.Namespace) -> int:
         params.setdefault("categorical", data.categorical)
     if args.fdr is not None and args.k is None:
         k = 0.25  # a quarter of the 2p columns [X, knockoffs]
-    base = est_cls(**fixed, **params, n_features_to_select=k)
+    base = est_cls(**{**fixed, **params}, n_features_to_select=k)
 
     if args.fdr is not None or args.stability:
         from fsel.cli._meta import run_knockoff, run_stability
@@ -435,7 +439,7 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
         k = args.k if args.k is not None else min(10, n_features)
         if k < 1 or k > n_features:
             raise CliError(f"-k {k} is out of range: the table has {n_features} features")
-        base = est_cls(**fixed, **params, n_features_to_select=k)
+        base = est_cls(**{**fixed, **params}, n_features_to_select=k)
         with _named_columns(data.feature_names):
             base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"scheduler": args.scheduler})

@@ -77,6 +77,7 @@ __all__ = [
     "full_distance_matrix",
     "manhattan_knn_rows",
     "map_distance_rows",
+    "max_norm_row",
     "mixed_sq_distances",
     "numba_available",
     "numba_sq_delta_add",
@@ -655,3 +656,21 @@ def sparse_distance_block(
             sums = np.add.reduceat(terms, starts[nonempty], axis=1)
             out[a:b, nonempty] -= sums
     return out
+
+
+def max_norm_row(points: np.ndarray, p: int, q: np.ndarray) -> float:
+    """The max-norm (Chebyshev) distance ``max_t |points[p, t] - q_t|`` of one point to
+    a query: the distance of the nearest-neighbour information estimator's searches,
+    compiled by :mod:`fsel.kernels._numba_knn` (plain Python here, numba-compatible).
+
+    Examples
+    --------
+    >>> float(max_norm_row(np.array([[0.0, 1.0], [3.0, -1.0]]), 1, np.array([1.0, 0.5])))
+    2.0
+    """
+    dist = 0.0
+    for t in range(q.size):
+        v = abs(points[p, t] - q[t])
+        if v > dist:
+            dist = v
+    return dist

@@ -631,6 +631,15 @@ class NPFS(BaseSelector):
                 f"must be in [2, n_samples={n_samples}], got {self.n_bootstraps}"
             )
 
+        sel_mi = getattr(self.selector, "mi_estimator", getattr(self.selector, "estimator", None))
+        if self.resampling == "bootstrap" and isinstance(sel_mi, str) and sel_mi == "knn":
+            warnings.warn(
+                f"{name}: a bootstrap sample repeats rows, which the nearest-neighbour "
+                "information estimator reads as exact ties (independent columns then look "
+                "dependent); resampling='subsample' avoids this",
+                UserWarning,
+                stacklevel=2,
+            )
         run = dict(
             n_replicates=int(self.n_bootstraps),
             scheme=self.resampling,

@@ -528,7 +528,9 @@ def report(
         if task == "regression" and meth.target == "classification":
             raise ValueError(
                 f"method {meth.name!r} needs class labels, but the target is numeric "
-                "(regression); use ranking indices such as k3, in, chi2, mi-index, or "
+                "(regression); use ranking indices such as k3, in, chi2, mi-index, the "
+                "nearest-neighbour information criteria (mim-knn, jmi-knn, mrmr-knn, "
+                "cmim-knn), or "
                 "task='classification'"
             )
         if meth.name not in resolved:
