@@ -67,7 +67,9 @@ class BaseSelector(SelectorMixin, BaseEstimator, SelectorCore):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.input_tags.sparse = self._accepts_sparse
+        # the nearest-neighbour information estimator needs dense rows
+        mi = getattr(self, "mi_estimator", getattr(self, "estimator", None))
+        tags.input_tags.sparse = self._accepts_sparse and not (isinstance(mi, str) and mi == "knn")
         # a family that handles missing values has a ``missing`` parameter; "error"
         # refuses them (SPEC section 10)
         tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"
