@@ -568,7 +568,7 @@ def cmim_lazy(
 
 # ----------------------------------------------------------------------------- sparse
 #
-# Sparse codes (feature-major, see :class:`fsel.kernels.discretize.SparseCodes`): per
+# Sparse codes (feature-major, see :class:`fsel.kernels.discretize_sparse.SparseCodes`): per
 # feature ``k`` the rows ``rows[indptr[k]:indptr[k+1]]`` whose code differs from the
 # feature's "zero code" and their codes; every other row holds the zero code. For a
 # variable ``z`` with totals ``T[v] = #{i: z_i = v}``, the joint histogram of

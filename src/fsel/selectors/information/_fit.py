@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 
 from fsel.kernels.discretize import discretize as _discretize
-from fsel.kernels.discretize import discretize_sparse
+from fsel.kernels.discretize_sparse import discretize_sparse
 from fsel.kernels.information import InformationTable, SparseInformationTable
 from fsel.selectors._core import SelectorCore
+from fsel.selectors.information import _knn
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
 from fsel.utils.progress import Progress
 from fsel.utils.validation import (
@@ -75,6 +76,7 @@ class InformationSelector(SelectorCore):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -85,6 +87,7 @@ class InformationSelector(SelectorCore):
         self.n_bins = n_bins
         self.categorical = categorical
         self.estimator = estimator
+        self.n_neighbors = n_neighbors
         self.missing = missing
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -123,9 +126,9 @@ class InformationSelector(SelectorCore):
         -------
         self
         """
-        if self.estimator not in ("plugin", "miller_madow"):
+        if self.estimator not in ("plugin", "miller_madow", "knn"):
             raise ValueError(
-                f"estimator must be 'plugin' or 'miller_madow', got {self.estimator!r}"
+                f"estimator must be 'plugin', 'miller_madow' or 'knn', got {self.estimator!r}"
             )
         if self.discretize not in ("uniform", "quantile", None):
             raise ValueError(
@@ -134,8 +137,11 @@ class InformationSelector(SelectorCore):
         missing = check_missing_policy(
             self.missing, ("level", "available", "error"), type(self).__name__
         )
-        self.device_ = _resolve_device(self.device, type(self).__name__)
-        if hasattr(X, "__cuda_array_interface__"):  # codes already on the GPU
+        knn = self.estimator == "knn"  # the CPU only (knn_table checks device)
+        self.device_ = "cpu" if knn else _resolve_device(self.device, type(self).__name__)
+        if knn:
+            info, k = _knn.knn_table(self, X, y, missing)
+        elif hasattr(X, "__cuda_array_interface__"):  # codes already on the GPU
             info, k = self._fit_gpu_array(X, y)
         elif is_dask(X):
             if self.device_ == "cuda":
@@ -432,6 +438,7 @@ class MIFS(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -443,6 +450,7 @@ class MIFS(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
@@ -469,6 +477,7 @@ class BetaGamma(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -480,6 +489,7 @@ class BetaGamma(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
@@ -506,6 +516,7 @@ class CMI(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -517,6 +528,7 @@ class CMI(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
