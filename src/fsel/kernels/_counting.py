@@ -351,23 +351,35 @@ def pack_pairs(C: np.ndarray) -> tuple[np.ndarray, int] | None:
     return np.ascontiguousarray(even), a
 
 
-def pack_pairs_in_place(C: np.ndarray) -> PairCodes | None:
+def pack_pairs_in_place(C: np.ndarray, n_jobs: int = 1, top: int | None = None) -> PairCodes | None:
     """:func:`pack_pairs` written over the first half of ``C`` itself (row ``q`` becomes
     ``C[2q] * a + C[2q+1]``; each row is read before it is overwritten), so packing
     allocates nothing: the caller must own ``C`` (uint8), which holds the pairs
     afterwards. Returns the code matrix as :class:`PairCodes`, or None (``C``
-    untouched) when ``a`` exceeds :data:`PACK_MAX_LEVELS` or there is no pair."""
+    untouched) when ``a`` exceeds :data:`PACK_MAX_LEVELS` or there is no pair.
+
+    ``top``: the largest code when the caller knows it (no pass over ``C`` to find it).
+    ``n_jobs`` threads each pack a span of the columns (columns are independent: within
+    a span, row ``q`` is still read before it is overwritten)."""
     k = C.shape[0]
     if k < 2 or C.dtype != np.uint8 or not C.flags.c_contiguous:
         return None
-    top = int(C.max())
-    a = top + 1
+    if top is None:
+        top = int(C.max())
+    a = int(top) + 1
     if a > PACK_MAX_LEVELS:
         return None
     au = np.uint8(a)
-    for q in range(k // 2):
-        np.multiply(C[2 * q], au, out=C[q])
-        C[q] += C[2 * q + 1]
+
+    def pack(c0: int, c1: int) -> None:
+        for q in range(k // 2):
+            row = C[q, c0:c1]
+            np.multiply(C[2 * q, c0:c1], au, out=row)
+            row += C[2 * q + 1, c0:c1]
+
+    n = C.shape[1]
+    parts = spans(n, max(1, min(int(n_jobs), n >> 16)))
+    thread_map(pack, parts, len(parts))
     last = C[k - 1] if k % 2 else None  # row k-1 >= k // 2: never overwritten
     return PairCodes(C[: k // 2], a, last, top, k)
 
@@ -556,7 +568,7 @@ def cmim_lazy(
 
 # ----------------------------------------------------------------------------- sparse
 #
-# Sparse codes (feature-major, see :class:`fsel.kernels.discretize.SparseCodes`): per
+# Sparse codes (feature-major, see :class:`fsel.kernels.discretize_sparse.SparseCodes`): per
 # feature ``k`` the rows ``rows[indptr[k]:indptr[k+1]]`` whose code differs from the
 # feature's "zero code" and their codes; every other row holds the zero code. For a
 # variable ``z`` with totals ``T[v] = #{i: z_i = v}``, the joint histogram of
