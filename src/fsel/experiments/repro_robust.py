@@ -53,8 +53,8 @@ Protocol, written down here:
   more than 0.01 (the size of the cross-validation noise on these sets) and it runs
   on every input a default must serve: sparse input in ``O(nnz)`` and Dask input
   with the in-memory result (``scaling="rank"`` needs every row's global rank and
-  is refused on Dask, so it is not eligible as the default); the summary says which
-  and why.
+  is refused on Dask, the nearest-neighbour estimator on Dask and sparse input, so
+  neither is eligible as the default); the summary says which and why.
 
 Every unit is cached under ``<output>/.cache``.
 """
@@ -92,8 +92,8 @@ SCALINGS = ("range", "robust", "rank")
 CRITERIA = ("JMI", "MRMR", "CMIM")
 PAPERS_BINS = "uniform/5"
 PAPERS_SCALING = "range"
-#: rules that cannot be defaults: they do not run on Dask input
-NOT_ON_DASK = ("rank",)
+#: rules that cannot be defaults: they refuse Dask (rank) or Dask and sparse input (knn)
+NOT_ON_DASK = ("rank", "knn")
 
 
 def make_design(name: str, n: int, d: int, seed: int) -> tuple[Any, np.ndarray, np.ndarray]:
@@ -175,26 +175,29 @@ def _info_methods() -> dict[str, Callable[..., Any]]:
     return {name: getattr(fsel, name) for name in CRITERIA}
 
 
-def _knn_available() -> bool:
-    """Whether this version has the nearest-neighbour information estimator."""
+def _knn_available() -> str | None:
+    """The parameter that selects the nearest-neighbour information estimator
+    (``mi_estimator``, or ``estimator`` before the 0.2 names), None without it."""
     import fsel
 
-    try:
-        fsel.JMI(2, mi_estimator="knn").fit(
-            np.random.default_rng(0).normal(size=(30, 3)), np.arange(30) % 2
-        )
-    except (TypeError, ValueError):
-        return False
-    return True
+    for param in ("mi_estimator", "estimator"):
+        try:
+            fsel.JMI(2, **{param: "knn"}).fit(
+                np.random.default_rng(0).normal(size=(30, 3)), np.arange(30) % 2
+            )
+        except (TypeError, ValueError):
+            continue
+        return param
+    return None
 
 
-def _settings(knn: bool) -> list[tuple[str, str, dict[str, Any]]]:
+def _settings(knn: str | None) -> list[tuple[str, str, dict[str, Any]]]:
     """(family, label, estimator parameters) of every compared rule."""
     out = []
     for strategy, bins in BIN_RULES:
         out.append(("info", f"{strategy}/{bins}", {"discretize": strategy, "n_bins": bins}))
     if knn:
-        out.append(("info", "knn", {"mi_estimator": "knn"}))
+        out.append(("info", "knn", {knn: "knn"}))
     for s in SCALINGS:
         out.append(("relief", s, {"scaling": s}))
     return out
@@ -301,7 +304,7 @@ def _summary(gen: list[dict], real: list[dict], labels: dict[str, list[str]]) ->
         for rule in ranked:
             acc, base = fam_rec[rule][2], fam_rec[papers][2]
             if rule in NOT_ON_DASK:
-                passed_over.append(f"{rule} (not on Dask)")
+                passed_over.append(f"{rule} (refused on Dask or sparse input)")
             elif np.isnan(acc) or np.isnan(base) or acc >= base - 0.01:
                 choice[family] = rule
                 break
