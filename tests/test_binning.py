@@ -18,7 +18,8 @@ from fsel.kernels.binning import (
     quantile_fractions,
     sparse_quantile_edges,
 )
-from fsel.kernels.discretize import discretize, discretize_sparse
+from fsel.kernels.discretize import discretize
+from fsel.kernels.discretize_sparse import discretize_sparse
 
 
 def test_auto_rule_is_the_stated_cube_root():
