@@ -180,8 +180,8 @@ def _merge_observed(*parts: tuple) -> tuple:
     return count, lo, hi
 
 
-_GRID = 1024  # sub-intervals per target and counting pass
-_GATHER = 4096  # a target's candidates are gathered once at most this many remain
+_GRID = 128  # sub-intervals per target and counting pass
+_GATHER = 256  # a target's candidates are gathered once at most this many remain
 
 
 def _search_pass(x: Any, cols: np.ndarray, state: list[tuple]) -> list[np.ndarray]:
@@ -193,16 +193,16 @@ def _search_pass(x: Any, cols: np.ndarray, state: list[tuple]) -> list[np.ndarra
     out: list[np.ndarray] = []
     cache: dict[int, np.ndarray] = {}
     for c, a, b, gather in state:
-        if c not in cache:
+        if c not in cache:  # each column sorted once per pass: a target costs O(G log n)
             v = X[:, cols[c]].astype(np.float64, copy=False)
-            cache[c] = v[~np.isnan(v)]
+            cache[c] = np.sort(v[~np.isnan(v)])
         v = cache[c]
         if gather:
-            out.append(v[(v > a) & (v <= b)])
+            lo, hi = np.searchsorted(v, [a, b], side="right")
+            out.append(v[lo:hi].copy())
         else:
-            edges = _grid(a, b)
-            idx = np.searchsorted(edges, v, side="left")  # (e[i-1], e[i]] -> i
-            out.append(np.bincount(idx, minlength=edges.size + 1).astype(np.int64))
+            pos = np.searchsorted(v, _grid(a, b), side="right")  # values <= each edge
+            out.append(np.concatenate(([pos[0]], np.diff(pos), [v.size - pos[-1]])))
     return out
 
 
@@ -230,10 +230,11 @@ def dask_quantiles(blocks: list[Any], cols: np.ndarray, qs: np.ndarray) -> list[
     of the whole column ``cols[i]`` (an all-missing column gives an empty array).
 
     Each wanted order statistic is found by counting passes: the interval that holds
-    it is cut into 1,024 equal parts and every chunk counts its values per part (a
-    tree reduction of histograms); the part that holds the rank becomes the next
-    interval; once at most 4,096 values remain in it they are gathered and sorted. The
-    interpolation is then numpy's own (:func:`linear_quantile`). Usually two or three
+    it is cut into 128 equal parts and every chunk counts its values per part (from its
+    sorted column, a tree reduction of histograms); the part that holds the rank
+    becomes the next interval; once at most 256 values remain in it they are gathered
+    and sorted. The
+    interpolation is then numpy's own (:func:`linear_quantile`). Usually three or four
     passes; each reads every chunk once.
 
     Parameters
