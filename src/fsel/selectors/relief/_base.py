@@ -34,6 +34,7 @@ from fsel.kernels.distances import (
 from fsel.kernels.neighbors import knn_by_class
 from fsel.kernels.relief_margins import ExpectedDiff
 from fsel.selectors._core import SelectorCore
+from fsel.utils.parallel import n_threads_for, spans, thread_map
 from fsel.utils.validation import (
     _categorical_mask,
     check_n_features_to_select,
@@ -164,6 +165,29 @@ def _impute(X: Any, policy: str) -> Any:
     return arr
 
 
+def scale_to_unit(values: np.ndarray, lo: np.ndarray, ptp: np.ndarray, n_jobs: int) -> np.ndarray:
+    """``(values - lo) / ptp`` column by column (range scaling to ``[0, 1]``; NaN
+    stays NaN), row blocks in ``n_jobs`` threads: numpy's ufuncs release the GIL and
+    every element gets the same two operations as in the one-thread expression, so
+    the result is the same bit for bit.
+
+    Examples
+    --------
+    >>> v = np.array([[1.0, 4.0], [3.0, 2.0], [2.0, 3.0]])
+    >>> scale_to_unit(v, v.min(axis=0), np.ptp(v, axis=0), 2).tolist()
+    [[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]]
+    """
+    out = np.empty(values.shape, dtype=np.result_type(values, lo))
+
+    def scale(a: int, b: int) -> None:
+        np.subtract(values[a:b], lo, out=out[a:b])
+        np.divide(out[a:b], ptp, out=out[a:b])
+
+    threads = n_threads_for(out.nbytes, n_jobs)
+    thread_map(scale, spans(values.shape[0], 4 * threads) or [(0, 0)], threads)
+    return out
+
+
 class BaseRelief(SelectorCore):
     """The logic of :class:`fsel.selectors.relief.BaseRelief` (documented there)."""
 
@@ -285,9 +309,8 @@ class BaseRelief(SelectorCore):
             ptp = values.max(axis=0) - lo
             constant = ptp == 0
             ok = ~constant
-            if ok.all():  # in place: the same operations, without column gathers
-                scaled = values - lo
-                scaled /= ptp
+            if ok.all():  # the same operations, without column gathers
+                scaled = scale_to_unit(values, lo, ptp, effective_n_jobs(self.n_jobs))
             else:
                 scaled = np.zeros_like(values)
                 scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
@@ -299,9 +322,8 @@ class BaseRelief(SelectorCore):
             ptp = np.where(np.isfinite(lo), hi - lo, 0.0)
             constant = ~(ptp > 0)
             ok = ~constant
-            if ok.all():  # in place, as above
-                scaled = values - lo
-                scaled /= ptp
+            if ok.all():  # as above
+                scaled = scale_to_unit(values, lo, ptp, effective_n_jobs(self.n_jobs))
             else:
                 scaled = np.zeros_like(values)
                 scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
