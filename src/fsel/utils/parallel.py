@@ -26,6 +26,7 @@ from numbers import Integral
 from typing import Any
 
 __all__ = [
+    "any_nan",
     "check_memory_budget",
     "effective_n_jobs",
     "is_sparse",
@@ -209,3 +210,27 @@ def n_threads_for(nbytes: int, n_jobs: int, per_thread: int = 1 << 22) -> int:
     (16, 1)
     """
     return max(1, min(int(n_jobs), int(nbytes) // per_thread))
+
+
+def any_nan(values: Any, n_jobs: int) -> bool:
+    """``bool(np.isnan(values).any())`` for a 2-D ndarray, row blocks in ``n_jobs``
+    threads and no full-size mask (numpy's ufuncs release the GIL).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> any_nan(np.array([[0.0, 1.0], [np.nan, 2.0]]), 2), any_nan(np.zeros((3, 2)), 2)
+    (True, False)
+    """
+    import numpy as np
+
+    values = np.asarray(values)
+    if values.ndim != 2 or values.dtype.kind not in "fc":
+        return bool(np.isnan(values).any()) if values.dtype.kind in "fc" else False
+    rows = max(1, (1 << 22) // max(values.itemsize * values.shape[1], 1))
+    blocks = [(a, min(a + rows, values.shape[0])) for a in range(0, values.shape[0], rows)]
+
+    def check(a: int, b: int) -> bool:
+        return bool(np.isnan(values[a:b]).any())
+
+    return any(thread_map(check, blocks, n_threads_for(values.nbytes, n_jobs)))

@@ -34,7 +34,7 @@ from fsel.kernels.distances import (
 from fsel.kernels.neighbors import knn_by_class
 from fsel.kernels.relief_margins import ExpectedDiff
 from fsel.selectors._core import SelectorCore
-from fsel.utils.parallel import n_threads_for, spans, thread_map
+from fsel.utils.parallel import any_nan, n_threads_for, spans, thread_map
 from fsel.utils.validation import (
     _categorical_mask,
     check_n_features_to_select,
@@ -300,9 +300,9 @@ class BaseRelief(SelectorCore):
         values = table.values
         if _issparse(values):
             return self._fit_sparse(table, y_codes, classes, nominal, k)
-        holes = np.isnan(values) if self.missing == "expected" else None
-        if holes is not None and not holes.any():
-            holes = None
+        holes = None
+        if self.missing == "expected" and any_nan(values, effective_n_jobs(self.n_jobs)):
+            holes = np.isnan(values)
         self._ref_rows = self._reference_rows(n)
         if holes is None:
             lo = values.min(axis=0)
@@ -520,6 +520,6 @@ class BaseRelief(SelectorCore):
         unless ``always``)."""
         if _issparse(Z):
             return None
-        if not always and not np.isnan(Z).any():
+        if not always and not any_nan(Z, effective_n_jobs(self.n_jobs)):
             return None
         return ExpectedDiff(Z, y, n_classes, memory_budget=int(self.memory_budget))
