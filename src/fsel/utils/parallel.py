@@ -28,6 +28,7 @@ from typing import Any
 __all__ = [
     "any_nan",
     "check_memory_budget",
+    "column_min_max",
     "effective_n_jobs",
     "is_sparse",
     "n_threads_for",
@@ -234,3 +235,28 @@ def any_nan(values: Any, n_jobs: int) -> bool:
         return bool(np.isnan(values[a:b]).any())
 
     return any(thread_map(check, blocks, n_threads_for(values.nbytes, n_jobs)))
+
+
+def column_min_max(values: Any, n_jobs: int) -> tuple[Any, Any]:
+    """``(values.min(axis=0), values.max(axis=0))`` of a 2-D ndarray, row blocks in
+    ``n_jobs`` threads, then the extremes of the blocks' extremes: the same numbers
+    (a minimum does not depend on the order it is taken in; only the sign of a zero
+    extreme may differ when both ``0.0`` and ``-0.0`` occur).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo, hi = column_min_max(np.array([[3.0, -1.0], [1.0, 5.0], [2.0, 0.0]]), 2)
+    >>> lo.tolist(), hi.tolist()
+    ([1.0, -1.0], [3.0, 5.0])
+    """
+    import numpy as np
+
+    threads = n_threads_for(values.nbytes, n_jobs)
+    if threads <= 1 or values.ndim != 2 or values.shape[0] < 2:
+        return values.min(axis=0), values.max(axis=0)
+    parts = spans(values.shape[0], 4 * threads)
+    pairs = thread_map(
+        lambda a, b: (values[a:b].min(axis=0), values[a:b].max(axis=0)), parts, threads
+    )
+    return np.min([p[0] for p in pairs], axis=0), np.max([p[1] for p in pairs], axis=0)

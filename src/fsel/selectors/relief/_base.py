@@ -34,7 +34,7 @@ from fsel.kernels.distances import (
 from fsel.kernels.neighbors import knn_by_class
 from fsel.kernels.relief_margins import ExpectedDiff
 from fsel.selectors._core import SelectorCore
-from fsel.utils.parallel import any_nan, n_threads_for, spans, thread_map
+from fsel.utils.parallel import any_nan, column_min_max, n_threads_for, spans, thread_map
 from fsel.utils.validation import (
     _categorical_mask,
     check_n_features_to_select,
@@ -305,8 +305,8 @@ class BaseRelief(SelectorCore):
             holes = np.isnan(values)
         self._ref_rows = self._reference_rows(n)
         if holes is None:
-            lo = values.min(axis=0)
-            ptp = values.max(axis=0) - lo
+            lo, hi = column_min_max(values, effective_n_jobs(self.n_jobs))
+            ptp = hi - lo
             constant = ptp == 0
             ok = ~constant
             if ok.all():  # the same operations, without column gathers
