@@ -149,13 +149,20 @@ def _n_sm() -> int:
         return 16
 
 
+#: thread blocks per multiprocessor a counting pass launches in all: about four waves
+#: of 8 resident blocks (a whole number of waves matters less with several: the
+#: last, partly idle one is a small share), each block then merging its histogram
+#: into global memory once
+BLOCKS_PER_SM = 32
+
+
 def _grid_x(items: int, n_candidates: int) -> int:
-    """Row-range blocks per candidate: about one full wave of resident blocks in all
-    (8 blocks of ``THREADS`` threads per multiprocessor), never more than one per
-    ``THREADS`` items."""
+    """Row-range blocks per candidate: about :data:`BLOCKS_PER_SM` blocks of
+    ``THREADS`` threads per multiprocessor in all, never more than one per ``THREADS``
+    items."""
     if _SIMULATOR:  # one block per candidate: the simulator pays per thread
         return 1
-    return max(1, min(-(-items // THREADS), 8 * _n_sm() // max(n_candidates, 1)))
+    return max(1, min(-(-items // THREADS), BLOCKS_PER_SM * _n_sm() // max(n_candidates, 1)))
 
 
 def byte_label_counts(y: np.ndarray) -> np.ndarray:
