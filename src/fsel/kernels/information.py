@@ -387,7 +387,7 @@ class InformationTable:
         if not hasattr(self, "_packed"):
             self._packed = None
             if self._pack_in_place and isinstance(self.codes, np.ndarray):
-                paired = pack_pairs_in_place(self.codes)
+                paired = pack_pairs_in_place(self.codes, self.n_jobs)
                 if paired is not None:
                     self.codes = paired
                     self._packed = (paired.packed, paired.a)
