@@ -649,8 +649,9 @@ def _small_integer_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Non
         return None
     block = 1 << 20
     counts = np.zeros(hi - lo + 1, dtype=np.int64)
+    as_is = lo == 0 and arr.dtype == np.intp  # bincount reads it without a copy
     for a in range(0, arr.size, block):
-        part = arr[a : a + block].astype(np.int64) - lo
+        part = arr[a : a + block] if as_is else arr[a : a + block].astype(np.int64) - lo
         counts += np.bincount(part, minlength=counts.size)
     present = counts > 0
     classes = (np.flatnonzero(present) + lo).astype(arr.dtype)
