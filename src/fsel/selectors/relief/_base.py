@@ -283,6 +283,7 @@ class BaseRelief(SelectorCore):
             min_samples=2,
             allow_missing=self.missing == "expected",
             accept_sparse=True,
+            read_only=True,  # values are only read (scaled into a new array)
         )
         self._y_target = None
         if regression:
