@@ -56,6 +56,15 @@ TWIN_TESTS = {
     "_numba_relief_margins.w_block": "test_expected_tables.py",
     "_numba_classifiability.nn_rows": "test_classifiability.py",
     "_numba_classifiability.count_rows": "test_classifiability.py",
+    "_numba_knn.tree_levels": "test_knn_mi.py",
+    "_numba_knn.quickselect": "test_knn_mi.py",
+    "_numba_knn.kd_build": "test_knn_mi.py",
+    "_numba_knn._box_min": "test_knn_mi.py",
+    "_numba_knn._box_max": "test_knn_mi.py",
+    "_numba_knn.kth_neighbour_radius": "test_knn_mi.py",
+    "_numba_knn.count_within": "test_knn_mi.py",
+    "_numba_knn.knn_radius": "test_knn_mi.py",
+    "_numba_knn.count_within_all": "test_knn_mi.py",
 }
 
 #: kernels checked in this file (the test names below).

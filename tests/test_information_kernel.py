@@ -403,15 +403,15 @@ def test_pairs_packed_in_place_select_exactly_as_a_packed_copy(name, odd, monkey
     real = info_mod.pack_pairs_in_place
     packed: list[bool] = []
 
-    def spy(C):
-        out = real(C)
+    def spy(C, *args, **kwargs):
+        out = real(C, *args, **kwargs)
         packed.append(out is not None)
         return out
 
     monkeypatch.setattr(info_mod, "pack_pairs_in_place", spy)
     a = getattr(fsel, name)(8).fit(X, y)
     assert packed and all(packed)  # the in-place path ran
-    monkeypatch.setattr(info_mod, "pack_pairs_in_place", lambda C: None)
+    monkeypatch.setattr(info_mod, "pack_pairs_in_place", lambda C, *a, **k: None)
     b = getattr(fsel, name)(8).fit(X, y)
     np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
     np.testing.assert_array_equal(a.selection_scores_, b.selection_scores_)

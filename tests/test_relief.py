@@ -10,7 +10,6 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import fsel
 from fsel.selectors.relief import SURF, IRelief, MRelief, MultiSURF, PRelief, Relief, ReliefF
@@ -615,27 +614,6 @@ def test_registry_and_select_api():
         n_neighbors=3, metric="euclidean", n_jobs=2, memory_budget=10**6
     )
     assert est.get_params()["n_neighbors"] == 3
-
-
-def _checks_instances():
-    return [
-        Relief(),
-        ReliefF(n_neighbors=3),
-        MRelief(),
-        SURF(),
-        MultiSURF(),
-        PRelief(),
-        IRelief(max_iter=200, theta=1e-2),
-    ]
-
-
-@parametrize_with_checks(_checks_instances())
-def test_sklearn_estimator_checks(estimator, check):
-    with warnings.catch_warnings():
-        # I-Relief on the checks' random data may stop at max_iter; that warning is
-        # the documented behaviour, not a failure of the check
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
 
 
 @pytest.mark.parametrize("cls", ALL)

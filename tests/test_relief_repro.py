@@ -97,6 +97,7 @@ def test_mrelief_noise_margin_formula(priors, sign):
 
 
 @pytest.mark.datasets
+@pytest.mark.slow
 def test_quick_reproduction_outputs(shared_datasets, tmp_path):
     rep = rh.yanghu_multiclass(tmp_path, quick=True, data_path=shared_datasets)
     assert rep.name == "yanghu-multiclass" and rep.quick

@@ -8,11 +8,8 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.feature_selection import SelectKBest, f_classif
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import fsel
-from fsel.meta.knockoffs import KnockoffFilter
 from fsel.meta.npfs import NPFS, npfs_permutation_test
 from fsel.meta.stability_selection import (
     StabilitySelection,
@@ -144,39 +141,3 @@ def test_calibrated_npfs_holds_alpha_when_y_is_unrelated():
         found_perm.append(cal.n_relevant_ / p)
     assert np.mean(found_perm) <= alpha + 0.05
     assert np.mean(found_perm) < np.mean(found_binom)
-
-
-# ----------------------------------------------------------------- estimator checks
-def noise_knockoffs(X, rng):
-    """Knockoffs independent of everything (valid only for independent features): the
-    checks' blob data has nearly collinear columns, whose Gaussian knockoffs are
-    almost copies, so that nothing could be selected and the checks' transform would
-    warn."""
-    return rng.normal(size=X.shape) * X.std(axis=0) + X.mean(axis=0)
-
-
-@parametrize_with_checks(
-    [
-        KnockoffFilter(fdr=0.5, offset=0, knockoffs=noise_knockoffs, random_state=0),
-        KnockoffFilter(
-            fsel.MIM(n_features_to_select=0.5),
-            fdr=0.5,
-            offset=0,
-            knockoffs=noise_knockoffs,
-            random_state=0,
-        ),
-        StabilitySelection(
-            SelectKBest(f_classif, k=1), threshold=0.2, n_resamples=5, random_state=0
-        ),
-    ],
-    expected_failed_checks=lambda est: (
-        {
-            "check_fit_idempotent": "on its pure-noise data the knockoff filter rightly "
-            "selects no feature, and scikit-learn's transform then warns"
-        }
-        if isinstance(est, KnockoffFilter)
-        else {}
-    ),
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)

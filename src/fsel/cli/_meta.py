@@ -13,9 +13,9 @@ __all__ = ["run_knockoff", "run_stability"]
 
 def _context(args: argparse.Namespace) -> Any:
     if args.scheduler:
-        from fsel.cli.main import _dask_context
+        from fsel.cli.io import dask_context
 
-        return _dask_context(args.scheduler)
+        return dask_context(args.scheduler)
     return nullcontext()
 
 

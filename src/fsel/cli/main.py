@@ -16,13 +16,13 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from fsel._version import __version__
 from fsel.cli.io import CliError, read_data
+from fsel.cli.io import dask_context as _dask_context
+from fsel.cli.io import resolve_data as _resolve_data
 
 __all__ = ["build_parser", "main"]
 
@@ -108,7 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--discretize", choices=["uniform", "quantile", "none"], help="binning of float columns"
     )
-    g.add_argument("--estimator", choices=["plugin", "miller_madow"], help="entropy estimator")
+    g.add_argument(
+        "--estimator",
+        choices=["plugin", "miller_madow", "knn"],
+        help="entropy estimator (knn: nearest neighbours, no binning)",
+    )
     g.add_argument(
         "--device",
         choices=["cpu", "cuda", "auto"],
@@ -231,17 +235,6 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     return 0
 
 
-def _resolve_data(path: str) -> str:
-    if Path(path).exists() or Path(path).suffix:
-        return path
-    from fsel.datasets import data_dir
-
-    d = data_dir()
-    if d is not None and (d / f"{path}.npz").exists():
-        return str(d / f"{path}.npz")
-    return path
-
-
 def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> dict[str, Any]:
     accepted = set(est_cls._param_names())
     params: dict[str, Any] = {}
@@ -311,7 +304,7 @@ def _cmd_select(args: argparse.Namespace) -> int:
         params.setdefault("categorical", data.categorical)
     if args.fdr is not None and args.k is None:
         k = 0.25  # a quarter of the 2p columns [X, knockoffs]
-    base = est_cls(**fixed, **params, n_features_to_select=k)
+    base = est_cls(**{**fixed, **params}, n_features_to_select=k)
 
     if args.fdr is not None or args.stability:
         from fsel.cli._meta import run_knockoff, run_stability
@@ -420,30 +413,6 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
     return 0
 
 
-@contextmanager
-def _dask_context(scheduler: str) -> Iterator[Any]:
-    """``dask_backend`` on a scheduler address, or on a local cluster of N worker
-    processes for ``local:N``."""
-    from fsel.meta.resampling import dask_backend
-
-    if not scheduler.startswith("local"):
-        with dask_backend(scheduler) as client:
-            yield client
-        return
-    spec = scheduler.partition(":")[2] or "2"
-    if not spec.isdigit() or int(spec) < 1:
-        raise CliError(f"--scheduler local:N needs a worker count N >= 1, got {scheduler!r}")
-    try:
-        from distributed import LocalCluster
-    except ImportError:
-        raise CliError("--scheduler needs Dask: pip install 'fsel[dask]'") from None
-    with (
-        LocalCluster(n_workers=int(spec), threads_per_worker=1, dashboard_address=":0") as cl,
-        dask_backend(cl) as client,
-    ):
-        yield client
-
-
 def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> int:
     """``fsel select FILES --scheduler ...``: the files are read lazily on the workers and
     the information criterion runs there; the client never loads the table."""
@@ -470,7 +439,7 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
         k = args.k if args.k is not None else min(10, n_features)
         if k < 1 or k > n_features:
             raise CliError(f"-k {k} is out of range: the table has {n_features} features")
-        base = est_cls(**fixed, **params, n_features_to_select=k)
+        base = est_cls(**{**fixed, **params}, n_features_to_select=k)
         with _named_columns(data.feature_names):
             base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"scheduler": args.scheduler})

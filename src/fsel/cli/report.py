@@ -81,12 +81,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """Run the ``report`` subcommand; returns the exit status."""
-    from fsel.cli.io import read_data
-    from fsel.cli.main import _resolve_data
-    from fsel.experiments.user_report import cli_command, report
+    from fsel.cli.io import read_data, resolve_data
+    from fsel.reporting.analysis import cli_command, report
 
     cats = [c for c in (args.categorical or "").split(",") if c]
-    path = _resolve_data(args.data)
+    path = resolve_data(args.data)
     data = read_data(path, args.target, cats)
     out = Path(args.output)
     rep = report(

@@ -58,6 +58,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.experiments.common import reproduce_command, reproduction_n_jobs
 from fsel.experiments.report import Reproduction, write_csv
 
 __all__ = ["FULL_GRID", "QUICK_GRID", "REPRODUCTIONS", "fdr_study", "make_design"]
@@ -412,7 +413,7 @@ def fdr_study(
     seed: int = 0,
     data_path: Any = None,
     grid: list[tuple] | None = None,
-    n_jobs: int = 2,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """False discovery rate and power of the selection tests (issue 26; no paper)."""
     from joblib import Parallel, delayed
@@ -422,6 +423,7 @@ def fdr_study(
     cells = grid if grid is not None else (QUICK_GRID if quick else FULL_GRID)
     t0 = time.perf_counter()
     jobs = [(cell, r) for cell in cells for r in range(cell[5])]
+    n_jobs = reproduction_n_jobs(n_jobs)
     results = Parallel(n_jobs=n_jobs)(delayed(_replicate)(c, r, seed, quick) for c, r in jobs)
     rows = [row for rs in results for row in rs]
     seconds = time.perf_counter() - t0
@@ -459,7 +461,7 @@ def fdr_study(
     return Reproduction(
         name="fdr",
         title="False discovery rate and power: knockoffs, stability selection, NPFS, BH",
-        command=f"fsel reproduce fdr --seed {seed}" + (" --quick" if quick else ""),
+        command=reproduce_command("fdr", seed, quick),
         seed=seed,
         paper=(
             "No paper. Model-X knockoffs (Candès et al. 2018, knockoff+ of Barber & Candès "

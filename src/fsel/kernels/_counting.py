@@ -351,39 +351,35 @@ def pack_pairs(C: np.ndarray) -> tuple[np.ndarray, int] | None:
     return np.ascontiguousarray(even), a
 
 
-def pack_pairs_in_place(C: np.ndarray, n_jobs: int = 1) -> PairCodes | None:
+def pack_pairs_in_place(C: np.ndarray, n_jobs: int = 1, top: int | None = None) -> PairCodes | None:
     """:func:`pack_pairs` written over the first half of ``C`` itself (row ``q`` becomes
     ``C[2q] * a + C[2q+1]``; each row is read before it is overwritten), so packing
     allocates nothing: the caller must own ``C`` (uint8), which holds the pairs
     afterwards. Returns the code matrix as :class:`PairCodes`, or None (``C``
     untouched) when ``a`` exceeds :data:`PACK_MAX_LEVELS` or there is no pair.
 
-    ``n_jobs`` threads take a span of the columns (samples) each, the maximum and the
-    packing of every row over their span (numpy releases the GIL): the same bytes as
-    one thread."""
-    k, n = C.shape
+    ``top``: the largest code when the caller knows it (no pass over ``C`` to find it).
+    ``n_jobs`` threads each pack a span of the columns (columns are independent: within
+    a span, row ``q`` is still read before it is overwritten)."""
+    k = C.shape[0]
     if k < 2 or C.dtype != np.uint8 or not C.flags.c_contiguous:
         return None
-    threads = max(1, min(int(n_jobs), n // (1 << 16)))
-    parts = spans(n, threads)
-    if len(parts) > 1:
-        top = max(thread_map(lambda a, b: int(C[:, a:b].max()), parts, threads))
-    else:
+    if top is None:
         top = int(C.max())
-    a = top + 1
+    a = int(top) + 1
     if a > PACK_MAX_LEVELS:
         return None
     au = np.uint8(a)
 
-    def pack(r0: int, r1: int) -> None:
+    def pack(c0: int, c1: int) -> None:
         for q in range(k // 2):
-            np.multiply(C[2 * q, r0:r1], au, out=C[q, r0:r1])
-            C[q, r0:r1] += C[2 * q + 1, r0:r1]
+            row = C[q, c0:c1]
+            np.multiply(C[2 * q, c0:c1], au, out=row)
+            row += C[2 * q + 1, c0:c1]
 
-    if len(parts) > 1:
-        thread_map(pack, parts, threads)
-    else:
-        pack(0, n)
+    n = C.shape[1]
+    parts = spans(n, max(1, min(int(n_jobs), n >> 16)))
+    thread_map(pack, parts, len(parts))
     last = C[k - 1] if k % 2 else None  # row k-1 >= k // 2: never overwritten
     return PairCodes(C[: k // 2], a, last, top, k)
 
@@ -586,7 +582,7 @@ def cmim_lazy(
 
 # ----------------------------------------------------------------------------- sparse
 #
-# Sparse codes (feature-major, see :class:`fsel.kernels.discretize.SparseCodes`): per
+# Sparse codes (feature-major, see :class:`fsel.kernels.discretize_sparse.SparseCodes`): per
 # feature ``k`` the rows ``rows[indptr[k]:indptr[k+1]]`` whose code differs from the
 # feature's "zero code" and their codes; every other row holds the zero code. For a
 # variable ``z`` with totals ``T[v] = #{i: z_i = v}``, the joint histogram of

@@ -62,13 +62,11 @@ from fsel.utils.parallel import effective_n_jobs, thread_map
 
 __all__ = [
     "IncrementalSearch",
-    "PartialSearch",
     "ScaledColumns",
     "empty_subset_value",
     "radius_sq",
     "scale_columns",
     "subset_scores",
-    "subset_scores_partial",
 ]
 
 
@@ -625,10 +623,3 @@ class IncrementalSearch:
             if all_zero(self.Xs, self.symbolic, [*self.selected, int(f)]):
                 out[q] = empty_subset_value(self.y, self.n_classes)
         return out
-
-
-# The missing-value (partial distance) search lives in its own module; re-exported here.
-from fsel.kernels.classifiability_partial import (  # noqa: E402
-    PartialSearch,
-    subset_scores_partial,
-)

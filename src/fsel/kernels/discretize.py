@@ -27,11 +27,9 @@ from fsel.kernels._counting import SMALL_TABLE_CELLS
 from fsel.utils.parallel import numba_available, spans, thread_map
 
 __all__ = [
-    "SparseCodes",
     "apply_bin_edges",
     "compact_codes",
     "discretize",
-    "discretize_sparse",
     "fit_bin_edges",
     "smallest_code_dtype",
     "uniform_edges",
@@ -573,7 +571,3 @@ def _code_holes(
     else:
         codes[cols] = np.where(nan.T, last, codes[cols])
     return codes, n_levels
-
-
-# The sparse codes live in their own module; re-exported here, where readers look first.
-from fsel.kernels.discretize_sparse import SparseCodes, discretize_sparse  # noqa: E402

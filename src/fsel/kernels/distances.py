@@ -77,6 +77,7 @@ __all__ = [
     "full_distance_matrix",
     "manhattan_knn_rows",
     "map_distance_rows",
+    "max_norm_row",
     "mixed_sq_distances",
     "numba_available",
     "numba_sq_delta_add",
@@ -506,12 +507,8 @@ def map_distance_rows(
     X = np.ascontiguousarray(X, dtype=np.float64)
     n = X.shape[0]
     if expected is not None or rows is not None:
-        from fsel.kernels.relief_margins import (
-            _add_expected_corrections,
-            _expected_full_manhattan,
-            expected_distance_block,
-        )
-
+        # ``expected`` (an ExpectedDiff) brings its own expected-difference kernels:
+        # this module does not import fsel.kernels.relief_margins, which imports it
         ref = np.arange(n) if rows is None else np.asarray(rows, dtype=np.intp)
         step = rows_per_block(n, memory_budget, workers)
         spans = [(a, min(a + step, ref.size)) for a in range(0, ref.size, step)]
@@ -526,10 +523,10 @@ def map_distance_rows(
             # the full matrix: the fast symmetric filled distances, then the corrections
             base = "manhattan" if metric == "manhattan" else "sqeuclidean"
             if base == "manhattan" and numba_on:
-                D_all = _expected_full_manhattan(expected, workers)
+                D_all = expected.full_manhattan(workers)
             else:
                 D_all = _full_matrix(expected.filled, base, workers, numba_on)
-                _add_expected_corrections(expected, ref, D_all, metric != "manhattan")
+                expected.add_corrections(ref, D_all, metric != "manhattan")
             if metric == "euclidean":
                 np.maximum(D_all, 0.0, out=D_all)
                 np.sqrt(D_all, out=D_all)
@@ -543,7 +540,7 @@ def map_distance_rows(
         def run_rows(a: int, b: int) -> Any:
             r = ref[a:b]
             if expected is not None:
-                D = expected_distance_block(expected, r, metric=metric, use_numba=numba_on)
+                D = expected.row_block(r, metric=metric, use_numba=numba_on)
             else:
                 D = distance_block(X[r], X, metric=metric, b_sq=sq_b, use_numba=numba_on)
             D[np.arange(b - a), r] = 0.0
@@ -659,3 +656,21 @@ def sparse_distance_block(
             sums = np.add.reduceat(terms, starts[nonempty], axis=1)
             out[a:b, nonempty] -= sums
     return out
+
+
+def max_norm_row(points: np.ndarray, p: int, q: np.ndarray) -> float:
+    """The max-norm (Chebyshev) distance ``max_t |points[p, t] - q_t|`` of one point to
+    a query: the distance of the nearest-neighbour information estimator's searches,
+    compiled by :mod:`fsel.kernels._numba_knn` (plain Python here, numba-compatible).
+
+    Examples
+    --------
+    >>> float(max_norm_row(np.array([[0.0, 1.0], [3.0, -1.0]]), 1, np.array([1.0, 0.5])))
+    2.0
+    """
+    dist = 0.0
+    for t in range(q.size):
+        v = abs(points[p, t] - q[t])
+        if v > dist:
+            dist = v
+    return dist

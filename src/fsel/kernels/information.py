@@ -22,7 +22,7 @@ Two vocabularies live here:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +41,8 @@ from fsel.kernels._counting import (
     paired_nlogn,
     sparse_grouped_nlogn,
 )
-from fsel.kernels.discretize import SparseCodes, smallest_code_dtype
+from fsel.kernels.discretize import smallest_code_dtype
+from fsel.kernels.discretize_sparse import SparseCodes
 from fsel.utils.parallel import spans, thread_map
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "conditional_mutual_information",
     "entropy",
     "joint",
+    "lazy_cmim_search",
     "mutual_information",
     "pair_terms_from_entropies",
 ]
@@ -246,6 +248,47 @@ def pair_z_codes(codes: Any, j: int, ny: int, y: np.ndarray, dtype: Any, n_jobs:
     return z
 
 
+def lazy_cmim_search(
+    relevance: np.ndarray,
+    k: int,
+    tol: float,
+    refresh: Callable[[np.ndarray, np.ndarray, list[int], int], np.ndarray],
+    batch: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fleuret's lazy CMIM search over any table of terms.
+
+    A candidate's score ``min(I(Xk;Y), min_j I(Xk;Y|Xj))`` only falls as features are
+    selected, so a stale score is an upper bound: a step refreshes (in batches of
+    ``batch``, best bounds first) only the candidates whose bound reaches the best fresh
+    score minus ``tol``, then picks the lowest index within ``tol`` of the best, as the
+    vectorised engine does, so the picks and step scores are the engine's.
+    ``refresh(top, seen, order, t)`` returns, for the candidates ``top`` (which have
+    folded in the first ``seen`` picks of ``order``), ``min_j I(Xk;Y|Xj)`` over the
+    picks ``order[seen:t]`` (``inf`` where there are none). Returns the order, the step
+    scores and the scores (upper bounds for unselected features)."""
+    K = relevance.size
+    score = np.array(relevance, dtype=np.float64, copy=True)
+    seen = np.zeros(K, dtype=np.int64)  # selected features folded into ``score``
+    alive = np.ones(K, dtype=bool)
+    order: list[int] = []
+    steps: list[float] = []
+    for t in range(min(k, K)):
+        while True:
+            fresh = alive & (seen == t)
+            best = float(score[fresh].max()) if fresh.any() else -np.inf
+            need = np.flatnonzero(alive & (seen < t) & (score >= best - tol))
+            if need.size == 0:
+                break
+            top = need[np.argsort(-score[need], kind="stable")[:batch]]
+            score[top] = np.minimum(score[top], refresh(top, seen[top], order, t))
+            seen[top] = t
+        pick = int(np.argmax(alive & (score >= best - tol)))
+        order.append(pick)
+        steps.append(float(score[pick]))
+        alive[pick] = False
+    return np.asarray(order, dtype=np.int64), np.asarray(steps), score
+
+
 class InformationTable:
     """Discrete features and a target, ready to be scored in ``O(N K)`` passes.
 
@@ -387,7 +430,9 @@ class InformationTable:
         if not hasattr(self, "_packed"):
             self._packed = None
             if self._pack_in_place and isinstance(self.codes, np.ndarray):
-                paired = pack_pairs_in_place(self.codes, self.n_jobs)
+                top = int(self.n_levels.max()) - 1 if self.n_levels.size else 0
+                # the codes are 0..n_levels-1: the largest is known, no pass to find it
+                paired = pack_pairs_in_place(self.codes, self.n_jobs, top=top)
                 if paired is not None:
                     self.codes = paired
                     self._packed = (paired.packed, paired.a)
@@ -572,38 +617,19 @@ class InformationTable:
         return np.maximum(0.0, h_kj + h_jy - h_kjy - h_j)
 
     def _lazy_cmim_available(self, k: int, tol: float) -> tuple[np.ndarray, ...]:
-        """Fleuret's lazy CMIM with pairwise deletion: a candidate's score
-        ``min(I(Xk;Y), min_j I(Xk;Y|Xj))`` only falls as features are selected, so a
-        stale score is an upper bound, and a step refreshes (in batches of
-        ``LAZY_BATCH``, best bounds first) only the candidates whose bound reaches the
-        best fresh score minus ``tol``; the pick is then the lowest index within ``tol``
-        of the best, as in the vectorised engine, with the same terms. Returns the
-        order, the step scores and the scores (upper bounds for unselected features)."""
-        K = self.n_features
-        bound = int(self.codes.max()) + 1 if K else 1
-        score = np.array(self.relevance, dtype=np.float64, copy=True)
-        seen = np.zeros(K, dtype=np.int64)  # selected features folded into ``score``
-        alive = np.ones(K, dtype=bool)
-        order: list[int] = []
-        steps: list[float] = []
-        for t in range(min(k, K)):
-            while True:
-                fresh = alive & (seen == t)
-                best = float(score[fresh].max()) if fresh.any() else -np.inf
-                need = np.flatnonzero(alive & (seen < t) & (score >= best - tol))
-                if need.size == 0:
-                    break
-                top = need[np.argsort(-score[need], kind="stable")[: self.LAZY_BATCH]]
-                for s_ in range(int(seen[top].min()), t):
-                    sub = top[seen[top] <= s_]
-                    cmi = self._available_cmi_given_j(sub, order[s_], bound)
-                    score[sub] = np.minimum(score[sub], cmi)
-                seen[top] = t
-            pick = int(np.argmax(alive & (score >= best - tol)))
-            order.append(pick)
-            steps.append(float(score[pick]))
-            alive[pick] = False
-        return np.asarray(order, dtype=np.int64), np.asarray(steps), score
+        """Fleuret's lazy CMIM with pairwise deletion (:func:`lazy_cmim_search`, in
+        batches of ``LAZY_BATCH``), with the same terms as the vectorised engine."""
+        bound = int(self.codes.max()) + 1 if self.n_features else 1
+
+        def refresh(top: np.ndarray, seen: np.ndarray, order: list[int], t: int) -> np.ndarray:
+            score = np.full(top.size, np.inf)
+            for s_ in range(int(seen.min()), t):
+                mask = seen <= s_
+                cmi = self._available_cmi_given_j(top[mask], order[s_], bound)
+                score[mask] = np.minimum(score[mask], cmi)
+            return score
+
+        return lazy_cmim_search(self.relevance, k, tol, refresh, self.LAZY_BATCH)
 
     def joint_codes(self, s: np.ndarray | None, j: int) -> np.ndarray:
         """Codes ``0..ns-1`` of the joint of the conditioning variable ``s`` and feature
@@ -691,7 +717,7 @@ class SparseInformationTable(InformationTable):
     Parameters
     ----------
     codes : SparseCodes
-        From :func:`fsel.kernels.discretize.discretize_sparse`.
+        From :func:`fsel.kernels.discretize_sparse.discretize_sparse`.
     n_levels, y, estimator, n_jobs
         As in :class:`InformationTable`.
     missing_codes : None
@@ -701,7 +727,7 @@ class SparseInformationTable(InformationTable):
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
-    >>> from fsel.kernels.discretize import discretize_sparse
+    >>> from fsel.kernels.discretize_sparse import discretize_sparse
     >>> X = sp.csc_matrix(np.array([[1, 0], [1, 0], [0, 1], [0, 0]]))
     >>> sc, levels, _ = discretize_sparse(X, np.array([True, True]))
     >>> table = SparseInformationTable(sc, levels, np.array([1, 1, 0, 0]))

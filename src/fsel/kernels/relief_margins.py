@@ -309,6 +309,23 @@ class ExpectedDiff:
             self.var,
         )
 
+    # The distance traversal (fsel.kernels.distances.map_distance_rows) calls these on
+    # the object it is given, so that it needs no import of this module (which imports
+    # it): the module-level functions below hold the formulas.
+    def full_manhattan(self, workers: int) -> np.ndarray:
+        """:func:`_expected_full_manhattan` of this table."""
+        return _expected_full_manhattan(self, workers)
+
+    def add_corrections(self, rows: np.ndarray, out: np.ndarray, sq: bool) -> None:
+        """:func:`_add_expected_corrections` of this table."""
+        _add_expected_corrections(self, rows, out, sq)
+
+    def row_block(
+        self, rows: np.ndarray, *, metric: str = "manhattan", use_numba: bool | None = None
+    ) -> np.ndarray:
+        """:func:`expected_distance_block` of this table."""
+        return expected_distance_block(self, rows, metric=metric, use_numba=use_numba)
+
 
 def _w_tile(W: np.ndarray) -> int:
     """Columns per tile of the compiled ``w_rows``: the largest power of two in

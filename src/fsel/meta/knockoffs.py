@@ -19,7 +19,6 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import _check_feature_names
 
 from fsel.meta._knockoff_construction import (
     S_METHODS,
@@ -34,6 +33,7 @@ from fsel.meta._knockoff_construction import (
 )
 from fsel.meta.resampling import replicate_seeds, run_replicates
 from fsel.selectors._base import BaseSelector
+from fsel.utils.compat import check_feature_names as _check_feature_names
 from fsel.utils.validation import check_table, check_target
 
 __all__ = ["KnockoffFilter", "default_statistic", "knockoff_importances", "rfe_ranking"]

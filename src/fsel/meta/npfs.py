@@ -40,11 +40,12 @@ from typing import Any
 import numpy as np
 from scipy.stats import binom
 from sklearn.utils import get_tags
-from sklearn.utils.validation import _check_feature_names, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from fsel.meta.resampling import selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
+from fsel.utils.compat import check_feature_names as _check_feature_names
 from fsel.utils.validation import (
     check_table,
     check_target,
@@ -630,6 +631,15 @@ class NPFS(BaseSelector):
                 f"must be in [2, n_samples={n_samples}], got {self.n_bootstraps}"
             )
 
+        sel_mi = getattr(self.selector, "mi_estimator", getattr(self.selector, "estimator", None))
+        if self.resampling == "bootstrap" and isinstance(sel_mi, str) and sel_mi == "knn":
+            warnings.warn(
+                f"{name}: a bootstrap sample repeats rows, which the nearest-neighbour "
+                "information estimator reads as exact ties (independent columns then look "
+                "dependent); resampling='subsample' avoids this",
+                UserWarning,
+                stacklevel=2,
+            )
         run = dict(
             n_replicates=int(self.n_bootstraps),
             scheme=self.resampling,

@@ -42,7 +42,6 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import _check_feature_names
 
 from fsel.meta.knockoffs import rfe_ranking
 from fsel.meta.resampling import (
@@ -53,6 +52,7 @@ from fsel.meta.resampling import (
     support_indices,
 )
 from fsel.selectors._base import BaseSelector
+from fsel.utils.compat import check_feature_names as _check_feature_names
 from fsel.utils.validation import (
     check_table,
     check_target,

@@ -648,8 +648,8 @@ def check_target(
 def _small_integer_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """``np.unique(arr, return_inverse=True)`` of integer labels spanning fewer than
     65,536 values, by counting instead of sorting and in blocks (no temporary of the
-    target's length); a read-only view of ``arr`` itself when it already holds the
-    codes ``0..c-1`` as ``intp``. None for other targets."""
+    target's length); ``arr`` itself when it already holds the codes ``0..c-1`` as
+    ``intp`` (no fit writes into its target codes). None for other targets."""
     if arr.dtype.kind not in "iu" or arr.dtype == np.uint64 or arr.size == 0:
         return None
     lo, hi = int(arr.min()), int(arr.max())
@@ -664,9 +664,7 @@ def _small_integer_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Non
     present = counts > 0
     classes = (np.flatnonzero(present) + lo).astype(arr.dtype)
     if lo == 0 and present.all() and arr.dtype == np.intp:
-        codes = arr.view()
-        codes.flags.writeable = False
-        return classes, codes
+        return classes, arr  # already the codes: no copy (the fit never writes into y)
     lut = np.cumsum(present) - 1
     codes = np.empty(arr.size, dtype=np.intp)
     for a in range(0, arr.size, block):

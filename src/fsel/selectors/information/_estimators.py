@@ -43,9 +43,17 @@ _PARAMS_DOC = """
     categorical : list of column names/indices, bool mask or None, default=None
         Extra columns to treat as categorical codes (pandas ``category`` columns
         always are). Non-numeric columns must be declared here.
-    estimator : {"plugin", "miller_madow"}, default="plugin"
+    estimator : {"plugin", "miller_madow", "knn"}, default="plugin"
         Entropy estimator (plug-in maximum likelihood, or with the Miller-Madow bias
-        correction).
+        correction), or ``"knn"``: the nearest-neighbour estimator
+        (:mod:`fsel.kernels.knn_mi`; Kraskov-Stoegbauer-Grassberger, Ross for class
+        labels, Gao et al.'s rule for ties), which bins nothing: ``discretize`` and
+        ``n_bins`` are ignored, a float target with non-integer values is a
+        regression target, missing values need ``missing="available"``, DISR,
+        sparse and Dask input are refused.
+    n_neighbors : int, default=3
+        The nearest-neighbour estimator's ``k`` (scikit-learn's default); used with
+        ``estimator="knn"`` only.
     missing : {"level", "available", "error"}, default="level"
         What a missing value (NaN, None, ``pd.NA``, a polars null) in ``X`` means
         (SPEC section 10):
@@ -102,14 +110,17 @@ _ATTRS_DOC = """
     n_levels_ : ndarray of int
         Number of distinct codes of every feature after discretisation; for a column
         with missing values this includes the missing level, which is its last code
-        (``n_levels_ - 1``), under both ``"level"`` and ``"available"``.
+        (``n_levels_ - 1``), under both ``"level"`` and ``"available"``. Not set with
+        ``estimator="knn"`` (nothing is binned).
     bin_edges_ : list
         Inner bin edges per column (None for columns taken as codes), learned on the
         observed values only; a missing value falls in no bin but in the missing level.
+        All None with ``estimator="knn"``.
     y_bin_edges_ : ndarray or None
         Inner bin edges of a continuous target (float values that are not all
         integers), binned like a float feature with ``n_bins`` and ``discretize``
-        (a ``UserWarning`` says so); None for class labels.
+        (a ``UserWarning`` says so); None for class labels, and always None with
+        ``estimator="knn"``, which takes such a target as it is (regression).
     device_ : str
         Where the fit ran: ``"cpu"`` or ``"cuda"``.
     timings_ : dict

@@ -19,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from fsel.kernels.discretize import discretize as _discretize
-from fsel.kernels.discretize import discretize_sparse
+from fsel.kernels.discretize_sparse import discretize_sparse
 from fsel.kernels.information import InformationTable, SparseInformationTable
 from fsel.selectors._core import SelectorCore
+from fsel.selectors.information import _knn
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
 from fsel.utils.progress import Progress
 from fsel.utils.validation import (
@@ -76,6 +77,7 @@ class InformationSelector(SelectorCore):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -86,6 +88,7 @@ class InformationSelector(SelectorCore):
         self.n_bins = n_bins
         self.categorical = categorical
         self.estimator = estimator
+        self.n_neighbors = n_neighbors
         self.missing = missing
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -124,9 +127,9 @@ class InformationSelector(SelectorCore):
         -------
         self
         """
-        if self.estimator not in ("plugin", "miller_madow"):
+        if self.estimator not in ("plugin", "miller_madow", "knn"):
             raise ValueError(
-                f"estimator must be 'plugin' or 'miller_madow', got {self.estimator!r}"
+                f"estimator must be 'plugin', 'miller_madow' or 'knn', got {self.estimator!r}"
             )
         if self.discretize not in ("uniform", "quantile", None):
             raise ValueError(
@@ -135,9 +138,12 @@ class InformationSelector(SelectorCore):
         missing = check_missing_policy(
             self.missing, ("level", "available", "error"), type(self).__name__
         )
-        self.device_ = _resolve_device(self.device, type(self).__name__)
+        knn = self.estimator == "knn"  # the CPU only (knn_table checks device)
+        self.device_ = "cpu" if knn else _resolve_device(self.device, type(self).__name__)
         t_setup = time.perf_counter()
-        if hasattr(X, "__cuda_array_interface__"):  # codes already on the GPU
+        if knn:
+            info, k = _knn.knn_table(self, X, y, missing)
+        elif hasattr(X, "__cuda_array_interface__"):  # codes already on the GPU
             info, k = self._fit_gpu_array(X, y)
         elif is_dask(X):
             if self.device_ == "cuda":
@@ -449,6 +455,7 @@ class MIFS(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -460,6 +467,7 @@ class MIFS(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
@@ -486,6 +494,7 @@ class BetaGamma(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -497,6 +506,7 @@ class BetaGamma(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
@@ -523,6 +533,7 @@ class CMI(InformationSelector):
         n_bins: int = 5,
         categorical: Any = None,
         estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -534,6 +545,7 @@ class CMI(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             estimator=estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
