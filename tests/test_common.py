@@ -144,6 +144,14 @@ def test_every_exported_estimator_and_registered_method_is_checked():
 )
 def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
+        # scikit-learn's generic data (40 rows, 60% zeros: two "auto" quantile bins,
+        # one holding every row) rightly trigger the crowded-bin warning of the
+        # information criteria; it is tested itself in test_robust_defaults.py
+        warnings.filterwarnings("ignore", message=".*put more than 95% of their rows")
+        invariance = getattr(check, "func", check).__name__.startswith("check_methods_")
+        if type(estimator).__name__ == "KnockoffFilter" and invariance:  # MIM's quantile
+            # bins on the generic data: the knockoffs may rightly select nothing there
+            warnings.filterwarnings("ignore", message="No features were selected")
         for category, message in QUIET.get(type(estimator).__name__, list)():
             warnings.filterwarnings("ignore", message=message, category=category)
         check(estimator)

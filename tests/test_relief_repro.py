@@ -10,6 +10,9 @@ import pytest
 from fsel.experiments import repro_yang_hu as rh
 from fsel.experiments.protocols import knn_predict
 
+# the papers' formulas on min-max scaled features: scaling="range" (conftest)
+pytestmark = pytest.mark.usefixtures("papers_relief_scaling")
+
 
 def test_incremental_knn_curve_equals_protocol_knn():
     rng = np.random.default_rng(0)

@@ -47,6 +47,7 @@ _FLAG_PARAMS = {
     "n_bins_y": "n_bins_y",
     "missing": "missing",
     "sample_size": "sample_size",
+    "scaling": "scaling",
 }
 
 
@@ -104,7 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
     )
     g = p.add_argument_group("method parameters (passed when the method has them)")
-    g.add_argument("--bins", type=int, help="bins per float column (information criteria)")
+    g.add_argument(
+        "--bins",
+        type=lambda v: v if v == "auto" else int(v),
+        help="bins per float column, an int or 'auto' (information criteria)",
+    )
     g.add_argument(
         "--discretize", choices=["uniform", "quantile", "none"], help="binning of float columns"
     )
@@ -121,6 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--beta", type=float)
     g.add_argument("--gamma", type=float)
     g.add_argument("--metric", choices=["manhattan", "euclidean"])
+    g.add_argument(
+        "--scaling",
+        choices=["range", "robust", "rank"],
+        help="Relief family: how a numeric difference is scaled",
+    )
     g.add_argument("--n-neighbors", type=int)
     g.add_argument(
         "--sample-size",

@@ -64,6 +64,7 @@ K = 10
 def _make_selector(name: str, k: int, **kw: Any) -> Any:
     import fsel
 
+    kw = {"discretize": "uniform", "n_bins": 5, **kw}  # the paper's bins, not the defaults
     return getattr(fsel, name)(n_features_to_select=k, n_jobs=1, **kw)
 
 

@@ -55,7 +55,7 @@ _TITLE = "Ditzler, Polikar & Rosen 2015"
 def _jmi(k: int) -> Any:
     from fsel.selectors.information import JMI
 
-    return JMI(n_features_to_select=k)
+    return JMI(n_features_to_select=k, discretize="uniform", n_bins=5)  # the paper's bins
 
 
 def _npfs(k: int, n: int, seed: int, n_jobs: int | None, alpha: float = 0.01) -> Any:

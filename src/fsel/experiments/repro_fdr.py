@@ -181,7 +181,8 @@ def _knockpy(true_cov: bool) -> Callable[..., np.ndarray]:
 def _jmi(m: int) -> Any:
     from fsel.selectors.information import JMI
 
-    return JMI(n_features_to_select=m)
+    # the binning of the committed numbers (before issue 23's defaults)
+    return JMI(n_features_to_select=m, discretize="uniform", n_bins=5)
 
 
 def _stability(X, y, cov, seed, quick):
@@ -232,7 +233,7 @@ def _select_fdr(X, y, cov, seed, quick):
 def _relieff() -> Any:
     from fsel.selectors.relief import ReliefF
 
-    return ReliefF(n_features_to_select=0.25)
+    return ReliefF(n_features_to_select=0.25, scaling="range")  # the committed numbers
 
 
 def _jmi_quarter() -> Any:

@@ -66,8 +66,9 @@ def _methods() -> dict[str, Callable[[int], Any]]:
     from fsel import JMI, Classifiability, RankingIndex, ReliefF
 
     return {
-        "JMI": lambda k: JMI(n_features_to_select=k),
-        "ReliefF": lambda k: ReliefF(n_features_to_select=k),
+        # the binning and scaling of the committed numbers (before issue 23's defaults)
+        "JMI": lambda k: JMI(n_features_to_select=k, discretize="uniform", n_bins=5),
+        "ReliefF": lambda k: ReliefF(n_features_to_select=k, scaling="range"),
         "K3 index": lambda k: RankingIndex(index="K3", n_features_to_select=k),
         "classifiability": lambda k: Classifiability(k, epsilon=-1.0),
     }

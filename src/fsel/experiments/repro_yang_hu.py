@@ -433,9 +433,11 @@ def yanghu_roc(
     t0 = time.perf_counter()
     sets = QUICK_BINARY if quick else tuple(BINARY)
     selectors = {
-        "Relief": lambda cat: Relief(categorical=cat),
-        "P-Relief (sigma=0.01, paper)": lambda cat: PRelief(sigma="paper", categorical=cat),
-        "P-Relief (Silverman, default)": lambda cat: PRelief(categorical=cat),
+        "Relief": lambda cat: Relief(categorical=cat, scaling="range"),
+        "P-Relief (sigma=0.01, paper)": lambda cat: PRelief(
+            sigma="paper", categorical=cat, scaling="range"
+        ),
+        "P-Relief (Silverman, default)": lambda cat: PRelief(categorical=cat, scaling="range"),
     }
     methods = list(selectors)
     fingerprints = {m: estimator_fingerprint(make(None)) for m, make in selectors.items()}
@@ -529,9 +531,9 @@ def _three_way_selectors() -> dict[str, Callable[[np.ndarray], Any]]:
     from fsel import MRelief, Relief, ReliefF
 
     return {
-        "Relief": lambda cat: Relief(categorical=cat),
-        "ReliefF": lambda cat: ReliefF(n_neighbors=1, categorical=cat),
-        "M-Relief": lambda cat: MRelief(categorical=cat),
+        "Relief": lambda cat: Relief(categorical=cat, scaling="range"),
+        "ReliefF": lambda cat: ReliefF(n_neighbors=1, categorical=cat, scaling="range"),
+        "M-Relief": lambda cat: MRelief(categorical=cat, scaling="range"),
     }
 
 

@@ -5,8 +5,9 @@ Rules (SPEC section 1):
 * columns flagged *discrete* (integer, boolean, categorical) are taken as codes as
   they are — their distinct values are remapped to ``0..a-1`` in sorted order and
   never re-binned;
-* float columns are binned: equal-width into ``n_bins`` bins by default
-  (``strategy="uniform"``), equal-frequency as an option (``strategy="quantile"``);
+* float columns are binned: equal-width (``strategy="uniform"``) or equal-frequency
+  (``strategy="quantile"``) into ``n_bins`` bins, an int or ``"auto"`` (a count that
+  grows with the number of rows, :func:`fsel.kernels.binning.auto_n_bins`);
   a float column with no more distinct values than ``n_bins`` is kept as codes;
 * ``strategy=None`` takes every column as codes;
 * missing values (NaN, SPEC section 10), when allowed: the edges of a column are learned
@@ -24,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsel.kernels._counting import SMALL_TABLE_CELLS
+from fsel.kernels.binning import check_n_bins
 from fsel.utils.parallel import numba_available, spans, thread_map
 
 __all__ = [
@@ -247,8 +249,8 @@ def fit_bin_edges(
     """
     if strategy not in _STRATEGIES:
         raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
-    if strategy is not None and (not isinstance(n_bins, (int, np.integer)) or n_bins < 2):
-        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    if strategy is not None:
+        n_bins = check_n_bins(n_bins, values.shape[0])  # "auto": binning.auto_n_bins
     edges: list[np.ndarray | None] = [None] * values.shape[1]
     if strategy is None:
         return edges
@@ -403,8 +405,8 @@ def discretize(
     values : ndarray of shape (n_samples, n_features)
     discrete : bool ndarray of shape (n_features,) or None
         Columns that already are codes. None: no column is.
-    n_bins : int
-        Bins per float column.
+    n_bins : int or "auto"
+        Bins per float column (``"auto"``: :func:`fsel.kernels.binning.auto_n_bins`).
     strategy : {"uniform", "quantile", None}
     missing : bool ndarray of shape (n_features,) or None
         Columns that hold missing values (NaN), e.g. ``Table.missing``. Their edges
@@ -445,6 +447,8 @@ def discretize(
     values = np.asarray(values)
     if values.dtype.kind not in "iubf":
         values = values.astype(np.float64)
+    if strategy is not None:
+        n_bins = check_n_bins(n_bins, values.shape[0])
     if discrete is None:
         discrete = np.zeros(values.shape[1], dtype=bool)
     if missing is not None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.kernels.binning import check_n_bins, sparse_quantile_edges
 from fsel.kernels.discretize import _STRATEGIES, smallest_code_dtype
 from fsel.utils.parallel import numba_available
 
@@ -173,9 +174,10 @@ def discretize_sparse(
     is a missing value: one more code after the observed levels of its column.
 
     Cost: one sort of each column's stored values (numba; a ``lexsort`` of all of them
-    in the numpy fallback). ``strategy="quantile"`` expands one float column at a time
-    to take its quantiles (``O(n_samples)`` per binned column); ``"uniform"`` needs the
-    column min/max only.
+    in the numpy fallback). ``strategy="quantile"`` reads each column's quantiles from
+    its sorted stored values and its count of implicit zeros
+    (:func:`fsel.kernels.binning.sparse_quantile_edges`, ``O(nnz log nnz)``);
+    ``"uniform"`` needs the column min/max only.
 
     Parameters
     ----------
@@ -203,8 +205,8 @@ def discretize_sparse(
     """
     if strategy not in _STRATEGIES:
         raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
-    if strategy is not None and (not isinstance(n_bins, (int, np.integer)) or n_bins < 2):
-        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    if strategy is not None:
+        n_bins = check_n_bins(n_bins, M.shape[0])  # "auto": binning.auto_n_bins
     if M.format not in ("csr", "csc"):
         M = M.tocsc()
     n, d = M.shape
@@ -267,15 +269,12 @@ def discretize_sparse(
                 for i, j in enumerate(cols.tolist()):
                     edges[j] = inner[i]  # views: no copy
             elif cols.size:
-                qs = np.linspace(0, 1, n_bins + 1)[1:-1]
-                for j in cols.tolist():
+                for j in cols.tolist():  # O(nnz log nnz): from the stored values
                     p0, p1 = int(indptr[j]), int(indptr[j + 1])
-                    col = np.zeros(n)
-                    col[rows[p0:p1]] = data[p0:p1]
-                    keep = np.ones(n, dtype=bool)
+                    stored = data[p0:p1]
                     if has_nan:
-                        keep[rows[p0:p1][nan[p0:p1]]] = False
-                    edges[j] = np.unique(np.quantile(col[keep], qs))
+                        stored = stored[~nan[p0:p1]]
+                    edges[j] = sparse_quantile_edges(stored, n - (p1 - p0), n_bins)
     # values after binning (implicit zeros: the bin of 0)
     is_binned = np.zeros(d, dtype=bool)
     if strategy is not None and fcols.any():

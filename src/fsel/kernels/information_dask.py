@@ -9,9 +9,9 @@ workers:
 1. one pass over the raw chunks gathers per-column minima/maxima, the distinct values
    of code columns (and of float columns with few values), the class labels and the
    row counts, reduced in a tree: equal-width edges are then **exact** (the same as in
-   memory); ``discretize="quantile"`` uses Dask's approximate percentiles
-   (per-chunk percentiles merged by :func:`dask.array.percentile.merge_percentiles`),
-   exact only for a single chunk;
+   memory); ``discretize="quantile"`` edges are exact too (the order statistics found
+   by a few counting passes, :func:`fsel.kernels.binning.dask_quantiles`), and
+   ``n_bins="auto"`` is resolved from the row count of this pass;
 2. the chunks are encoded once, feature-major ``uint8`` codes (``uint16`` above 256
    levels) plus the class codes, and persisted on the workers;
 3. every later quantity is one tree reduction of per-chunk joint count tables
@@ -79,6 +79,13 @@ from fsel.kernels._dask import (
 )
 from fsel.kernels._dask import add_arrays as _add
 from fsel.kernels._dask import tree_reduce as _tree
+from fsel.kernels.binning import (
+    AUTO_MAX_BINS,
+    auto_n_bins,
+    check_n_bins,
+    dask_quantiles,
+    quantile_fractions,
+)
 from fsel.kernels.discretize import smallest_code_dtype, uniform_edges
 from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
 from fsel.utils.parallel import numba_available
@@ -87,21 +94,23 @@ __all__ = ["DaskInformationTable", "dask_information_table"]
 
 
 from fsel.kernels.information_dask_codes import (
-    _PERCENTILE_GRID,
     MAX_CODE_LEVELS,
-    _chunk_percentiles,
     _chunk_stats,
     _code_columns,
     _code_like,
     _encode_chunk,
     _group_stats,
     _integer_distinct,  # noqa: F401 (a tested helper, read from here)
-    _merge_quantile_edges,
     _merge_stats,
     _prepare_group,
     _target_codes,
-    _target_percentiles,
 )
+
+
+def _target_column(y: Any) -> np.ndarray:
+    """One chunk of a continuous target as a float column ``(n_i, 1)``."""
+    return np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=np.float64)[:, None]
+
 
 # ------------------------------------------------------------------- per-step kernels
 
@@ -491,8 +500,11 @@ def dask_information_table(
 
     if strategy not in ("uniform", "quantile", None):
         raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
-    if strategy is not None and (not isinstance(n_bins, (int, np.integer)) or n_bins < 2):
-        raise ValueError(f"n_bins must be an integer >= 2, got {n_bins!r}")
+    auto = isinstance(n_bins, str) and n_bins == "auto"
+    if strategy is not None:
+        check_n_bins(n_bins, 1)  # validates; "auto" is resolved once N is known
+    if auto:  # distinct values gathered up to the most bins "auto" can give
+        n_bins = AUTO_MAX_BINS
     code_cols = np.asarray(discrete, dtype=bool)
     d = code_cols.size
 
@@ -550,11 +562,17 @@ def dask_information_table(
         )
     if st["n"] == 0:
         raise ValueError(f"{estimator_name}: X has no rows")
+    if auto and strategy is not None:  # the rule of binning.auto_n_bins, on all N rows
+        n_bins = auto_n_bins(st["n"])
+        st["distinct"] = [
+            u if u is None or code_cols[j] or u.size <= n_bins else None
+            for j, u in enumerate(st["distinct"])
+        ]
     classes = st["classes"]
     y_edges = None
     if st.get("y_nonint") and (classes is None or classes.size > n_bins):
         # continuous target (non-integer floats): binned like a float feature, as in
-        # memory (uniform: the same edges; quantile: Dask's approximate percentiles)
+        # memory (uniform: the same edges; quantile: exact quantiles)
         if strategy is None:
             raise ValueError(
                 f"{estimator_name}: y is continuous (non-integer float values) and "
@@ -564,9 +582,8 @@ def dask_information_table(
         if strategy == "uniform":
             y_edges = uniform_edges(np.array([st["y_lo"]]), np.array([st["y_hi"]]), n_bins)[0]
         else:
-            qs = np.union1d(np.linspace(0, 100, _PERCENTILE_GRID), np.linspace(0, 100, n_bins + 1))
-            pp = [dask.delayed(_target_percentiles)(y, qs, n_bins) for y in y_blocks]
-            y_edges = np.unique(_merge_quantile_edges(list(dask.compute(*pp)), qs, n_bins)[0])
+            yb = [dask.delayed(_target_column)(y) for y in y_blocks]  # exact quantiles
+            y_edges = np.unique(dask_quantiles(yb, np.array([0]), quantile_fractions(n_bins))[0])
     elif classes is None:
         raise ValueError(
             f"{estimator_name}: y has more than {MAX_CODE_LEVELS} distinct labels on Dask input"
@@ -600,9 +617,8 @@ def dask_information_table(
         for i, j in enumerate(binned.tolist()):
             edges[j] = inner[i]
     elif binned.size:
-        qs = np.union1d(np.linspace(0, 100, _PERCENTILE_GRID), np.linspace(0, 100, n_bins + 1))
-        pp = [dask.delayed(_chunk_percentiles)(x, binned, qs, n_bins) for x in blocks]
-        inner = _merge_quantile_edges(list(dask.compute(*pp)), qs, n_bins)
+        # exact quantiles of the observed values, as in memory
+        inner = dask_quantiles(blocks, binned, quantile_fractions(n_bins))
         for i, j in enumerate(binned.tolist()):
             edges[j] = np.unique(inner[i])
     for j in binned.tolist():

@@ -17,7 +17,6 @@ from fsel.kernels.discretize import apply_bin_edges, smallest_code_dtype
 from fsel.utils.parallel import numba_available
 
 MAX_CODE_LEVELS = 65536  # distinct values a code column (or the target) may have on Dask
-_PERCENTILE_GRID = 1001  # per-chunk percentiles merged for discretize="quantile"
 
 
 def _kernels() -> Any:
@@ -266,60 +265,6 @@ def _merge_stats(*parts: dict[str, Any], code_cols: np.ndarray, n_bins: int) -> 
             for j, (a, b) in enumerate(zip(out["distinct"], p["distinct"], strict=True))
         ]
     return out
-
-
-def _chunk_percentiles(x: np.ndarray, cols: np.ndarray, qs: np.ndarray, n_bins: int) -> tuple:
-    """Per-column percentiles ``qs`` of the observed values of one chunk, the chunk's
-    own inner quantile edges computed as in memory (the edges when it is the only chunk
-    with observed values), and the observed counts (columns with holes: on their
-    observed values; a column with none: count 0)."""
-    x = np.asarray(x)
-    if not x.shape[0]:
-        return None, None, np.zeros(cols.size, dtype=np.int64)
-    fr = np.concatenate([qs / 100.0, np.linspace(0, 1, n_bins + 1)[1:-1]])
-    V = x[:, cols]
-    if V.dtype.kind != "f" or not np.isnan(V).any():
-        out = np.quantile(V, fr, axis=0)
-        counts = np.full(cols.size, x.shape[0], dtype=np.int64)
-    else:
-        out = np.zeros((fr.size, cols.size))
-        counts = np.zeros(cols.size, dtype=np.int64)
-        for i in range(cols.size):
-            v = V[:, i][~np.isnan(V[:, i])]
-            counts[i] = v.size
-            if v.size:
-                out[:, i] = np.quantile(v, fr)
-    return out[: qs.size], out[qs.size :], counts
-
-
-def _merge_quantile_edges(parts: list[tuple], qs: np.ndarray, n_bins: int) -> np.ndarray:
-    """Dask's merge of per-chunk percentiles, one column at a time: ``(n_cols, n_bins-1)``."""
-    from dask.array.percentile import merge_percentiles
-
-    parts = [p for p in parts if p[0] is not None]
-    want = np.linspace(0, 100, n_bins + 1)[1:-1]
-    n_cols = parts[0][0].shape[1]
-    out = []
-    for c in range(n_cols):
-        used = [p for p in parts if p[2][c]]
-        if len(used) == 1:  # one chunk: its exact quantiles, as computed in memory
-            vals = used[0][1][:, c]
-        else:
-            vals = merge_percentiles(
-                want,
-                [qs] * len(used),
-                [p[0][:, c] for p in used],
-                method="linear",
-                Ns=[int(p[2][c]) for p in used],
-            )
-        out.append(np.asarray(vals, dtype=np.float64))
-    return np.asarray(out)
-
-
-def _target_percentiles(y: Any, qs: np.ndarray, n_bins: int) -> tuple:
-    """:func:`_chunk_percentiles` of one chunk of a continuous target."""
-    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y, dtype=np.float64)
-    return _chunk_percentiles(y[:, None], np.array([0]), qs, n_bins)
 
 
 # ------------------------------------------------------------------- pass 2: encoding

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.kernels.binning import crowded_columns
 from fsel.kernels.discretize import discretize as _discretize
 from fsel.kernels.discretize_sparse import discretize_sparse
 from fsel.kernels.information import InformationTable, SparseInformationTable
@@ -31,6 +32,12 @@ from fsel.utils.validation import (
     check_n_features_to_select,
     is_dask,
 )
+
+#: the binning of float columns unless ``discretize=``/``n_bins=`` say otherwise: the
+#: rule with the best recovery in ``fsel reproduce robust-defaults`` (issue 23); the
+#: papers' rule is ``discretize="uniform", n_bins=5``
+DEFAULT_DISCRETIZE = "quantile"
+DEFAULT_N_BINS = "auto"
 
 
 def _resolve_device(device: Any, name: str) -> str:
@@ -73,8 +80,8 @@ class InformationSelector(SelectorCore):
         self,
         n_features_to_select: int | float | None = None,
         *,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = None,
         estimator: str = "plugin",
         n_neighbors: int = 3,
@@ -131,7 +138,7 @@ class InformationSelector(SelectorCore):
             raise ValueError(
                 f"estimator must be 'plugin', 'miller_madow' or 'knn', got {self.estimator!r}"
             )
-        if self.discretize not in ("uniform", "quantile", None):
+        if self.discretize not in ("uniform", "quantile", None):  # n_bins: in discretize
             raise ValueError(
                 f"discretize must be 'uniform', 'quantile' or None, got {self.discretize!r}"
             )
@@ -220,6 +227,8 @@ class InformationSelector(SelectorCore):
                 table.missing,
                 n_jobs=self._n_threads(),
             )
+        # one warning for the columns whose bins hold nearly all rows in one bin
+        self._warn_crowded(crowded_columns(codes, n_levels, edges, table.values, missing_cols))
         # the codes are this fit's own (no memory shared with the caller's data): the
         # table may pack feature pairs over them instead of into a second copy (not for
         # CMIM, whose lazy kernel reads the unpacked matrix)
@@ -350,6 +359,29 @@ class InformationSelector(SelectorCore):
             self._warn_binned_target(classes.size)
         return info, k
 
+    def _warn_crowded(self, cols: list[int]) -> None:
+        """One warning naming the columns whose bins hold nearly all rows in one bin
+        (:func:`fsel.kernels.binning.crowded_columns`) and the option that fixes it."""
+        if not cols:
+            return
+        names = getattr(self, "feature_names_in_", None)
+        shown = [str(names[j]) if names is not None else str(j) for j in cols[:10]]
+        more = f" and {len(cols) - 10} more" if len(cols) > 10 else ""
+        if self.discretize == "quantile":  # a tied value took most quantile edges
+            why, fix = "a value shared by many rows took most edges", "a larger n_bins"
+            fix += " (e.g. n_bins=10) separates the other values"
+        else:
+            why = "a heavy tail or an outlier set the bin edges"
+            fix = "discretize='quantile' (equal-frequency bins) keeps it"
+        warnings.warn(
+            f"{type(self).__name__}: column(s) {', '.join(shown)}{more} put more than 95% "
+            f"of their rows in one of their {self.discretize!r} bins although those rows "
+            f"hold many distinct values ({why}): the information in them is mostly lost; "
+            f"{fix}.",
+            UserWarning,
+            stacklevel=4,
+        )
+
     def _bin_continuous_target(
         self, y_codes: np.ndarray, classes: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
@@ -451,8 +483,8 @@ class MIFS(InformationSelector):
         n_features_to_select: int | float | None = None,
         *,
         beta: float = 1.0,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = None,
         estimator: str = "plugin",
         n_neighbors: int = 3,
@@ -490,8 +522,8 @@ class BetaGamma(InformationSelector):
         *,
         beta: float = 1.0,
         gamma: float = 1.0,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = None,
         estimator: str = "plugin",
         n_neighbors: int = 3,
@@ -529,8 +561,8 @@ class CMI(InformationSelector):
         n_features_to_select: int | float | None = None,
         *,
         tol: float = DEFAULT_CMI_TOL,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = None,
         estimator: str = "plugin",
         n_neighbors: int = 3,

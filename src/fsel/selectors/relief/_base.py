@@ -6,8 +6,9 @@ Every estimator of :mod:`fsel.selectors.relief` follows the same steps in ``fit`
    :meth:`fsel.selectors._core.SelectorCore._validate_fit_data`; with the default
    ``missing="expected"`` the holes stay NaN and every estimator uses Kononenko's
    expected difference for them (:class:`fsel.kernels.relief_margins.ExpectedDiff`);
-2. min-max scaling of every feature to ``[0, 1]`` on a private copy, by the observed
-   values (constant features become all-zero columns and get weight 0); nominal
+2. scaling of every feature to ``[0, 1]`` on a private copy, by the observed values
+   (``scaling``: min-max, interquantile or rank, :mod:`fsel.kernels.scaling`;
+   constant features become all-zero columns and get weight 0); nominal
    features (declared with
    ``categorical=`` or with a categorical dtype) are one-hot encoded with entries
    ``1/2`` (Manhattan) or ``1/sqrt(2)`` (Euclidean) so that two different levels are
@@ -33,6 +34,7 @@ from fsel.kernels.distances import (
 )
 from fsel.kernels.neighbors import knn_by_class
 from fsel.kernels.relief_margins import ExpectedDiff
+from fsel.kernels.scaling import check_scaling, scale_dense, scale_sparse
 from fsel.selectors._core import SelectorCore
 from fsel.utils.parallel import any_nan, column_min_max, n_threads_for, spans, thread_map
 from fsel.utils.validation import (
@@ -47,6 +49,8 @@ from fsel.utils.validation import (
 __all__ = ["MISSING_POLICIES", "BaseRelief", "positive_unit"]
 
 METRICS = ("manhattan", "euclidean")
+#: how a numeric difference is scaled unless ``scaling=`` says otherwise
+DEFAULT_SCALING = "robust"
 MISSING_POLICIES = ("expected", "impute-mean", "impute-median", "error")
 
 _PARAMS_DOC = """
@@ -85,6 +89,17 @@ _PARAMS_DOC = """
         (different levels) instead of the scaled absolute difference. pandas
         ``category`` and polars ``Categorical``/``Enum`` columns are nominal without
         being listed.
+    scaling : {"range", "robust", "rank"}, default="robust"
+        How a numeric feature's difference is scaled to ``[0, 1]``: ``"range"``
+        divides by the column's range (the papers' rule; one extreme value squeezes
+        every other difference), ``"robust"`` winsorises the column at its 5% and 95%
+        quantiles and divides by that interquantile range (a column with more than 90%
+        of its rows at one value falls back to the range), ``"rank"`` uses the share
+        of rows between the two values (differences of average ranks over the
+        smallest power of two ``>= n - 1``).
+        Sparse input keeps its sparsity under every rule; on Dask, ``"range"`` and
+        ``"robust"`` (exact quantiles) give the in-memory margins, ``"rank"`` is
+        refused.
 """
 
 
@@ -206,6 +221,7 @@ class BaseRelief(SelectorCore):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
         categorical: Any = None,
+        scaling: str = DEFAULT_SCALING,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.metric = metric
@@ -213,6 +229,7 @@ class BaseRelief(SelectorCore):
         self.memory_budget = memory_budget
         self.missing = missing
         self.categorical = categorical
+        self.scaling = scaling
 
     # ------------------------------------------------------------------ validation
     def _check_params(self) -> None:
@@ -227,6 +244,7 @@ class BaseRelief(SelectorCore):
         if isinstance(mb, bool) or not isinstance(mb, Integral) or mb <= 0:
             raise ValueError(f"{name}: memory_budget must be a positive int (bytes), got {mb!r}")
         effective_n_jobs(self.n_jobs)
+        check_scaling(self.scaling, name)
 
     @staticmethod
     def _check_positive(name: str, value: Any, *, integer: bool = False) -> None:
@@ -305,7 +323,8 @@ class BaseRelief(SelectorCore):
         if self.missing == "expected" and any_nan(values, effective_n_jobs(self.n_jobs)):
             holes = np.isnan(values)
         self._ref_rows = self._reference_rows(n)
-        if holes is None:
+        if holes is None and self.scaling == "range":
+            # the papers' range rule on complete data: threaded, without column gathers
             lo, hi = column_min_max(values, effective_n_jobs(self.n_jobs))
             ptp = hi - lo
             constant = ptp == 0
@@ -316,18 +335,10 @@ class BaseRelief(SelectorCore):
                 scaled = np.zeros_like(values)
                 scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         else:
-            # scaled by the observed values; the holes stay NaN
-            # (fmin/fmax skip the NaN; a column without observed values gives NaN)
-            lo = np.fmin.reduce(values, axis=0)
-            hi = np.fmax.reduce(values, axis=0)
-            ptp = np.where(np.isfinite(lo), hi - lo, 0.0)
-            constant = ~(ptp > 0)
+            # each column mapped to [0, 1] by the scaling rule, on a private copy (the
+            # holes stay NaN; fsel.kernels.scaling states the rules)
+            scaled, constant = scale_dense(values, self.scaling)
             ok = ~constant
-            if ok.all():  # as above
-                scaled = scale_to_unit(values, lo, ptp, effective_n_jobs(self.n_jobs))
-            else:
-                scaled = np.zeros_like(values)
-                scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         n_classes = classes.size
         priors = np.bincount(y_codes, minlength=n_classes) / n
         if self._expand_nominal and (nominal & ok).any():
@@ -359,8 +370,8 @@ class BaseRelief(SelectorCore):
         )
 
     def _fit_sparse(self, table, y_codes, classes, nominal, k):  # type: ignore[no-untyped-def]
-        """Sparse ``X`` (SPEC section 11): range scaling by the column max/min (implicit
-        zeros included) without a shift, so the scaled matrix keeps its sparsity."""
+        """Sparse ``X``: each scaling rule shifted so that 0 maps to 0 (the same
+        differences), so the scaled matrix keeps its sparsity (``O(nnz)``)."""
         name = type(self).__name__
         if table.missing is not None and np.any(table.missing):
             raise ValueError(
@@ -369,17 +380,8 @@ class BaseRelief(SelectorCore):
             )
         if nominal.any():
             raise ValueError(f"{name}: categorical features are not supported with sparse X")
-        Xc = table.values.tocsc()
-        n, d = Xc.shape
-        ptp = Xc.max(axis=0).toarray().ravel() - Xc.min(axis=0).toarray().ravel()
-        constant = ptp == 0
-        cols = np.repeat(np.arange(d), np.diff(Xc.indptr))
-        Z = Xc.copy()
-        safe = np.where(constant, 1.0, ptp)
-        Z.data = np.where(constant[cols], 0.0, Z.data / safe[cols])
-        Z.eliminate_zeros()
-        Z = Z.tocsr()
-        Z.sort_indices()
+        n = table.values.shape[0]
+        Z, constant = scale_sparse(table.values, self.scaling)
         self._ref_rows = self._reference_rows(n)
         priors = np.bincount(y_codes, minlength=classes.size) / n
         mbar = np.asarray(self._mean_margin(Z, y_codes, priors, nominal=None), dtype=np.float64)

@@ -9,7 +9,7 @@ import numpy as np
 
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _issparse, map_distance_rows
 from fsel.kernels.neighbors import absdiff_rows
-from fsel.selectors.relief._base import BaseRelief, positive_unit
+from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
 
 __all__ = ["IRelief", "irelief_coefficients"]
 
@@ -116,6 +116,7 @@ class IRelief(BaseRelief):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
         categorical: Any = None,
+        scaling: str = DEFAULT_SCALING,
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -124,6 +125,7 @@ class IRelief(BaseRelief):
             memory_budget=memory_budget,
             missing=missing,
             categorical=categorical,
+            scaling=scaling,
         )
         self.sigma = sigma
         self.theta = theta

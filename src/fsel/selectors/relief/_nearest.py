@@ -25,7 +25,7 @@ from fsel.kernels.neighbors import (
     relieff_coefficients,
     row_mean_std,
 )
-from fsel.selectors.relief._base import BaseRelief, positive_unit
+from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
 from fsel.utils.parallel import effective_n_jobs, take_rows
 from fsel.utils.validation import (
     _categorical_mask,
@@ -90,6 +90,7 @@ class _Sampled(BaseRelief):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
         categorical: Any = None,
+        scaling: str = DEFAULT_SCALING,
         sample_size: int | float | None = None,
         random_state: Any = None,
         device: str = "cpu",
@@ -101,6 +102,7 @@ class _Sampled(BaseRelief):
             memory_budget=memory_budget,
             missing=missing,
             categorical=categorical,
+            scaling=scaling,
         )
         self.sample_size = sample_size
         self.random_state = random_state
@@ -193,6 +195,7 @@ class ReliefF(_Sampled):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
         categorical: Any = None,
+        scaling: str = DEFAULT_SCALING,
         sample_size: int | float | None = None,
         random_state: Any = None,
         device: str = "cpu",
@@ -204,6 +207,7 @@ class ReliefF(_Sampled):
             memory_budget=memory_budget,
             missing=missing,
             categorical=categorical,
+            scaling=scaling,
             sample_size=sample_size,
             random_state=random_state,
             device=device,
@@ -310,6 +314,7 @@ class ReliefF(_Sampled):
             metric=self.metric,
             memory_budget=int(self.memory_budget),
             estimator_name=name,
+            scaling=self.scaling,
         )
         self._target_kind = "classification"
         self.n_features_in_ = d

@@ -13,7 +13,7 @@ from fsel.kernels.neighbors import (
     gaussian_class_sums,
     gaussian_hit_total_sums,
 )
-from fsel.selectors.relief._base import BaseRelief
+from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief
 
 __all__ = [
     "SIGMA_RULES",
@@ -173,6 +173,7 @@ class PRelief(BaseRelief):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
         categorical: Any = None,
+        scaling: str = DEFAULT_SCALING,
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -181,6 +182,7 @@ class PRelief(BaseRelief):
             memory_budget=memory_budget,
             missing=missing,
             categorical=categorical,
+            scaling=scaling,
         )
         self.sigma = sigma
 
