@@ -83,17 +83,44 @@ def _timed_jmi(X: np.ndarray, y: np.ndarray, n_jobs: int) -> dict[str, Any]:
 
         return original(*args, progress=step, **kwargs)
 
+    original_table = fit_module.InformationTable
+
+    class TimedTable(original_table):  # type: ignore[misc,valid-type]
+        """The table, its construction and relevance pass timed (set-up breakdown)."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            marks["table_start"] = time.perf_counter()
+            super().__init__(*args, **kwargs)
+            marks["table_end"] = time.perf_counter()
+
+        def _init_relevance(self) -> None:
+            marks["relevance_start"] = time.perf_counter()
+            super()._init_relevance()
+            marks["relevance_end"] = time.perf_counter()
+
     fit_module.greedy_select = recorded
+    fit_module.InformationTable = TimedTable
     try:
         t0 = time.perf_counter()
         est = JMI(K, discretize=None, n_jobs=n_jobs).fit(X, y)
         t1 = time.perf_counter()
     finally:
         fit_module.greedy_select = original
+        fit_module.InformationTable = original_table
     ends = [marks["setup_end"], *marks["steps"]]
     # the first step is the relevance pick (no counting); the others count all features
     steps = np.diff(ends)[1:] if len(ends) > 2 else np.diff(ends)
+    breakdown = {}
+    if "relevance_end" in marks:
+        breakdown = {
+            "validate_code_s": marks["table_start"] - t0,
+            "table_prep_s": marks["relevance_start"] - marks["table_start"],
+            "relevance_s": marks["relevance_end"] - marks["relevance_start"],
+            "table_rest_s": marks["table_end"] - marks["relevance_end"],
+            "to_first_step_s": marks["setup_end"] - marks["table_end"],
+        }
     return {
+        "setup_breakdown": breakdown,
         "setup_s": marks["setup_end"] - t0,
         "step_s": float(statistics.median(steps)),
         "fit_s": t1 - t0,
@@ -125,6 +152,10 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
             f"step {r['step_s']:.3f} s, fit {r['fit_s']:.2f} s",
             flush=True,
         )
+        parts = r.get("setup_breakdown") or {}
+        if parts:
+            text = ", ".join(f"{name[:-2]} {v:.3f}" for name, v in parts.items())
+            print(f"    set-up breakdown (s, fastest fit): {text}", flush=True)
     base = out[0]
     for r in out:
         r["fit_speedup"] = base["fit_s"] / r["fit_s"]
@@ -218,6 +249,21 @@ def _markdown(result: dict[str, Any]) -> str:
             f"| {r['setup_speedup']:.2f} | {r['step_speedup']:.2f} | {r['fit_speedup']:.2f} "
             f"| {r['cells_per_s_per_thread']:.2e} | {'yes' if r['same_selection'] else 'NO'} |"
         )
+    with_parts = [r for r in result["jmi"] if r.get("setup_breakdown")]
+    if with_parts:
+        names = list(with_parts[0]["setup_breakdown"])
+        lines += [
+            "",
+            "Set-up breakdown, seconds (the fastest fit): validation and coding of X and y, "
+            "the table before its relevance pass, the relevance pass, the rest of the table, "
+            "and from the table to the first step.",
+            "",
+            "| threads | " + " | ".join(n[:-2] for n in names) + " |",
+            "|---:|" + "---:|" * len(names),
+        ]
+        for r in with_parts:
+            cells = " | ".join(f"{r['setup_breakdown'][n]:.3f}" for n in names)
+            lines.append(f"| {r['threads']} | {cells} |")
     lines += (
         []
         if not result["relieff"]

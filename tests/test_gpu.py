@@ -62,7 +62,9 @@ def test_gpu_selects_what_the_cpu_selects(simulated, case):
 
 @pytest.mark.parametrize("case", COMPARED + RELIEF)
 def test_gpu_fit_reports_its_timings(simulated, case):
-    want = ["count_s", "transfer_s"] if case not in RELIEF else ["search_s", "transfer_s"]
+    want = ["count_s", "select_s", "setup_s", "transfer_s"]
+    if case in RELIEF:
+        want = ["search_s", "transfer_s"]
     assert simulated[case]["timings"] == want
 
 
@@ -258,3 +260,40 @@ def test_kernels_compile_for_a_real_gpu(monkeypatch):
     for kernel, sig in _ptx_signatures():
         ptx, _ = cuda.compile_ptx(kernel.py_func, t.void(*sig), cc=(9, 0))
         assert ".entry" in ptx
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        [1, 0, 1, 1],  # already the codes 0..m-1: a view comes back
+        [5, 3, 5, 9],  # gaps
+        [-2, 7, 7, -2, 0],  # negative labels, int8 and wider
+        [3, 3, 3],
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64, np.bool_])
+def test_encode_labels_agrees_with_np_unique(labels, dtype):
+    pytest.importorskip("numba")
+    from fsel.kernels.gpu.information import encode_labels
+
+    y = np.array(labels)
+    if dtype is np.bool_:
+        y = y > 2
+    elif dtype is np.uint8:
+        y = np.abs(y)
+    y = y.astype(dtype)
+    before = y.copy()
+    classes, codes = encode_labels(y)
+    want_classes, want_codes = np.unique(y, return_inverse=True)
+    assert classes.tolist() == want_classes.tolist()
+    assert classes.dtype == y.dtype
+    assert codes.tolist() == want_codes.reshape(-1).tolist()
+    np.testing.assert_array_equal(y, before)  # the input is not modified
+
+
+def test_byte_label_counts_is_bincount():
+    pytest.importorskip("numba")
+    from fsel.kernels.gpu.information import byte_label_counts
+
+    y = np.random.default_rng(0).integers(0, 256, 1001).astype(np.uint8)
+    assert byte_label_counts(y).tolist() == np.bincount(y, minlength=256).tolist()

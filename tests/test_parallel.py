@@ -91,3 +91,36 @@ def test_thread_map_propagates_errors():
 
     with pytest.raises(RuntimeError, match="boom"):
         thread_map(boom, [(0, 1), (1, 2)], 2)
+
+
+def test_threaded_row_passes_agree_with_numpy():
+    # large enough (> 8 MiB) for two threads to be used
+    from fsel.utils.parallel import any_nan, column_min_max, n_threads_for, take_rows
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400_000, 3))
+    assert n_threads_for(X.nbytes, 2) == 2
+    order = rng.permutation(X.shape[0])
+    np.testing.assert_array_equal(take_rows(X, order, 2), X[order])
+    lo, hi = column_min_max(X, 2)
+    np.testing.assert_array_equal(lo, X.min(axis=0))
+    np.testing.assert_array_equal(hi, X.max(axis=0))
+    assert not any_nan(X, 2)
+    Y = X.copy()
+    Y[-1, 2] = np.nan
+    assert any_nan(Y, 2)
+    assert not any_nan(np.zeros((5, 2), dtype=np.int64), 2)
+
+
+def test_relieff_setup_threads_do_not_change_margins():
+    # a table over the threading threshold: scaling, class-order gather and NaN scans
+    # in threads must give the one-thread margins bit for bit
+    from fsel import ReliefF
+
+    rng = np.random.default_rng(3)
+    X = rng.random((12_000, 100))
+    y = (X[:, 0] + X[:, 1] > 1.0).astype(int)
+    kw = {"n_neighbors": 5, "sample_size": 10, "random_state": 0}
+    one = ReliefF(**kw, n_jobs=1).fit(X, y)
+    two = ReliefF(**kw, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(two.margin_, one.margin_)

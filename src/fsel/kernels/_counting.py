@@ -420,6 +420,20 @@ class PairCodes:
         au = np.uint8(self.a)
         return self.packed[q] % au if r else self.packed[q] // au
 
+    def row_span(self, j: int, r0: int, r1: int) -> np.ndarray:
+        """The codes of feature ``j`` in rows ``r0..r1-1`` (``row(j)[r0:r1]``, a new
+        uint8 array)."""
+        k = self.shape[0]
+        j = int(j)
+        if not 0 <= j < k:
+            raise IndexError(f"feature {j} out of range for {k} features")
+        if self.last is not None and j == k - 1:
+            return self.last[r0:r1].copy()
+        q, r = divmod(j, 2)
+        au = np.uint8(self.a)
+        seg = self.packed[q, r0:r1]
+        return seg % au if r else seg // au
+
     def __getitem__(self, key: Any) -> np.ndarray:
         if isinstance(key, (int, np.integer)):
             return self.row(int(key))

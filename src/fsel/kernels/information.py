@@ -24,10 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from fsel.kernels._counting import (
+    PairCodes,
     _small_dense,
     available_nlogn,
     cmim_lazy,
@@ -41,6 +43,7 @@ from fsel.kernels._counting import (
 )
 from fsel.kernels.discretize import smallest_code_dtype
 from fsel.kernels.discretize_sparse import SparseCodes
+from fsel.utils.parallel import spans, thread_map
 
 __all__ = [
     "InformationTable",
@@ -212,6 +215,37 @@ def pair_terms_from_entropies(
         joint_entropy=h_kjy,
         cmi_given_j=np.maximum(0.0, h_kj + h_jy - h_kjy - h_j),
     )
+
+
+#: Rows a thread of :func:`pair_z_codes` takes at least (fewer: not worth a thread).
+_Z_ROWS_PER_THREAD = 1 << 18
+
+
+def pair_z_codes(codes: Any, j: int, ny: int, y: np.ndarray, dtype: Any, n_jobs: int) -> np.ndarray:
+    """``Z = Xj * ny + Y`` in ``dtype`` (an integer type that holds ``aj * ny - 1``)
+    from the code matrix ``codes`` (an ndarray or :class:`PairCodes`) and the target
+    codes ``y``, row spans in ``n_jobs`` threads (numpy's integer ufuncs release the
+    GIL): the same integers as the one-thread ``codes[j].astype(dtype) * ny + y``.
+
+    Examples
+    --------
+    >>> C = np.array([[0, 1, 2], [2, 2, 0]], dtype=np.uint8)
+    >>> pair_z_codes(C, 1, 2, np.array([1, 0, 1], dtype=np.uint8), np.uint8, 2).tolist()
+    [5, 4, 1]
+    """
+    n = codes.shape[1]
+    z = np.empty(n, dtype=dtype)
+    mult = np.dtype(dtype).type(ny)
+
+    def fill(a: int, b: int) -> None:
+        seg = z[a:b]
+        seg[...] = codes.row_span(j, a, b) if isinstance(codes, PairCodes) else codes[j, a:b]
+        seg *= mult
+        seg += y[a:b]
+
+    threads = max(1, min(int(n_jobs), n // _Z_ROWS_PER_THREAD))
+    thread_map(fill, spans(n, threads) or [(0, 0)], threads)
+    return z
 
 
 def lazy_cmim_search(
@@ -452,6 +486,8 @@ class InformationTable:
         them, built in place (no ``int64`` temporary of the table's length)."""
         ny = self.n_classes
         dtype = smallest_code_dtype(int(self.n_levels[j]) * ny)
+        if isinstance(self.codes, (np.ndarray, PairCodes)) and self.n_jobs > 1:
+            return pair_z_codes(self.codes, j, ny, self._y_small(), dtype, self.n_jobs)
         z = np.array(self.codes[j], dtype=dtype)
         z *= dtype(ny)
         z += self._y_small()

@@ -26,12 +26,16 @@ from numbers import Integral
 from typing import Any
 
 __all__ = [
+    "any_nan",
     "check_memory_budget",
+    "column_min_max",
     "effective_n_jobs",
     "is_sparse",
+    "n_threads_for",
     "numba_available",
     "run_threads",
     "spans",
+    "take_rows",
     "thread_map",
 ]
 
@@ -170,3 +174,89 @@ def run_threads(kernel: Callable[..., Any], k: int, n_jobs: int, args: tuple) ->
         kernel(*args, 0, k)
         return
     thread_map(lambda a, b: kernel(*args, a, b), spans(k, n_jobs), n_jobs)
+
+
+def take_rows(Z: Any, order: Any, n_jobs: int) -> Any:
+    """``Z[order]`` for a 2-D ndarray, the rows gathered in ``n_jobs`` threads (row
+    blocks of the result; numpy's indexing releases the GIL): the same array as the
+    one-thread ``Z[order]``. Other inputs (sparse matrices): ``Z[order]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> take_rows(np.arange(6).reshape(3, 2), np.array([2, 0, 1]), 2).tolist()
+    [[4, 5], [0, 1], [2, 3]]
+    """
+    import numpy as np
+
+    if not isinstance(Z, np.ndarray) or Z.ndim != 2 or n_threads_for(Z.nbytes, n_jobs) <= 1:
+        return Z[order]
+    order = np.asarray(order)
+    out = np.empty((order.size, Z.shape[1]), dtype=Z.dtype)
+
+    def gather(a: int, b: int) -> None:
+        np.take(Z, order[a:b], axis=0, out=out[a:b], mode="clip")  # valid indices
+
+    thread_map(gather, spans(order.size, 4 * n_jobs), n_jobs)
+    return out
+
+
+def n_threads_for(nbytes: int, n_jobs: int, per_thread: int = 1 << 22) -> int:
+    """Threads worth starting for a pass over ``nbytes`` bytes: ``n_jobs``, fewer
+    when each thread would get under ``per_thread`` bytes (4 MiB).
+
+    Examples
+    --------
+    >>> n_threads_for(1 << 30, 16), n_threads_for(1 << 10, 16)
+    (16, 1)
+    """
+    return max(1, min(int(n_jobs), int(nbytes) // per_thread))
+
+
+def any_nan(values: Any, n_jobs: int) -> bool:
+    """``bool(np.isnan(values).any())`` for a 2-D ndarray, row blocks in ``n_jobs``
+    threads and no full-size mask (numpy's ufuncs release the GIL).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> any_nan(np.array([[0.0, 1.0], [np.nan, 2.0]]), 2), any_nan(np.zeros((3, 2)), 2)
+    (True, False)
+    """
+    import numpy as np
+
+    values = np.asarray(values)
+    if values.ndim != 2 or values.dtype.kind not in "fc":
+        return bool(np.isnan(values).any()) if values.dtype.kind in "fc" else False
+    rows = max(1, (1 << 22) // max(values.itemsize * values.shape[1], 1))
+    blocks = [(a, min(a + rows, values.shape[0])) for a in range(0, values.shape[0], rows)]
+
+    def check(a: int, b: int) -> bool:
+        return bool(np.isnan(values[a:b]).any())
+
+    return any(thread_map(check, blocks, n_threads_for(values.nbytes, n_jobs)))
+
+
+def column_min_max(values: Any, n_jobs: int) -> tuple[Any, Any]:
+    """``(values.min(axis=0), values.max(axis=0))`` of a 2-D ndarray, row blocks in
+    ``n_jobs`` threads, then the extremes of the blocks' extremes: the same numbers
+    (a minimum does not depend on the order it is taken in; only the sign of a zero
+    extreme may differ when both ``0.0`` and ``-0.0`` occur).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lo, hi = column_min_max(np.array([[3.0, -1.0], [1.0, 5.0], [2.0, 0.0]]), 2)
+    >>> lo.tolist(), hi.tolist()
+    ([1.0, -1.0], [3.0, 5.0])
+    """
+    import numpy as np
+
+    threads = n_threads_for(values.nbytes, n_jobs)
+    if threads <= 1 or values.ndim != 2 or values.shape[0] < 2:
+        return values.min(axis=0), values.max(axis=0)
+    parts = spans(values.shape[0], 4 * threads)
+    pairs = thread_map(
+        lambda a, b: (values[a:b].min(axis=0), values[a:b].max(axis=0)), parts, threads
+    )
+    return np.min([p[0] for p in pairs], axis=0), np.max([p[1] for p in pairs], axis=0)

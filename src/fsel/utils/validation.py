@@ -370,6 +370,7 @@ def check_table(
     keep_integer: bool = False,
     allow_missing: bool = False,
     accept_sparse: bool | str = False,
+    read_only: bool = False,
 ) -> Table:
     """Validate a feature table and return it as numbers plus a 'discrete' mask.
 
@@ -399,6 +400,9 @@ def check_table(
         ``"no_copy"``: as True, but a canonical CSR or CSC matrix (sorted indices, no
         duplicates) whose dtype is kept is returned as it is, not copied; the caller
         only reads it (explicit zeros may be stored).
+    read_only : bool
+        The caller only reads ``Table.values``: a plain ``float64`` ndarray without
+        categorical columns is returned as it is (a read-only view), not copied.
 
     Returns
     -------
@@ -470,7 +474,11 @@ def check_table(
                         arr[:, j], str(j), estimator_name, bool(mask[j]) or keep_integer
                     )
                 return Table(values, discrete, None)
-            values = arr.astype(np.float64)  # always a copy: never touch the caller's data
+            if read_only and arr.dtype == np.float64 and not mask.any():
+                values = arr.view()  # the caller only reads it: no copy
+                values.flags.writeable = False
+            else:
+                values = arr.astype(np.float64)  # a copy: never touch the caller's data
             if arr.dtype.kind == "f":
                 _check_float_range(values, None, estimator_name)
             for j in np.flatnonzero(mask & (arr.dtype.kind == "f")):
@@ -649,8 +657,9 @@ def _small_integer_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Non
         return None
     block = 1 << 20
     counts = np.zeros(hi - lo + 1, dtype=np.int64)
+    as_is = lo == 0 and arr.dtype == np.intp  # bincount reads it without a copy
     for a in range(0, arr.size, block):
-        part = arr[a : a + block].astype(np.int64) - lo
+        part = arr[a : a + block] if as_is else arr[a : a + block].astype(np.int64) - lo
         counts += np.bincount(part, minlength=counts.size)
     present = counts > 0
     classes = (np.flatnonzero(present) + lo).astype(arr.dtype)

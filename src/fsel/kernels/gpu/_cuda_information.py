@@ -30,7 +30,8 @@ def hist_shared(words, z, packed, n, nz, cells, n_sub, hist):
     of the grid's ``y`` dimension, ``words[k]`` holding four ``uint8`` codes per
     4-byte word (row ``r`` in byte ``r % 4`` of word ``r // 4``) and ``Z[r]`` read
     the same way from a ``uint32`` array (``packed``, four ``uint8`` values a word) or
-    as element ``r``. Each block counts a strided share of the words into ``n_sub``
+    as element ``r`` (packed: one load of ``Z`` per word of four whole rows). Each
+    block counts a strided share of the words into ``n_sub``
     copies of the ``cells``-cell histogram (warp ``w`` writes copy ``w % n_sub``,
     which spreads the atomic adds), then adds their sum to ``hist``, one atomic add
     per non-empty cell. The shared array is dynamic: launched with ``cells * n_sub * 4``
@@ -50,12 +51,19 @@ def hist_shared(words, z, packed, n, nz, cells, n_sub, hist):
     while w < n_words:
         word = words[k, w]
         r0 = w * 4
-        for i in range(4):
-            r = r0 + i
-            if r < n:
+        if packed and r0 + 4 <= n:  # four whole rows: Z's four bytes in one load
+            zw = z[w]
+            for i in range(4):
                 x = (word >> (8 * i)) & 0xFF
-                zr = (z[r >> 2] >> ((r & 3) * 8)) & 0xFF if packed else z[r]
+                zr = (zw >> (8 * i)) & 0xFF
                 cuda.atomic.add(sh, base + x * nz + zr, 1)
+        else:
+            for i in range(4):
+                r = r0 + i
+                if r < n:
+                    x = (word >> (8 * i)) & 0xFF
+                    zr = (z[r >> 2] >> ((r & 3) * 8)) & 0xFF if packed else z[r]
+                    cuda.atomic.add(sh, base + x * nz + zr, 1)
         w += stride
     cuda.syncthreads()
     for c in range(tid, cells, nt):
@@ -91,13 +99,39 @@ def pair_z(codes, j, y, mult, n, out):
         r += stride
 
 
+#: rows and columns of the tile :func:`transpose_codes` moves through shared memory
+TILE = 8 if _SIM else 64
+#: the tile's row length in shared memory (one byte of padding: fewer bank conflicts)
+TILE_PAD = TILE + 1
+
+
 @cuda.jit(cache=True)
 def transpose_codes(x, out):
     """``out[k, r] = x[r, k]`` for ``r < n``, 0 in the padding rows ``r >= n``:
-    feature-major codes from a sample-major matrix."""
-    r, k = cuda.grid(2)
-    if r < out.shape[1] and k < out.shape[0]:
-        out[k, r] = x[r, k] if r < x.shape[0] else 0
+    feature-major codes from a sample-major matrix of values ``0..255``. Block ``(b,
+    c)`` moves the ``TILE x TILE`` tile of rows ``b * TILE ...`` and columns ``c * TILE
+    ...`` through shared memory: it reads the tile row by row (consecutive threads,
+    consecutive bytes of a row of ``x``) and writes it column by column (consecutive
+    threads, consecutive rows of ``out``), so both sides are coalesced."""
+    tile = cuda.shared.array((TILE, TILE_PAD), np.uint8)
+    r0 = cuda.blockIdx.x * TILE
+    k0 = cuda.blockIdx.y * TILE
+    tid = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    n, K = x.shape
+    for i in range(tid, TILE * TILE, nt):
+        rr = i // TILE
+        kk = i - rr * TILE
+        if r0 + rr < n and k0 + kk < K:
+            tile[rr, kk] = x[r0 + rr, k0 + kk]
+        else:
+            tile[rr, kk] = 0
+    cuda.syncthreads()
+    for i in range(tid, TILE * TILE, nt):
+        kk = i // TILE
+        rr = i - kk * TILE
+        if k0 + kk < K and r0 + rr < out.shape[1]:
+            out[k0 + kk, r0 + rr] = tile[rr, kk]
 
 
 @cuda.jit(cache=True)

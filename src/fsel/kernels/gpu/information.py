@@ -32,6 +32,7 @@ from fsel.kernels.information import InformationTable, PairTerms
 __all__ = [
     "GpuInformationTable",
     "NlognTable",
+    "byte_label_counts",
     "device_codes_from_samples",
     "encode_labels",
     "sums_from_counts",
@@ -148,18 +149,42 @@ def _n_sm() -> int:
         return 16
 
 
+#: thread blocks per multiprocessor a counting pass launches in all: about four waves
+#: of 8 resident blocks (a whole number of waves matters less with several: the
+#: last, partly idle one is a small share), each block then merging its histogram
+#: into global memory once
+BLOCKS_PER_SM = 32
+
+
 def _grid_x(items: int, n_candidates: int) -> int:
-    """Row-range blocks per candidate: about one full wave of resident blocks in all
-    (8 blocks of ``THREADS`` threads per multiprocessor), never more than one per
-    ``THREADS`` items."""
+    """Row-range blocks per candidate: about :data:`BLOCKS_PER_SM` blocks of
+    ``THREADS`` threads per multiprocessor in all, never more than one per ``THREADS``
+    items."""
     if _SIMULATOR:  # one block per candidate: the simulator pays per thread
         return 1
-    return max(1, min(-(-items // THREADS), 8 * _n_sm() // max(n_candidates, 1)))
+    return max(1, min(-(-items // THREADS), BLOCKS_PER_SM * _n_sm() // max(n_candidates, 1)))
+
+
+def byte_label_counts(y: np.ndarray) -> np.ndarray:
+    """``np.bincount(y, minlength=256)`` of a 1-D ``uint8`` array in one compiled pass
+    (no ``intp`` copy of the labels).
+
+    Examples
+    --------
+    >>> byte_label_counts(np.array([2, 0, 2], dtype=np.uint8))[:3].tolist()
+    [1, 0, 2]
+    """
+    from fsel.kernels._numba_labels import byte_counts
+
+    return byte_counts(np.ascontiguousarray(y, dtype=np.uint8))
 
 
 def encode_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(y, return_inverse=True)`` in one counting pass for integer labels
     of a small range (the sort it replaces costs seconds on tens of millions of rows).
+    Labels of fewer than 256 distinct values come back as ``uint8`` codes; byte-sized
+    labels that are already the codes ``0..m-1`` come back as a view of ``y`` (no
+    pass over the rows beyond their minimum, maximum and counts).
 
     Examples
     --------
@@ -168,8 +193,22 @@ def encode_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ([3, 5, 9], [1, 0, 1, 2])
     """
     y = np.asarray(y)
-    if y.dtype.kind in "iub" and y.size:
+    if y.dtype.kind in "iub" and y.size and y.ndim == 1:
         lo, hi = int(y.min()), int(y.max())
+        if hi - lo < 256:
+            if y.dtype.itemsize == 1 and lo >= 0:
+                shifted, lo_used = y.view(np.uint8), 0
+            else:
+                shifted = (y.astype(np.int64, copy=False) - lo).astype(np.uint8)
+                lo_used = lo
+            present = byte_label_counts(shifted)[: hi - lo_used + 1] > 0
+            values = np.flatnonzero(present)
+            classes = (values + lo_used).astype(y.dtype)
+            if values.size == present.size:  # the labels are their own codes
+                return classes, shifted
+            lookup = np.zeros(256, dtype=np.uint8)
+            lookup[values] = np.arange(values.size, dtype=np.uint8)
+            return classes, lookup[shifted]
         if hi - lo < 1 << 20:
             present = np.bincount((y - lo).astype(np.intp, copy=False), minlength=hi - lo + 1) > 0
             lookup = np.cumsum(present) - 1
@@ -216,9 +255,10 @@ def device_codes_from_samples(X: Any) -> tuple[Any, np.ndarray, float]:
         )
     n_pad = -(-n // 4) * 4
     out = cuda.device_array((K, n_pad), dtype=np.uint8)
-    tpb = (8, 8) if _SIMULATOR else (32, 8)
-    grid = (math.ceil(n_pad / tpb[0]), math.ceil(K / tpb[1]))
-    _launch(kern["transpose_codes"], grid, tpb, X, out)
+    from fsel.kernels.gpu._cuda_information import TILE
+
+    grid = (math.ceil(n_pad / TILE), math.ceil(K / TILE))
+    _launch(kern["transpose_codes"], grid, THREADS, X, out)
     cuda.synchronize()
     return out, (hi_h.astype(np.int64) + 1), time.perf_counter() - t0
 
@@ -354,7 +394,8 @@ class GpuInformationTable(InformationTable):
         self._mm = (
             1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
         )
-        ycounts = np.bincount(self.y)
+        ycounts = byte_label_counts(self.y) if self.y.dtype == np.uint8 else np.bincount(self.y)
+        ycounts = ycounts[: self.n_classes]
         self._s_y = float(self._table[ycounts].sum())
         self._m_y = int(np.count_nonzero(ycounts))
         self.missing_codes = None
@@ -385,8 +426,12 @@ class GpuInformationTable(InformationTable):
             from numba import cuda
 
             dt = np.uint8 if self.n_classes <= 256 else np.int32
-            pad = np.zeros(self.codes.dev.shape[1], dtype=dt)
-            pad[: self.n_samples] = self.y
+            width = self.codes.dev.shape[1]
+            if width == self.n_samples and self.y.dtype == dt:  # no padding: as it is
+                pad = np.ascontiguousarray(self.y)
+            else:
+                pad = np.zeros(width, dtype=dt)
+                pad[: self.n_samples] = self.y
             self._dev_y["y"] = cuda.to_device(pad)
         return self._dev_y["y"]
 

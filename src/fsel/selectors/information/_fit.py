@@ -12,6 +12,7 @@ unifying framework for information theoretic feature selection. JMLR 13:27-66, 2
 
 from __future__ import annotations
 
+import time
 import warnings
 from typing import Any
 
@@ -146,6 +147,7 @@ class InformationSelector(SelectorCore):
         )
         knn = self.estimator == "knn"  # the CPU only (knn_table checks device)
         self.device_ = "cpu" if knn else _resolve_device(self.device, type(self).__name__)
+        t_setup = time.perf_counter()
         if knn:
             info, k = _knn.knn_table(self, X, y, missing)
         elif hasattr(X, "__cuda_array_interface__"):  # codes already on the GPU
@@ -162,6 +164,8 @@ class InformationSelector(SelectorCore):
                 y = y.compute()
             info, k = self._fit_memory_table(X, y, missing)
         self.relevance_ = info.relevance
+        t_setup = time.perf_counter() - t_setup
+        t_select = time.perf_counter()
         with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
             result = greedy_select(
                 info,
@@ -173,10 +177,14 @@ class InformationSelector(SelectorCore):
             )
         if hasattr(self, "timings_"):
             del self.timings_
+        t_select = time.perf_counter() - t_select
         if self.device_ == "cuda":
             self.timings_ = {
                 "transfer_s": float(info.transfer_seconds),
                 "count_s": float(info.count_seconds),
+                "setup_s": float(t_setup),
+                "select_s": float(t_select),
+                **{key: float(v) for key, v in getattr(info, "setup_seconds", {}).items()},
             }
         del info  # free the codes before the fitted arrays are built
         scores = np.array(result.last_scores, dtype=np.float64, copy=True)
@@ -289,6 +297,7 @@ class InformationSelector(SelectorCore):
             encode_labels,
         )
 
+        t0 = time.perf_counter()
         if hasattr(y, "__cuda_array_interface__"):
             from numba import cuda
 
@@ -297,6 +306,7 @@ class InformationSelector(SelectorCore):
         if y.ndim != 1 or y.size != X.shape[0]:
             raise ValueError(f"{name}: y must be 1-D with one label per row of X")
         classes, y_codes = encode_labels(y)
+        t_labels = time.perf_counter() - t0
         codes, n_levels, seconds = device_codes_from_samples(X)
         k = check_n_features_to_select(self.n_features_to_select, int(n_levels.size))
         self.n_features_in_ = int(n_levels.size)
@@ -306,8 +316,15 @@ class InformationSelector(SelectorCore):
         self.n_levels_ = n_levels
         self.classes_ = classes
         self.y_bin_edges_ = None
+        t0 = time.perf_counter()
         info = GpuInformationTable(codes, n_levels, y_codes.reshape(-1), estimator=self.estimator)
         info.codes.transfer_s = seconds  # the layout pass on the GPU (no host copy)
+        info.setup_seconds = {  # where the set-up's time went (timings_)
+            "labels_s": t_labels,
+            "layout_s": seconds,
+            "table_s": time.perf_counter() - t0,
+            "relevance_s": info.count_seconds,
+        }
         return info, k
 
     def _fit_dask_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:

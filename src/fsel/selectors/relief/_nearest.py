@@ -26,6 +26,7 @@ from fsel.kernels.neighbors import (
     row_mean_std,
 )
 from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
+from fsel.utils.parallel import effective_n_jobs, take_rows
 from fsel.utils.validation import (
     _categorical_mask,
     check_dask_table,
@@ -222,7 +223,7 @@ class ReliefF(_Sampled):
         if getattr(self, "_y_target", None) is not None:
             return self._rrelieff(Z, k)
         order = np.argsort(y, kind="stable")
-        Z, y = Z[order], y[order]
+        Z, y = take_rows(Z, order, effective_n_jobs(self.n_jobs)), y[order]
         budget = int(self.memory_budget)
         rows = self._ref_rows
         if rows is not None:
