@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 
+from fsel.utils.params import seed_sequence
 from fsel.utils.validation import is_sparse
 
 __all__ = [
@@ -57,25 +58,19 @@ __all__ = [
 def replicate_seeds(random_state: Any, n_replicates: int) -> list[np.random.SeedSequence]:
     """Spawn one independent child seed per replicate.
 
-    ``random_state`` may be None (fresh entropy), an int, a ``SeedSequence`` or a
-    ``numpy.random.Generator`` (its bit generator's seed sequence is used, so the
-    caller's generator is not advanced). A legacy ``RandomState`` is turned into a
-    seed by drawing one integer from it.
+    ``random_state`` may be None (fresh entropy), an int, a ``SeedSequence`` (copied
+    first: it is never mutated, so the same object twice gives the same children) or a
+    ``Generator``/``RandomState`` instance (consumed: the root seed is drawn from it,
+    as scikit-learn draws from a ``RandomState``); see :func:`fsel.utils.params.seed_sequence`.
+
+    Examples
+    --------
+    >>> s = np.random.SeedSequence(0)
+    >>> a, b = replicate_seeds(s, 2), replicate_seeds(s, 2)
+    >>> a[1].generate_state(1) == b[1].generate_state(1), s.n_children_spawned
+    (array([ True]), 0)
     """
-    if isinstance(random_state, np.random.SeedSequence):
-        root = random_state
-    elif isinstance(random_state, np.random.Generator):
-        root = random_state.bit_generator.seed_seq  # type: ignore[attr-defined]
-    elif isinstance(random_state, np.random.RandomState):
-        root = np.random.SeedSequence(int(random_state.randint(0, 2**31 - 1)))
-    elif random_state is None or isinstance(random_state, (int, np.integer)):
-        root = np.random.SeedSequence(None if random_state is None else int(random_state))
-    else:
-        raise TypeError(
-            f"random_state must be None, an int, a SeedSequence or a Generator, "
-            f"got {type(random_state).__name__}"
-        )
-    return root.spawn(int(n_replicates))
+    return seed_sequence(random_state).spawn(int(n_replicates))
 
 
 def bootstrap_indices(n_samples: int, seed: np.random.SeedSequence) -> np.ndarray:

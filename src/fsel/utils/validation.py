@@ -698,13 +698,18 @@ def is_continuous_target(y: Any) -> bool:
 def check_random_state(seed: Any) -> np.random.RandomState:
     """A ``numpy.random.RandomState`` from ``random_state`` (scikit-learn's rule, without
     importing scikit-learn): None gives numpy's global instance, an int a new one seeded
-    with it, an instance itself.
+    with it, an instance itself. A ``SeedSequence`` gives a new instance on a copy of it
+    (never mutated, so the same object gives the same draws); a ``Generator`` is consumed
+    (a seed is drawn from it).
 
     Examples
     --------
     >>> check_random_state(0).randint(100) == np.random.RandomState(0).randint(100)
     True
     >>> check_random_state(None) is np.random.mtrand._rand
+    True
+    >>> s = np.random.SeedSequence(1)
+    >>> check_random_state(s).randint(100) == check_random_state(s).randint(100)
     True
     """
     if seed is None or seed is np.random:
@@ -713,6 +718,10 @@ def check_random_state(seed: Any) -> np.random.RandomState:
         return np.random.RandomState(seed)
     if isinstance(seed, np.random.RandomState):
         return seed
+    if isinstance(seed, (np.random.SeedSequence, np.random.Generator)):
+        from fsel.utils.params import seed_sequence
+
+        return np.random.RandomState(np.random.MT19937(seed_sequence(seed)))
     raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")
 
 
