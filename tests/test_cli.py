@@ -169,7 +169,7 @@ def test_select_ranking_index_with_bootstrap(tmp_path):
     )
     assert r.returncode == 0, r.stderr
     res = json.loads(out.read_text())
-    assert res["params"]["n_bootstraps"] == 20 and res["params"]["index"] == "K3"
+    assert res["params"]["n_resamples"] == 20 and res["params"]["index"] == "K3"
     assert {row["name"] for row in res["features"]} == genuine
     scores = [row["score"] for row in res["features"]]
     assert all(0 < s < 1 for s in scores) and scores == sorted(scores, reverse=True)

@@ -360,7 +360,7 @@ def test_select_api_on_odd_inputs(method):
         X_before = _snapshot(case.X)
         try:
             with time_limit(TIME_LIMIT_S):
-                res = fsel.select(case.X, case.y, method=method, k=1)
+                res = fsel.select(case.X, case.y, method=method, n_features_to_select=1)
         except (ValueError, TypeError) as exc:
             _check_clean_error(exc, where)
         else:
@@ -379,7 +379,7 @@ def test_npfs_wrapper_on_odd_inputs():
     from fsel.meta.npfs import NPFS
 
     def make():
-        return NPFS(METHODS["mim"].make(n_features_to_select=1), n_bootstraps=5, random_state=0)
+        return NPFS(METHODS["mim"].make(n_features_to_select=1), n_resamples=5, random_state=0)
 
     for case in small_cases():
         run_case("npfs(mim)", case, make=make)

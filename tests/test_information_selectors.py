@@ -218,14 +218,19 @@ def test_attributes_and_transform():
     y = (X[:, 1] > 0).astype(int)
     sel = fsel.JMI(3).fit(X, y)
     assert sel.n_features_in_ == 6
-    assert sel.ranking_[sel.selection_order_].tolist() == [1, 2, 3]
-    assert (sel.ranking_[~sel.support_] == 4).all()
+    # scikit-learn's RFE rule: 1 for the selected, then 2, 3, ... by decreasing score
+    assert (sel.ranking_[sel.selection_order_] == 1).all()
+    rest = np.flatnonzero(~sel.support_)
+    by_score = rest[np.lexsort((rest, -sel.scores_[rest]))]
+    assert sel.ranking_[by_score].tolist() == [2, 3, 4]
     assert sel.transform(X).shape == (200, 3)
     np.testing.assert_array_equal(sel.transform(X), X[:, sel.support_])
     assert sel.scores_.shape == (6,)
     assert sel.selection_order_[0] == 1
-    full = fsel.MIM().fit(X, y)
-    assert full.support_.all() and sorted(full.ranking_.tolist()) == [1, 2, 3, 4, 5, 6]
+    half = fsel.MIM().fit(X, y)  # the default keeps half of the features
+    assert half.support_.sum() == 3 and half.transform(X).shape == (200, 3)
+    full = fsel.MIM(6).fit(X, y)
+    assert full.support_.all() and (full.ranking_ == 1).all()
     assert fsel.MIM(0.5).fit(X, y).support_.sum() == 3
 
 
@@ -323,7 +328,7 @@ def test_numba_and_numpy_give_identical_selections(monkeypatch):
 
 def test_select_function():
     X, y, _rel = fsel.datasets.make_npfs_uniform(1000, 10, 2, random_state=1)
-    res = fsel.select(X, y, method="mrmr", k=2)
+    res = fsel.select(X, y, method="mrmr", n_features_to_select=2)
     assert sorted(res.features.tolist()) == [0, 1]
     assert res.names == [f"x{i}" for i in res.features]
     assert res.scores.shape == (2,)

@@ -74,7 +74,7 @@ def test_every_reproduction_runs_quick(name, tmp_path, shared_cache):
         pytest.skip(f"missing data: {exc}")
     assert isinstance(rep, Reproduction)
     assert rep.name == name and rep.quick and rep.seed == 0
-    assert name in rep.command and "--seed 0" in rep.command
+    assert name in rep.command and "--random-state 0" in rep.command
     for text in (rep.title, rep.paper, rep.ours, rep.agreement):
         assert isinstance(text, str) and text.strip()
     for path in rep.tables.values():
@@ -142,7 +142,18 @@ def test_cli_main_runs_one_with_html(tmp_path, capsys, shared_datasets):
     from fsel.cli.main import main
 
     out = tmp_path / "out"
-    rc = main(["reproduce", "brown-fig7", "--quick", "--seed", "3", "--output", str(out), "--html"])
+    rc = main(
+        [
+            "reproduce",
+            "brown-fig7",
+            "--quick",
+            "--random-state",
+            "3",
+            "--output",
+            str(out),
+            "--html",
+        ]
+    )
     assert rc == 0
     text = capsys.readouterr().out
     assert "agreement:" in text and "brown-fig7" in text
@@ -279,7 +290,7 @@ def _fake(tmp_path: Path) -> Reproduction:
     return Reproduction(
         name="demo",
         title="Demo & <test>",
-        command="fsel reproduce demo --seed 0",
+        command="fsel reproduce demo --random-state 0",
         seed=0,
         paper="Paper says **1**.",
         ours="| x | y |\n|---|---|\n| 1 | 2 |",
@@ -330,7 +341,7 @@ def test_make_docs_builds_the_page(tmp_path, monkeypatch):
     assert "**Paper.** Paper says **1**." in page and "**Agreement.** Agrees." in page
     assert "![fig](reproductions/brown-fig7/fig.png)" in page
     assert (tmp_path / "docs" / "reproductions" / "brown-fig7" / "fig.png").exists()
-    assert "Not run yet: `fsel reproduce brown-fig3 --seed 0`" in page
+    assert "Not run yet: `fsel reproduce brown-fig3 --random-state 0`" in page
     row = next(line for line in page.splitlines() if line.startswith("| [brown-fig7]"))
     assert "332 s cold (cached run: 2 s, 40 of 40 units cached)" in row
 

@@ -205,7 +205,7 @@ def test_duplicate_column_names_refused_by_npfs():
     X, y = _table(10)
     frame = pd.DataFrame(X, columns=["a", "b", "a"])
     with pytest.raises(ValueError, match=r"NPFS: X has duplicate column names \['a'\]"):
-        NPFS(_make("mim", k=1), n_bootstraps=5).fit(frame, y)
+        NPFS(_make("mim", k=1), n_resamples=5).fit(frame, y)
 
 
 # ------------------------------------------------ boolean column with pd.NA

@@ -42,14 +42,14 @@ def _seeded_estimators():
     out.append(
         pytest.param(
             "npfs",
-            lambda **kw: NPFS(SelectKBest(f_classif, k=2), n_bootstraps=8, **kw),
+            lambda **kw: NPFS(SelectKBest(f_classif, k=2), n_resamples=8, **kw),
             id="NPFS",
         )
     )
     out.append(
         pytest.param(
             "bootstrap-ranking",
-            lambda **kw: BootstrapRanking(index="K3", n_bootstraps=8, **kw),
+            lambda **kw: BootstrapRanking(index="K3", n_resamples=8, **kw),
             id="BootstrapRanking",
         )
     )

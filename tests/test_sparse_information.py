@@ -223,9 +223,9 @@ def test_both_backends_select_the_relevant_terms(numba_off, monkeypatch):
 def test_sparse_array_and_matrix_classes_and_miller_madow():
     X, dense = random_sparse(5, 50, 6, 0.3, np.int8, "csr")
     y = (dense[:, 2] > 0).astype(int)
-    ref = fsel.JMI(3, estimator="miller_madow").fit(dense, y)
+    ref = fsel.JMI(3, mi_estimator="miller_madow").fit(dense, y)
     for cls in (sp.csr_array, sp.csc_matrix, sp.coo_array):
-        got = fsel.JMI(3, estimator="miller_madow", n_jobs=2).fit(cls(X), y)
+        got = fsel.JMI(3, mi_estimator="miller_madow", n_jobs=2).fit(cls(X), y)
         np.testing.assert_array_equal(got.selection_order_, ref.selection_order_)
         np.testing.assert_allclose(got.scores_, ref.scores_, atol=1e-9)
 

@@ -30,7 +30,7 @@ __all__ = ["build_parser", "main"]
 _FLAG_PARAMS = {
     "bins": "n_bins",
     "discretize": "discretize",
-    "estimator": "estimator",
+    "mi_estimator": "mi_estimator",
     "beta": "beta",
     "gamma": "gamma",
     "metric": "metric",
@@ -40,7 +40,6 @@ _FLAG_PARAMS = {
     "max_iter": "max_iter",
     "epsilon": "epsilon",
     "radius_factor": "radius_factor",
-    "max_features": "max_features",
     "n_slices": "n_slices",
     "n_bins_x": "n_bins_x",
     "n_bins_y": "n_bins_y",
@@ -88,16 +87,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", "-m", default="jmi", help="method name (see 'fsel methods')")
     p.add_argument(
         "-k",
-        "--n-features",
-        dest="k",
-        type=int,
+        "--n-features-to-select",
+        dest="n_features_to_select",
+        type=_n_features,
         default=None,
-        help="number of features to select (default: 10, or all if fewer)",
+        metavar="N",
+        help="number of features to select: an int, a fraction in (0, 1], or 'auto' "
+        "where the method decides (classifiability); default: the method's own "
+        "(half of the features; classifiability: auto)",
     )
     p.add_argument("--categorical", help="comma-separated columns to treat as categorical")
     p.add_argument("--output", "-o", help="write the result to FILE.json or FILE.csv")
-    p.add_argument("--jobs", "-j", type=int, default=None, help="parallel jobs (n_jobs)")
-    p.add_argument("--random-state", type=int, default=None, help="seed for randomised methods")
+    p.add_argument(
+        "--n-jobs", "-j", type=int, default=None, help="parallel workers (joblib's rule)"
+    )
+    p.add_argument(
+        "--random-state", type=int, default=None, help="seed for randomised methods and NPFS"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
@@ -107,7 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--discretize", choices=["uniform", "quantile", "none"], help="binning of float columns"
     )
-    g.add_argument("--estimator", choices=["plugin", "miller_madow"], help="entropy estimator")
+    g.add_argument(
+        "--mi-estimator",
+        choices=["plugin", "miller_madow"],
+        help="how mutual information is estimated (information criteria)",
+    )
     g.add_argument("--beta", type=float)
     g.add_argument("--gamma", type=float)
     g.add_argument("--metric", choices=["manhattan", "euclidean"])
@@ -124,7 +134,6 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--max-iter", type=int)
     g.add_argument("--epsilon", type=float)
     g.add_argument("--radius-factor", type=float)
-    g.add_argument("--max-features", type=int)
     g.add_argument("--n-slices", type=int)
     g.add_argument("--n-bins-x", type=int)
     g.add_argument("--n-bins-y", type=int)
@@ -151,7 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     n = p.add_argument_group("NPFS: the Neyman-Pearson bootstrap test around the method")
     n.add_argument("--npfs", action="store_true", help="infer how many features are relevant")
-    n.add_argument("--bootstraps", type=int, default=100, help="bootstrap replicates (n)")
+    n.add_argument("--n-resamples", type=int, default=100, help="resamples (n; default 100)")
+    n.add_argument(
+        "--resampling",
+        choices=["bootstrap", "subsample", "kfold"],
+        default="bootstrap",
+        help="how the rows are resampled (default: bootstrap)",
+    )
     n.add_argument("--alpha", type=float, default=0.01, help="significance level")
     n.add_argument("--correction", choices=["none", "bonferroni", "bh"], default="none")
     n.add_argument(
@@ -232,8 +247,8 @@ def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> d
         if key not in accepted:
             raise CliError(f"{key!r} is not a parameter of {args.method}")
         params[key] = _literal(value)
-    if args.jobs is not None and "n_jobs" in accepted and not args.npfs:
-        params["n_jobs"] = args.jobs
+    if args.n_jobs is not None and "n_jobs" in accepted and not args.npfs:
+        params["n_jobs"] = args.n_jobs
     if args.random_state is not None and "random_state" in accepted:
         params["random_state"] = args.random_state
     if "verbose" in accepted and not args.quiet and not args.npfs:
@@ -259,10 +274,7 @@ def _cmd_select(args: argparse.Namespace) -> int:
     data = read_data(
         _resolve_data(args.data), args.target, cats, args.target_file, args.feature_names
     )
-    n_features = data.X.shape[1]
-    k = args.k if args.k is not None else min(10, n_features)
-    if k < 1 or k > n_features:
-        raise CliError(f"-k {k} is out of range: the table has {n_features} features")
+    _check_k(args.n_features_to_select, data.X.shape[1])
 
     # a plain selection fits the method's logic class: same fit, no scikit-learn import
     # (most of a small job's start-up); NPFS and the bootstrap wrap a real estimator
@@ -274,11 +286,13 @@ def _cmd_select(args: argparse.Namespace) -> int:
         from fsel.meta.bootstrap_ranking import BootstrapRanking
 
         est_cls = BootstrapRanking
-        fixed["n_bootstraps"] = args.bootstrap
+        fixed["n_resamples"] = args.bootstrap
     params = _estimator_params(args, est_cls, fixed)
     if "categorical" in est_cls._param_names() and data.categorical:
         params.setdefault("categorical", data.categorical)
-    base = est_cls(**fixed, **params, n_features_to_select=k)
+    if args.n_features_to_select is not None:
+        params["n_features_to_select"] = args.n_features_to_select
+    base = est_cls(**fixed, **params)
 
     if args.npfs:
         with _named_columns(data.feature_names):
@@ -322,10 +336,11 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
     correction = None if args.correction == "none" else args.correction
     npfs = NPFS(
         base,
-        n_bootstraps=args.bootstraps,
+        n_resamples=args.n_resamples,
+        resampling=args.resampling,
         alpha=args.alpha,
         correction=correction,
-        n_jobs=args.jobs,
+        n_jobs=args.n_jobs,
         random_state=args.random_state,
         verbose=0 if args.quiet else 1,
     )
@@ -348,7 +363,8 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
         "target": data.target,
         "n_samples": int(data.X.shape[0]),
         "n_features": int(data.X.shape[1]),
-        "n_bootstraps": args.bootstraps,
+        "n_resamples": args.n_resamples,
+        "resampling": args.resampling,
         "alpha": args.alpha,
         "correction": correction or "none",
         "alpha_effective": float(npfs.alpha_effective_),
@@ -358,7 +374,8 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
     }
     print(
         f"NPFS({args.method}): {npfs.n_relevant_} relevant of {data.X.shape[1]} features "
-        f"(count > {npfs.threshold_} of {args.bootstraps} bootstraps, alpha={args.alpha}, "
+        f"(count > {npfs.threshold_} of {args.n_resamples} {args.resampling} resamples, "
+        f"alpha={args.alpha}, "
         f"correction={correction or 'none'})"
     )
     print(f"{'rank':>4}  {'index':>5}  {'count':>5}  {'p-value':>9}  name")
@@ -422,14 +439,35 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
     params.pop("n_jobs", None)
     with _dask_context(args.scheduler):
         data = read_data_dask(args.data, args.target, cats)
-        n_features = len(data.feature_names)
-        k = args.k if args.k is not None else min(10, n_features)
-        if k < 1 or k > n_features:
-            raise CliError(f"-k {k} is out of range: the table has {n_features} features")
-        base = est_cls(**fixed, **params, n_features_to_select=k)
+        _check_k(args.n_features_to_select, len(data.feature_names))
+        if args.n_features_to_select is not None:
+            params["n_features_to_select"] = args.n_features_to_select
+        base = est_cls(**fixed, **params)
         with _named_columns(data.feature_names):
             base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"scheduler": args.scheduler})
+
+
+def _n_features(text: str) -> Any:
+    """``-k``'s value: an int, a fraction in (0, 1] or ``auto``."""
+    if text == "auto":
+        return text
+    value = _literal(text)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise argparse.ArgumentTypeError(f"expected an int, a fraction or 'auto', got {text!r}")
+    return value
+
+
+def _check_k(k: Any, n_features: int) -> None:
+    """Refuse a ``-k`` the table cannot give, with the table's size in the message."""
+    from fsel.utils.params import check_n_features_to_select_param
+
+    try:
+        check_n_features_to_select_param(k, allow_auto=True)
+    except (TypeError, ValueError) as exc:
+        raise CliError(f"-k: {exc}") from None
+    if isinstance(k, int) and k > n_features:
+        raise CliError(f"-k {k} is out of range: the table has {n_features} features")
 
 
 class _named_columns:

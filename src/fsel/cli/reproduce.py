@@ -3,7 +3,7 @@
 ::
 
     fsel reproduce --list
-    fsel reproduce brown-fig3 [--quick] [--seed 0] [--output DIR] [--data PATH] [--html]
+    fsel reproduce brown-fig3 [--quick] [--random-state 0] [--output DIR] [--data PATH] [--html]
     fsel reproduce --all --quick --output fsel-output
 
 Each reproduction writes into its own folder ``DIR/NAME`` (``DIR`` is ``--output``,
@@ -47,7 +47,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="reduced run (well under a minute) for CI and smoke tests",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--random-state", dest="seed", type=int, default=0, help="random seed (default 0)"
+    )
     p.add_argument(
         "--output",
         "-o",
@@ -64,8 +66,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", default=None, help="result cache folder (default DIR/.cache)")
     p.add_argument("--no-cache", action="store_true", help="recompute everything and cache nothing")
     p.add_argument(
-        "--jobs",
+        "--n-jobs",
         "-j",
+        dest="jobs",
         type=int,
         default=None,
         help="parallel workers for the long loops (results do not depend on it)",

@@ -140,7 +140,7 @@ PAPER_TABLE4 = {
 
 # --------------------------------------------------------------------------- data
 def _n_jobs() -> int:
-    """Workers for the long loops: ``$FSEL_N_JOBS`` (``fsel reproduce --jobs``), default 1.
+    """Workers for the long loops: ``$FSEL_N_JOBS`` (``fsel reproduce --n-jobs``), default 1.
     Results do not depend on it."""
     try:
         return max(1, int(os.environ.get("FSEL_N_JOBS", "1")))
@@ -346,7 +346,7 @@ def _uci_setup(output_dir: Path, quick: bool, seed: int, data_path: Any):
 
 
 def _command(name: str, seed: int, quick: bool) -> str:
-    return f"fsel reproduce {name} --seed {seed}" + (" --quick" if quick else "")
+    return f"fsel reproduce {name} --random-state {seed}" + (" --quick" if quick else "")
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

@@ -15,7 +15,7 @@
 * ``ditzler-ocr`` -- the noisy OCR digits (8x8 digits in a 16x16 field of uniform
   noise), NPFS(JMI, k=64), n=100.
 
-Full runs use ``$FSEL_N_JOBS`` workers (``fsel reproduce --jobs``); results do not
+Full runs use ``$FSEL_N_JOBS`` workers (``fsel reproduce --n-jobs``); results do not
 depend on it. Every unit of work is cached under ``<output>/.cache``: one NPFS fit
 (Fig. 1, OCR), one ``K x n`` selection matrix (Fig. 2), one cross-validation fold of
 one data set (UCI), so an interrupted run resumes where it stopped. On a terminal the
@@ -73,7 +73,7 @@ def _npfs(k: int, n: int, seed: int, quick: bool, alpha: float = 0.01) -> Any:
 
     return NPFS(
         _jmi(k),
-        n_bootstraps=n,
+        n_resamples=n,
         alpha=alpha,
         n_jobs=_n_jobs(quick),
         random_state=seed,
@@ -101,7 +101,7 @@ def _fit_quiet(est: Any, X: np.ndarray, y: np.ndarray) -> Any:
 
 
 def _cmd(name: str, quick: bool, seed: int) -> str:
-    return f"fsel reproduce {name} --seed {seed}" + (" --quick" if quick else "")
+    return f"fsel reproduce {name} --random-state {seed}" + (" --quick" if quick else "")
 
 
 def _md_table(header: list[str], rows: list[list[Any]]) -> str:
@@ -238,7 +238,7 @@ def ditzler_fig2(
         curves = {}
         for k in ks:
             parts = {
-                "protocol": "ditzler-fig2-selection-matrix",
+                "protocol": "ditzler-fig2-selection-matrix-by-row",
                 "selector": estimator_fingerprint(_jmi(k)),
                 "data": array_fingerprint(X, y),
                 "n_bootstraps": n_max,
@@ -268,7 +268,7 @@ def ditzler_fig2(
             marks = [m for m in (100, n_max) if m <= n_max]
             cells = []
             for m in marks:
-                r = npfs_test(Mx[:, :m], alpha=0.01)
+                r = npfs_test(Mx[:m], alpha=0.01)
                 tp = len(set(r.relevant.tolist()) & set(relevant.tolist()))
                 cells.append(f"{r.n_relevant} ({tp} true)")
                 final[(K, k)] = (r.n_relevant, tp)
@@ -411,7 +411,7 @@ def _cv_errors(
     from fsel.meta.resampling import resample_indices
 
     out: dict[str, list[float]] = {}
-    folds = resample_indices(X.shape[0], n_folds, scheme="kfold", random_state=seed)
+    folds = resample_indices(X.shape[0], n_folds, resampling="kfold", random_state=seed)
     for f, train in enumerate(folds):
         parts = {
             "protocol": "ditzler-uci-fold",

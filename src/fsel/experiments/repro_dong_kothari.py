@@ -221,7 +221,9 @@ def _ours(
     from fsel.selectors.classifiability import Classifiability
 
     sel = Classifiability(
-        radius_factor=radius_factor, categorical=symbolic, max_features=max_features
+        radius_factor=radius_factor,
+        categorical=symbolic,
+        n_features_to_select="auto" if max_features is None else max_features,
     )
     t0 = time.process_time()
     sel.fit(X, y)
@@ -344,7 +346,7 @@ def _result(
     tables: dict[str, Path],
     figures: Sequence[Path] = (),
 ) -> Reproduction:
-    command = f"fsel reproduce {name} --seed {seed}" + (" --quick" if quick else "")
+    command = f"fsel reproduce {name} --random-state {seed}" + (" --quick" if quick else "")
     return Reproduction(
         name=name,
         title=title,

@@ -360,7 +360,7 @@ def missing_values(
     return Reproduction(
         name="missing-values",
         title="Missing values: built-in rules vs mean imputation vs dropping rows",
-        command=f"fsel reproduce missing-values --seed {seed}{quick_flag}",
+        command=f"fsel reproduce missing-values --random-state {seed}{quick_flag}",
         seed=seed,
         paper=(
             "No paper. Issue 12 asks whether each family's principled rule (SPEC section "

@@ -508,7 +508,7 @@ def yanghu_roc(
     return Reproduction(
         name="yanghu-roc",
         title="Yang & Hu 2012, Figs. 1, 2 and 5 (Relief vs P-Relief)",
-        command=f"fsel reproduce yanghu-roc --seed {seed}" + (" --quick" if quick else ""),
+        command=f"fsel reproduce yanghu-roc --random-state {seed}" + (" --quick" if quick else ""),
         seed=seed,
         paper=paper,
         ours=ours,
@@ -681,7 +681,7 @@ def _three_way(
     return Reproduction(
         name=name,
         title=title,
-        command=f"fsel reproduce {name} --seed {seed}" + (" --quick" if quick else ""),
+        command=f"fsel reproduce {name} --random-state {seed}" + (" --quick" if quick else ""),
         seed=seed,
         paper=paper,
         ours=ours,

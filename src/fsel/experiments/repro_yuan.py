@@ -32,7 +32,7 @@ Protocol choices the paper leaves open (stated, not tuned):
   continuous data they do not occur.
 
 Reproductions: ``yuan-table1``, ``yuan-table2``, ``yuan-sensitivity``
-(``fsel reproduce NAME [--quick] [--seed S]``). They cache every block of data sets of
+(``fsel reproduce NAME [--quick] [--random-state S]``). They cache every block of data sets of
 one model (the joblib task of :func:`simulate`: 250 data sets without bootstrap, 5
 with), so an interrupted run resumes with the blocks that were left, and draw a
 progress bar over the data sets on a terminal.
@@ -236,7 +236,7 @@ def _bootstrap_task(
             X,
             y,
             names,
-            n_bootstraps=n_bootstraps,
+            n_resamples=n_bootstraps,
             random_state=boot_seed,
             batch_size=n_bootstraps,
             **params,
@@ -574,7 +574,7 @@ def yuan_table1(
     return Reproduction(
         name="yuan-table1",
         title="Yuan, Table IV.1 (detection rates before bootstrapping)",
-        command=f"fsel reproduce yuan-table1 --seed {seed}" + (" --quick" if quick else ""),
+        command=f"fsel reproduce yuan-table1 --random-state {seed}" + (" --quick" if quick else ""),
         seed=seed,
         paper="Table IV.1 (mean (std) over M = 100 rates of R = 100 data sets): "
         + "; ".join(
@@ -678,7 +678,7 @@ def yuan_table2(
     return Reproduction(
         name="yuan-table2",
         title="Yuan, Table IV.2 (detection rates after bootstrapping)",
-        command=f"fsel reproduce yuan-table2 --seed {seed}" + (" --quick" if quick else ""),
+        command=f"fsel reproduce yuan-table2 --random-state {seed}" + (" --quick" if quick else ""),
         seed=seed,
         paper="Table IV.2 (B = 100, one rate of R = 100 data sets): "
         + "; ".join(
@@ -779,7 +779,8 @@ def yuan_sensitivity(
     return Reproduction(
         name="yuan-sensitivity",
         title="Yuan, Table IV.1: sensitivity to the slice counts",
-        command=f"fsel reproduce yuan-sensitivity --seed {seed}" + (" --quick" if quick else ""),
+        command=f"fsel reproduce yuan-sensitivity --random-state {seed}"
+        + (" --quick" if quick else ""),
         seed=seed,
         paper="The paper does not state H, S or T; Table IV.1 is the reference.",
         ours=ours,

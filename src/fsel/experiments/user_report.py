@@ -363,7 +363,7 @@ class FeatureReport:
     selections : dict of str to MethodSelection
     errors : dict of str to str
         Methods that failed on this table, with their one-line error.
-    bootstrap_matrices : dict of str to ndarray of bool, shape (n_features, n_bootstraps)
+    bootstrap_matrices : dict of str to ndarray of bool, shape (n_resamples, n_features)
     frequencies : dict of str to ndarray, shape (n_features,)
         Fraction of the bootstraps that selected each feature.
     stability : dict of str to NogueiraStability or None
@@ -554,8 +554,8 @@ def report(
     y: Any,
     *,
     methods: Any = None,
-    k: int | None = None,
-    n_bootstraps: int | None = None,
+    n_features_to_select: int | None = None,
+    n_resamples: int | None = None,
     alpha: float = 0.01,
     n_folds: int | None = None,
     quick: bool = False,
@@ -569,7 +569,7 @@ def report(
 ) -> FeatureReport:
     """Which features matter for ``y``, how sure, how stable, and is keeping them worth it.
 
-    Runs every method on the whole table, on ``n_bootstraps`` bootstrap samples
+    Runs every method on the whole table, on ``n_resamples`` bootstrap samples
     (stability, NPFS) and inside the training folds of a ``n_folds``-fold
     cross-validation (the curves), and returns a :class:`FeatureReport`.
 
@@ -584,9 +584,9 @@ def report(
         ``jmi, mrmr, cmim, relieff, multisurf, k3`` for class labels, the ranking
         indices ``k3, in, chi2, mi-index`` for a regression target. The first method is
         the one NPFS tests.
-    k : int, optional
+    n_features_to_select : int, optional
         Features each method selects; default ``min(20, n_features // 2)`` (at least 1).
-    n_bootstraps : int, optional
+    n_resamples : int, optional
         Bootstrap samples for stability and NPFS; default 100 (20 with ``quick``).
     alpha : float
         Level of the NPFS test.
@@ -622,7 +622,9 @@ def report(
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(120, 6))
     >>> y = (X[:, 1] + X[:, 4] > 0).astype(int)
-    >>> rep = fsel.report(X, y, methods="mim,relieff", k=2, quick=True, progress=False)
+    >>> rep = fsel.report(
+    ...     X, y, methods="mim,relieff", n_features_to_select=2, quick=True, progress=False
+    ... )
     >>> sorted(rep.selections["mim"].features.tolist())
     [1, 4]
     >>> sorted(rep.consensus.tolist())
@@ -672,14 +674,14 @@ def report(
             resolved.append(meth.name)
     names = resolved
 
-    k = min(20, max(1, d // 2)) if k is None else _check_int("k", k, 1)
-    if k > d:
-        raise ValueError(f"k={k} is larger than the number of features ({d})")
-    B = (
-        (20 if quick else 100)
-        if n_bootstraps is None
-        else _check_int("n_bootstraps", n_bootstraps, 2)
+    k = (
+        min(20, max(1, d // 2))
+        if n_features_to_select is None
+        else _check_int("n_features_to_select", n_features_to_select, 1)
     )
+    if k > d:
+        raise ValueError(f"n_features_to_select={k} is larger than the number of features ({d})")
+    B = (20 if quick else 100) if n_resamples is None else _check_int("n_resamples", n_resamples, 2)
     folds = (3 if quick else 5) if n_folds is None else _check_int("n_folds", n_folds, 2)
     if folds > n:
         raise ValueError(f"n_folds={folds} is larger than the number of rows ({n})")
@@ -712,7 +714,7 @@ def report(
         "categorical": cat,
     }
     cache = ResultCache(cache_dir)
-    trains = resample_indices(n, folds, scheme="kfold", random_state=seed)
+    trains = resample_indices(n, folds, resampling="kfold", random_state=seed)
 
     selections: dict[str, MethodSelection] = {}
     errors: dict[str, str] = {}
@@ -750,7 +752,7 @@ def report(
                     lambda sel=sel: timed(_fit_unit, sel, X_sel, y_arr),
                 )
                 bar.update()
-                parts = {**key, "unit": "report-bootstrap", "B": B, "seed": seed}
+                parts = {**key, "unit": "report-resamples", "B": B, "seed": seed}
                 stored = cache.get(parts)
                 if stored is None:
                     stored = timed(
@@ -801,11 +803,11 @@ def report(
             curves[m] = CurveResult(kept + 1, S[:, kept], Bm[:, kept])
 
     ok = [m for m in names if m in selections]
-    freqs = {m: mats[m].mean(axis=1) for m in ok}
+    freqs = {m: mats[m].mean(axis=0) for m in ok}
     stab: dict[str, Any] = {}
     for m in ok:
         try:
-            stab[m] = nogueira_stability(mats[m].T, alpha=0.05)
+            stab[m] = nogueira_stability(mats[m], alpha=0.05)
         except ValueError:
             stab[m] = None
     q = len(ok)
@@ -818,7 +820,7 @@ def report(
             if fa.size == fb.size and 0 < fa.size < d:
                 kun[i, j] = kuncheva_index(fa, fb, d)
     npfs = None
-    if ok and mats[ok[0]].sum(axis=0).min() < d:
+    if ok and mats[ok[0]].sum(axis=1).min() < d:
         npfs = npfs_test(mats[ok[0]], alpha=alpha)
     rep = FeatureReport(
         summary=summary,
@@ -843,8 +845,9 @@ def report(
 
 def _python_command(params: dict[str, Any], quick: bool) -> str:
     return (
-        f"fsel.report(X, y, methods={','.join(params['methods'])!r}, k={params['k']}, "
-        f"n_bootstraps={params['n_bootstraps']}, alpha={params['alpha']}, "
+        f"fsel.report(X, y, methods={','.join(params['methods'])!r}, "
+        f"n_features_to_select={params['k']}, "
+        f"n_resamples={params['n_bootstraps']}, alpha={params['alpha']}, "
         f"n_folds={params['n_folds']}, task={params['task']!r}, "
         f"random_state={params['random_state']})"
     )

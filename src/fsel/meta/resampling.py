@@ -16,7 +16,7 @@ rules hold everywhere:
 * backends that cannot stream results (joblib's ``"multiprocessing"``) are run with
   ``return_as="list"``, with the same results.
 
-Replicates can be described lazily by a :class:`Resample` (its scheme and child seed;
+Replicates can be described lazily by a :class:`Resample` (its resampling and child seed;
 :func:`resample_plan`), so that the rows of each replicate are drawn inside the
 worker and only a few bytes per task travel; :func:`selection_matrix` runs any
 selector on every replicate, and :func:`dask_backend` points all of this at a Dask
@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 
-def replicate_seeds(random_state: Any, n_replicates: int) -> list[np.random.SeedSequence]:
+def replicate_seeds(random_state: Any, n_resamples: int) -> list[np.random.SeedSequence]:
     """Spawn one independent child seed per replicate.
 
     ``random_state`` may be None (fresh entropy), an int, a ``SeedSequence`` (copied
@@ -70,7 +70,7 @@ def replicate_seeds(random_state: Any, n_replicates: int) -> list[np.random.Seed
     >>> a[1].generate_state(1) == b[1].generate_state(1), s.n_children_spawned
     (array([ True]), 0)
     """
-    return seed_sequence(random_state).spawn(int(n_replicates))
+    return seed_sequence(random_state).spawn(int(n_resamples))
 
 
 def bootstrap_indices(n_samples: int, seed: np.random.SeedSequence) -> np.ndarray:
@@ -103,29 +103,29 @@ def kfold_indices(n_samples: int, n_splits: int, random_state: Any = None) -> li
 
 def resample_indices(
     n_samples: int,
-    n_replicates: int,
+    n_resamples: int,
     *,
-    scheme: str = "bootstrap",
+    resampling: str = "bootstrap",
     random_state: Any = None,
     fraction: float = 0.5,
 ) -> list[np.ndarray]:
-    """Row indices of ``n_replicates`` resamples.
+    """Row indices of ``n_resamples`` resamples.
 
     Parameters
     ----------
-    scheme : {"bootstrap", "subsample", "kfold"}
-        ``"kfold"`` returns the ``n_replicates`` training sets of a shuffled k-fold split.
+    resampling : {"bootstrap", "subsample", "kfold"}
+        ``"kfold"`` returns the ``n_resamples`` training sets of a shuffled k-fold split.
     """
-    if n_replicates < 1:
-        raise ValueError(f"the number of replicates must be at least 1, got {n_replicates}")
-    if scheme == "kfold":
-        return kfold_indices(n_samples, n_replicates, random_state)
-    seeds = replicate_seeds(random_state, n_replicates)
-    if scheme == "bootstrap":
+    if n_resamples < 1:
+        raise ValueError(f"the number of replicates must be at least 1, got {n_resamples}")
+    if resampling == "kfold":
+        return kfold_indices(n_samples, n_resamples, random_state)
+    seeds = replicate_seeds(random_state, n_resamples)
+    if resampling == "bootstrap":
         return [bootstrap_indices(n_samples, s) for s in seeds]
-    if scheme == "subsample":
+    if resampling == "subsample":
         return [subsample_indices(n_samples, s, fraction) for s in seeds]
-    raise ValueError(f"scheme must be 'bootstrap', 'subsample' or 'kfold', got {scheme!r}")
+    raise ValueError(f"resampling must be 'bootstrap', 'subsample' or 'kfold', got {resampling!r}")
 
 
 def _memmap_threshold_is_set() -> bool:
@@ -288,7 +288,7 @@ def run_replicates(
 # --------------------------------------------------------------------------- lazy plans
 @dataclass(frozen=True)
 class Resample:
-    """One replicate, described by its scheme and child seed (a few bytes to ship).
+    """One replicate, described by its resampling and child seed (a few bytes to ship).
 
     :meth:`indices` draws the rows; for the bootstrap and the subsample schemes it
     gives exactly the rows :func:`resample_indices` gives for the same seed, so a plan
@@ -296,7 +296,7 @@ class Resample:
 
     Attributes
     ----------
-    scheme : {"bootstrap", "subsample", "kfold"}
+    resampling : {"bootstrap", "subsample", "kfold"}
     n_samples : int
     seed : numpy.random.SeedSequence or None
         The replicate's child seed (None for a k-fold training set).
@@ -306,7 +306,7 @@ class Resample:
         The explicit training rows of a k-fold replicate.
     """
 
-    scheme: str
+    resampling: str
     n_samples: int
     seed: np.random.SeedSequence | None = None
     fraction: float = 0.5
@@ -316,7 +316,7 @@ class Resample:
         """The row indices of this replicate."""
         if self.rows is not None:
             return self.rows
-        if self.scheme == "bootstrap":
+        if self.resampling == "bootstrap":
             return bootstrap_indices(self.n_samples, self.seed)  # type: ignore[arg-type]
         return subsample_indices(self.n_samples, self.seed, self.fraction)  # type: ignore[arg-type]
 
@@ -336,9 +336,9 @@ class Resample:
 
 def resample_plan(
     n_samples: int,
-    n_replicates: int,
+    n_resamples: int,
     *,
-    scheme: str = "bootstrap",
+    resampling: str = "bootstrap",
     random_state: Any = None,
     fraction: float = 0.5,
 ) -> list[Resample]:
@@ -355,23 +355,25 @@ def resample_plan(
     >>> all((p.indices() == e).all() for p, e in zip(plan, eager))
     True
     """
-    if n_replicates < 1:
-        raise ValueError(f"the number of replicates must be at least 1, got {n_replicates}")
+    if n_resamples < 1:
+        raise ValueError(f"the number of replicates must be at least 1, got {n_resamples}")
     if n_samples < 1:
         raise ValueError(f"n_samples must be at least 1, got {n_samples}")
-    if scheme == "kfold":
-        folds = kfold_indices(n_samples, n_replicates, random_state)
-        seeds = replicate_seeds(random_state, n_replicates)
+    if resampling == "kfold":
+        folds = kfold_indices(n_samples, n_resamples, random_state)
+        seeds = replicate_seeds(random_state, n_resamples)
         return [
             Resample("kfold", n_samples, seed=s, rows=f) for s, f in zip(seeds, folds, strict=True)
         ]
-    if scheme not in ("bootstrap", "subsample"):
-        raise ValueError(f"scheme must be 'bootstrap', 'subsample' or 'kfold', got {scheme!r}")
-    if scheme == "subsample" and not 0 < fraction <= 1:
+    if resampling not in ("bootstrap", "subsample"):
+        raise ValueError(
+            f"resampling must be 'bootstrap', 'subsample' or 'kfold', got {resampling!r}"
+        )
+    if resampling == "subsample" and not 0 < fraction <= 1:
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
     return [
-        Resample(scheme, n_samples, seed=s, fraction=fraction)
-        for s in replicate_seeds(random_state, n_replicates)
+        Resample(resampling, n_samples, seed=s, fraction=fraction)
+        for s in replicate_seeds(random_state, n_resamples)
     ]
 
 
@@ -454,19 +456,21 @@ def selection_matrix(
     selector: Any,
     X: Any,
     y: Any,
-    n_replicates: int = 100,
+    n_resamples: int = 100,
     *,
-    scheme: str = "bootstrap",
+    resampling: str = "bootstrap",
     fraction: float = 0.5,
     n_jobs: int | None = None,
     random_state: Any = None,
     progress: Callable[[], None] | None = None,
     verbose: int = 0,
 ) -> np.ndarray:
-    """Run a selector on ``n_replicates`` resamples of the rows: a ``K x n`` 0/1 matrix.
+    """Run a selector on ``n_resamples`` resamples of the rows: a replicates x features
+    0/1 matrix.
 
-    Entry ``[i, l]`` is True when feature ``i`` was selected on replicate ``l``
-    (Ditzler, Polikar & Rosen 2015, the matrix :math:`\\mathbf{X}` of NPFS).
+    Entry ``[l, i]`` is True when replicate ``l`` selected feature ``i`` (the transpose
+    of the matrix :math:`\\mathbf{X}` of Ditzler, Polikar & Rosen 2015; fsel keeps
+    every matrix over replicates with one row per replicate).
 
     Parameters
     ----------
@@ -477,8 +481,8 @@ def selection_matrix(
     X : array-like or DataFrame of shape (n_samples, n_features)
         Passed to the selector row-subset, with its columns and dtypes unchanged.
     y : array-like of shape (n_samples,)
-    n_replicates : int
-    scheme : {"bootstrap", "subsample", "kfold"}
+    n_resamples : int
+    resampling : {"bootstrap", "subsample", "kfold"}
     fraction : float
         Subsample fraction.
     n_jobs : int or None
@@ -492,7 +496,7 @@ def selection_matrix(
 
     Returns
     -------
-    ndarray of bool, shape (n_features, n_replicates)
+    ndarray of bool, shape (n_resamples, n_features)
 
     Examples
     --------
@@ -501,8 +505,8 @@ def selection_matrix(
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 4)); y = (X[:, 0] > 0).astype(int)
     >>> M = selection_matrix(SelectKBest(f_classif, k=1), X, y, 10, random_state=0)
-    >>> M.shape, M.sum(axis=1).tolist()
-    ((4, 10), [10, 0, 0, 0])
+    >>> M.shape, M.sum(axis=0).tolist()
+    ((10, 4), [10, 0, 0, 0])
     """
     if is_sparse(X):  # replicates take rows: CSR, converted once (COO has no rows)
         X = X.tocsr()
@@ -515,10 +519,14 @@ def selection_matrix(
         n_samples, n_features = X.shape
     if not hasattr(y, "iloc") and not type(y).__module__.startswith("polars"):
         y = np.asarray(y)
-    if not isinstance(n_replicates, numbers.Integral) or n_replicates < 1:
-        raise ValueError(f"the number of replicates must be a positive int, got {n_replicates!r}")
+    if not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
+        raise ValueError(f"the number of replicates must be a positive int, got {n_resamples!r}")
     plan = resample_plan(
-        n_samples, int(n_replicates), scheme=scheme, random_state=random_state, fraction=fraction
+        n_samples,
+        int(n_resamples),
+        resampling=resampling,
+        random_state=random_state,
+        fraction=fraction,
     )
     chosen = run_replicates(
         _select_on_replicate,
@@ -531,9 +539,9 @@ def selection_matrix(
         selector=selector,
         n_features=n_features,
     )
-    out = np.zeros((n_features, len(plan)), dtype=bool)
+    out = np.zeros((len(plan), n_features), dtype=bool)
     for j, idx in enumerate(chosen):
-        out[idx, j] = True
+        out[j, idx] = True
     return out
 
 

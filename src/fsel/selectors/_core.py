@@ -20,9 +20,10 @@ Fitted attributes set here
 n_features_in_ : int
 selection_order_ : ndarray of int, the selected feature indices in the order picked
 support_ : ndarray of bool, the mask of selected features
-ranking_ : ndarray of int, 1 for the first pick, 2 for the second, ...; every feature
-    that was not selected shares rank ``n_selected + 1``
-scores_ : ndarray of float, one score per feature (meaning documented per selector)
+ranking_ : ndarray of int, scikit-learn's ``RFE`` rule (:func:`rfe_ranking`): 1 for every
+    selected feature, the others ranked 2, 3, ... by decreasing ``scores_``
+scores_ : ndarray of float, one score per feature, higher is better (meaning documented
+    per selector)
 
 The estimators add ``feature_names_in_`` (when fitted on a DataFrame with string
 columns) through scikit-learn's own check.
@@ -37,7 +38,29 @@ import numpy as np
 
 from fsel.utils.validation import Table, check_table, check_target
 
-__all__ = ["SelectorCore"]
+__all__ = ["SelectorCore", "rfe_ranking"]
+
+
+def rfe_ranking(support: Any, scores: Any) -> np.ndarray:
+    """Ranks in scikit-learn's ``RFE`` convention: 1 for every selected feature; the
+    others 2, 3, ... by decreasing score, ties broken by column index, a feature whose
+    score is NaN after every scored one.
+
+    Examples
+    --------
+    >>> rfe_ranking([True, False, False, True, False], [0.9, 0.1, np.nan, 0.5, 0.3]).tolist()
+    [1, 3, 4, 1, 2]
+    """
+    support = np.asarray(support, dtype=bool)
+    scores = np.asarray(scores, dtype=np.float64)
+    ranking = np.ones(support.size, dtype=np.intp)
+    rest = np.flatnonzero(~support)
+    s = scores[rest]
+    nan = np.isnan(s)
+    # sort keys: NaN last, then decreasing score, then index
+    order = np.lexsort((rest, np.where(nan, 0.0, -s), nan))
+    ranking[rest[order]] = np.arange(2, rest.size + 2)
+    return ranking
 
 
 class SelectorCore:
@@ -50,7 +73,7 @@ class SelectorCore:
     --------
     >>> from fsel.selectors.information._fit import JMI
     >>> JMI._param_names()[:3]
-    ['categorical', 'discretize', 'estimator']
+    ['categorical', 'discretize', 'mi_estimator']
     """
 
     _target_kind = "classification"
@@ -125,7 +148,5 @@ class SelectorCore:
         support = np.zeros(d, dtype=bool)
         support[order] = True
         self.support_ = support
-        ranking = np.full(d, order.size + 1, dtype=np.intp)
-        ranking[order] = np.arange(1, order.size + 1)
-        self.ranking_ = ranking
         self.scores_ = np.asarray(scores, dtype=np.float64)
+        self.ranking_ = rfe_ranking(support, self.scores_)

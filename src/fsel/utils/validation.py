@@ -8,7 +8,7 @@ this module, so that bad input gets the same clear message everywhere:
   the input held — ``NaN``, ``None``, ``pd.NA``, a polars null — and each family applies
   its own rule, SPEC section 10); NaN, ``None`` or ``pd.NA`` in ``y``, named by row;
 * mismatched lengths, an empty table, a single class;
-* ``k`` smaller than 1 or larger than the number of features;
+* ``n_features_to_select`` smaller than 1 or larger than the number of features;
 * a non-numeric column that was not declared categorical.
 
 The caller's arrays are never modified: every function here returns new arrays.
@@ -643,30 +643,29 @@ def _is_numeric_target(arr: np.ndarray) -> bool:
 def check_n_features_to_select(k: Any, n_features: int, *, allow_none: bool = True) -> int:
     """Return the number of features to select, checking ``1 <= k <= n_features``.
 
-    ``None`` means all features (a complete ranking); a float in (0, 1] is a fraction.
+    ``None`` means half of the features (rounded down, at least one:
+    :func:`fsel.utils.params.default_n_features`); a float in (0, 1] is a fraction
+    (rounded, at least one).
+
+    Examples
+    --------
+    >>> check_n_features_to_select(None, 9), check_n_features_to_select(0.5, 9)
+    (4, 4)
     """
+    from fsel.utils.params import check_n_features_to_select_param, default_n_features
+
     if k is None:
         if allow_none:
-            return n_features
+            return default_n_features(n_features)
         raise ValueError("n_features_to_select must be given")
-    if isinstance(k, (bool, np.bool_)):
-        raise TypeError(f"n_features_to_select must be an int or a float, got {k!r}")
-    if isinstance(k, Integral):
-        k = int(k)
-        if k < 1:
-            raise ValueError(f"n_features_to_select must be at least 1, got {k}")
-        if k > n_features:
-            raise ValueError(
-                f"n_features_to_select={k} is larger than the number of features ({n_features})"
-            )
-        return k
+    k = check_n_features_to_select_param(k)
     if isinstance(k, float):
-        if not 0 < k <= 1:
-            raise ValueError(
-                f"n_features_to_select as a float must be a fraction in (0, 1], got {k}"
-            )
         return max(1, round(k * n_features))
-    raise TypeError(f"n_features_to_select must be an int, a float or None, got {k!r}")
+    if k > n_features:
+        raise ValueError(
+            f"n_features_to_select={k} is larger than the number of features ({n_features})"
+        )
+    return k
 
 
 # ----------------------------------------------------------------------------- Dask

@@ -27,6 +27,7 @@ from fsel.kernels.classifiability import (
 )
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
 from fsel.selectors._core import SelectorCore
+from fsel.utils.params import check_n_features_to_select_param
 from fsel.utils.validation import (
     Table,
     _categorical_mask,
@@ -245,11 +246,10 @@ class Classifiability(SelectorCore):
 
     def __init__(
         self,
-        n_features_to_select: int | float | None = None,
+        n_features_to_select: int | float | str | None = "auto",
         *,
         epsilon: float = 0.0,
         radius_factor: float = 3.0,
-        max_features: int | float | None = None,
         categorical: Any = "auto",
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
@@ -258,7 +258,6 @@ class Classifiability(SelectorCore):
         self.n_features_to_select = n_features_to_select
         self.epsilon = epsilon
         self.radius_factor = radius_factor
-        self.max_features = max_features
         self.categorical = categorical
         self.n_jobs = n_jobs
         self.memory_budget = memory_budget
@@ -311,10 +310,13 @@ class Classifiability(SelectorCore):
         symbolic = _symbolic_mask(X, table, self.categorical)
         self.classes_ = classes
         d = table.values.shape[1]
-        k_max = min(
-            check_n_features_to_select(self.max_features, d),
-            check_n_features_to_select(self.n_features_to_select, d),
+        check_n_features_to_select_param(
+            self.n_features_to_select, owner=type(self).__name__, allow_auto=True
         )
+        if isinstance(self.n_features_to_select, str) and self.n_features_to_select == "auto":
+            k_max = d  # the search decides: it stops when the score stops improving
+        else:
+            k_max = check_n_features_to_select(self.n_features_to_select, d)
         n_classes = classes.size
         Xs = _scaled(table, symbolic)
         engine = PartialSearch if table.has_missing else IncrementalSearch

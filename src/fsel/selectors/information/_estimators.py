@@ -32,7 +32,8 @@ _PARAMS_DOC = """
     ----------
     n_features_to_select : int, float or None, default=None
         Number of features to select; a float in (0, 1] is a fraction of the features;
-        None ranks all features.
+        None selects half of them (rounded down, at least one), as scikit-learn's
+        ``RFE`` does. ``scores_`` and ``ranking_`` still cover every feature.
     discretize : {"uniform", "quantile"} or None, default="uniform"
         How float columns are binned: equal-width (the paper's UCI protocol),
         equal-frequency, or None to take every column as integer codes. Integer,
@@ -40,10 +41,12 @@ _PARAMS_DOC = """
     n_bins : int, default=5
         Bins per float column (a float column with no more distinct values is kept
         as codes). Bin edges are learned in ``fit`` (``bin_edges_``).
-    categorical : list of column names/indices, bool mask or None, default=None
-        Extra columns to treat as categorical codes (pandas ``category`` columns
-        always are). Non-numeric columns must be declared here.
-    estimator : {"plugin", "miller_madow"}, default="plugin"
+    categorical : "auto", list of column names/indices or bool mask, default="auto"
+        Which columns are categorical (taken as codes, never binned). ``"auto"``:
+        string, object, pandas ``category``/``string``, polars ``Categorical``/``Utf8``
+        and boolean columns are; a list or a mask overrides the rule. Integer columns
+        are taken as codes either way.
+    mi_estimator : {"plugin", "miller_madow"}, default="plugin"
         Entropy estimator (plug-in maximum likelihood, or with the Miller-Madow bias
         correction).
     missing : {"level", "available", "error"}, default="level"
@@ -84,8 +87,8 @@ _ATTRS_DOC = """
     support_ : ndarray of bool
         Mask of the selected features.
     ranking_ : ndarray of int
-        1 for the first pick, 2 for the second...; unselected features share
-        ``n_selected + 1``.
+        scikit-learn's ``RFE`` convention: 1 for every selected feature, the others
+        2, 3, ... by decreasing ``scores_`` (ties by column index).
     scores_ : ndarray of float
         Per feature: the criterion value at the step it was picked; for features
         left unselected, their score at the last step.

@@ -62,8 +62,8 @@ class InformationSelector(SelectorCore):
         *,
         discretize: str | None = "uniform",
         n_bins: int = 5,
-        categorical: Any = None,
-        estimator: str = "plugin",
+        categorical: Any = "auto",
+        mi_estimator: str = "plugin",
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -72,7 +72,7 @@ class InformationSelector(SelectorCore):
         self.discretize = discretize
         self.n_bins = n_bins
         self.categorical = categorical
-        self.estimator = estimator
+        self.mi_estimator = mi_estimator
         self.missing = missing
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -114,9 +114,9 @@ class InformationSelector(SelectorCore):
         -------
         self
         """
-        if self.estimator not in ("plugin", "miller_madow"):
+        if self.mi_estimator not in ("plugin", "miller_madow"):
             raise ValueError(
-                f"estimator must be 'plugin' or 'miller_madow', got {self.estimator!r}"
+                f"mi_estimator must be 'plugin' or 'miller_madow', got {self.mi_estimator!r}"
             )
         if self.discretize not in ("uniform", "quantile", None):
             raise ValueError(
@@ -201,7 +201,7 @@ class InformationSelector(SelectorCore):
             codes,
             n_levels,
             y_codes,
-            estimator=self.estimator,
+            estimator=self.mi_estimator,
             n_jobs=self._n_threads(),
             **extra,
         )
@@ -227,7 +227,7 @@ class InformationSelector(SelectorCore):
             data.discrete,
             n_bins=self.n_bins,
             strategy=self.discretize,
-            estimator=self.estimator,
+            estimator=self.mi_estimator,
             estimator_name=name,
             missing=missing,
         )
@@ -342,8 +342,8 @@ class MIFS(InformationSelector):
         beta: float = 1.0,
         discretize: str | None = "uniform",
         n_bins: int = 5,
-        categorical: Any = None,
-        estimator: str = "plugin",
+        categorical: Any = "auto",
+        mi_estimator: str = "plugin",
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -353,7 +353,7 @@ class MIFS(InformationSelector):
             discretize=discretize,
             n_bins=n_bins,
             categorical=categorical,
-            estimator=estimator,
+            mi_estimator=mi_estimator,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
@@ -377,8 +377,8 @@ class BetaGamma(InformationSelector):
         gamma: float = 1.0,
         discretize: str | None = "uniform",
         n_bins: int = 5,
-        categorical: Any = None,
-        estimator: str = "plugin",
+        categorical: Any = "auto",
+        mi_estimator: str = "plugin",
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -388,7 +388,7 @@ class BetaGamma(InformationSelector):
             discretize=discretize,
             n_bins=n_bins,
             categorical=categorical,
-            estimator=estimator,
+            mi_estimator=mi_estimator,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
@@ -412,8 +412,8 @@ class CMI(InformationSelector):
         tol: float = DEFAULT_CMI_TOL,
         discretize: str | None = "uniform",
         n_bins: int = 5,
-        categorical: Any = None,
-        estimator: str = "plugin",
+        categorical: Any = "auto",
+        mi_estimator: str = "plugin",
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -423,7 +423,7 @@ class CMI(InformationSelector):
             discretize=discretize,
             n_bins=n_bins,
             categorical=categorical,
-            estimator=estimator,
+            mi_estimator=mi_estimator,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,

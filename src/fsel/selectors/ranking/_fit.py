@@ -15,7 +15,21 @@ from fsel.kernels.ranking_indices import MISSING_RULES, get_index, ranking_score
 from fsel.selectors._core import SelectorCore
 from fsel.utils.validation import check_missing_policy, check_n_features_to_select
 
-__all__ = ["RankingIndex", "order_by_score"]
+__all__ = ["RankingIndex", "order_by_score", "oriented_scores"]
+
+
+def oriented_scores(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
+    """Index values as scores where higher is better: the values of a higher-is-better
+    index, the negated values of a lower-is-better one (``In``, ``In3``, ``In5``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> oriented_scores(np.array([0.2, 0.5]), higher_is_better=False).tolist()
+    [-0.2, -0.5]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    return values.copy() if higher_is_better else -values
 
 
 def order_by_score(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
@@ -103,5 +117,9 @@ class RankingIndex(SelectorCore):
         values, target, spec, params, k = _fit_setup(self, X, y, accept_sparse=True)
         scores = ranking_scores(values, target, spec.name, missing="available", **params)[spec.name]
         self.higher_is_better_ = spec.higher_is_better
-        self._set_selection(order_by_score(scores, spec.higher_is_better)[:k], scores)
+        self.index_values_ = scores
+        self._set_selection(
+            order_by_score(scores, spec.higher_is_better)[:k],
+            oriented_scores(scores, spec.higher_is_better),
+        )
         return self

@@ -181,7 +181,7 @@ class BaseRelief(SelectorCore):
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
-        categorical: Any = None,
+        categorical: Any = "auto",
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.metric = metric

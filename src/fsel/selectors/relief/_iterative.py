@@ -115,7 +115,7 @@ class IRelief(BaseRelief):
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
-        categorical: Any = None,
+        categorical: Any = "auto",
     ) -> None:
         super().__init__(
             n_features_to_select,

@@ -78,7 +78,7 @@ class _Sampled(BaseRelief):
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
-        categorical: Any = None,
+        categorical: Any = "auto",
         sample_size: int | float | None = None,
         random_state: Any = None,
     ) -> None:
@@ -179,7 +179,7 @@ class ReliefF(_Sampled):
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
-        categorical: Any = None,
+        categorical: Any = "auto",
         sample_size: int | float | None = None,
         random_state: Any = None,
     ) -> None:
