@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from fsel._registry import get_method
+from fsel.utils.params import check_n_features_to_select_param
 
 __all__ = ["SelectionResult", "select"]
 
@@ -120,6 +121,7 @@ def select(
     [1]
     """
     m = get_method(method)
+    check_n_features_to_select_param(n_features_to_select, allow_auto=True)
     if missing is not None:
         accepted = m.make().get_params(deep=False)
         if "missing" not in accepted:

@@ -247,6 +247,13 @@ def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> d
         if key not in accepted:
             raise CliError(f"{key!r} is not a parameter of {args.method}")
         params[key] = _literal(value)
+    if args.n_jobs is not None:
+        from fsel.utils.params import check_n_jobs
+
+        try:
+            check_n_jobs(args.n_jobs, "--n-jobs")
+        except (TypeError, ValueError) as exc:
+            raise CliError(str(exc)) from None
     if args.n_jobs is not None and "n_jobs" in accepted and not args.npfs:
         params["n_jobs"] = args.n_jobs
     if args.random_state is not None and "random_state" in accepted:

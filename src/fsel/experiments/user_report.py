@@ -647,6 +647,9 @@ def report(
         raise TypeError(f"quick must be True or False, got {quick!r}")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    from fsel.utils.params import check_n_jobs
+
+    check_n_jobs(n_jobs)
     seed = _check_int("random_state", random_state, 0)
     values, y_arr, summary, cat = _prepare(X, y, feature_names, categorical, task)
     task = summary.task

@@ -12,7 +12,7 @@ for every ``n_jobs`` and joblib backend.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -24,7 +24,19 @@ from fsel.kernels.ranking_indices import (
 )
 from fsel.meta.resampling import resample_indices, run_replicates
 from fsel.selectors._base import BaseSelector
-from fsel.selectors.ranking._fit import _fit_setup, order_by_score, oriented_scores
+from fsel.selectors.ranking._fit import (
+    RANKING_PARAM_KINDS,
+    _ranking_setup,
+    _ranking_table_options,
+    order_by_score,
+    oriented_scores,
+)
+from fsel.utils.params import (
+    check_n_jobs,
+    check_n_resamples,
+    check_option,
+    check_random_state_param,
+)
 from fsel.utils.validation import is_sparse
 
 __all__ = ["BootstrapRanking", "bootstrap_scores"]
@@ -131,10 +143,10 @@ def bootstrap_scores(
         X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     names = (indices,) if isinstance(indices, str) else tuple(indices)
-    if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(n_resamples, (int, np.integer)):
-        raise TypeError(f"n_resamples must be an int, got {n_resamples!r}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
+    n_resamples = check_n_resamples(n_resamples)
+    check_n_jobs(n_jobs)
+    check_random_state_param(random_state)
+    check_option(missing, ("available", "error"), "missing")
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise ValueError(
             f"expected X of shape (n_samples, n_features) and y of shape (n_samples,); got "
@@ -249,6 +261,12 @@ class BootstrapRanking(BaseSelector):
     """
 
     _target_kind = "numeric"
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        **RANKING_PARAM_KINDS,
+        "n_resamples": "n_resamples",
+        "n_jobs": "n_jobs",
+        "random_state": "random_state",
+    }
 
     def __init__(
         self,
@@ -290,16 +308,22 @@ class BootstrapRanking(BaseSelector):
         -------
         self
         """
-        values, target, spec, params, k = _fit_setup(self, X, y, accept_sparse=True)
+        return super().fit(X, y)
+
+    def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        return _ranking_table_options(params)
+
+    def _fit(self, table: Any, y: Any, classes: Any, params: dict[str, Any]) -> BootstrapRanking:
+        values, spec, kw, k = _ranking_setup(self, table)
         boot = bootstrap_scores(
             values,
-            target,
+            np.asarray(y, dtype=np.float64),
             spec.name,
             n_resamples=self.n_resamples,
-            random_state=self.random_state,
+            random_state=self._seed_sequence(),
             n_jobs=self.n_jobs,
             missing="available",
-            **params,
+            **kw,
         )[spec.name]
         self.resample_scores_ = boot
         nan = np.isnan(boot)

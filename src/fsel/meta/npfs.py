@@ -35,7 +35,7 @@ import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.stats import binom
@@ -45,6 +45,7 @@ from sklearn.utils.validation import _check_feature_names, check_is_fitted
 from fsel.meta.resampling import selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
+from fsel.utils.params import validate_params
 from fsel.utils.validation import (
     check_table,
     check_target,
@@ -455,6 +456,13 @@ class NPFS(BaseSelector):
     """
 
     _target_kind = "any"
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        "n_resamples": "n_resamples",
+        "correction": _CORRECTIONS,
+        "n_jobs": "n_jobs",
+        "random_state": "random_state",
+        "resampling": ("bootstrap", "subsample", "kfold"),
+    }
 
     def __init__(
         self,
@@ -488,18 +496,8 @@ class NPFS(BaseSelector):
             raise TypeError(
                 f"selector {type(sel).__name__} has no get_support(); it must be a feature selector"
             )
-        nb = self.n_resamples
-        if isinstance(nb, bool) or not isinstance(nb, numbers.Integral) or nb < 1:
-            raise ValueError(f"n_resamples must be a positive int, got {nb!r}")
+        validate_params(self, self._param_kinds)
         _check_alpha(self.alpha)
-        if self.correction not in _CORRECTIONS:
-            raise ValueError(
-                f"correction must be None, 'bonferroni' or 'bh', got {self.correction!r}"
-            )
-        if self.resampling not in ("bootstrap", "subsample", "kfold"):
-            raise ValueError(
-                f"resampling must be 'bootstrap', 'subsample' or 'kfold', got {self.resampling!r}"
-            )
 
     def fit(self, X: Any, y: Any) -> NPFS:
         """Run the base selector on the resamples and test every feature.

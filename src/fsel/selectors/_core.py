@@ -10,10 +10,26 @@ public estimators (``fsel.JMI``, ``fsel.ReliefF``, ...) are those classes with
     class JMI(InformationSelector, _fit.JMI):  # the estimator: docs + scikit-learn API
         __doc__ = ...
 
-so ``fit`` runs the same code either way. A job that needs only the computation, such as
-``fsel select`` on the command line, fits the plain class and never imports
-scikit-learn (about a second of a small job's start-up); everything else uses the
-estimators.
+so ``fit`` runs the same code either way.
+
+The one fit template
+--------------------
+Every selector's ``fit`` is :meth:`SelectorCore.fit`, the same sequence everywhere:
+
+1. validate the parameters from the family's declarative table ``_param_kinds``
+   (:func:`fsel.utils.params.validate_params`: one validator per kind of parameter);
+2. the family's hook ``_before_validation(X, y, params)`` (e.g. Relief's imputation);
+3. Dask input goes to the family's ``_fit_dask`` (information criteria, ReliefF with
+   ``sample_size``; the others refuse it with a clear error);
+4. validate the input once into a :class:`~fsel.utils.validation.Table` (values, the
+   ``missing`` and ``categorical`` masks, the feature names) and the target, with the
+   options of ``_table_options(params)``;
+5. the family's ``_fit(table, y, classes, params)``; seeds come from
+   :meth:`SelectorCore._seed_sequence`, a copy of ``random_state``.
+
+A job that needs only the computation, such as ``fsel select`` on the command line,
+fits the plain class and never imports scikit-learn (about a second of a small job's
+start-up); everything else uses the estimators.
 
 Fitted attributes set here
 --------------------------
@@ -32,11 +48,12 @@ columns) through scikit-learn's own check.
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from fsel.utils.validation import Table, check_table, check_target
+from fsel.utils.params import seed_sequence, validate_params
+from fsel.utils.validation import Table, check_table, check_target, is_dask
 
 __all__ = ["SelectorCore", "rfe_ranking"]
 
@@ -55,11 +72,11 @@ def rfe_ranking(support: Any, scores: Any) -> np.ndarray:
     scores = np.asarray(scores, dtype=np.float64)
     ranking = np.ones(support.size, dtype=np.intp)
     rest = np.flatnonzero(~support)
-    s = scores[rest]
-    nan = np.isnan(s)
-    # sort keys: NaN last, then decreasing score, then index
-    order = np.lexsort((rest, np.where(nan, 0.0, -s), nan))
-    ranking[rest[order]] = np.arange(2, rest.size + 2)
+    key = scores[rest]
+    np.negative(key, out=key)  # decreasing score; NaN stays NaN, which sorts last
+    rest = rest[np.argsort(key, kind="stable")]  # stable: ties keep the column order
+    del key
+    ranking[rest] = np.arange(2, rest.size + 2)
     return ranking
 
 
@@ -67,7 +84,8 @@ class SelectorCore:
     """Shared fitting logic of fsel selectors (not used directly).
 
     Subclasses set ``_target_kind`` to ``"classification"``, ``"regression"`` or
-    ``"any"`` and implement ``__init__`` and ``fit``.
+    ``"any"``, declare their parameters' kinds in ``_param_kinds`` and implement
+    ``__init__``, ``_table_options`` and ``_fit`` (the module says how ``fit`` runs).
 
     Examples
     --------
@@ -79,6 +97,58 @@ class SelectorCore:
     _target_kind = "classification"
     #: scikit-learn input tag ``sparse``: every family takes scipy.sparse input
     _accepts_sparse = True
+    #: parameter name -> kind of :data:`fsel.utils.params.PARAMETER_KINDS`, or a tuple
+    #: of the allowed values of an enum-like option
+    _param_kinds: ClassVar[dict[str, Any]] = {}
+
+    # ------------------------------------------------------------ the one template
+    def fit(self, X: Any, y: Any) -> Any:
+        """Fit the selector on ``X`` and ``y`` (the family's docstring says how).
+
+        Returns
+        -------
+        self
+        """
+        params = self._check_param_table()
+        X, y = self._before_validation(X, y, params)
+        if is_dask(X):
+            return self._fit_dask(X, y, params)
+        if is_dask(y):  # X is in memory already: so may its labels be
+            y = y.compute()
+        table, y_out, classes = self._validate_fit_data(X, y, **self._table_options(params))
+        return self._fit(table, y_out, classes, params)
+
+    def _check_param_table(self) -> dict[str, Any]:
+        """The checked values of the parameters of ``_param_kinds``."""
+        return validate_params(self, self._param_kinds)
+
+    def _before_validation(self, X: Any, y: Any, params: dict[str, Any]) -> tuple[Any, Any]:
+        """Hook before the input is validated (default: nothing)."""
+        return X, y
+
+    def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Keyword arguments of :meth:`_validate_fit_data` (default: dense or sparse,
+        missing values unless ``missing="error"``, the ``categorical`` parameter)."""
+        return {
+            "categorical": params.get("categorical", getattr(self, "categorical", None)),
+            "allow_missing": params.get("missing", "error") != "error",
+            "accept_sparse": True,
+        }
+
+    def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> Any:
+        """Dask input: refused unless the family runs on Dask (the usual message)."""
+        check_table(X, estimator_name=type(self).__name__)  # raises the Dask TypeError
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _fit(
+        self, table: Table, y: np.ndarray, classes: np.ndarray | None, params: dict[str, Any]
+    ) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _seed_sequence(self) -> np.random.SeedSequence:
+        """The root seed of this fit: a copy of ``random_state`` (see
+        :func:`fsel.utils.params.seed_sequence`)."""
+        return seed_sequence(getattr(self, "random_state", None))
 
     @classmethod
     def _param_names(cls) -> list[str]:

@@ -36,6 +36,7 @@ __all__ = [
     "check_memory_budget",
     "check_n_features_to_select_param",
     "check_n_jobs",
+    "check_n_resamples",
     "check_option",
     "check_random_state_param",
     "copy_seed_sequence",
@@ -187,6 +188,23 @@ def check_n_features_to_select_param(
     return float(value)
 
 
+def check_n_resamples(value: Any, name: str = "n_resamples", owner: str = "") -> int:
+    """``n_resamples``: a positive int (the number of resamples a meta-method draws).
+
+    Examples
+    --------
+    >>> check_n_resamples(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n_resamples must be at least 1, got 0
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
+        raise TypeError(f"{_who(owner)}{name} must be an int, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{_who(owner)}{name} must be at least 1, got {value}")
+    return int(value)
+
+
 def check_categorical(value: Any, name: str = "categorical", owner: str = "") -> Any:
     """``categorical``: ``"auto"``, None (the same as ``"auto"``), a boolean mask or a
     list of column names/indices (checked against the data by the input validation)."""
@@ -253,6 +271,7 @@ PARAMETER_KINDS: dict[str, Callable[..., Any]] = {
         v, name, owner, allow_auto=True
     ),
     "categorical": check_categorical,
+    "n_resamples": check_n_resamples,
 }
 
 

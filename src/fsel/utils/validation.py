@@ -54,12 +54,21 @@ class Table:
         True for the columns that hold at least one missing value (NaN in ``values``);
         None when no value is missing (always the case when missing values were not
         allowed).
+    categorical : ndarray of shape (n_features,), bool
+        True for the categorical columns (their values are level codes, compared for
+        equality only), decided in one place from ``categorical=`` and the columns'
+        dtypes. Every family reads it here.
     """
 
     values: np.ndarray
     discrete: np.ndarray
     feature_names: np.ndarray | None
     missing: np.ndarray | None = None
+    categorical: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.categorical is None:
+            self.categorical = np.zeros(self.values.shape[1], dtype=bool)
 
     @property
     def is_sparse(self) -> bool:
@@ -195,7 +204,7 @@ def _check_sparse(
             raise _missing_error(estimator_name, str(int(np.flatnonzero(missing)[0])))
     mask = _categorical_mask(categorical, n_features, None)
     discrete = mask | (kind in "biu")
-    return Table(values=M, discrete=discrete, feature_names=None, missing=missing)
+    return Table(values=M, discrete=discrete, feature_names=None, missing=missing, categorical=mask)
 
 
 def is_dataframe(X: Any) -> bool:
@@ -469,13 +478,13 @@ def check_table(
                     values[:, j] = _integer_as_float(
                         arr[:, j], str(j), estimator_name, bool(mask[j]) or keep_integer
                     )
-                return Table(values, discrete, None)
+                return Table(values, discrete, None, categorical=mask)
             values = arr.astype(np.float64)  # always a copy: never touch the caller's data
             if arr.dtype.kind == "f":
                 _check_float_range(values, None, estimator_name)
             for j in np.flatnonzero(mask & (arr.dtype.kind == "f")):
                 values[:, j] = _codes(values[:, j], np.isnan(values[:, j]))
-            return Table(values, discrete, None, missing)
+            return Table(values, discrete, None, missing, categorical=mask)
         names = None
         cols = [arr[:, j] for j in range(n_features)]
         declared = [False] * n_features
@@ -543,6 +552,7 @@ def check_table(
         discrete=discrete,
         feature_names=fn,
         missing=missing if missing.any() else None,
+        categorical=cat_mask,
     )
 
 
@@ -744,12 +754,16 @@ class DaskTable:
     discrete : ndarray of bool
         Columns taken as codes (integer, boolean, categorical or declared).
     feature_names : ndarray of str or None
+    categorical : ndarray of bool
+        The categorical columns (pandas ``category`` or declared), as
+        :attr:`Table.categorical`.
     """
 
     blocks: list[Any]
     y_blocks: list[Any]
     discrete: np.ndarray
     feature_names: np.ndarray | None
+    categorical: np.ndarray | None = None
 
 
 def _dask_last_column(part: Any) -> np.ndarray:
@@ -799,11 +813,13 @@ def check_dask_table(
         names = list(X.columns)
         cat_cols: list[int] = []
         declared = np.zeros(len(names), dtype=bool)
+        category = np.zeros(len(names), dtype=bool)
         for j, dt in enumerate(X.dtypes):
             kind = getattr(dt, "kind", "O")
             if str(dt) == "category":
                 cat_cols.append(j)
                 declared[j] = True
+                category[j] = True
             elif kind in "iub":
                 declared[j] = True
             elif kind != "f":
@@ -821,13 +837,17 @@ def check_dask_table(
             blocks = [dask.delayed(_dask_frame_block)(p, cat_cols, True) for p in parts]
             y_blocks = [dask.delayed(_dask_last_column)(p) for p in parts]
             n_features = len(names)
-            mask = _categorical_mask(categorical, n_features, names) | declared
+            cat = _categorical_mask(categorical, n_features, names) | category
+            mask = cat | declared
             fn = np.asarray(names, dtype=object)
-            return DaskTable(blocks=blocks, y_blocks=y_blocks, discrete=mask, feature_names=fn)
+            return DaskTable(
+                blocks=blocks, y_blocks=y_blocks, discrete=mask, feature_names=fn, categorical=cat
+            )
         blocks = [dask.delayed(_dask_frame_block)(p, cat_cols) for p in X.to_delayed()]
         chunks: tuple = (np.nan,) * X.npartitions
         n_features = len(names)
-        mask = _categorical_mask(categorical, n_features, names) | declared
+        cat = _categorical_mask(categorical, n_features, names) | category
+        mask = cat | declared
     elif hasattr(X, "chunks") and hasattr(X, "to_delayed"):
         if X.ndim != 2:
             raise ValueError(f"{estimator_name}: expected a 2-D dask array, got {X.ndim}-D")
@@ -839,7 +859,8 @@ def check_dask_table(
             X = X.rechunk({1: -1})
         n_features = X.shape[1]
         blocks, chunks = _dask_row_blocks(X, "X", estimator_name)
-        mask = _categorical_mask(categorical, n_features, None) | (X.dtype.kind in "biu")
+        cat = _categorical_mask(categorical, n_features, None)
+        mask = cat | (X.dtype.kind in "biu")
     else:
         raise TypeError(f"{estimator_name}: unsupported Dask collection for X: {type(X)}")
     if n_features == 0:
@@ -885,4 +906,6 @@ def check_dask_table(
         bounds = np.concatenate([[0], np.cumsum(chunks)]).astype(np.int64)
         y_blocks = [arr[bounds[i] : bounds[i + 1]] for i in range(len(chunks))]
     fn = np.asarray(names, dtype=object) if names is not None else None
-    return DaskTable(blocks=blocks, y_blocks=y_blocks, discrete=mask, feature_names=fn)
+    return DaskTable(
+        blocks=blocks, y_blocks=y_blocks, discrete=mask, feature_names=fn, categorical=cat
+    )

@@ -22,8 +22,8 @@ class Classifiability(BaseSelector, _fit.Classifiability):
     and stops otherwise (or at ``n_features_to_select`` features when it is an int).
     ``L`` is defined in :func:`classifiability`: range-normalised Euclidean distance on
     numeric features, 1 per differing symbolic feature, neighbourhood radius
-    ``radius_factor`` times the RMS nearest-neighbour distance (recomputed for every candidate subset, as the
-    definition requires), ``L = mean_i sum_c p_i(c)^2``.
+    ``radius_factor`` times the RMS nearest-neighbour distance (recomputed for every
+    candidate subset, as the definition requires), ``L = mean_i sum_c p_i(c)^2``.
 
     Candidates are evaluated incrementally and exactly: the squared distances of the
     selected set are kept (``D2(v + f) = D2(v) + delta_f^2``) with every row sorted,

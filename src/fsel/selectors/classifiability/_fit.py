@@ -11,8 +11,8 @@ The numeric work lives in :mod:`fsel.kernels.classifiability`.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-from typing import Any
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -25,18 +25,19 @@ from fsel.kernels.classifiability import (
     subset_scores,
     subset_scores_partial,
 )
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, effective_n_jobs
 from fsel.selectors._core import SelectorCore
-from fsel.utils.params import check_n_features_to_select_param
+from fsel.utils.params import (
+    check_categorical,
+    check_memory_budget,
+    check_option,
+)
 from fsel.utils.validation import (
     Table,
-    _categorical_mask,
-    check_missing_policy,
     check_n_features_to_select,
     check_table,
     check_target,
     is_continuous_target,
-    is_dataframe,
 )
 
 __all__ = ["Classifiability", "classifiability"]
@@ -54,35 +55,13 @@ def _check_radius_factor(radius_factor: Any) -> float:
     return rf
 
 
-def _check_memory_budget(memory_budget: Any) -> int:
-    if isinstance(memory_budget, (bool, np.bool_)) or not isinstance(memory_budget, Integral):
-        raise TypeError(f"memory_budget must be an int (bytes), got {memory_budget!r}")
-    if memory_budget <= 0:
-        raise ValueError(f"memory_budget must be positive, got {memory_budget}")
-    return int(memory_budget)
-
-
-def _check_categorical(categorical: Any) -> None:
-    if isinstance(categorical, str) and categorical != "auto":
-        raise ValueError(
-            "categorical must be 'auto', None, a boolean mask or a list of columns, "
-            f"got {categorical!r}"
-        )
-
-
-def _symbolic_mask(X: Any, table: Table, categorical: Any) -> np.ndarray:
+def _symbolic_mask(table: Table, categorical: Any) -> np.ndarray:
     """The symbolic columns: ``"auto"`` -> the table's discrete mask (integer, boolean
-    and categorical dtypes); otherwise the listed columns plus categorical dtypes."""
+    and categorical dtypes); otherwise the table's categorical columns (listed, or of a
+    categorical dtype)."""
     if isinstance(categorical, str):
         return table.discrete.copy()
-    names = None if table.feature_names is None else [str(c) for c in table.feature_names]
-    mask = _categorical_mask(categorical, table.values.shape[1], names)
-    if is_dataframe(X):
-        for j, c in enumerate(X.columns):
-            dt = str(X[c].dtype)
-            if dt == "category" or dt.startswith(("Categorical", "Enum")):
-                mask[j] = True
-    return mask
+    return table.categorical.copy()
 
 
 def classifiability(
@@ -181,9 +160,9 @@ def classifiability(
     """
     name = "classifiability"
     rf = _check_radius_factor(radius_factor)
-    budget = _check_memory_budget(memory_budget)
-    _check_categorical(categorical)
-    missing = check_missing_policy(missing, MISSING_RULES, name)
+    budget = check_memory_budget(memory_budget)
+    check_categorical(categorical)
+    missing = check_option(missing, MISSING_RULES, "missing", name)
     table = check_table(
         X,
         categorical=categorical,
@@ -193,7 +172,7 @@ def classifiability(
         accept_sparse=True,
     )
     y_codes, classes = check_target(y, table.values.shape[0], estimator_name=name)
-    symbolic = _symbolic_mask(X, table, categorical)
+    symbolic = _symbolic_mask(table, categorical)
     n, d = table.values.shape
     feats = _check_features(features, d)
     n_classes = classes.size
@@ -244,6 +223,14 @@ def _check_features(features: Any, n_features: int) -> list[int]:
 class Classifiability(SelectorCore):
     """The logic of :class:`fsel.selectors.classifiability.Classifiability` (documented there)."""
 
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        "n_features_to_select": "n_features_to_select_or_auto",
+        "categorical": "categorical",
+        "n_jobs": "n_jobs",
+        "memory_budget": "memory_budget",
+        "missing": MISSING_RULES,
+    }
+
     def __init__(
         self,
         n_features_to_select: int | float | str | None = "auto",
@@ -275,30 +262,27 @@ class Classifiability(SelectorCore):
         -------
         self
         """
+        return super().fit(X, y)
+
+    def _check_param_table(self) -> dict[str, Any]:
+        params = super()._check_param_table()
         if isinstance(self.epsilon, (bool, np.bool_)) or not isinstance(self.epsilon, Real):
             raise TypeError(f"epsilon must be a real number, got {self.epsilon!r}")
-        eps = float(self.epsilon)
-        if not np.isfinite(eps):
+        if not np.isfinite(float(self.epsilon)):
             raise ValueError(f"epsilon must be finite, got {self.epsilon!r}")
-        rf = _check_radius_factor(self.radius_factor)
-        budget = _check_memory_budget(self.memory_budget)
-        if self.n_jobs is not None and (
-            isinstance(self.n_jobs, (bool, np.bool_))
-            or not isinstance(self.n_jobs, Integral)
-            or self.n_jobs == 0
-        ):
-            raise ValueError(f"n_jobs must be None or a non-zero int, got {self.n_jobs!r}")
-        _check_categorical(self.categorical)
-        missing = check_missing_policy(self.missing, MISSING_RULES, type(self).__name__)
-        table, y_codes, classes = self._validate_fit_data(
-            X,
-            y,
-            categorical=self.categorical,
-            min_samples=2,
-            allow_missing=missing != "error",
-            accept_sparse=True,
-        )
-        if is_continuous_target(y):
+        params["radius_factor"] = _check_radius_factor(self.radius_factor)
+        return params
+
+    def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "categorical": params["categorical"],
+            "min_samples": 2,
+            "allow_missing": params["missing"] != "error",
+            "accept_sparse": True,
+        }
+
+    def _fit(self, table: Any, y_codes: Any, classes: Any, params: dict[str, Any]) -> Any:
+        if is_continuous_target(classes):
             raise ValueError(
                 "Classifiability needs class labels, but y is a continuous target "
                 f"({classes.size} distinct values, not all whole numbers, in {y_codes.size} "
@@ -307,12 +291,13 @@ class Classifiability(SelectorCore):
                 "float class labels as integers or strings, or rank a regression target "
                 "with fsel.RankingIndex"
             )
-        symbolic = _symbolic_mask(X, table, self.categorical)
+        eps = float(self.epsilon)
+        rf = params["radius_factor"]
+        budget = params["memory_budget"]
+        n_jobs = effective_n_jobs(params["n_jobs"])
+        symbolic = _symbolic_mask(table, params["categorical"])
         self.classes_ = classes
         d = table.values.shape[1]
-        check_n_features_to_select_param(
-            self.n_features_to_select, owner=type(self).__name__, allow_auto=True
-        )
         if isinstance(self.n_features_to_select, str) and self.n_features_to_select == "auto":
             k_max = d  # the search decides: it stops when the score stops improving
         else:
@@ -320,7 +305,7 @@ class Classifiability(SelectorCore):
         n_classes = classes.size
         Xs = _scaled(table, symbolic)
         engine = PartialSearch if table.has_missing else IncrementalSearch
-        search = engine(Xs, symbolic, y_codes, n_classes, rf, budget, self.n_jobs)
+        search = engine(Xs, symbolic, y_codes, n_classes, rf, budget, n_jobs)
         current = empty_subset_value(y_codes, n_classes)
         order: list[int] = []
         step_scores: list[float] = []

@@ -13,22 +13,18 @@ unifying framework for information theoretic feature selection. JMLR 13:27-66, 2
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from fsel.kernels.discretize import discretize as _discretize
 from fsel.kernels.discretize import discretize_sparse
+from fsel.kernels.distances import effective_n_jobs
 from fsel.kernels.information import InformationTable, SparseInformationTable
 from fsel.selectors._core import SelectorCore
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
 from fsel.utils.progress import Progress
-from fsel.utils.validation import (
-    check_dask_table,
-    check_missing_policy,
-    check_n_features_to_select,
-    is_dask,
-)
+from fsel.utils.validation import check_dask_table, check_n_features_to_select
 
 __all__ = [
     "CIFE",
@@ -80,14 +76,14 @@ class InformationSelector(SelectorCore):
     def _criterion_params(self) -> dict[str, float]:
         return {}
 
-    def _n_threads(self) -> int:
-        if self.n_jobs is None:
-            return 1
-        if self.n_jobs < 0:
-            import os
-
-            return max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
-        return max(1, int(self.n_jobs))
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        "n_features_to_select": "n_features_to_select",
+        "discretize": ("uniform", "quantile", None),
+        "categorical": "categorical",
+        "mi_estimator": ("plugin", "miller_madow"),
+        "missing": ("level", "available", "error"),
+        "n_jobs": "n_jobs",
+    }
 
     def fit(self, X: Any, y: Any) -> InformationSelector:
         """Select features of ``X`` for the class labels ``y``.
@@ -114,23 +110,26 @@ class InformationSelector(SelectorCore):
         -------
         self
         """
-        if self.mi_estimator not in ("plugin", "miller_madow"):
-            raise ValueError(
-                f"mi_estimator must be 'plugin' or 'miller_madow', got {self.mi_estimator!r}"
-            )
-        if self.discretize not in ("uniform", "quantile", None):
-            raise ValueError(
-                f"discretize must be 'uniform', 'quantile' or None, got {self.discretize!r}"
-            )
-        missing = check_missing_policy(
-            self.missing, ("level", "available", "error"), type(self).__name__
-        )
-        if is_dask(X):
-            info, k = self._fit_dask_table(X, y, missing)
-        else:
-            if is_dask(y):  # X is in memory already: so may its labels be
-                y = y.compute()
-            info, k = self._fit_memory_table(X, y, missing)
+        return super().fit(X, y)
+
+    def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "categorical": params["categorical"],
+            "keep_integer": True,
+            "allow_missing": params["missing"] != "error",
+            "accept_sparse": "no_copy",  # read by discretize_sparse, never written
+        }
+
+    def _fit(self, table: Any, y: Any, classes: Any, params: dict[str, Any]) -> Any:
+        info, k = self._memory_information_table(table, y, classes, params["missing"])
+        return self._select(info, k)
+
+    def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> Any:
+        info, k = self._fit_dask_table(X, y, params["missing"])
+        return self._select(info, k)
+
+    def _select(self, info: Any, k: int) -> InformationSelector:
+        """The greedy selection over an information table; sets the fitted attributes."""
         self.relevance_ = info.relevance
         with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
             result = greedy_select(
@@ -148,17 +147,11 @@ class InformationSelector(SelectorCore):
         self._set_selection(result.order, scores)
         return self
 
-    def _fit_memory_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
-        """The information table of an in-memory (dense or sparse) ``X`` and the number
-        of features to select; sets the fitted input attributes."""
-        table, y_codes, classes = self._validate_fit_data(
-            X,
-            y,
-            categorical=self.categorical,
-            keep_integer=True,
-            allow_missing=missing != "error",
-            accept_sparse="no_copy",  # read by discretize_sparse, never written
-        )
+    def _memory_information_table(
+        self, table: Any, y_codes: Any, classes: Any, missing: str
+    ) -> tuple[Any, int]:
+        """The information table of a validated in-memory (dense or sparse) table and
+        the number of features to select; sets the fitted input attributes."""
         k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
         y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
         is_sparse, missing_cols = table.is_sparse, table.missing
@@ -168,8 +161,8 @@ class InformationSelector(SelectorCore):
                     f"{type(self).__name__}: missing='available' is not supported for sparse "
                     "input; use missing='level' (a stored NaN is one more level)"
                 )
-            # sparse codes and the O(nnz) table, same engine (SPEC section 11); a stored
-            # NaN is the last level of its column, as missing="level" does densely
+            # sparse codes and the O(nnz) table, same engine; a stored NaN is the last
+            # level of its column, as missing="level" does densely
             codes, n_levels, edges = discretize_sparse(
                 table.values, table.discrete, self.n_bins, self.discretize
             )
@@ -177,14 +170,14 @@ class InformationSelector(SelectorCore):
             codes, n_levels, edges = _discretize(
                 table.values, table.discrete, self.n_bins, self.discretize, table.missing
             )
-        # the codes are this fit's own (no memory shared with the caller's data): the
-        # table may pack feature pairs over them instead of into a second copy (not for
-        # CMIM, whose lazy kernel reads the unpacked matrix)
+        # the codes are this fit's own (no memory shared with the caller's data, which
+        # a validated table shares only when it is the caller's array): the table may
+        # pack feature pairs over them instead of into a second copy (not for CMIM,
+        # whose lazy kernel reads the unpacked matrix)
         own = (
             not is_sparse
             and isinstance(codes, np.ndarray)
             and not np.may_share_memory(codes, table.values)
-            and not (isinstance(X, np.ndarray) and np.may_share_memory(codes, X))
         )
         del table  # the codes are all the engine needs: free the validated copy
         self.bin_edges_ = edges
@@ -202,7 +195,7 @@ class InformationSelector(SelectorCore):
             n_levels,
             y_codes,
             estimator=self.mi_estimator,
-            n_jobs=self._n_threads(),
+            n_jobs=effective_n_jobs(self.n_jobs),
             **extra,
         )
         return info, k

@@ -22,25 +22,20 @@ Every estimator of :mod:`fsel.selectors.relief` follows the same steps in ``fit`
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from fsel.kernels.distances import (
-    DEFAULT_MEMORY_BUDGET,
-    ExpectedDiff,
-    _issparse,
-    effective_n_jobs,
-)
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, ExpectedDiff
 from fsel.kernels.neighbors import knn_by_class
 from fsel.selectors._core import SelectorCore
 from fsel.utils.validation import (
-    _categorical_mask,
     check_n_features_to_select,
     check_random_state,
     is_continuous_target,
     is_dask,
     is_dataframe,
+    is_sparse,
 )
 
 __all__ = ["MISSING_POLICIES", "BaseRelief", "positive_unit"]
@@ -111,18 +106,6 @@ def positive_unit(mbar: np.ndarray) -> np.ndarray:
     return w / norm if norm > 0 else np.zeros_like(w)
 
 
-def _declared_nominal(X: Any, categorical: Any, n_features: int) -> np.ndarray:
-    """Nominal columns: listed in ``categorical`` or with a categorical dtype."""
-    names = [str(c) for c in X.columns] if is_dataframe(X) else None
-    mask = _categorical_mask(categorical, n_features, names)
-    if is_dataframe(X):
-        for j, c in enumerate(X.columns):
-            dt = str(X[c].dtype)
-            if dt == "category" or dt.startswith("Categorical") or dt.startswith("Enum"):
-                mask[j] = True
-    return mask
-
-
 def _impute(X: Any, policy: str) -> Any:
     """Replace NaN by the column mean/median (a new object; ``X`` is untouched)."""
     if is_dataframe(X):
@@ -190,19 +173,14 @@ class BaseRelief(SelectorCore):
         self.missing = missing
         self.categorical = categorical
 
-    # ------------------------------------------------------------------ validation
-    def _check_params(self) -> None:
-        name = type(self).__name__
-        if self.metric not in METRICS:
-            raise ValueError(f"{name}: metric must be one of {METRICS}, got {self.metric!r}")
-        if self.missing not in MISSING_POLICIES:
-            raise ValueError(
-                f"{name}: missing must be one of {MISSING_POLICIES}, got {self.missing!r}"
-            )
-        mb = self.memory_budget
-        if isinstance(mb, bool) or not isinstance(mb, Integral) or mb <= 0:
-            raise ValueError(f"{name}: memory_budget must be a positive int (bytes), got {mb!r}")
-        effective_n_jobs(self.n_jobs)
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        "n_features_to_select": "n_features_to_select",
+        "metric": METRICS,
+        "n_jobs": "n_jobs",
+        "memory_budget": "memory_budget",
+        "missing": MISSING_POLICIES,
+        "categorical": "categorical",
+    }
 
     @staticmethod
     def _check_positive(name: str, value: Any, *, integer: bool = False) -> None:
@@ -231,9 +209,12 @@ class BaseRelief(SelectorCore):
         -------
         self
         """
-        self._check_params()
+        return super().fit(X, y)
+
+    def _before_validation(self, X: Any, y: Any, params: dict[str, Any]) -> tuple[Any, Any]:
+        """The kind of target, and the imputation rules (before validation)."""
         if is_dask(X):
-            return self._fit_dask(X, y)
+            return X, y
         regression = is_continuous_target(y)
         if regression and not self._supports_regression:
             raise ValueError(
@@ -243,19 +224,21 @@ class BaseRelief(SelectorCore):
                 "discretise y"
             )
         self._target_kind = "regression" if regression else "classification"
-        X_in = X
-        if self.missing in ("impute-mean", "impute-median") and not _issparse(X):
-            X = _impute(X, self.missing)
-        table, y_codes, classes = self._validate_fit_data(
-            X,
-            y,
-            categorical=self.categorical,
-            min_samples=2,
-            allow_missing=self.missing == "expected",
-            accept_sparse=True,
-        )
+        if params["missing"] in ("impute-mean", "impute-median") and not is_sparse(X):
+            X = _impute(X, params["missing"])
+        return X, y
+
+    def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "categorical": params["categorical"],
+            "min_samples": 2,
+            "allow_missing": params["missing"] == "expected",
+            "accept_sparse": True,
+        }
+
+    def _fit(self, table: Any, y_codes: Any, classes: Any, params: dict[str, Any]) -> BaseRelief:
         self._y_target = None
-        if regression:
+        if self._target_kind == "regression":
             # RReliefF: one "class" for the neighbour search, the target kept aside
             self._y_target = np.asarray(y_codes, dtype=np.float64)
             y_codes = np.zeros(self._y_target.size, dtype=np.intp)
@@ -266,9 +249,9 @@ class BaseRelief(SelectorCore):
             self.classes_ = classes
         n, d = table.values.shape
         k = check_n_features_to_select(self.n_features_to_select, d)
-        nominal = _declared_nominal(X_in, self.categorical, d)
+        nominal = table.categorical
         values = table.values
-        if _issparse(values):
+        if is_sparse(values):
             return self._fit_sparse(table, y_codes, classes, nominal, k)
         holes = np.isnan(values) if self.missing == "expected" else None
         if holes is not None and not holes.any():
@@ -317,7 +300,7 @@ class BaseRelief(SelectorCore):
         self._set_selection(order, w)
         return self
 
-    def _fit_dask(self, X: Any, y: Any) -> BaseRelief:
+    def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> BaseRelief:
         """Dask input: only :class:`ReliefF` with ``sample_size`` runs there."""
         name = type(self).__name__
         raise TypeError(
@@ -440,7 +423,7 @@ class BaseRelief(SelectorCore):
     ) -> ExpectedDiff | None:
         """Kononenko's expected differences for the holes of ``Z`` (None without holes,
         unless ``always``)."""
-        if _issparse(Z):
+        if is_sparse(Z):
             return None
         if not always and not np.isnan(Z).any():
             return None

@@ -6,9 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _issparse, effective_n_jobs
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, effective_n_jobs
 from fsel.kernels.neighbors import GAUSS_TOL, gaussian_class_sums, gaussian_hit_total_sums
 from fsel.selectors.relief._base import BaseRelief
+from fsel.utils.validation import is_sparse
 
 __all__ = [
     "SIGMA_RULES",
@@ -163,7 +164,7 @@ class PRelief(BaseRelief):
         return arr
 
     def _mean_margin(self, Z, y, priors, nominal=None):
-        if not _issparse(Z):
+        if not is_sparse(Z):
             return self._mean_margin_dense(Z, y, priors, nominal)
         # sparse: one densified column (N values) at a time; P-Relief is per feature
         Zc = Z.tocsc()
