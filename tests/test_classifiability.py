@@ -91,7 +91,11 @@ def test_symbolic_differs_from_numeric():
     # numeric: scaled 0, .5, 1
     assert classifiability(X, y, radius_factor=1.0) == pytest.approx(2.5 / 3)
     # symbolic: every pair at distance 1, every sample a neighbour of every other
-    assert classifiability(X, y, radius_factor=1.0, categorical="auto") == pytest.approx(2 / 3)
+    assert classifiability(X, y, radius_factor=1.0, categorical=[0]) == pytest.approx(2 / 3)
+    # "auto" takes integers as numbers (the library's one rule), text as symbols
+    assert classifiability(X, y, radius_factor=1.0, categorical="auto") == pytest.approx(2.5 / 3)
+    Xs = np.array([["a"], ["b"], ["c"]], dtype=object)
+    assert classifiability(Xs, y, radius_factor=1.0) == pytest.approx(2 / 3)
 
 
 def test_mixed_hand_computed():
@@ -336,8 +340,10 @@ def test_categorical_options():
     masked = Classifiability(categorical=np.array([True, False])).fit(X, y)
     assert listed.symbolic_.tolist() == masked.symbolic_.tolist() == [True, False]
     ints = np.column_stack([X[:, 0].astype(int), X[:, 0].astype(int) * 3])
-    assert Classifiability().fit(ints, y).symbolic_.tolist() == [True, True]
-    assert Classifiability(categorical=None).fit(ints, y).symbolic_.tolist() == [False, False]
+    # "auto": integer columns are numbers, boolean columns categorical
+    assert Classifiability().fit(ints, y).symbolic_.tolist() == [False, False]
+    bools = np.column_stack([X[:, 0] > 0, X[:, 0] > 1])
+    assert Classifiability().fit(bools, y).symbolic_.tolist() == [True, True]
     np.testing.assert_array_equal(X, Xi)
 
 

@@ -70,7 +70,6 @@ def test_select_real_dataset(shared_datasets):
         (["select", "{csv}", "-t", "y", "-m", "nosuch"], "unknown method"),
         (["select", "{csv}", "-t", "y", "--sigma", "0.1"], "--sigma is not a parameter of jmi"),
         (["select", "{txt}", "-t", "y"], "cannot read"),
-        (["select", "{strcsv}", "-t", "y"], "not declared categorical"),
     ],
 )
 def test_errors_are_one_clear_line(tmp_path, capsys, args, message):

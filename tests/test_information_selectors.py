@@ -257,7 +257,7 @@ def test_input_never_modified():
         (np.ones((4, 2)), [0, 1, 0, 1], 3, "larger than the number of features"),
         (np.ones((4, 2)), [0, 1, 0, 1], 0, "at least 1"),
         (np.ones((4, 2)), [0.0, 1.0, np.nan, 1.0], 1, "y has 1 missing value"),
-        (np.array([["a", 1], ["b", 2]], dtype=object), [0, 1], 1, "not numeric"),
+        (np.array([[{"a": 1}, 1], [{}, 2]], dtype=object), [0, 1], 1, "not numeric"),
     ],
 )
 def test_bad_input_errors(X, y, k, match):
@@ -291,8 +291,10 @@ def test_pandas_and_polars_inputs_keep_names():
     assert list(sel.get_feature_names_out()) == [
         c for c, m in zip(df.columns, sel.support_, strict=True) if m
     ]
-    with pytest.raises(TypeError, match="'s' is not numeric"):
-        fsel.JMI(2).fit(df, y)
+    # text columns are categorical without a declaration
+    auto = fsel.JMI(2).fit(df, y)
+    assert auto.feature_types_ == ["numeric", "integer", "categorical", "categorical"]
+    np.testing.assert_array_equal(auto.scores_, sel.scores_)
     pl = pytest.importorskip("polars")
     pdf = pl.DataFrame({"a": df["a"].to_numpy(), "b": df["b"].to_numpy()})
     sel2 = fsel.JMI(1).fit(pdf, y)

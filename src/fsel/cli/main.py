@@ -96,7 +96,16 @@ def build_parser() -> argparse.ArgumentParser:
         "where the method decides (classifiability); default: the method's own "
         "(half of the features; classifiability: auto)",
     )
-    p.add_argument("--categorical", help="comma-separated columns to treat as categorical")
+    p.add_argument(
+        "--categorical",
+        help="comma-separated columns to take as categorical too (text, category and "
+        "boolean columns are without it)",
+    )
+    p.add_argument(
+        "--numeric",
+        help="comma-separated columns to take as numbers although they would be "
+        "categorical (booleans as 0/1, text holding numbers)",
+    )
     p.add_argument("--output", "-o", help="write the result to FILE.json or FILE.csv")
     p.add_argument(
         "--n-jobs", "-j", type=int, default=None, help="parallel workers (joblib's rule)"
@@ -278,8 +287,9 @@ def _cmd_select(args: argparse.Namespace) -> int:
                 "--scheduler the target is a column of the Dask-read table (--target)"
             )
         return _select_on_dask(args, method, cats)
+    nums = [c for c in (args.numeric or "").split(",") if c]
     data = read_data(
-        _resolve_data(args.data), args.target, cats, args.target_file, args.feature_names
+        _resolve_data(args.data), args.target, cats, args.target_file, args.feature_names, nums
     )
     _check_k(args.n_features_to_select, data.X.shape[1])
 
@@ -326,8 +336,15 @@ def _report_selection(
         "params": {k_: v for k_, v in base._constructor_params().items() if _jsonable(v)},
         **res.to_dict(),
     }
+    types = list(getattr(base, "feature_types_", []) or [])
+    if len(types) == n_features:
+        out["feature_types"] = dict(zip(data.feature_names, types, strict=True))
     where = " (Dask)" if "scheduler" in extra else ""
     print(f"{method.name}: {len(res.features)} of {n_features} features from {args.data}{where}")
+    for kind, note in (("categorical", ""), ("datetime", " (seconds since 1970-01-01)")):
+        cols = [n for n, t in zip(data.feature_names, types, strict=False) if t == kind]
+        if cols:
+            print(f"taken as {kind}{note}: {', '.join(cols)}")
     print(f"{'rank':>4}  {'index':>5}  {'score':>10}  name")
     for row in out["features"]:
         print(f"{row['rank']:>4}  {row['index']:>5}  {row['score']:>10.4f}  {row['name']}")

@@ -40,6 +40,8 @@ ranking_ : ndarray of int, scikit-learn's ``RFE`` rule (:func:`rfe_ranking`): 1 
     selected feature, the others ranked 2, 3, ... by decreasing ``scores_``
 scores_ : ndarray of float, one score per feature, higher is better (meaning documented
     per selector)
+feature_types_ : list of str, how each column was taken (``"numeric"``, ``"integer"``,
+    ``"categorical"``, ``"datetime"``; :func:`fsel.utils.validation.column_types`)
 
 The estimators add ``feature_names_in_`` (when fitted on a DataFrame with string
 columns) through scikit-learn's own check.
@@ -203,6 +205,7 @@ class SelectorCore:
         )
         self._record_feature_names(X)
         self.n_features_in_ = table.values.shape[1]
+        self.feature_types_ = list(table.feature_types)
         y_out, classes = check_target(
             y, table.values.shape[0], kind=self._target_kind, estimator_name=name
         )

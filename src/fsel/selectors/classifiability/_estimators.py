@@ -43,11 +43,14 @@ class Classifiability(BaseSelector, _fit.Classifiability):
         Smallest gain in ``L`` that still adds a feature (the paper's ``e``).
     radius_factor : float, default=3.0
         ``d = radius_factor * r`` with ``r`` the RMS nearest-neighbour distance.
-    categorical : "auto", None, bool mask or list of column indices/names, default="auto"
-        Symbolic columns (distance 1 when values differ). ``"auto"``: columns of
-        integer, boolean or categorical dtype (the library's discrete mask); None:
-        only pandas/polars categorical columns. Binary 0/1 columns give the same
-        distances either way.
+    categorical : "auto", bool mask or list of column indices/names, default="auto"
+        Symbolic columns (distance 1 when values differ).
+        ``"auto"``: the library's one rule
+        (:func:`fsel.utils.validation.column_types`): text, pandas
+        ``category``/``string``, polars ``Categorical``/``Utf8`` and boolean columns
+        are categorical, numeric ones (integers included) are not; a list or a mask
+        overrides it.
+        Binary 0/1 columns give the same distances either way.
     n_jobs : int or None, default=None
         Threads over candidates. Results do not depend on it.
     memory_budget : int, default=256 MiB

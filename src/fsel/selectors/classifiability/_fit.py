@@ -56,11 +56,8 @@ def _check_radius_factor(radius_factor: Any) -> float:
 
 
 def _symbolic_mask(table: Table, categorical: Any) -> np.ndarray:
-    """The symbolic columns: ``"auto"`` -> the table's discrete mask (integer, boolean
-    and categorical dtypes); otherwise the table's categorical columns (listed, or of a
-    categorical dtype)."""
-    if isinstance(categorical, str):
-        return table.discrete.copy()
+    """The symbolic columns: the table's categorical columns (the one rule of
+    :func:`fsel.utils.validation.column_types`)."""
     return table.categorical.copy()
 
 
@@ -103,9 +100,13 @@ def classifiability(
     radius_factor : float, default=3.0
         ``d = radius_factor * r``; the paper's value is 3. ``0`` is legal: only exact
         duplicates (or, failing those, the nearest samples) are neighbours.
-    categorical : None, "auto", bool mask or list of column indices/names
-        Symbolic columns. None: only pandas/polars categorical columns; ``"auto"``:
-        also every integer and boolean column.
+    categorical : "auto", bool mask or list of column indices/names, default="auto"
+        Symbolic columns.
+        ``"auto"``: the library's one rule
+        (:func:`fsel.utils.validation.column_types`): text, pandas
+        ``category``/``string``, polars ``Categorical``/``Utf8`` and boolean columns
+        are categorical, numeric ones (integers included) are not; a list or a mask
+        overrides it.
     return_samples : bool, default=False
         Also return the per-sample values ``sum_c p_i(c)^2`` (their mean is ``L``).
     memory_budget : int

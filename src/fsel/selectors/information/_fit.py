@@ -210,6 +210,10 @@ class InformationSelector(SelectorCore):
         n_features = data.discrete.size
         k = check_n_features_to_select(self.n_features_to_select, n_features)
         self.n_features_in_ = n_features
+        self.feature_types_ = [
+            "categorical" if c else ("integer" if k else "numeric")
+            for c, k in zip(data.categorical.tolist(), data.discrete.tolist(), strict=True)
+        ]
         if data.feature_names is not None and all(isinstance(c, str) for c in data.feature_names):
             self.feature_names_in_ = data.feature_names
         elif hasattr(self, "feature_names_in_"):

@@ -45,8 +45,9 @@ MISSING_POLICIES = ("expected", "impute-mean", "impute-median", "error")
 
 _PARAMS_DOC = """
     n_features_to_select : int, float or None, default=None
-        How many features ``transform`` keeps: None keeps all (a complete ranking),
-        an int is a count, a float in (0, 1] a fraction.
+        How many features ``transform`` keeps: None keeps half of them (rounded down,
+        at least one), an int is a count, a float in (0, 1] a fraction. The weights
+        rank every feature.
     metric : {"manhattan", "euclidean"}, default="manhattan"
         Distance used to find neighbours, in the min-max scaled feature space.
         Euclidean distances use BLAS.
@@ -74,11 +75,14 @@ _PARAMS_DOC = """
         other policies. ``"impute-mean"``/``"impute-median"`` replace each hole by the
         mean (median) of its column's observed values before scaling; ``"error"``
         raises a ValueError.
-    categorical : None, bool mask or list of column names/indices, default=None
+    categorical : "auto", bool mask or list of column names/indices, default="auto"
         Nominal features: their per-feature difference is 0 (same level) or 1
-        (different levels) instead of the scaled absolute difference. pandas
-        ``category`` and polars ``Categorical``/``Enum`` columns are nominal without
-        being listed.
+        (different levels) instead of the scaled absolute difference.
+        ``"auto"``: the library's one rule
+        (:func:`fsel.utils.validation.column_types`): text, pandas
+        ``category``/``string``, polars ``Categorical``/``Utf8`` and boolean columns
+        are categorical, numeric ones (integers included) are not; a list or a mask
+        overrides it. Datetime columns are taken as seconds since the epoch.
 """
 
 

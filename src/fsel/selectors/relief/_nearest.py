@@ -298,6 +298,7 @@ class ReliefF(_Sampled):
         )
         self._target_kind = "classification"
         self.n_features_in_ = d
+        self.feature_types_ = ["integer" if k else "numeric" for k in data.discrete.tolist()]
         if data.feature_names is not None and all(isinstance(c, str) for c in data.feature_names):
             self.feature_names_in_ = data.feature_names
         elif hasattr(self, "feature_names_in_"):
