@@ -25,3 +25,22 @@ def backend(request, monkeypatch):
     else:
         monkeypatch.setenv("FSEL_DISABLE_NUMBA", "1")
     return request.param
+
+
+@pytest.fixture
+def papers_relief_scaling(monkeypatch):
+    """The Relief family's default ``scaling`` set to the papers' rule, ``"range"``
+    (min-max scaled features), for the tests that check the papers' formulas against
+    brute-force twins written with min-max scaling; an explicit ``scaling=`` still
+    wins. fsel's default is ``"robust"`` (issue 23)."""
+    from fsel.selectors.relief import _base, _iterative, _nearest, _parzen
+
+    inits = {
+        _base.BaseRelief.__init__,
+        _nearest._Sampled.__init__,
+        _nearest.ReliefF.__init__,
+        _iterative.IRelief.__init__,
+        _parzen.PRelief.__init__,
+    }
+    for init in inits:
+        monkeypatch.setattr(init, "__kwdefaults__", {**init.__kwdefaults__, "scaling": "range"})

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsel import Classifiability, classifiability
 from fsel.datasets import make_corral, make_dong_kothari, make_m_of_n, make_monk
@@ -433,11 +432,6 @@ def test_permuting_columns_permutes_the_selection(seed):
     a = Classifiability(n_features_to_select=3).fit(X, y)
     b = Classifiability(n_features_to_select=3).fit(X[:, perm], y)
     assert perm[b.selection_order_].tolist() == a.selection_order_.tolist()
-
-
-@parametrize_with_checks([Classifiability(), Classifiability(radius_factor=1.0, n_jobs=2)])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 @pytest.mark.datasets

@@ -25,6 +25,7 @@ def test_registry_names():
     }
 
 
+@pytest.mark.slow
 def test_group1_quick(tmp_path):
     rep = R.group1_table1(tmp_path, quick=True, seed=0)
     assert isinstance(rep, Reproduction)
@@ -45,6 +46,7 @@ def test_group1_quick(tmp_path):
 
 
 @pytest.mark.datasets
+@pytest.mark.slow
 def test_group2_quick(tmp_path, shared_datasets):
     rep = R.group2_tables2_3(tmp_path, quick=True, seed=0, data_path=shared_datasets)
     rows = {r["data_set"]: r for r in _read(rep.tables["group2"])}
@@ -59,6 +61,7 @@ def test_group2_quick(tmp_path, shared_datasets):
 
 
 @pytest.mark.datasets
+@pytest.mark.slow
 def test_group3_quick(tmp_path, shared_datasets):
     rep = R.group3_tables4_5(tmp_path, quick=True, seed=0, data_path=shared_datasets)
     (row,) = _read(rep.tables["group3"])
@@ -70,6 +73,7 @@ def test_group3_quick(tmp_path, shared_datasets):
 
 
 @pytest.mark.datasets
+@pytest.mark.slow
 def test_group4_quick(tmp_path, shared_datasets):
     rep = R.group4_table6(tmp_path, quick=True, seed=0, data_path=shared_datasets)
     rows = _read(rep.tables["group4"])

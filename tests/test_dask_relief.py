@@ -61,7 +61,7 @@ def _brute_force(X, y, refs, k, metric):
 @pytest.mark.parametrize("metric", ["manhattan", "euclidean"])
 def test_all_rows_as_references_is_the_in_memory_relieff(metric):
     X, y = _data()
-    mem = fsel.ReliefF(n_neighbors=7, metric=metric).fit(X, y)
+    mem = fsel.ReliefF(n_neighbors=7, metric=metric, scaling="range").fit(X, y)
     out = relieff_margin_dask(*_blocks(X, y), np.arange(500), 7, metric=metric)
     np.testing.assert_allclose(out["margin"], mem.margin_, atol=1e-12)
     np.testing.assert_array_equal(out["constant"], np.arange(6) == 5)
@@ -111,6 +111,7 @@ def test_relieff_estimator_on_dask_equals_in_memory(metric, n_classes):
     if n_classes == 2:
         y = (y > 0).astype(int)
     params = {"n_neighbors": 6, "metric": metric, "sample_size": 70, "random_state": 11}
+    params["scaling"] = "range"  # the brute force below scales by the range
     mem = fsel.ReliefF(**params).fit(X, y)
     dk = fsel.ReliefF(**params).fit(da.from_array(X, chunks=(UNEVEN, 6)), y)
     np.testing.assert_allclose(dk.margin_, mem.margin_, atol=1e-12)
@@ -127,7 +128,7 @@ def test_relieff_estimator_on_dask_equals_in_memory(metric, n_classes):
 def test_relieff_on_dask_fraction_labels_and_selection():
     X, y = _data(5)
     labels = np.array(["a", "b", "c"])[y]
-    est = fsel.ReliefF(3, n_neighbors=4, sample_size=0.25, random_state=2)
+    est = fsel.ReliefF(3, n_neighbors=4, sample_size=0.25, random_state=2, scaling="range")
     dk = est.fit(da.from_array(X, chunks=(UNEVEN, 6)), da.from_array(labels, chunks=UNEVEN))
     brute = _brute_force(X, y, _refs(500, 125, 2), 4, "manhattan")
     np.testing.assert_allclose(dk.margin_, brute, atol=1e-12)

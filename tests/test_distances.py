@@ -192,8 +192,9 @@ def test_numba_manhattan_tilings_agree_exactly(n_jobs):
 def test_expected_distances_and_margins_match_brute_force(budget, use_numba, metric):
     from tests.test_relief_missing import _Brute
 
-    from fsel.kernels.distances import ExpectedDiff, expected_distance_block, numba_available
+    from fsel.kernels.distances import numba_available
     from fsel.kernels.neighbors import expected_absdiff
+    from fsel.kernels.relief_margins import ExpectedDiff, expected_distance_block
 
     if use_numba and not numba_available():
         pytest.skip("numba is not installed")

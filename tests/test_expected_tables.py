@@ -1,4 +1,4 @@
-"""The compiled build of :class:`fsel.kernels.distances.ExpectedDiff` (sorted segments,
+"""The compiled build of :class:`fsel.kernels.relief_margins.ExpectedDiff` (sorted segments,
 the tables ``H``, ``W``, ``V`` and the derived ``G``) and the table margin kernel,
 against plain-loop references written here and against the numpy build."""
 
@@ -9,14 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsel.kernels.distances import (
+from fsel.kernels.distances import map_distance_rows, numba_available
+from fsel.kernels.relief_margins import (
     ExpectedDiff,
     _v_table,
+    expected_absdiff,
     expected_distance_block,
-    map_distance_rows,
-    numba_available,
 )
-from fsel.kernels.neighbors import expected_absdiff
 
 pytestmark = pytest.mark.skipif(not numba_available(), reason="numba is not installed")
 

@@ -403,15 +403,15 @@ def test_pairs_packed_in_place_select_exactly_as_a_packed_copy(name, odd, monkey
     real = info_mod.pack_pairs_in_place
     packed: list[bool] = []
 
-    def spy(C):
-        out = real(C)
+    def spy(C, *args, **kwargs):
+        out = real(C, *args, **kwargs)
         packed.append(out is not None)
         return out
 
     monkeypatch.setattr(info_mod, "pack_pairs_in_place", spy)
     a = getattr(fsel, name)(8).fit(X, y)
     assert packed and all(packed)  # the in-place path ran
-    monkeypatch.setattr(info_mod, "pack_pairs_in_place", lambda C: None)
+    monkeypatch.setattr(info_mod, "pack_pairs_in_place", lambda C, *a, **k: None)
     b = getattr(fsel, name)(8).fit(X, y)
     np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
     np.testing.assert_array_equal(a.selection_scores_, b.selection_scores_)
@@ -463,3 +463,34 @@ def test_jmi_allocates_at_most_half_a_code_matrix_beyond_it():
     finally:
         tracemalloc.stop()
     assert peak <= 1.5 * X.nbytes, peak / X.nbytes
+
+
+@pytest.mark.parametrize("k", [2, 5, 8])
+def test_pack_pairs_in_place_threads_give_the_same_bytes(k):
+    # over 2 * 65,536 samples: two threads take a span of the samples each
+    from fsel.kernels._counting import pack_pairs, pack_pairs_in_place
+
+    rng = np.random.default_rng(k)
+    C = rng.integers(0, 7, size=(k, 140_001)).astype(np.uint8)
+    ref = pack_pairs(C)
+    buf = C.copy()
+    pc = pack_pairs_in_place(buf, n_jobs=2)
+    assert pc.a == ref[1] == 7 and pc.max() == 6
+    np.testing.assert_array_equal(pc.packed, ref[0])
+    np.testing.assert_array_equal(np.asarray(pc), C)
+    for j in range(k):  # row spans unpack to the rows
+        np.testing.assert_array_equal(pc.row_span(j, 3, 70_000), C[j, 3:70_000])
+
+
+def test_pair_z_codes_threads_agree_with_one_pass():
+    from fsel.kernels._counting import pack_pairs_in_place
+    from fsel.kernels.information import pair_z_codes
+
+    rng = np.random.default_rng(0)
+    C = rng.integers(0, 5, size=(3, 600_000)).astype(np.uint8)
+    y = rng.integers(0, 3, size=600_000).astype(np.uint8)
+    packed = pack_pairs_in_place(C.copy())
+    for j in range(3):
+        want = C[j].astype(np.uint8) * np.uint8(3) + y
+        np.testing.assert_array_equal(pair_z_codes(C, j, 3, y, np.uint8, 2), want)
+        np.testing.assert_array_equal(pair_z_codes(packed, j, 3, y, np.uint8, 2), want)

@@ -32,7 +32,7 @@ def frozen_cases() -> list[tuple[str, tuple]]:
     Xi = rng.integers(0, 4, size=(n, d))
     yi = (Xi[:, 2] + Xi[:, 6]) % 3
     settings = {
-        "uniform": ({}, Xf, yf),
+        "uniform": ({"discretize": "uniform", "n_bins": 5}, Xf, yf),  # the old defaults
         "quantile-mm": (
             {"discretize": "quantile", "n_bins": 4, "mi_estimator": "miller_madow"},
             Xf,
@@ -400,7 +400,7 @@ def test_pandas_nullable_and_categorical_holes_are_levels():
         }
     )
     y = [0, 0, 1, 1, 0, 1]
-    sel = fsel.MIM(missing="level").fit(df, y)
+    sel = fsel.MIM(missing="level", discretize="uniform", n_bins=5).fit(df, y)
     assert sel.n_levels_.tolist() == [3, 3, 6]
     assert sel.relevance_[0] == pytest.approx(2 / 3, abs=1e-12)  # the hand table above
     assert sel.feature_names_in_.tolist() == ["i", "c", "f"]

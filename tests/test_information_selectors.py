@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from sklearn.model_selection import GridSearchCV
 from sklearn.naive_bayes import CategoricalNB
 from sklearn.pipeline import make_pipeline
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import fsel
 from _criteria import INFORMATION_CRITERIA
@@ -336,8 +335,3 @@ def test_select_function():
     assert res.scores.shape == (2,)
     with pytest.raises(ValueError, match="unknown method"):
         fsel.select(X, y, method="nope")
-
-
-@parametrize_with_checks([getattr(fsel, n)() for n in NAMES])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from fsel.kernels import ranking_indices as ri
+from fsel.kernels import ranking_tables
 from fsel.kernels.ranking_indices import (
     INDEX_NAMES,
     INDICES,
@@ -182,7 +183,7 @@ def test_hypothesis_heavy_ties_match_reference(X, y, name, h):
 def test_blocks_of_columns_give_the_same_scores(monkeypatch):
     X, y = _data(5, 50, 40, True)
     whole = ranking_scores(X, y, n_slices=4, n_bins_x=3, n_bins_y=3)
-    monkeypatch.setattr(ri, "_BLOCK_ELEMENTS", 150)  # 3 columns per block
+    monkeypatch.setattr(ranking_tables, "_BLOCK_ELEMENTS", 150)  # 3 columns per block
     blocked = ranking_scores(X, y, n_slices=4, n_bins_x=3, n_bins_y=3)
     for name in INDEX_NAMES:
         np.testing.assert_array_equal(whole[name], blocked[name])
@@ -422,7 +423,7 @@ def test_shared_boundary_items_in_batches_and_blocks_match_reference(n, slices, 
     yb = Xb[:, :, 0] + np.round(rng.standard_normal((3, n)), 1)
     params = {"n_slices": slices, "n_bins_x": slices, "n_bins_y": slices}
     batch = ranking_scores_batch(Xb, yb, RANK_INDICES, **params)
-    monkeypatch.setattr(ri, "_BLOCK_ELEMENTS", 2 * n)  # two columns per block
+    monkeypatch.setattr(ranking_tables, "_BLOCK_ELEMENTS", 2 * n)  # two columns per block
     blocked = ranking_scores_batch(Xb, yb, RANK_INDICES, **params)
     for name in RANK_INDICES:
         for b in range(3):

@@ -81,6 +81,7 @@ def test_chance_level():
     assert repro_yuan._CHANCE[6] == pytest.approx(1 / 45)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(REPRODUCTIONS))
 def test_quick_reproductions_write_their_outputs(name, tmp_path):
     rep = REPRODUCTIONS[name](tmp_path, quick=True, seed=0)

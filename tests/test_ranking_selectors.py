@@ -6,7 +6,6 @@ import importlib.util
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fsel import BootstrapRanking, RankingIndex
 from fsel.datasets import make_yuan_regression
@@ -14,17 +13,6 @@ from fsel.kernels.ranking_indices import INDEX_NAMES, ranking_scores
 from fsel.meta import bootstrap_ranking as br
 from fsel.meta.bootstrap_ranking import bootstrap_scores
 from fsel.meta.resampling import resample_indices
-
-
-@parametrize_with_checks(
-    [
-        RankingIndex(),
-        RankingIndex(index="In3", n_features_to_select=1),
-        BootstrapRanking(index="mi", n_resamples=5, random_state=0),
-    ]
-)
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 @pytest.mark.parametrize("index", INDEX_NAMES)

@@ -10,10 +10,12 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import fsel
 from fsel.selectors.relief import SURF, IRelief, MRelief, MultiSURF, PRelief, Relief, ReliefF
+
+# the papers' formulas on min-max scaled features: scaling="range" (conftest)
+pytestmark = pytest.mark.usefixtures("papers_relief_scaling")
 
 ALL = (Relief, ReliefF, MRelief, SURF, MultiSURF, PRelief, IRelief)
 
@@ -617,35 +619,12 @@ def test_registry_and_select_api():
     assert est.get_params()["n_neighbors"] == 3
 
 
-def _checks_instances():
-    return [
-        Relief(),
-        ReliefF(n_neighbors=3),
-        MRelief(),
-        SURF(),
-        MultiSURF(),
-        PRelief(),
-        IRelief(max_iter=200, theta=1e-2),
-    ]
-
-
-@parametrize_with_checks(_checks_instances())
-def test_sklearn_estimator_checks(estimator, check):
-    with warnings.catch_warnings():
-        # I-Relief on the checks' random data may stop at max_iter; that warning is
-        # the documented behaviour, not a failure of the check
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
-
-
 @pytest.mark.parametrize("cls", ALL)
 def test_numpy_fallback_agrees_with_numba(cls, monkeypatch):
-    import fsel.kernels.distances as dist_mod
-
     X, y = _xor_data(n=90, n_noise=5, seed=7)
     y = y + (X[:, 2] > 0.8).astype(int)
     fast = cls().fit(X, y).feature_importances_
-    monkeypatch.setattr(dist_mod, "numba_available", lambda: False)
+    monkeypatch.setenv("FSEL_DISABLE_NUMBA", "1")
     slow = cls().fit(X, y).feature_importances_
     np.testing.assert_allclose(slow, fast, atol=1e-12)
 

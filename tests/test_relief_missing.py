@@ -13,6 +13,9 @@ from sklearn.exceptions import ConvergenceWarning
 
 from fsel.selectors.relief import SURF, IRelief, MRelief, MultiSURF, PRelief, Relief, ReliefF
 
+# the papers' formulas on min-max scaled features: scaling="range" (conftest)
+pytestmark = pytest.mark.usefixtures("papers_relief_scaling")
+
 ALL = (Relief, ReliefF, MRelief, SURF, MultiSURF, PRelief, IRelief)
 
 # --------------------------------------------------------------------------------------

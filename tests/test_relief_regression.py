@@ -10,6 +10,9 @@ import pytest
 
 from fsel.selectors.relief import SURF, IRelief, MRelief, MultiSURF, PRelief, Relief, ReliefF
 
+# the papers' formulas on min-max scaled features: scaling="range" (conftest)
+pytestmark = pytest.mark.usefixtures("papers_relief_scaling")
+
 
 def brute_rrelieff(X, t, k, refs=None):
     N, D = X.shape

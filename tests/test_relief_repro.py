@@ -10,6 +10,9 @@ import pytest
 from fsel.experiments import repro_yang_hu as rh
 from fsel.experiments.protocols import knn_predict
 
+# the papers' formulas on min-max scaled features: scaling="range" (conftest)
+pytestmark = pytest.mark.usefixtures("papers_relief_scaling")
+
 
 def test_incremental_knn_curve_equals_protocol_knn():
     rng = np.random.default_rng(0)
@@ -97,6 +100,7 @@ def test_mrelief_noise_margin_formula(priors, sign):
 
 
 @pytest.mark.datasets
+@pytest.mark.slow
 def test_quick_reproduction_outputs(shared_datasets, tmp_path):
     rep = rh.yanghu_multiclass(tmp_path, quick=True, data_path=shared_datasets)
     assert rep.name == "yanghu-multiclass" and rep.quick

@@ -28,6 +28,7 @@ def test_mcar_rate_and_mnar_upper_tail():
         add_holes(X, "mar", 0.1, rng)
 
 
+@pytest.mark.slow
 def test_small_run_scores_and_skips(tmp_path, shared_datasets):
     methods = {
         "K3": lambda k: RankingIndex(index="K3", n_features_to_select=k),

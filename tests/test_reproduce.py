@@ -1,4 +1,9 @@
-"""Every ``fsel reproduce`` target runs in --quick mode; registry, CLI, cache, reports."""
+"""Every ``fsel reproduce`` target runs in --quick mode; registry, CLI, cache, reports.
+
+A whole reproduction, even a quick one, takes seconds to minutes: those tests are
+marked ``slow`` (``pytest -m slow``), except one cheap smoke run (``SMOKE``, synthetic
+data, a few seconds) that keeps the default suite running a reproduction end to end.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +36,8 @@ BROWN = [
 #: the targets of the modules owned here (every unit of work cached, every output
 #: registered); repro_yang_hu is checked only for running.
 OWNED = [n for n in NAMES if n.startswith(("brown-", "ditzler-", "dongkothari-", "yuan-"))]
+#: the one reproduction the default suite runs (synthetic data, a few seconds)
+SMOKE = "dongkothari-group1"
 
 
 def _csv_rows(path: Path) -> list[list[str]]:
@@ -59,7 +66,9 @@ def test_registry_discovers_the_brown_targets_and_loads_every_module():
         R.get_reproduction("no-such-thing", REGISTRY)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize(
+    "name", [n if n == SMOKE else pytest.param(n, marks=pytest.mark.slow) for n in NAMES]
+)
 def test_every_reproduction_runs_quick(name, tmp_path, shared_cache):
     out = tmp_path / name
     try:
@@ -138,6 +147,7 @@ def test_cli_list_and_errors(capsys):
     assert run(argparse.Namespace(list=False, names=[])) == 2
 
 
+@pytest.mark.slow
 def test_cli_main_runs_one_with_html(tmp_path, capsys, shared_datasets):
     from fsel.cli.main import main
 
@@ -165,6 +175,7 @@ def test_cli_main_runs_one_with_html(tmp_path, capsys, shared_datasets):
     assert str(out / "brown-fig7" / "reproduction.json") in wrote
 
 
+@pytest.mark.slow
 def test_cli_targets_run_one_at_a_time_keep_their_own_summaries(tmp_path, capsys):
     """Two targets run one after the other into the same --output: each keeps its
     summary.md, reproduction.json and report.html, in DIR/NAME."""
@@ -195,6 +206,7 @@ def test_cli_help_documents_the_layout(capsys):
     assert "DIR/.cache" in text
 
 
+@pytest.mark.slow
 def test_yuan_rerun_computes_nothing_and_no_cache_recomputes(tmp_path, monkeypatch, capsys):
     """An interrupted or repeated run resumes from the per-block cache; --no-cache
     bypasses it."""
@@ -237,6 +249,7 @@ def test_yuan_rerun_computes_nothing_and_no_cache_recomputes(tmp_path, monkeypat
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_rerun_uses_the_cache_after_an_interruption(tmp_path, monkeypatch, shared_datasets):
     from fsel.experiments import protocols
 
@@ -258,14 +271,14 @@ def test_rerun_uses_the_cache_after_an_interruption(tmp_path, monkeypatch, share
         )
 
 
-def test_results_do_not_depend_on_jobs(tmp_path, monkeypatch, shared_datasets):
+@pytest.mark.slow
+def test_results_do_not_depend_on_jobs(tmp_path, shared_datasets):
     a = R.run_reproduction(
         "brown-fig6", tmp_path / "a", quick=True, cache_dir=None, registry=REGISTRY
     )
-    monkeypatch.setenv("FSEL_N_JOBS", "2")
     with joblib.parallel_config(backend="threading"):
         b = R.run_reproduction(
-            "brown-fig6", tmp_path / "b", quick=True, cache_dir=None, registry=REGISTRY
+            "brown-fig6", tmp_path / "b", quick=True, cache_dir=None, registry=REGISTRY, n_jobs=2
         )
     assert a.ours == b.ours
     assert (tmp_path / "a" / "fig6_ranks.csv").read_text() == (
@@ -275,16 +288,11 @@ def test_results_do_not_depend_on_jobs(tmp_path, monkeypatch, shared_datasets):
 
 # ------------------------------------------------------------------ reports
 def _fake(tmp_path: Path) -> Reproduction:
-    import matplotlib
+    from fsel.utils.figures import new_figure, save_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots()
+    fig, ax = new_figure()
     ax.plot([0, 1], [0, 1])
-    png = tmp_path / "fig.png"
-    fig.savefig(png)
-    plt.close(fig)
+    png = save_figure(fig, tmp_path / "fig.png", bbox_inches=None)
     table = tmp_path / "t.csv"
     table.write_text("a,b\n1,2\n")
     return Reproduction(
@@ -301,7 +309,8 @@ def _fake(tmp_path: Path) -> Reproduction:
 
 
 def test_html_report_is_self_contained(tmp_path):
-    from fsel.experiments.html import markdown_to_html, write_html
+    from fsel.experiments.html import write_html
+    from fsel.utils.html import markdown_to_html
 
     rep = _fake(tmp_path)
     page = write_html([rep, rep], tmp_path / "r.html").read_text()
@@ -346,6 +355,7 @@ def test_make_docs_builds_the_page(tmp_path, monkeypatch):
     assert "332 s cold (cached run: 2 s, 40 of 40 units cached)" in row
 
 
+@pytest.mark.slow
 def test_run_reproduction_records_the_cold_compute_time(tmp_path):
     out = tmp_path / "g1"
     cold = R.run_reproduction("dongkothari-group1", out, quick=True, registry=REGISTRY)
@@ -364,7 +374,7 @@ def test_run_reproduction_records_the_cold_compute_time(tmp_path):
 # ------------------------------------------------------------------ Brown outputs and keys
 def test_brown_cache_key_holds_the_evaluation_data():
     """The 3-NN is scored on X_eval (the view), so it is part of the bootstrap key."""
-    from fsel.experiments.repro_brown import _bootstrap_parts, _make_selector
+    from fsel.experiments.brown_protocol import _bootstrap_parts, _make_selector
 
     rng = np.random.default_rng(0)
     codes = rng.integers(0, 3, size=(30, 5))
@@ -387,6 +397,7 @@ def test_brown_cache_key_holds_the_evaluation_data():
     assert key(codes, view, y, seed=1) != base
 
 
+@pytest.mark.slow
 def test_brown_fig9_writes_real_tables(tmp_path, shared_datasets, shared_cache):
     rep = R.run_reproduction(
         "brown-fig9", tmp_path, quick=True, cache_dir=shared_cache, registry=REGISTRY
@@ -406,9 +417,9 @@ def test_brown_fig9_writes_real_tables(tmp_path, shared_datasets, shared_cache):
 
 def test_brown_nemenyi_csv_is_header_only_without_significant_pairs(tmp_path, monkeypatch):
     """No significant pair: the CSV holds the header and nothing else."""
-    from fsel.experiments import protocols, repro_brown
+    from fsel.experiments import brown_protocol, protocols, repro_brown
 
-    names = repro_brown._QUICK_UCI
+    names = brown_protocol._QUICK_UCI
     acc = np.tile(np.linspace(0.8, 0.9, len(repro_brown.CRITERIA)), (len(names), 1))
     fake = (names, 5, [], acc, acc, acc, np.zeros((len(names), 5, 9)))
     monkeypatch.setattr(repro_brown, "_accuracy_and_stability", lambda *a: fake)
@@ -418,6 +429,7 @@ def test_brown_nemenyi_csv_is_header_only_without_significant_pairs(tmp_path, mo
     assert text.splitlines() == ["better,worse,confidence,rank_better,rank_worse"]
 
 
+@pytest.mark.slow
 def test_brown_table4_registers_per_dataset(tmp_path, shared_datasets, shared_cache):
     rep = R.run_reproduction(
         "brown-table4", tmp_path, quick=True, cache_dir=shared_cache, registry=REGISTRY
@@ -433,7 +445,7 @@ def test_brown_table4_registers_per_dataset(tmp_path, shared_datasets, shared_ca
 # ------------------------------------------------------------------ Brown data preparation
 def test_brown_prepare_handles_missing_values_and_bins():
     from fsel.datasets import Dataset
-    from fsel.experiments.repro_brown import _prepare
+    from fsel.experiments.brown_protocol import _prepare
 
     X = np.array(
         [
@@ -468,8 +480,8 @@ def test_ditzler_uci_npfs_steps_equal_the_npfs_estimator(shared_datasets):
     ds = load("wine", shared_datasets)
     X, y = np.asarray(ds.X, dtype=np.float64)[:120], np.asarray(ds.y)[:120]
     ticks = []
-    got = D._npfs_relevant(X, y, 10, 25, 3, True, progress=lambda: ticks.append(1))
-    want = D._fit_quiet(D._npfs(10, 25, 3, True), X, y).relevant_features_
+    got = D._npfs_relevant(X, y, 10, 25, 3, None, progress=lambda: ticks.append(1))
+    want = D._fit_quiet(D._npfs(10, 25, 3, None), X, y).relevant_features_
     assert got.tolist() == want.tolist() and len(ticks) == 25
 
 
@@ -481,3 +493,56 @@ def test_missing_data_is_a_dataset_not_found_error(tmp_path):
         load("no-such-set", path=tmp_path.parent)
     with pytest.raises(DatasetNotFoundError, match="does not exist"):
         load("sonar", path=tmp_path / "absent")
+
+
+# ------------------------------------------------------------------ workers
+def test_every_reproduction_takes_n_jobs():
+    import inspect
+
+    for name in NAMES:
+        params = inspect.signature(REGISTRY.functions[name]).parameters
+        assert "n_jobs" in params and params["n_jobs"].default is None, name
+
+
+@pytest.mark.parametrize("flag", ["--n-jobs", "-j"])
+def test_cli_n_jobs_reaches_the_reproduction(flag, monkeypatch, tmp_path, capsys):
+    from fsel.cli.main import main
+
+    seen = {}
+
+    def fake(name, folder, **kwargs):
+        seen.update(kwargs)
+        raise FileNotFoundError("stopped here")
+
+    monkeypatch.setattr(R, "run_reproduction", fake)
+    rc = main(["reproduce", "yuan-table1", "--quick", flag, "3", "--output", str(tmp_path)])
+    assert rc == 2 and seen["n_jobs"] == 3
+    capsys.readouterr()
+
+
+def test_n_jobs_reaches_the_yuan_simulation(monkeypatch, tmp_path):
+    from fsel.experiments import repro_yuan
+
+    class Stop(Exception):
+        pass
+
+    def fake(**kwargs):
+        raise Stop(kwargs["n_jobs"])
+
+    monkeypatch.setattr(repro_yuan, "simulate", fake)
+    with pytest.raises(Stop) as info:
+        repro_yuan.yuan_table1(tmp_path, quick=True, n_jobs=2)
+    assert info.value.args == (2,)
+
+
+def test_reproduction_n_jobs_follows_joblib():
+    from fsel.experiments.common import reproduction_n_jobs
+
+    assert reproduction_n_jobs(None) == 1 and reproduction_n_jobs(2) == 2
+    assert reproduction_n_jobs(-1) == joblib.cpu_count()
+    with joblib.parallel_config(n_jobs=3):
+        assert reproduction_n_jobs(None) == 3
+    with pytest.raises(ValueError, match="n_jobs == 0"):
+        reproduction_n_jobs(0)
+    with pytest.raises(TypeError, match="n_jobs must be an int"):
+        reproduction_n_jobs(1.5)

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 import fsel
 from _criteria import INFORMATION_CRITERIA
 from fsel.kernels import _counting
-from fsel.kernels.discretize import discretize, discretize_sparse
+from fsel.kernels.discretize import discretize
+from fsel.kernels.discretize_sparse import discretize_sparse
 from fsel.kernels.information import InformationTable, SparseInformationTable
 
 CRITERIA = INFORMATION_CRITERIA

@@ -153,7 +153,7 @@ def test_readme_text_example_selects_topic_terms():
     X = vec.fit_transform(docs)
     sel = fsel.JMI(n_features_to_select=3).fit(X, y)
     terms = vec.get_feature_names_out()[sel.selection_order_].tolist()
-    assert terms == ["butter", "dough", "flour"]  # as the README shows
+    assert terms == ["butter", "dough", "flour"]  # as the user guide shows
     # butter or flour is in every cooking document and in no tech one
     cooking = {"butter", "flour"}
     assert all(

@@ -12,6 +12,7 @@ Layers (lower never imports upper)::
     meta/         resampling, NPFS, bootstrap ranking, stability
     datasets/     generators of the papers' synthetic data, loaders
     experiments/  evaluation protocols and paper reproductions
+    reporting/    the feature report (fsel report / fsel.report)
     cli/          the ``fsel`` command
 """
 
@@ -54,15 +55,18 @@ _LAZY = {
     "BootstrapRanking": "fsel.meta.bootstrap_ranking",
     # NPFS (Ditzler et al. 2015) and stability
     "NPFS": "fsel.meta.npfs",
+    # false discovery rate and stability selection around any selector
+    "KnockoffFilter": "fsel.meta.knockoffs",
+    "StabilitySelection": "fsel.meta.stability_selection",
     # functional API
     "select": "fsel.api",
     "SelectionResult": "fsel.api",
     # the feature report (fsel report)
-    "report": "fsel.experiments.user_report",
-    "FeatureReport": "fsel.experiments.user_report",
+    "report": "fsel.reporting.analysis",
+    "FeatureReport": "fsel.reporting.analysis",
 }
 
-_SUBMODULES = ("kernels", "selectors", "meta", "datasets", "experiments", "utils")
+_SUBMODULES = ("kernels", "selectors", "meta", "datasets", "experiments", "reporting", "utils")
 
 __all__ = ["__version__", *sorted(_LAZY), *_SUBMODULES]
 

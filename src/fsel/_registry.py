@@ -43,7 +43,7 @@ class Method:
 
     def make(self, **params: Any) -> Any:
         cls = self.load()
-        return cls(**dict(self.fixed), **params)
+        return cls(**{**dict(self.fixed), **params})  # a given parameter overrides
 
 
 def _load(path: str) -> type:
@@ -145,6 +145,26 @@ _ALL = [
         "Dong & Kothari forward selection maximising neighbourhood classifiability.",
     ),
 ]
+#: the information criteria with the nearest-neighbour estimator (no binning): class
+#: labels or a numeric (regression) target
+_KNN_SUMMARY = {
+    "mim": ("MIM", "rank by I(Xk;Y)"),
+    "jmi": ("JMI", "sum I(XkXj;Y)"),
+    "mrmr": ("MRMR", "I(Xk;Y) - mean I(Xk;Xj)"),
+    "cmim": ("CMIM", "min(I(Xk;Y), min I(Xk;Y|Xj))"),
+}
+for _name, (_cls, _text) in _KNN_SUMMARY.items():
+    _ALL.append(
+        Method(
+            f"{_name}-knn",
+            f"{_INFO}:{_cls}",
+            "information",
+            f"{_cls} with nearest-neighbour (KSG) information, no binning: {_text}.",
+            target="any",
+            # no bins, so no missing level: each term on its observed rows
+            fixed=(("mi_estimator", "knn"), ("missing", "available")),
+        )
+    )
 _INDEX_SUMMARY = {
     "In": "first-order difference variance of y sorted by x (lower is better)",
     "In3": "Hall-Kay-Titterington 3rd-order difference variance (lower is better)",

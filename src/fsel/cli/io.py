@@ -4,13 +4,22 @@ sparse matrices saved by ``scipy.sparse.save_npz``."""
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["CliError", "LoadedData", "read_data", "read_data_dask"]
+__all__ = [
+    "CliError",
+    "LoadedData",
+    "dask_context",
+    "read_data",
+    "read_data_dask",
+    "resolve_data",
+]
 
 
 class CliError(Exception):
@@ -47,6 +56,43 @@ def _read_csv_plain(path: Path) -> tuple[list[str], dict[str, np.ndarray]]:
 def _frame_to_columns(df: Any) -> tuple[list[str], dict[str, np.ndarray]]:
     names = [str(c) for c in df.columns]
     return names, {str(c): df[c].to_numpy() for c in df.columns}
+
+
+@contextmanager
+def dask_context(scheduler: str) -> Iterator[Any]:
+    """``dask_backend`` on a scheduler address, or on a local cluster of N worker
+    processes for ``local:N``."""
+    from fsel.meta.resampling import dask_backend
+
+    if not scheduler.startswith("local"):
+        with dask_backend(scheduler) as client:
+            yield client
+        return
+    spec = scheduler.partition(":")[2] or "2"
+    if not spec.isdigit() or int(spec) < 1:
+        raise CliError(f"--scheduler local:N needs a worker count N >= 1, got {scheduler!r}")
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        raise CliError("--scheduler needs Dask: pip install 'fsel[dask]'") from None
+    with (
+        LocalCluster(n_workers=int(spec), threads_per_worker=1, dashboard_address=":0") as cl,
+        dask_backend(cl) as client,
+    ):
+        yield client
+
+
+def resolve_data(path: str) -> str:
+    """``path`` itself when it names a file (or has a suffix), else the shared data set
+    of that name (``NAME.npz`` in :func:`fsel.datasets.data_dir`) when there is one."""
+    if Path(path).exists() or Path(path).suffix:
+        return path
+    from fsel.datasets import data_dir
+
+    d = data_dir()
+    if d is not None and (d / f"{path}.npz").exists():
+        return str(d / f"{path}.npz")
+    return path
 
 
 def read_data(

@@ -16,19 +16,20 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from fsel._version import __version__
 from fsel.cli.io import CliError, read_data
+from fsel.cli.io import dask_context as _dask_context
+from fsel.cli.io import resolve_data as _resolve_data
 
 __all__ = ["build_parser", "main"]
 
 # CLI flag -> estimator constructor parameter (passed only when given)
 _FLAG_PARAMS = {
     "bins": "n_bins",
+    "device": "device",
     "discretize": "discretize",
     "mi_estimator": "mi_estimator",
     "beta": "beta",
@@ -45,6 +46,7 @@ _FLAG_PARAMS = {
     "n_bins_y": "n_bins_y",
     "missing": "missing",
     "sample_size": "sample_size",
+    "scaling": "scaling",
 }
 
 
@@ -118,18 +120,33 @@ def build_parser() -> argparse.ArgumentParser:
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
     )
     g = p.add_argument_group("method parameters (passed when the method has them)")
-    g.add_argument("--bins", type=int, help="bins per float column (information criteria)")
+    g.add_argument(
+        "--bins",
+        type=lambda v: v if v == "auto" else int(v),
+        help="bins per float column, an int or 'auto' (information criteria)",
+    )
     g.add_argument(
         "--discretize", choices=["uniform", "quantile", "none"], help="binning of float columns"
     )
     g.add_argument(
         "--mi-estimator",
-        choices=["plugin", "miller_madow"],
-        help="how mutual information is estimated (information criteria)",
+        choices=["plugin", "miller_madow", "knn"],
+        help="how mutual information is estimated (information criteria; knn: nearest "
+        "neighbours, no binning)",
+    )
+    g.add_argument(
+        "--device",
+        choices=["cpu", "cuda", "auto"],
+        help="where the kernels run (information criteria, Relief, ReliefF, SURF, MultiSURF)",
     )
     g.add_argument("--beta", type=float)
     g.add_argument("--gamma", type=float)
     g.add_argument("--metric", choices=["manhattan", "euclidean"])
+    g.add_argument(
+        "--scaling",
+        choices=["range", "robust", "rank"],
+        help="Relief family: how a numeric difference is scaled",
+    )
     g.add_argument("--n-neighbors", type=int)
     g.add_argument(
         "--sample-size",
@@ -169,7 +186,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     n = p.add_argument_group("NPFS: the Neyman-Pearson bootstrap test around the method")
     n.add_argument("--npfs", action="store_true", help="infer how many features are relevant")
-    n.add_argument("--n-resamples", type=int, default=100, help="resamples (n; default 100)")
+    n.add_argument(
+        "--n-resamples",
+        type=int,
+        default=None,
+        help="resamples (NPFS: n, default 100; --stability: complementary pairs, default 50)",
+    )
     n.add_argument(
         "--resampling",
         choices=["bootstrap", "subsample", "kfold"],
@@ -185,6 +207,26 @@ def build_parser() -> argparse.ArgumentParser:
         "'data/*.parquet' is fine) are read lazily on the workers (information criteria)",
     )
     n.add_argument("--plot", help="write the selection-matrix image (PNG) to this file")
+    n.add_argument(
+        "--null",
+        choices=["binomial", "permutation"],
+        default="binomial",
+        help="NPFS's null law: the paper's binomial, or estimated from permuted targets",
+    )
+    n.add_argument("--n-permutations", type=int, default=20, help="permuted targets (--null)")
+    f = p.add_argument_group("false discovery rate and stability around the method")
+    f.add_argument(
+        "--fdr",
+        type=float,
+        metavar="Q",
+        help="the knockoff filter: keep features at false discovery rate Q (the method's "
+        "pick order on [X, knockoffs] is the statistic; -k defaults to a quarter of them)",
+    )
+    f.add_argument("--draws", type=int, default=1, help="knockoff draws (e-value aggregation)")
+    f.add_argument(
+        "--stability", action="store_true", help="stability selection (complementary pairs)"
+    )
+    f.add_argument("--threshold", type=float, default=0.6, help="selection-frequency threshold")
     p.set_defaults(func=_cmd_select)
 
     try:
@@ -228,17 +270,6 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     return 0
 
 
-def _resolve_data(path: str) -> str:
-    if Path(path).exists() or Path(path).suffix:
-        return path
-    from fsel.datasets import data_dir
-
-    d = data_dir()
-    if d is not None and (d / f"{path}.npz").exists():
-        return str(d / f"{path}.npz")
-    return path
-
-
 def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> dict[str, Any]:
     accepted = set(est_cls._param_names())
     params: dict[str, Any] = {}
@@ -263,11 +294,12 @@ def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> d
             check_n_jobs(args.n_jobs, "--n-jobs")
         except (TypeError, ValueError) as exc:
             raise CliError(str(exc)) from None
-    if args.n_jobs is not None and "n_jobs" in accepted and not args.npfs:
+    wrapped = args.npfs or args.fdr is not None or args.stability
+    if args.n_jobs is not None and "n_jobs" in accepted and not wrapped:
         params["n_jobs"] = args.n_jobs
     if args.random_state is not None and "random_state" in accepted:
         params["random_state"] = args.random_state
-    if "verbose" in accepted and not args.quiet and not args.npfs:
+    if "verbose" in accepted and not args.quiet and not wrapped:
         params["verbose"] = 1
     return params
 
@@ -280,7 +312,7 @@ def _cmd_select(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     cats = [c for c in (args.categorical or "").split(",") if c]
-    if args.scheduler and not args.npfs:
+    if args.scheduler and not (args.npfs or args.fdr is not None or args.stability):
         if args.target_file or args.feature_names:
             raise CliError(
                 "--target-file and --feature-names are for in-memory files; with "
@@ -295,7 +327,10 @@ def _cmd_select(args: argparse.Namespace) -> int:
 
     # a plain selection fits the method's logic class: same fit, no scikit-learn import
     # (most of a small job's start-up); NPFS and the bootstrap wrap a real estimator
-    est_cls = method.load() if args.npfs else method.load_logic()
+    wrapped = args.npfs or args.fdr is not None or args.stability
+    if sum([bool(args.npfs), args.fdr is not None, bool(args.stability)]) > 1:
+        raise CliError("choose one of --npfs, --fdr and --stability")
+    est_cls = method.load() if wrapped else method.load_logic()
     fixed = dict(method.fixed)
     if args.bootstrap:
         if method.family != "ranking-index":
@@ -309,8 +344,18 @@ def _cmd_select(args: argparse.Namespace) -> int:
         params.setdefault("categorical", data.categorical)
     if args.n_features_to_select is not None:
         params["n_features_to_select"] = args.n_features_to_select
-    base = est_cls(**fixed, **params)
+    elif args.fdr is not None:
+        params["n_features_to_select"] = 0.25  # a quarter of the 2p columns [X, knockoffs]
+    base = est_cls(**{**fixed, **params})
 
+    if args.fdr is not None or args.stability:
+        from fsel.cli._meta import run_knockoff, run_stability
+
+        with _named_columns(data.feature_names):
+            run = run_knockoff if args.fdr is not None else run_stability
+            out, columns = run(args, base, data)
+        _write(args.output, out, columns)
+        return 0
     if args.npfs:
         with _named_columns(data.feature_names):
             return _run_npfs(args, base, data)
@@ -358,15 +403,18 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
     from fsel.meta.npfs import NPFS
 
     correction = None if args.correction == "none" else args.correction
+    n_resamples = 100 if args.n_resamples is None else args.n_resamples
     npfs = NPFS(
         base,
-        n_resamples=args.n_resamples,
+        n_resamples=n_resamples,
         resampling=args.resampling,
         alpha=args.alpha,
         correction=correction,
         n_jobs=args.n_jobs,
         random_state=args.random_state,
         verbose=0 if args.quiet else 1,
+        null=args.null,
+        n_permutations=args.n_permutations,
     )
     ctx = _dask_context(args.scheduler) if args.scheduler else nullcontext()
     with ctx:
@@ -387,10 +435,11 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
         "target": data.target,
         "n_samples": int(data.X.shape[0]),
         "n_features": int(data.X.shape[1]),
-        "n_resamples": args.n_resamples,
+        "n_resamples": n_resamples,
         "resampling": args.resampling,
         "alpha": args.alpha,
         "correction": correction or "none",
+        "null": args.null,
         "alpha_effective": float(npfs.alpha_effective_),
         "threshold": int(npfs.threshold_),
         "n_relevant": int(npfs.n_relevant_),
@@ -398,7 +447,7 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
     }
     print(
         f"NPFS({args.method}): {npfs.n_relevant_} relevant of {data.X.shape[1]} features "
-        f"(count > {npfs.threshold_} of {args.n_resamples} {args.resampling} resamples, "
+        f"(count > {npfs.threshold_} of {n_resamples} {args.resampling} resamples, "
         f"alpha={args.alpha}, "
         f"correction={correction or 'none'})"
     )
@@ -415,30 +464,6 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
         plot_selection_matrix(npfs, args.plot)
         print(f"wrote {args.plot}")
     return 0
-
-
-@contextmanager
-def _dask_context(scheduler: str) -> Iterator[Any]:
-    """``dask_backend`` on a scheduler address, or on a local cluster of N worker
-    processes for ``local:N``."""
-    from fsel.meta.resampling import dask_backend
-
-    if not scheduler.startswith("local"):
-        with dask_backend(scheduler) as client:
-            yield client
-        return
-    spec = scheduler.partition(":")[2] or "2"
-    if not spec.isdigit() or int(spec) < 1:
-        raise CliError(f"--scheduler local:N needs a worker count N >= 1, got {scheduler!r}")
-    try:
-        from distributed import LocalCluster
-    except ImportError:
-        raise CliError("--scheduler needs Dask: pip install 'fsel[dask]'") from None
-    with (
-        LocalCluster(n_workers=int(spec), threads_per_worker=1, dashboard_address=":0") as cl,
-        dask_backend(cl) as client,
-    ):
-        yield client
 
 
 def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> int:
@@ -466,7 +491,7 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
         _check_k(args.n_features_to_select, len(data.feature_names))
         if args.n_features_to_select is not None:
             params["n_features_to_select"] = args.n_features_to_select
-        base = est_cls(**fixed, **params)
+        base = est_cls(**{**fixed, **params})
         with _named_columns(data.feature_names):
             base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"scheduler": args.scheduler})

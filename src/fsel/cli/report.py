@@ -52,6 +52,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--n-resamples", type=int, default=None, help="bootstrap samples (default 100; 20 quick)"
     )
     p.add_argument("--alpha", type=float, default=0.01, help="NPFS level (default 0.01)")
+    p.add_argument(
+        "--fdr",
+        type=float,
+        default=0.1,
+        help="knockoff filter's false discovery rate beside NPFS (default 0.1; 0: skip it "
+        "and stability selection)",
+    )
     p.add_argument("--folds", type=int, default=None, help="CV folds (default 5; 3 quick)")
     p.add_argument(
         "--task",
@@ -74,12 +81,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """Run the ``report`` subcommand; returns the exit status."""
-    from fsel.cli.io import read_data
-    from fsel.cli.main import _resolve_data
-    from fsel.experiments.user_report import cli_command, report
+    from fsel.cli.io import read_data, resolve_data
+    from fsel.reporting.analysis import cli_command, report
 
     cats = [c for c in (args.categorical or "").split(",") if c]
-    path = _resolve_data(args.data)
+    path = resolve_data(args.data)
     data = read_data(path, args.target, cats)
     out = Path(args.output)
     rep = report(
@@ -98,6 +104,7 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         cache_dir=None if args.no_cache else out / ".cache",
         progress=False if args.quiet else None,
         n_jobs=args.n_jobs,
+        fdr=args.fdr or None,
     )
     rep.command = cli_command(_argv(args, rep.params))
     page = rep.save(out)
@@ -132,6 +139,7 @@ def _argv(args: argparse.Namespace, params: dict[str, Any]) -> list[str]:
     argv += ["--methods", ",".join(params["methods"]), "-k", str(params["k"])]
     argv += ["--n-resamples", str(params["n_bootstraps"]), "--folds", str(params["n_folds"])]
     argv += ["--alpha", f"{params['alpha']:g}", "--task", params["task"]]
+    argv += ["--fdr", f"{args.fdr:g}"]
     if args.categorical:
         argv += ["--categorical", args.categorical]
     argv += ["--random-state", str(params["random_state"]), "--output", str(args.output)]

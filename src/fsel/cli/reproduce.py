@@ -4,6 +4,7 @@
 
     fsel reproduce --list
     fsel reproduce brown-fig3 [--quick] [--random-state 0] [--output DIR] [--data PATH] [--html]
+                   [--n-jobs N]
     fsel reproduce --all --quick --output fsel-output
 
 Each reproduction writes into its own folder ``DIR/NAME`` (``DIR`` is ``--output``,
@@ -18,7 +19,6 @@ resumes where it stopped.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -68,10 +68,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--n-jobs",
         "-j",
-        dest="jobs",
+        dest="n_jobs",
         type=int,
         default=None,
-        help="parallel workers for the long loops (results do not depend on it)",
+        help="parallel workers for every reproduction's long loops, joblib's rule "
+        "(-1: all cores); results do not depend on it",
     )
     p.set_defaults(func=run)
     return p
@@ -113,8 +114,6 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     root = Path(getattr(args, "output", None) or "fsel-output")
-    if getattr(args, "jobs", None):
-        os.environ["FSEL_N_JOBS"] = str(int(args.jobs))
     if getattr(args, "no_cache", False):
         cache_dir: Any = None
     elif getattr(args, "cache_dir", None):
@@ -134,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
                 html=bool(getattr(args, "html", False)),
                 cache_dir=cache_dir,
                 registry=reg,
+                n_jobs=getattr(args, "n_jobs", None),
             )
         except FileNotFoundError as exc:
             print(f"fsel reproduce {name}: missing data: {exc}", file=sys.stderr)

@@ -9,7 +9,11 @@
   ``REPRODUCTIONS`` and runs them; :mod:`fsel.experiments.report` holds the
   :class:`~fsel.experiments.report.Reproduction` result type.
 * :mod:`fsel.experiments.cache` -- the on-disk cache that makes interrupted runs resume.
-* :mod:`fsel.experiments.html` -- a self-contained HTML report;
+* :mod:`fsel.experiments.common` -- what every reproduction shares: Markdown tables,
+  its command line, its number of workers (``fsel reproduce --n-jobs``).
+* :mod:`fsel.experiments.html` -- the self-contained HTML page of reproductions (the
+  page toolkit itself is :mod:`fsel.utils.html`, shared with the feature report of
+  :mod:`fsel.reporting`; figures are drawn with :mod:`fsel.utils.figures`);
   :mod:`fsel.experiments.make_docs` -- generates ``docs/reproductions.md``.
 * ``repro_brown`` (Brown et al. 2012), ``repro_ditzler``, ``repro_yang_hu``,
   ``repro_yuan``, ``repro_dong_kothari`` -- the reproductions of each paper.

@@ -1,179 +1,16 @@
-"""Self-contained HTML pages (figures embedded as base64 PNG): the one page and figure
-toolkit of ``fsel reproduce --html`` and ``fsel report``.
-
-A page needs no other file and no network: open it in any browser.
-"""
+"""The HTML page of paper reproductions (``fsel reproduce --html``), written with the
+shared page toolkit :mod:`fsel.utils.html` (figures embedded, no network)."""
 
 from __future__ import annotations
 
-import base64
-import csv
 import html
-import io
-import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from fsel.experiments.report import Reproduction
+from fsel.utils.html import csv_table, html_page, img_file, markdown_to_html
 
-__all__ = [
-    "figure_png",
-    "html_page",
-    "html_table",
-    "markdown_to_html",
-    "png_img",
-    "reproduction_html",
-    "write_html",
-]
-
-_CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;max-width:1000px;margin:2em auto;
-padding:0 1em;color:#222;line-height:1.45}
-h1{font-size:1.5em}
-h2{font-size:1.2em;border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
-table{border-collapse:collapse;margin:.6em 0;font-size:.85em}
-td,th{border:1px solid #bbb;padding:.2em .5em;text-align:right}th{background:#f0f0f0}
-td:first-child,th:first-child{text-align:left}
-code{background:#f4f4f4;padding:0 .2em}img{max-width:100%;border:1px solid #ddd;margin:.5em 0}
-.box{background:#fafafa;border-left:4px solid #888;padding:.3em .8em;margin:.6em 0}
-details{margin:.5em 0}
-"""
-
-
-def _inline(text: str) -> str:
-    out = html.escape(text)
-    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-    out = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
-    return out
-
-
-def markdown_to_html(text: str) -> str:
-    """Render the small Markdown subset reproductions use: paragraphs, ``*`` lists,
-    pipe tables, inline code and bold.
-
-    Examples
-    --------
-    >>> print(markdown_to_html("| a | b |\\n|---|---|\\n| 1 | 2 |"))
-    <table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>
-    """
-    blocks: list[str] = []
-    lines = text.splitlines()
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.strip().startswith("|"):
-            rows = []
-            while i < len(lines) and lines[i].strip().startswith("|"):
-                rows.append(lines[i].strip())
-                i += 1
-            cells = [[c.strip() for c in r.strip("|").split("|")] for r in rows]
-            body = [r for r in cells if not all(re.fullmatch(r":?-+:?", c) for c in r if c)]
-            if not body:
-                continue
-            head, rest = body[0], body[1:]
-            out = "<table><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr>"
-            for r in rest:
-                out += "<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>"
-            blocks.append(out + "</table>")
-            continue
-        if line.strip().startswith(("* ", "- ")):
-            items = []
-            while i < len(lines) and lines[i].strip().startswith(("* ", "- ")):
-                items.append(lines[i].strip()[2:])
-                i += 1
-            blocks.append("<ul>" + "".join(f"<li>{_inline(t)}</li>" for t in items) + "</ul>")
-            continue
-        if not line.strip():
-            i += 1
-            continue
-        para = []
-        while (
-            i < len(lines)
-            and lines[i].strip()
-            and not lines[i].strip().startswith(("|", "* ", "- "))
-        ):
-            para.append(lines[i].strip())
-            i += 1
-        blocks.append("<p>" + _inline(" ".join(para)) + "</p>")
-    return "\n".join(blocks)
-
-
-def _img(path: Path) -> str:
-    return png_img(Path(path).read_bytes(), Path(path).stem)
-
-
-def png_img(data: bytes, alt: str) -> str:
-    """An ``<img>`` tag holding PNG bytes inline (base64), with an ``alt`` text.
-
-    Examples
-    --------
-    >>> png_img(b"\\x89PNG", "fig")[:45]
-    '<img alt="fig" src="data:image/png;base64,iVB'
-    """
-    b64 = base64.b64encode(data).decode("ascii")
-    return f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
-
-
-def figure_png(fig: Any, dpi: int = 110) -> bytes:
-    """The PNG bytes of a matplotlib figure (drawn without pyplot)."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
-    return buf.getvalue()
-
-
-def html_table(
-    head: Sequence[str],
-    rows: Sequence[Sequence[Any]],
-    *,
-    styles: Sequence[Sequence[str | None]] | None = None,
-    cls: str | None = None,
-) -> str:
-    """An HTML table; cells are escaped text, ``styles`` optional CSS per cell; an empty
-    ``head`` gives no header row.
-
-    Examples
-    --------
-    >>> html_table(["a", "b"], [[1, "<x>"]])
-    '<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>&lt;x&gt;</td></tr></table>'
-    """
-    out = "<table" + (f' class="{html.escape(cls)}"' if cls else "") + ">"
-    if head:
-        out += "<tr>" + "".join(f"<th>{html.escape(str(h))}</th>" for h in head) + "</tr>"
-    for i, row in enumerate(rows):
-        out += "<tr>"
-        for j, cell in enumerate(row):
-            style = styles[i][j] if styles is not None else None
-            attr = f' style="{html.escape(style)}"' if style else ""
-            out += f"<td{attr}>{html.escape(str(cell))}</td>"
-        out += "</tr>"
-    return out + "</table>"
-
-
-def html_page(title: str, body: str, *, css: str = "") -> str:
-    """A complete, self-contained HTML document around ``body`` (no external file)."""
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)}</title><style>{_CSS}{css}</style></head>"
-        f"<body><h1>{html.escape(title)}</h1>\n{body}\n</body></html>\n"
-    )
-
-
-def _csv_table(path: Path, max_rows: int = 60) -> str:
-    with Path(path).open(newline="") as fh:
-        rows = list(csv.reader(fh))
-    if not rows:
-        return "<p>(empty)</p>"
-    head, body = rows[0], rows[1:]
-    more = len(body) - max_rows
-    out = "<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in head) + "</tr>"
-    for r in body[:max_rows]:
-        out += "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
-    out += "</table>"
-    if more > 0:
-        out += f"<p>... {more} more rows in <code>{html.escape(Path(path).name)}</code></p>"
-    return out
+__all__ = ["reproduction_html", "write_html"]
 
 
 def reproduction_html(rep: Reproduction) -> str:
@@ -190,12 +27,12 @@ def reproduction_html(rep: Reproduction) -> str:
     ]
     for f in rep.figures:
         if Path(f).suffix.lower() == ".png" and Path(f).exists():
-            parts.append(_img(Path(f)))
+            parts.append(img_file(f))
     for key, path in rep.tables.items():
         if Path(path).exists() and Path(path).suffix.lower() == ".csv":
             parts.append(
                 f"<details><summary>Table <code>{html.escape(key)}</code></summary>"
-                + _csv_table(Path(path))
+                + csv_table(path)
                 + "</details>"
             )
     return "\n".join(parts)

@@ -50,7 +50,8 @@ seed, and one sentence on agreement. Runs marked *quick* are the reduced `--quic
 versions (fewer data sets / replicates) and are not comparable with the paper's
 numbers; the others are full runs. Data sets come from `../shared/datasets`
 (`--data PATH` elsewhere); where the paper used a data set we do not have, the
-section says which ones replace it or are missing.
+section says which ones replace it or are missing. `--n-jobs N` gives a run's long
+loops `N` workers; no result depends on it, so the commands below leave it out.
 """
 
 #: every place where our protocol departs from the paper's (also in each module's

@@ -722,19 +722,6 @@ def cv_error(
 
 
 # --------------------------------------------------------------------------- diagrams
-def _pyplot() -> Any:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "figures need matplotlib: pip install 'fsel[plot]' (or matplotlib)"
-        ) from exc
-    return plt
-
-
 def plot_critical_difference(
     names: Sequence[str],
     avg_ranks: Sequence[float],
@@ -745,11 +732,12 @@ def plot_critical_difference(
 ) -> Path:
     """Demsar's critical-difference diagram: methods on an axis of average rank,
     with bars joining groups whose ranks differ by less than ``cd``."""
-    plt = _pyplot()
+    from fsel.utils.figures import new_figure, save_figure
+
     r = np.asarray(avg_ranks, dtype=float)
     order = np.argsort(r, kind="stable")
     k = r.size
-    fig, ax = plt.subplots(figsize=(7, 0.45 * k + 1.5))
+    fig, ax = new_figure(figsize=(7, 0.45 * k + 1.5))
     ax.set_xlim(0.5, k + 0.5)
     ax.set_ylim(-k - 1, 2)
     ax.axhline(0, color="black", lw=1)
@@ -774,11 +762,7 @@ def plot_critical_difference(
     ax.axis("off")
     if title:
         ax.set_title(title, fontsize=9)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=110)
 
 
 def plot_dominance_diagram(
@@ -795,14 +779,15 @@ def plot_dominance_diagram(
     means ``i`` is significantly better at the level in ``significance[i, j]``:
     solid for 99%, dashed for 95%, dotted for 90%.
     """
-    plt = _pyplot()
+    from fsel.utils.figures import new_figure, save_figure
+
     r = np.asarray(avg_ranks, dtype=float)
     order = np.argsort(r, kind="stable")
     k = r.size
     # one column ordered by rank; every link is an arc on the right-hand side, so it
     # never runs through the methods placed between the two it joins
     pos = {i: (0.0, -float(p)) for p, i in enumerate(order)}
-    fig, ax = plt.subplots(figsize=(5, 0.55 * k + 1))
+    fig, ax = new_figure(figsize=(5, 0.55 * k + 1))
     styles = {0.99: "-", 0.95: "--", 0.9: ":"}
     for i in range(k):
         for j in range(k):
@@ -838,8 +823,4 @@ def plot_dominance_diagram(
     ax.set_ylim(-k, 1)
     ax.axis("off")
     ax.set_title(title or "solid: 99%, dashed: 95%, dotted: 90% (Nemenyi)", fontsize=9)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return save_figure(fig, path, dpi=110)

@@ -1,7 +1,8 @@
 """Discovery and running of paper reproductions.
 
 Every module ``fsel/experiments/repro_*.py`` exposes ``REPRODUCTIONS = {"name": fn}``
-with ``fn(output_dir, *, quick=False, seed=0, data_path=None) -> Reproduction``.
+with ``fn(output_dir, *, quick=False, seed=0, data_path=None, n_jobs=None) ->
+Reproduction``.
 :func:`discover` imports them all (a module that fails to import is reported, not
 fatal); :func:`run_reproduction` runs one, writes its summary files next to its
 outputs (``summary.md``, ``reproduction.json`` and, on request, ``report.html``) and
@@ -215,6 +216,15 @@ def write_summary(
     return out
 
 
+def _takes_n_jobs(fn: Callable[..., Any]) -> bool:
+    import inspect
+
+    try:
+        return "n_jobs" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # pragma: no cover - a builtin or C function
+        return True
+
+
 def run_reproduction(
     name: str,
     output_dir: str | os.PathLike,
@@ -225,23 +235,28 @@ def run_reproduction(
     html: bool = False,
     cache_dir: Any = _UNSET,
     registry: Registry | None = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Run one reproduction into ``output_dir`` (its own folder) and write its summary
     files.
 
     ``cache_dir``: leave unset for ``<output_dir>/.cache``, a folder to share a cache
-    between reproductions, or None for no cache.
+    between reproductions, or None for no cache. ``n_jobs``: workers for the
+    reproduction's long loops (joblib's rule; results never depend on it).
     """
     fn = get_reproduction(name, registry)
+    kwargs: dict[str, Any] = {"quick": quick, "seed": seed, "data_path": data_path}
+    if n_jobs is not None or _takes_n_jobs(fn):
+        kwargs["n_jobs"] = n_jobs  # every reproduction takes it (tests/test_reproduce.py)
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     with track_cache() as stats:
         if cache_dir is _UNSET:
-            rep = fn(output_dir, quick=quick, seed=seed, data_path=data_path)
+            rep = fn(output_dir, **kwargs)
         else:
             with use_cache_dir(cache_dir):
-                rep = fn(output_dir, quick=quick, seed=seed, data_path=data_path)
+                rep = fn(output_dir, **kwargs)
     seconds = time.perf_counter() - start
     if not isinstance(rep, Reproduction):
         raise TypeError(f"reproduction {name!r} returned {type(rep).__name__}, not Reproduction")

@@ -1,7 +1,7 @@
 """What a paper reproduction returns, and the common way to write its outputs.
 
-Each reproduction is a function ``fn(output_dir, *, quick=False, seed=0, data_path=None)``
-returning a :class:`Reproduction`; modules named ``fsel/experiments/repro_*.py`` list
+Each reproduction is a function ``fn(output_dir, *, quick=False, seed=0, data_path=None,
+n_jobs=None)`` returning a :class:`Reproduction`; modules named ``fsel/experiments/repro_*.py`` list
 theirs in a module-level ``REPRODUCTIONS = {"name": fn, ...}`` dictionary, which
 ``fsel reproduce`` discovers.
 """

@@ -33,22 +33,37 @@ Choices the paper leaves open, written down here:
 
 from __future__ import annotations
 
-import os
 import time
-import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from fsel.experiments.brown_protocol import (
+    _MICROARRAY,
+    BALANCED,
+    CRITERIA,
+    PAPER_TABLE4,
+    UCI_SETS,
+    UNBALANCED,
+    K,
+    _fig6_task,
+    _info_weights,
+    _load,
+    _make_selector,
+    _seed_for,
+    _stability_table,
+    _uci,
+    _uci_setup,
+)
 from fsel.experiments.cache import (
-    ResultCache,
     array_fingerprint,
     cache_for,
     estimator_fingerprint,
     timed,
 )
+from fsel.experiments.common import md_table, reproduce_command, reproduction_n_jobs
 from fsel.experiments.report import Reproduction, write_csv
 from fsel.utils.progress import Progress
 
@@ -65,316 +80,28 @@ __all__ = [
     "table4_pareto",
 ]
 
-#: The 9 criteria of the paper's experiments, in its legend order.
-CRITERIA = ("MIM", "MIFS", "CondRed", "CIFE", "ICAP", "MRMR", "JMI", "DISR", "CMIM")
-#: Criteria that balance relevancy and redundancy ("star" markers in Fig. 6).
-BALANCED = ("MRMR", "JMI", "DISR", "CMIM")
-#: Criteria that let redundancy grow with |S| ("circle" markers in Fig. 6).
-UNBALANCED = ("MIFS", "CondRed", "CIFE", "ICAP")
-
-#: (paper name, file in ../shared/datasets) for the paper's Table 2 sets we have.
-UCI_SETS = (
-    ("breast", "wdbc"),
-    ("congress", "congressional_voting"),
-    ("heart", "heart_statlog"),
-    ("ionosphere", "ionosphere"),
-    ("krvskp", "kr_vs_kp"),
-    ("landsat", "satimage"),
-    ("lungcancer", "lung_cancer_uci"),
-    ("parkinsons", "parkinsons"),
-    ("semeion", "semeion"),
-    ("soybeansmall", "soybean_small"),
-    ("spect", "spect"),
-    ("waveform", "waveform40"),
-    ("wine", "wine"),
-)
-_QUICK_UCI = ("heart", "wine", "spect", "ionosphere")
-_MICROARRAY = (
-    ("colon", "colon"),
-    ("leukemia", "leukemia"),
-    ("lung", "lung_discrete"),
-    ("lymphoma", "lymphoma"),
-    ("nci9", "nci9"),
-)
-
-N_BOOTSTRAPS = 50
-K = 10
-
-# The paper's Table 4 (average over its 15 data sets).
-PAPER_TABLE4 = {
-    "pareto_information": {
-        "JMI": 1.6,
-        "DISR": 2.3,
-        "MIM": 2.4,
-        "MRMR": 2.5,
-        "CMIM": 3.3,
-        "ICAP": 3.6,
-        "CondRed": 3.7,
-        "CIFE": 4.3,
-        "MIFS": 4.5,
-    },
-    "pareto_kuncheva": {
-        "JMI": 1.5,
-        "DISR": 2.2,
-        "MIM": 2.3,
-        "MRMR": 2.5,
-        "CondRed": 3.2,
-        "CMIM": 3.4,
-        "ICAP": 4.3,
-        "CIFE": 4.8,
-        "MIFS": 4.9,
-    },
-    "accuracy_rank": {
-        "JMI": 2.6,
-        "MRMR": 3.6,
-        "DISR": 3.7,
-        "CMIM": 4.5,
-        "ICAP": 5.3,
-        "MIM": 5.4,
-        "CIFE": 5.9,
-        "MIFS": 6.5,
-        "CondRed": 7.4,
-    },
-}
-
-
-# --------------------------------------------------------------------------- data
-def _n_jobs() -> int:
-    """Workers for the long loops: ``$FSEL_N_JOBS`` (``fsel reproduce --n-jobs``), default 1.
-    Results do not depend on it."""
-    try:
-        return max(1, int(os.environ.get("FSEL_N_JOBS", "1")))
-    except ValueError:
-        return 1
-
-
-def _make_selector(name: str, k: int, **kw: Any) -> Any:
-    import fsel
-
-    return getattr(fsel, name)(n_features_to_select=k, n_jobs=1, **kw)
-
-
-def _prepare(dataset: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Codes (samples x features, int), the 3-NN view in [0, 1], and y."""
-    from fsel.kernels.discretize import discretize
-
-    X = np.asarray(dataset.X, dtype=np.float64).copy()
-    d = X.shape[1]
-    cat = (
-        np.zeros(d, dtype=bool)
-        if dataset.categorical is None
-        else np.asarray(dataset.categorical, dtype=bool)
-    )
-    integral = np.array([np.all(np.isnan(c) | (c == np.round(c))) for c in X.T])
-    discrete = cat | (integral & (np.asarray(dataset.X).dtype.kind in "iub"))
-    for j in range(d):
-        miss = np.isnan(X[:, j])
-        if miss.any():
-            if cat[j]:
-                X[miss, j] = np.nanmax(X[:, j]) + 1 if (~miss).any() else 0
-            else:
-                X[miss, j] = np.nanmedian(X[:, j]) if (~miss).any() else 0
-    codes, n_levels, _ = discretize(X, discrete, n_bins=5, strategy="uniform")
-    codes = np.ascontiguousarray(codes.T.astype(np.int64))
-    scale = np.maximum(n_levels - 1, 1).astype(np.float64)
-    view = codes / scale
-    y = np.unique(np.asarray(dataset.y), return_inverse=True)[1].reshape(-1)
-    return codes, view, y
-
-
-def _load(file: str, data_path: Any) -> Any:
-    from fsel.datasets import load
-
-    return load(file, path=data_path)
-
-
-def _seed_for(seed: int, name: str) -> np.random.SeedSequence:
-    return np.random.SeedSequence([int(seed), zlib.crc32(name.encode())])
-
-
-def _uci(
-    names: Sequence[str], data_path: Any
-) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    files = dict(UCI_SETS)
-    return {n: _prepare(_load(files[n], data_path)) for n in names}
-
-
-# --------------------------------------------------------------------------- bootstrap core
-def _bootstrap_parts(
-    selector: Any,
-    dname: str,
-    codes: np.ndarray,
-    view: np.ndarray,
-    y: np.ndarray,
-    *,
-    seed: int,
-    n_bootstraps: int,
-) -> dict[str, Any]:
-    """Cache key of one criterion's bootstrap runs on one data set.
-
-    It holds every array the result depends on: the codes the selector sees, the
-    3-NN view it is scored on (``X_eval``) and the labels.
-    """
-    return {
-        "protocol": "brown-uci-bootstrap-oob-3nn",
-        "selector": estimator_fingerprint(selector, ignore=("n_jobs",)),
-        "dataset": dname,
-        "data": array_fingerprint(codes, y),
-        "eval_data": array_fingerprint(view),
-        "seed": seed,
-        "n_bootstraps": n_bootstraps,
-    }
-
-
-def _bootstrap_runs(
-    data: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
-    *,
-    seed: int,
-    n_bootstraps: int,
-    cache: ResultCache,
-    criteria: Sequence[str] = CRITERIA,
-    n_jobs: int | None = None,
-) -> dict[tuple[str, str], Any]:
-    """50 bootstraps x 9 criteria x data sets: subsets and OOB 3-NN errors (cached)."""
-    from fsel.experiments.protocols import bootstrap_oob_error
-
-    out = {}
-    total = len(data) * len(criteria) * n_bootstraps
-    with Progress(total, "brown bootstraps") as bar:
-        for dname, (codes, view, y) in data.items():
-            for crit in criteria:
-                sel = _make_selector(crit, min(K, codes.shape[1]))
-                parts = _bootstrap_parts(
-                    sel, dname, codes, view, y, seed=seed, n_bootstraps=n_bootstraps
-                )
-
-                def compute(sel=sel, codes=codes, view=view, y=y, dname=dname) -> Any:
-                    run = bootstrap_oob_error(
-                        sel,
-                        codes,
-                        y,
-                        n_bootstraps=n_bootstraps,
-                        X_eval=view,
-                        n_neighbors=3,
-                        random_state=_seed_for(seed, dname),
-                        n_jobs=n_jobs if n_jobs is not None else _n_jobs(),
-                        progress=bar.update,
-                    )
-                    return {"subsets": run.subsets, "oob_error": run.oob_error}
-
-                before = bar.n
-                res = cache.get_or_compute(parts, compute)
-                if bar.n == before:
-                    bar.update(n_bootstraps)
-                out[(dname, crit)] = res
-    return out
-
-
-def _info_weights(
-    dname: str,
-    codes: np.ndarray,
-    y: np.ndarray,
-    runs: dict[tuple[str, str], Any],
-    cache: ResultCache,
-) -> Any:
-    """Yu et al.'s pair weights over every feature any criterion picked (cached)."""
-    from fsel.experiments.protocols import InformationWeights
-
-    groups = [runs[(dname, c)]["subsets"] for c in CRITERIA]
-    union = np.unique(np.concatenate([np.asarray(s) for g in groups for s in g]))
-    parts = {
-        "protocol": "yu-information-weights",
-        "dataset": dname,
-        "data": array_fingerprint(codes, y),
-        "features": union,
-    }
-    return cache.get_or_compute(parts, lambda: InformationWeights(codes, union))
-
-
-def _stability_table(
-    data: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
-    runs: dict[tuple[str, str], Any],
-    cache: ResultCache,
-    seed: int,
-    n_bootstraps: int,
-) -> list[dict[str, Any]]:
-    from fsel.experiments.protocols import information_stability, kuncheva_stability
-
-    rows = []
-    for dname, (codes, _view, y) in data.items():
-        weights = None
-        for crit in CRITERIA:
-            r = runs[(dname, crit)]
-            parts = {
-                "protocol": "brown-stability",
-                "dataset": dname,
-                "criterion": crit,
-                "data": array_fingerprint(codes, y),
-                "seed": seed,
-                "n_bootstraps": n_bootstraps,
-                "subsets": r["subsets"],
-            }
-            s = cache.get(parts)
-            if s is None:
-                start = time.perf_counter()
-                if weights is None:
-                    weights = _info_weights(dname, codes, y, runs, cache)
-                s = {
-                    "kuncheva": kuncheva_stability(r["subsets"], codes.shape[1]),
-                    "information": information_stability(r["subsets"], codes, weights=weights),
-                }
-                cache.set(parts, s, seconds=time.perf_counter() - start)
-            rows.append(
-                {
-                    "dataset": dname,
-                    "criterion": crit,
-                    "kuncheva_stability": round(s["kuncheva"], 6),
-                    "information_stability": round(s["information"], 6),
-                    "oob_accuracy": round(1.0 - float(np.nanmean(r["oob_error"])), 6),
-                }
-            )
-    return rows
-
-
-def _uci_setup(output_dir: Path, quick: bool, seed: int, data_path: Any):
-    names = _QUICK_UCI if quick else tuple(n for n, _ in UCI_SETS)
-    n_boot = 5 if quick else N_BOOTSTRAPS
-    data = _uci(names, data_path)
-    cache = cache_for(output_dir)
-    runs = _bootstrap_runs(data, seed=seed, n_bootstraps=n_boot, cache=cache)
-    return names, n_boot, data, cache, runs
-
-
-def _command(name: str, seed: int, quick: bool) -> str:
-    return f"fsel reproduce {name} --random-state {seed}" + (" --quick" if quick else "")
-
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    def fmt(v: Any) -> str:
-        return f"{v:.3f}" if isinstance(v, float) else str(v)
-
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(fmt(v) for v in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
-def _pyplot() -> Any:
-    from fsel.experiments.protocols import _pyplot
-
-    return _pyplot()
+    return md_table(header, rows, float_format="{:.3f}")
 
 
 # --------------------------------------------------------------------------- Fig. 3 / 4
 def fig3_stability(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Fig. 3 (Kuncheva stability) and Fig. 4 (information stability) of the 9 criteria,
     k = 10, 50 bootstraps, over the UCI sets we have."""
     output_dir = Path(output_dir)
-    names, n_boot, data, cache, runs = _uci_setup(output_dir, quick, seed, data_path)
+    names, n_boot, data, cache, runs = _uci_setup(output_dir, quick, seed, data_path, n_jobs)
     rows = _stability_table(data, runs, cache, seed, n_boot)
     table = write_csv(output_dir / "stability.csv", rows)
-    plt = _pyplot()
+    from fsel.utils.figures import new_figure, save_figure
+
     figs = []
     medians = {}
     for key, fname, title in (
@@ -389,14 +116,13 @@ def fig3_stability(
         med = {c: float(np.median(v)) for c, v in vals.items()}
         medians[key] = med
         order = sorted(CRITERIA, key=lambda c: -medians["kuncheva_stability"][c])
-        fig, ax = plt.subplots(figsize=(7, 3.5))
+        fig, ax = new_figure(figsize=(7, 3.5))
         ax.boxplot([vals[c] for c in order], whis=(0, 100))
         ax.set_xticks(range(1, len(order) + 1), order)
         ax.set_ylabel(key.replace("_", " "))
         ax.set_title(f"{title}: {len(names)} data sets, k={K}, {n_boot} bootstraps", fontsize=9)
         p = output_dir / fname
-        fig.savefig(p, dpi=110, bbox_inches="tight")
-        plt.close(fig)
+        save_figure(fig, p, dpi=110)
         figs.append(p)
     korder = sorted(CRITERIA, key=lambda c: -medians["kuncheva_stability"][c])
     iorder = sorted(CRITERIA, key=lambda c: -medians["information_stability"][c])
@@ -424,7 +150,7 @@ def fig3_stability(
     return Reproduction(
         name="brown-fig3",
         title="Brown et al. 2012, Figs. 3-4: stability of the 9 criteria (k=10, 50 bootstraps)",
-        command=_command("brown-fig3", seed, quick),
+        command=reproduce_command("brown-fig3", seed, quick),
         seed=seed,
         paper=(
             '"The marginal mutual information, MIM, is as expected the most stable ... The '
@@ -444,14 +170,19 @@ def fig3_stability(
 
 # --------------------------------------------------------------------------- Fig. 5
 def fig5_similarity_map(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Fig. 5: mean consistency between the criteria's subsets on the same bootstraps,
     averaged over data sets and drawn as a 2-D classical-MDS map."""
     from fsel.experiments.protocols import classical_mds, similarity_matrix
 
     output_dir = Path(output_dir)
-    names, n_boot, data, cache, runs = _uci_setup(output_dir, quick, seed, data_path)
+    names, n_boot, data, cache, runs = _uci_setup(output_dir, quick, seed, data_path, n_jobs)
     mats = {"kuncheva": [], "information": []}
     for dname, (codes, _view, y) in data.items():
         subsets = {c: runs[(dname, c)]["subsets"] for c in CRITERIA}
@@ -478,9 +209,10 @@ def fig5_similarity_map(
                 )[1]
                 cache.set(parts, S, seconds=time.perf_counter() - start)
             mats[measure].append(S)
-    plt = _pyplot()
+    from fsel.utils.figures import new_figure, save_figure
+
     rows, figs, outliers = [], [], {}
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.5))
+    fig, axes = new_figure(1, 2, figsize=(10, 4.5))
     for ax, (measure, Ss) in zip(axes, mats.items(), strict=True):
         S = np.mean(Ss, axis=0)
         D = np.clip(S.max() - S, 0, None)
@@ -508,8 +240,7 @@ def fig5_similarity_map(
             )
         ax.set_title(f"({'a' if measure == 'kuncheva' else 'b'}) {measure} consistency", fontsize=9)
     p = output_dir / "fig5_mds.png"
-    fig.savefig(p, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    save_figure(fig, p, dpi=110)
     figs.append(p)
     table = write_csv(output_dir / "similarity_mds.csv", rows)
     paper_out = {"MIFS", "CIFE", "ICAP", "CondRed"}
@@ -521,7 +252,7 @@ def fig5_similarity_map(
     return Reproduction(
         name="brown-fig5",
         title="Brown et al. 2012, Fig. 5: MDS map of the criteria's feature sets",
-        command=_command("brown-fig5", seed, quick),
+        command=reproduce_command("brown-fig5", seed, quick),
         seed=seed,
         paper=(
             '"Both diagrams show a cluster of several criteria, and 4 clear outliers: MIFS, '
@@ -541,10 +272,12 @@ def fig5_similarity_map(
 
 
 # --------------------------------------------------------------------------- Table 4 and Fig. 9
-def _accuracy_and_stability(output_dir: Path, quick: bool, seed: int, data_path: Any):
+def _accuracy_and_stability(
+    output_dir: Path, quick: bool, seed: int, data_path: Any, n_jobs: int | None
+):
     """Per data set x criterion: mean OOB accuracy, Kuncheva and information stability,
     plus the OOB errors of every bootstrap (data sets x bootstraps x criteria)."""
-    names, n_boot, data, cache, runs = _uci_setup(output_dir, quick, seed, data_path)
+    names, n_boot, data, cache, runs = _uci_setup(output_dir, quick, seed, data_path, n_jobs)
     rows = _stability_table(data, runs, cache, seed, n_boot)
     cell = {(r["dataset"], r["criterion"]): r for r in rows}
 
@@ -566,7 +299,12 @@ def _accuracy_and_stability(output_dir: Path, quick: bool, seed: int, data_path:
 
 
 def table4_pareto(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Table 4: mean Pareto non-dominated rank on (OOB accuracy, stability) and mean
     accuracy rank of the 9 criteria over the UCI sets."""
@@ -576,7 +314,7 @@ def table4_pareto(
 
     output_dir = Path(output_dir)
     names, n_boot, rows, acc, kun, inf, boot_err = _accuracy_and_stability(
-        output_dir, quick, seed, data_path
+        output_dir, quick, seed, data_path, n_jobs
     )
     par_i = np.mean([pareto_ranks(acc[d], inf[d]) for d in range(len(names))], axis=0)
     par_k = np.mean([pareto_ranks(acc[d], kun[d]) for d in range(len(names))], axis=0)
@@ -622,7 +360,7 @@ def table4_pareto(
     return Reproduction(
         name="brown-table4",
         title="Brown et al. 2012, Table 4: Pareto ranks (accuracy vs stability) and accuracy ranks",
-        command=_command("brown-table4", seed, quick),
+        command=reproduce_command("brown-table4", seed, quick),
         seed=seed,
         paper="Table 4 (15 UCI sets, 50 bootstraps, 3-NN out-of-bag accuracy):\n\n"
         + paper_md
@@ -645,7 +383,12 @@ def table4_pareto(
 
 
 def fig9_significance(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Fig. 9: Friedman test on the accuracy ranks, Nemenyi post-hoc at 90/95/99%, drawn
     as a significant-dominance partial order (and a critical-difference diagram)."""
@@ -659,7 +402,7 @@ def fig9_significance(
 
     output_dir = Path(output_dir)
     names, _n_boot, _rows, acc, _kun, _inf, _err = _accuracy_and_stability(
-        output_dir, quick, seed, data_path
+        output_dir, quick, seed, data_path, n_jobs
     )
     fr = friedman_test(acc, higher_is_better=True)
     L = nemenyi_significance(fr.average_ranks, len(names))
@@ -735,7 +478,7 @@ def fig9_significance(
     return Reproduction(
         name="brown-fig9",
         title="Brown et al. 2012, Fig. 9: significant-dominance partial order (Nemenyi)",
-        command=_command("brown-fig9", seed, quick),
+        command=reproduce_command("brown-fig9", seed, quick),
         seed=seed,
         paper=(
             '"with 99% confidence JMI is significantly superior to CondRed, and MIFS, but not '
@@ -752,38 +495,13 @@ def fig9_significance(
 
 
 # --------------------------------------------------------------------------- Fig. 6
-def _fig6_task(
-    codes: np.ndarray,
-    view: np.ndarray,
-    y: np.ndarray,
-    crit: str,
-    seed_seq: Any,
-    n_trials: int,
-    sizes: Sequence[int],
-    pool: int,
-) -> np.ndarray:
-    """Hold-out 3-NN errors, shape (n_trials, len(sizes)), for one criterion."""
-    from fsel.experiments.protocols import fit_subset, knn_predict
-    from fsel.meta.resampling import replicate_seeds
-
-    errs = np.empty((n_trials, len(sizes)))
-    n = codes.shape[0]
-    for t, s in enumerate(replicate_seeds(seed_seq, n_trials)):
-        perm = np.random.default_rng(s).permutation(n)
-        train_pool, test = perm[:pool], perm[pool:]
-        for j, m in enumerate(sizes):
-            tr = train_pool[:m]
-            if np.unique(y[tr]).size < 2:
-                errs[t, j] = np.nan
-                continue
-            sub = fit_subset(_make_selector(crit, min(K, codes.shape[1])), codes[tr], y[tr])
-            pred = knn_predict(view[tr][:, sub], y[tr], view[test][:, sub], 3)
-            errs[t, j] = float(np.mean(pred != y[test]))
-    return errs
-
-
 def fig6_rank_vs_training_size(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Fig. 6: average rank (by 3-NN hold-out error, 10 features) of the criteria as the
     number of training points grows from 20 to 140, over the UCI sets with at least 200
@@ -826,7 +544,7 @@ def fig6_rank_vs_training_size(
         for d, c, _ in todo
     )
     with Progress(len(todo), "brown-fig6") as bar:
-        results = Parallel(n_jobs=_n_jobs(), return_as="generator")(tasks)
+        results = Parallel(n_jobs=reproduction_n_jobs(n_jobs), return_as="generator")(tasks)
         for (dname, crit, parts), (res, secs) in zip(todo, results, strict=True):
             cache.set(parts, res, seconds=secs)
             errs[(dname, crit)] = res
@@ -841,8 +559,9 @@ def fig6_rank_vs_training_size(
         for j, m in enumerate(sizes)
     ]
     table = write_csv(output_dir / "fig6_ranks.csv", rows)
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
+    from fsel.utils.figures import new_figure, save_figure
+
+    fig, ax = new_figure(figsize=(7, 4))
     for i, c in enumerate(CRITERIA):
         marker = "." if c == "MIM" else ("o" if c in UNBALANCED else "*")
         ax.plot(
@@ -856,8 +575,7 @@ def fig6_rank_vs_training_size(
         f"Average rank by 3-NN test error, {len(names)} data sets, {n_trials} trials", fontsize=9
     )
     p = output_dir / "fig6_rank_vs_training_points.png"
-    fig.savefig(p, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    save_figure(fig, p, dpi=110)
     bal = [CRITERIA.index(c) for c in BALANCED]
     unb = [CRITERIA.index(c) for c in UNBALANCED]
     sep = [bool(avg[j, bal].max() < avg[j, unb].min()) for j in range(len(sizes))]
@@ -869,7 +587,7 @@ def fig6_rank_vs_training_size(
     return Reproduction(
         name="brown-fig6",
         title="Brown et al. 2012, Fig. 6: rank of the criteria vs number of training points",
-        command=_command("brown-fig6", seed, quick),
+        command=reproduce_command("brown-fig6", seed, quick),
         seed=seed,
         paper=(
             '"There is a clear separation between those criteria with a star [DISR, JMI, '
@@ -890,7 +608,12 @@ def fig6_rank_vs_training_size(
 
 # --------------------------------------------------------------------------- Fig. 7
 def fig7_small_sample_loo(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Fig. 7: leave-one-out 3-NN mistakes against the number of selected features
     (1..50) on Peng et al.'s discretised microarray sets."""
@@ -914,6 +637,7 @@ def fig7_small_sample_loo(
                     "dataset": pname,
                     "data": array_fingerprint(X, y),
                 }
+                sel.set_params(n_jobs=reproduction_n_jobs(n_jobs))  # not in the key
                 curves[(pname, crit)] = cache.get_or_compute(
                     parts, lambda s=sel, X=X, y=y: loo_knn_mistakes(X, y, fit_subset(s, X, y), 3)
                 )
@@ -925,8 +649,9 @@ def fig7_small_sample_loo(
                 {"dataset": pname, "criterion": crit, "n_features": m, "loo_mistakes": int(v)}
             )
     table = write_csv(output_dir / "fig7_loo.csv", rows)
-    plt = _pyplot()
-    fig, axes = plt.subplots(1, len(sets), figsize=(4 * len(sets), 3.5), squeeze=False)
+    from fsel.utils.figures import new_figure, save_figure
+
+    fig, axes = new_figure(1, len(sets), figsize=(4 * len(sets), 3.5), squeeze=False)
     for ax, (pname, _f) in zip(axes[0], sets, strict=True):
         for crit in CRITERIA:
             ax.plot(
@@ -940,8 +665,7 @@ def fig7_small_sample_loo(
         ax.set_ylabel("LOO number of mistakes")
     axes[0][0].legend(fontsize=6, ncol=2)
     p = output_dir / "fig7_loo.png"
-    fig.savefig(p, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    save_figure(fig, p, dpi=110)
     mean_mist = {(d, c): float(np.mean(v)) for (d, c), v in curves.items()}
     ours_rows = [[d] + [mean_mist[(d, c)] for c in CRITERIA] for d, _ in sets]
     ours = (
@@ -962,7 +686,7 @@ def fig7_small_sample_loo(
     return Reproduction(
         name="brown-fig7",
         title="Brown et al. 2012, Fig. 7: LOO error on Peng et al.'s microarray sets",
-        command=_command("brown-fig7", seed, quick),
+        command=reproduce_command("brown-fig7", seed, quick),
         seed=seed,
         paper=(
             '"On Colon, the criteria all perform similarly ... MIFS, CONDRED, CIFE and ICAP '
@@ -983,7 +707,12 @@ def fig7_small_sample_loo(
 
 # --------------------------------------------------------------------------- NIPS / ARCENE
 def nips_arcene(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Section 6 protocol on ARCENE: features discretised into 10 equal-width bins with
     edges from the training data, the top 200 features of each criterion (and CMI),
@@ -1024,6 +753,7 @@ def nips_arcene(
                 "dataset": "arcene",
                 "data": array_fingerprint(Xtr, ytr, Xva, yva),
             }
+            sel.set_params(n_jobs=reproduction_n_jobs(n_jobs))  # not in the key
             curves[crit] = cache.get_or_compute(parts, compute)
             n_sel[crit] = len(curves[crit])
             bar.update()
@@ -1033,8 +763,9 @@ def nips_arcene(
         for m, v in enumerate(cur)
     ]
     table = write_csv(output_dir / "arcene_validation_ber.csv", rows)
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4))
+    from fsel.utils.figures import new_figure, save_figure
+
+    fig, ax = new_figure(figsize=(7, 4))
     for c, cur in curves.items():
         ax.plot(range(1, len(cur) + 1), cur, label=c.lower(), marker="o" if len(cur) < 15 else None)
     ax.set_xlabel("Number of features")
@@ -1043,8 +774,7 @@ def nips_arcene(
     ax.legend(fontsize=7, ncol=3)
     ax.set_title("ARCENE: validation balanced error of a 3-NN", fontsize=9)
     p = output_dir / "arcene_validation_ber.png"
-    fig.savefig(p, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    save_figure(fig, p, dpi=110)
     summ = []
     for c, cur in curves.items():
         best = int(np.argmin(cur))
@@ -1078,7 +808,7 @@ def nips_arcene(
     return Reproduction(
         name="brown-nips-arcene",
         title="Brown et al. 2012, Section 6 (NIPS challenge protocol) on ARCENE",
-        command=_command("brown-nips-arcene", seed, quick),
+        command=reproduce_command("brown-nips-arcene", seed, quick),
         seed=seed,
         paper=(
             "GISETTE / MADELON only (Tables 6-7, test BER): MIFS fails on both (42.00% and "

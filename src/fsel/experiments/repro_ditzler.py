@@ -28,7 +28,6 @@ Neyman-Pearson test for identifying variable importance. IEEE TNNLS 26(4), 880-8
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -37,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from fsel.experiments.cache import ResultCache, array_fingerprint, cache_for, estimator_fingerprint
+from fsel.experiments.common import md_table, reproduce_command, reproduction_n_jobs
 from fsel.experiments.report import Reproduction, write_csv
 from fsel.utils.progress import Progress
 
@@ -52,22 +52,13 @@ __all__ = [
 _TITLE = "Ditzler, Polikar & Rosen 2015"
 
 
-def _n_jobs(quick: bool) -> int:
-    if quick:
-        return 1
-    try:
-        return max(1, int(os.environ.get("FSEL_N_JOBS", "1")))
-    except ValueError:
-        return 1
-
-
 def _jmi(k: int) -> Any:
     from fsel.selectors.information import JMI
 
-    return JMI(n_features_to_select=k)
+    return JMI(n_features_to_select=k, discretize="uniform", n_bins=5)  # the paper's bins
 
 
-def _npfs(k: int, n: int, seed: int, quick: bool, alpha: float = 0.01) -> Any:
+def _npfs(k: int, n: int, seed: int, n_jobs: int | None, alpha: float = 0.01) -> Any:
     """NPFS(JMI(k)); ``verbose=1`` draws a bar over its bootstraps on a terminal."""
     from fsel.meta.npfs import NPFS
 
@@ -75,7 +66,7 @@ def _npfs(k: int, n: int, seed: int, quick: bool, alpha: float = 0.01) -> Any:
         _jmi(k),
         n_resamples=n,
         alpha=alpha,
-        n_jobs=_n_jobs(quick),
+        n_jobs=reproduction_n_jobs(n_jobs),
         random_state=seed,
         verbose=1,
     )
@@ -100,28 +91,20 @@ def _fit_quiet(est: Any, X: np.ndarray, y: np.ndarray) -> Any:
         return est.fit(X, y)
 
 
-def _cmd(name: str, quick: bool, seed: int) -> str:
-    return f"fsel reproduce {name} --random-state {seed}" + (" --quick" if quick else "")
-
-
-def _md_table(header: list[str], rows: list[list[Any]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
-
-
 def _figure(nrows: int, ncols: int, size: tuple[float, float]) -> tuple[Any, Any]:
-    from fsel.meta.plots import _figure as new_figure
+    from fsel.utils.figures import new_figure
 
-    fig, _ = new_figure(None, size)
-    fig.clear()
-    axes = fig.subplots(nrows, ncols, squeeze=False)
-    return fig, axes
+    return new_figure(nrows, ncols, figsize=size, squeeze=False, layout="constrained")
 
 
 # --------------------------------------------------------------------------- Fig. 1
 def ditzler_fig1(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Fig. 1: NPFS(JMI) selection matrices on the uniform data, K=25, k*=5, n=100."""
     from fsel.datasets import make_npfs_uniform
@@ -137,7 +120,7 @@ def ditzler_fig1(
     rows, table = [], []
     fig, axes = _figure(2, 2, (11, 8))
     for ax, k in zip(axes.ravel(), (10, 15, 20, 24), strict=True):
-        npfs = _cached_fit(cache, _npfs(k, n, seed, quick), X, y, "fig1-npfs")
+        npfs = _cached_fit(cache, _npfs(k, n, seed, n_jobs), X, y, "fig1-npfs")
         found = npfs.relevant_features_.tolist()
         tp = len(set(found) & set(relevant.tolist()))
         rows.append(
@@ -191,7 +174,7 @@ def ditzler_fig1(
     return Reproduction(
         name="ditzler-fig1",
         title=f"{_TITLE}, Fig. 1 (selection matrices, synthetic uniform data)",
-        command=_cmd("ditzler-fig1", quick, seed),
+        command=reproduce_command("ditzler-fig1", seed, quick),
         seed=seed,
         paper=(
             "Fig. 1 (K=25, k*=5, k in {10, 15, 20, 24}, n=100; the text states neither "
@@ -200,7 +183,7 @@ def ditzler_fig1(
             "(first five rows of each plot) with only a few additional irrelevant features "
             'in the set."'
         ),
-        ours=_md_table(
+        ours=md_table(
             ["k", "min n", "threshold", "found relevant", "true pos.", "false pos.", "features"],
             table,
         ),
@@ -213,7 +196,12 @@ def ditzler_fig1(
 
 # --------------------------------------------------------------------------- Fig. 2
 def ditzler_fig2(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Fig. 2: features found relevant vs number of bootstraps (1..500), k* = 15."""
     from fsel.datasets import make_npfs_uniform
@@ -253,7 +241,7 @@ def ditzler_fig2(
                     y,
                     n_max,
                     random_state=seed,
-                    n_jobs=_n_jobs(quick),
+                    n_jobs=reproduction_n_jobs(n_jobs),
                     progress=bar.update,
                 ),
             )
@@ -294,7 +282,7 @@ def ditzler_fig2(
     return Reproduction(
         name="ditzler-fig2",
         title=f"{_TITLE}, Fig. 2 (relevant features vs number of bootstraps)",
-        command=_cmd("ditzler-fig2", quick, seed),
+        command=reproduce_command("ditzler-fig2", seed, quick),
         seed=seed,
         paper=(
             "Fig. 2 (k*=15, K in {50, 100, 250}, k in {3, 5, 10, 15, 25}, n from 1 to 500): "
@@ -306,7 +294,7 @@ def ditzler_fig2(
             'recover all of them with 500 bootstraps." (Neither M nor alpha is stated; '
             "we use M=1000 and alpha=0.01, our choices for Fig. 1 as well.)"
         ),
-        ours=_md_table(head, table),
+        ours=md_table(head, table),
         agreement=agreement,
         tables={"fig2": csv_path},
         figures=[fig_path],
@@ -341,7 +329,7 @@ def _npfs_relevant(
     k: int,
     n_boot: int,
     seed: int,
-    quick: bool,
+    n_jobs: int | None,
     progress: Callable[[], None] | None = None,
 ) -> np.ndarray:
     """``NPFS(JMI(k), n_boot, alpha=0.01, random_state=seed).fit(Xtr, ytr)``'s
@@ -351,7 +339,13 @@ def _npfs_relevant(
     from fsel.meta.resampling import selection_matrix
 
     M = selection_matrix(
-        _jmi(k), Xtr, ytr, n_boot, random_state=seed, n_jobs=_n_jobs(quick), progress=progress
+        _jmi(k),
+        Xtr,
+        ytr,
+        n_boot,
+        random_state=seed,
+        n_jobs=reproduction_n_jobs(n_jobs),
+        progress=progress,
     )
     return npfs_test(M, alpha=0.01).relevant
 
@@ -362,7 +356,7 @@ def _fold_errors(
     train: np.ndarray,
     n_boot: int,
     seed: int,
-    quick: bool,
+    n_jobs: int | None,
     progress: Callable[[], None] | None = None,
 ) -> dict[str, float]:
     """Errors of nb/cart on all, JMI top-10 and NPFS features on one fold.
@@ -380,7 +374,7 @@ def _fold_errors(
     test[train] = False
     Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
     jmi = _jmi(k).fit(Xtr, ytr).selection_order_
-    npfs = _npfs_relevant(Xtr, ytr, k, n_boot, seed, quick, progress)
+    npfs = _npfs_relevant(Xtr, ytr, k, n_boot, seed, n_jobs, progress)
     out["n_npfs"] = float(npfs.size)
     for cname, model in (
         ("nb", GaussianNB()),
@@ -404,7 +398,7 @@ def _cv_errors(
     n_folds: int,
     n_boot: int,
     seed: int,
-    quick: bool,
+    n_jobs: int | None,
     bar: Progress,
 ) -> dict[str, list[float]]:
     """:func:`_fold_errors` of every fold, each fold cached as one unit."""
@@ -426,7 +420,7 @@ def _cv_errors(
         before = bar.n
         e = cache.get_or_compute(
             parts,
-            lambda train=train: _fold_errors(X, y, train, n_boot, seed, quick, bar.update),
+            lambda train=train: _fold_errors(X, y, train, n_boot, seed, n_jobs, bar.update),
         )
         if bar.n == before:  # from the cache
             bar.update(n_boot)
@@ -436,7 +430,12 @@ def _cv_errors(
 
 
 def ditzler_uci(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Table II: nb/CART 10-fold CV error with all, top-10 JMI and NPFS features."""
     from scipy.stats import wilcoxon
@@ -464,7 +463,7 @@ def ditzler_uci(
             skipped.append(name)
             bar.update(n_folds * n_boot)
             continue
-        e = _cv_errors(cache, name, X, y, n_folds, n_boot, seed, quick, bar)
+        e = _cv_errors(cache, name, X, y, n_folds, n_boot, seed, n_jobs, bar)
         mean = {m: float(np.mean(e[m])) for m in methods}
         errs.append([mean[m] for m in methods])
         rows.append(
@@ -505,7 +504,7 @@ def ditzler_uci(
         [r["dataset"], *[r.get(m, "") for m in methods], r.get("npfs_mean_n_features", "")]
         for r in rows
     ]
-    ours = _md_table(["data set", *methods, "NPFS #features"], table)
+    ours = md_table(["data set", *methods, "NPFS #features"], table)
     ours += (
         f"\n\n{n_folds}-fold CV; NPFS(JMI, k=10, alpha=0.01) with n={n_boot} bootstraps "
         "per training fold (the paper: 10,000)."
@@ -520,7 +519,7 @@ def ditzler_uci(
     return Reproduction(
         name="ditzler-uci",
         title=f"{_TITLE}, Table II (naive Bayes / CART errors on UCI data)",
-        command=_cmd("ditzler-uci", quick, seed),
+        command=reproduce_command("ditzler-uci", seed, quick),
         seed=seed,
         paper=(
             'Table II: "The proposed approach for both the naive Bayes and CART produces '
@@ -572,7 +571,12 @@ def ocr_comparison(found: int, paper: int = 52, k: int = 64) -> str:
 
 # --------------------------------------------------------------------------- OCR
 def ditzler_ocr(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Fig. 4: NPFS(JMI, k=64) on the noisy OCR digits (16x16 field, K=256), n=100."""
     from fsel.datasets import make_noisy_ocr
@@ -586,7 +590,7 @@ def ditzler_ocr(
     variants = {"raw codes": X, "5 equal-width bins": X.astype(np.float64)}
     cache = cache_for(output_dir)
     fits = {
-        name: _cached_fit(cache, _npfs(64, n, seed, quick), Xv, y, "ocr-npfs")
+        name: _cached_fit(cache, _npfs(64, n, seed, n_jobs), Xv, y, "ocr-npfs")
         for name, Xv in variants.items()
     }
     rows, lines = [], []
@@ -622,7 +626,7 @@ def ditzler_ocr(
         ax.set_yticks([])
     fig_path = output_dir / "ditzler_ocr.png"
     fig.savefig(fig_path, dpi=100)
-    ours = f"NPFS(JMI, k=64, n={n}, alpha=0.01) on all {X.shape[0]} images:\n\n" + _md_table(
+    ours = f"NPFS(JMI, k=64, n={n}, alpha=0.01) on all {X.shape[0]} images:\n\n" + md_table(
         ["pixels read as", "threshold", "relevant", "in the 8x8 digit area", "in the noise"],
         lines,
     )
@@ -638,7 +642,7 @@ def ditzler_ocr(
     return Reproduction(
         name="ditzler-ocr",
         title=f"{_TITLE}, Fig. 4 (noisy OCR digits)",
-        command=_cmd("ditzler-ocr", quick, seed),
+        command=reproduce_command("ditzler-ocr", seed, quick),
         seed=seed,
         paper=(
             'Fig. 4 (k=64, K=256, 100 bootstraps, JMI): "The Neyman-Pearson test selects '

@@ -41,6 +41,9 @@ Choices the paper leaves open, written down here:
   a warm-up fit so numba compilation is not counted.
 * Feature indices: 0-based everywhere in our tables; the paper's 1-based numbers are
   converted (``paper - 1``) in the columns marked "paper".
+* Workers: these tables run in one process whatever ``n_jobs`` (``fsel reproduce
+  --n-jobs``) says, because their CPU-time columns compare single-process fits of the
+  paper's methods; ``n_jobs`` is accepted as by every reproduction and ignored.
 
 Every unit of work is cached under ``<output>/.cache`` (Table 1: one (N, trial); the
 other tables: one selection, and one (data set, classifier) with its full / subset /
@@ -51,15 +54,31 @@ progress bar counts the units.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from fsel.experiments.cache import ResultCache, array_fingerprint, cache_for, estimator_fingerprint
-from fsel.experiments.protocols import cv_error
+from fsel.experiments.cache import cache_for
+from fsel.experiments.common import md_table
+from fsel.experiments.dong_kothari_protocol import (
+    PAPER_TABLE1,
+    PAPER_TABLE2,
+    PAPER_TABLE3,
+    PAPER_TABLE4,
+    PAPER_TABLE6,
+    _cached_ours,
+    _classifier_unit,
+    _classifiers,
+    _figure,
+    _group2_data,
+    _load_table,
+    _pm,
+    _prepare_nb_input,
+    _result,
+    _zero_based,
+)
 from fsel.experiments.report import Reproduction, write_csv
 from fsel.utils.progress import Progress
 
@@ -72,293 +91,6 @@ __all__ = [
 ]
 
 _TITLE = "Dong & Kothari 2003"
-
-# ----------------------------------------------------------------- the paper's numbers
-PAPER_TABLE1 = {  # N -> (L 1 attr, L 2 attrs, L 3 attrs), each (mean, std)
-    200: ((0.6081, 0.0253), (0.5109, 0.0260), (0.3722, 0.0187)),
-    400: ((0.5556, 0.0710), (0.4960, 0.0340), (0.3858, 0.0358)),
-    800: ((0.5628, 0.0510), (0.5214, 0.0354), (0.4411, 0.0403)),
-    1600: ((0.5378, 0.0163), (0.5043, 0.0094), (0.4302, 0.0144)),
-}
-#: Table 2 subsets (1-based, in selection order) and the wrapper's feature counts
-#: (ID3, naive Bayes) from the text.
-PAPER_TABLE2 = {
-    "cleve": ([10, 13, 12, 3, 9], (2.6, 3.1)),
-    "corral": ([6, 1, 2, 3, 4], (1, 1)),
-    "crx": ([8, 9, 13, 10], (2.9, 1.6)),
-    "m-of-n-3-7-10": ([4, 9, 5, 8, 3, 6, 7], (0, 0)),
-    "monk-1": ([5, 1, 2], (1, 1)),
-    "monk-2": ([3, 6, 1, 2, 4, 5], (0, 0)),
-    "monk-3": ([2, 5, 4, 1], (2, 2)),
-    "pima": ([2, 8, 1], (1, 3.8)),
-}
-#: Table 3: (full ID3, full NB, subset ID3, subset NB), each "mean +- std".
-PAPER_TABLE3 = {
-    "cleve": ("73.31±4.26", "83.51±1.38", "76.23±2.25", "84.17±1.82"),
-    "corral": ("96.92±2.05", "80.83±8.79", "96.92±2.05", "86.03±3.75"),
-    "crx": ("81.16±1.04", "77.68±1.56", "85.65±1.3", "84.06±1.33"),
-    "m-of-n-3-7-10": ("83.67±2.19", "87.33±1.63", "84.33±1.22", "89.33±1.56"),
-    "monk-1": ("95.12±1.36", "74.97±1.95", "100.00±0.00", "74.97±1.95"),
-    "monk-2": ("46.05±3.02", "66.22±2.80", "46.05±3.02", "66.22±2.80"),
-    "monk-3": ("100.00±0.00", "97.22±0.47", "100.00±0.00", "97.22±0.47"),
-    "pima": ("70.56±1.66", "75.90±1.88", "71.73±1.38", "73.43±1.57"),
-}
-#: Tables 4-5 (the extracted text of Table 4 is garbled; these are the readable parts).
-PAPER_TABLE4 = {
-    "digit": {
-        "subset": [362, 48, 475, 133, 358, 582, 86, 638, 645, 359],
-        "cpu": 2150,
-        "wrapper_size": 11,
-        "wrapper_cpu": 4807,
-    },
-    "sonar": {"subset": [12, 16], "cpu": None, "wrapper_size": None, "wrapper_cpu": None},
-}
-PAPER_TABLE5 = {  # full ID3, full NB, ours ID3, ours NB, wrapper ID3, wrapper NB
-    "digit": ("98.50±0.87", "98.50±1.54", "96.25±2.35", "98.50±0.54", "93.40±1.32", "94.50±0.58"),
-    "sonar": ("72.60±1.05", "68.75±0.36", "76.44±1.32", "71.15±0.25", "76.92±1.98", "68.75±0.31"),
-}
-PAPER_TABLE6 = {  # data set -> {radius factor: 1-based subset}
-    "crx": {2: [8, 9, 13, 10], 3: [8, 9, 13, 10], 5: [8, 9, 13, 10], 8: [8, 9, 13, 10, 6, 12]},
-    "pima": {2: [2, 8, 1, 4], 3: [2, 8, 1], 5: [2, 8, 1], 8: [2, 8]},
-}
-
-_CLEVE_SYMBOLIC = (1, 2, 5, 6, 8, 10, 12)
-
-
-# ----------------------------------------------------------------- helpers
-def _md(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
-
-
-def _pm(values: Sequence[float], scale: float = 100.0, digits: int = 2) -> str:
-    a = np.asarray(values, dtype=float) * scale
-    if np.isnan(a).all():
-        return "skipped"
-    return f"{a.mean():.{digits}f}±{a.std(ddof=1) if a.size > 1 else 0.0:.{digits}f}"
-
-
-def _zero_based(paper: Sequence[int]) -> list[int]:
-    return [int(i) - 1 for i in paper]
-
-
-def _load_table(name: str, data_path: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A shared data set with rows holding missing values dropped, and its symbolic mask."""
-    from fsel.datasets import load
-
-    ds = load(name, data_path)
-    X = np.asarray(ds.X, dtype=np.float64)
-    keep = ~np.isnan(X).any(axis=1)
-    if name == "cleve":
-        symbolic = np.isin(np.arange(X.shape[1]), _CLEVE_SYMBOLIC)
-    elif ds.categorical is not None:
-        symbolic = np.asarray(ds.categorical, dtype=bool)
-    else:
-        symbolic = np.zeros(X.shape[1], dtype=bool)
-    return X[keep], np.asarray(ds.y)[keep], symbolic
-
-
-def _group2_data(name: str, seed: int, data_path: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    from fsel.datasets import make_corral, make_m_of_n, make_monk
-
-    if name.startswith("monk-"):
-        X, y, _ = make_monk(int(name[-1]))
-    elif name == "corral":
-        X, y, _ = make_corral(128, random_state=seed)
-    elif name == "m-of-n-3-7-10":
-        X, y, _ = make_m_of_n(3, 7, 10)
-    else:
-        file = {"cleve": "cleve", "crx": "crx", "pima": "pima_diabetes"}[name]
-        return _load_table(file, data_path)
-    return X.astype(np.float64), y, np.ones(X.shape[1], dtype=bool)
-
-
-def _classifiers(all_symbolic: bool, X: np.ndarray) -> dict[str, Any]:
-    from sklearn.naive_bayes import CategoricalNB, GaussianNB
-    from sklearn.tree import DecisionTreeClassifier
-
-    tree = DecisionTreeClassifier(criterion="entropy", random_state=0)
-    if all_symbolic:
-        # codes 0..a-1 per column; min_categories covers levels absent from a fold (one
-        # int for all columns, so that the wrapper can fit any subset)
-        Xc = X - X.min(axis=0)
-        nb: Any = CategoricalNB(min_categories=int(Xc.max()) + 1)
-    else:
-        nb = GaussianNB()
-    return {"ID3": tree, "NB": nb}
-
-
-def _prepare_nb_input(X: np.ndarray, all_symbolic: bool) -> np.ndarray:
-    return X - X.min(axis=0) if all_symbolic else X
-
-
-def _cv_accuracy(
-    X: np.ndarray, y: np.ndarray, clf: Any, features: Sequence[int] | None, trials: int, seed: int
-) -> list[float]:
-    if features is not None and len(features) == 0:
-        # no feature: predict the majority class of the training folds
-        from sklearn.dummy import DummyClassifier
-
-        clf, X, features = DummyClassifier(), np.zeros((X.shape[0], 1)), None
-    with np.errstate(divide="ignore", invalid="ignore"):  # GaussianNB on a constant column
-        return [
-            1.0
-            - cv_error(X, y, classifier=clf, features=features, n_splits=10, random_state=seed + t)[
-                0
-            ]
-            for t in range(trials)
-        ]
-
-
-def _ours(
-    X: np.ndarray,
-    y: np.ndarray,
-    symbolic: np.ndarray,
-    radius_factor: float = 3.0,
-    max_features: Any = None,
-) -> tuple[list[int], list[float], float]:
-    from fsel.selectors.classifiability import Classifiability
-
-    sel = Classifiability(
-        radius_factor=radius_factor,
-        categorical=symbolic,
-        n_features_to_select="auto" if max_features is None else max_features,
-    )
-    t0 = time.process_time()
-    sel.fit(X, y)
-    cpu = time.process_time() - t0
-    return sel.selection_order_.tolist(), sel.selection_scores_.tolist(), cpu
-
-
-_WARM = False
-
-
-def _warm_up() -> None:
-    """One tiny fit (once a process), so that numba compilation is not counted in CPU
-    times."""
-    global _WARM
-    if _WARM:
-        return
-    rng = np.random.default_rng(0)
-    _ours(rng.normal(size=(20, 3)), np.repeat([0, 1], 10), np.zeros(3, dtype=bool), 3.0, 2)
-    _WARM = True
-
-
-def _data_key(X: np.ndarray, y: np.ndarray, symbolic: np.ndarray) -> str:
-    return array_fingerprint(X, y, symbolic)
-
-
-def _cached_ours(
-    cache: ResultCache,
-    X: np.ndarray,
-    y: np.ndarray,
-    symbolic: np.ndarray,
-    radius_factor: float = 3.0,
-) -> tuple[list[int], list[float], float]:
-    """:func:`_ours` (selection order, L steps, CPU s), cached by data and radius."""
-    parts = {
-        "protocol": "dongkothari-selection",
-        "data": _data_key(X, y, symbolic),
-        "radius_factor": float(radius_factor),
-    }
-
-    def compute() -> tuple[list[int], list[float], float]:
-        _warm_up()
-        return _ours(X, y, symbolic, radius_factor)
-
-    return cache.get_or_compute(parts, compute)
-
-
-def _classifier_unit(
-    cache: ResultCache,
-    X: np.ndarray,
-    y: np.ndarray,
-    symbolic: np.ndarray,
-    clf: Any,
-    order: Sequence[int],
-    trials: int,
-    seed: int,
-    wrapper: bool = True,
-) -> dict[str, Any]:
-    """CV accuracies of one classifier with all features, ``order`` and the wrapper's
-    subset (skipped when ``wrapper`` is False), cached as one unit."""
-    parts = {
-        "protocol": "dongkothari-cv-accuracy",
-        "data": array_fingerprint(X, y),
-        "symbolic": array_fingerprint(symbolic),
-        "classifier": estimator_fingerprint(clf),
-        "subset": [int(i) for i in order],
-        "trials": trials,
-        "seed": seed,
-        "wrapper": wrapper,
-    }
-
-    def compute() -> dict[str, Any]:
-        full = _cv_accuracy(X, y, clf, None, trials, seed)
-        sub = _cv_accuracy(X, y, clf, order, trials, seed)
-        if wrapper:
-            w_subset, w_cpu = _wrapper(X, y, clf)
-            wrap = _cv_accuracy(X, y, clf, w_subset, trials, seed)
-        else:
-            w_subset, w_cpu, wrap = [], float("nan"), [float("nan")]
-        return {"full": full, "sub": sub, "wrap": wrap, "w_subset": w_subset, "w_cpu": w_cpu}
-
-    return cache.get_or_compute(parts, compute)
-
-
-def _wrapper(X: np.ndarray, y: np.ndarray, clf: Any) -> tuple[list[int], float]:
-    """scikit-learn's forward wrapper; returns the subset (in selection order) and CPU s."""
-    from sklearn.feature_selection import SequentialFeatureSelector
-
-    sfs = SequentialFeatureSelector(
-        clf, n_features_to_select="auto", tol=1e-9, direction="forward", cv=5
-    )
-    t0 = time.process_time()
-    with np.errstate(divide="ignore", invalid="ignore"):  # GaussianNB on a constant column
-        sfs.fit(X, y)
-    cpu = time.process_time() - t0
-    return np.flatnonzero(sfs.get_support()).tolist(), cpu
-
-
-def _figure(output_dir: Path, name: str, draw: Any) -> list[Path]:
-    try:
-        from fsel.experiments.protocols import _pyplot
-
-        plt = _pyplot()
-    except ImportError:
-        return []
-    fig = draw(plt)
-    path = output_dir / name
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return [path]
-
-
-def _result(
-    name: str,
-    title: str,
-    quick: bool,
-    seed: int,
-    paper: str,
-    ours: str,
-    agreement: str,
-    tables: dict[str, Path],
-    figures: Sequence[Path] = (),
-) -> Reproduction:
-    command = f"fsel reproduce {name} --random-state {seed}" + (" --quick" if quick else "")
-    return Reproduction(
-        name=name,
-        title=title,
-        command=command,
-        seed=seed,
-        paper=paper,
-        ours=ours,
-        agreement=agreement,
-        tables=tables,
-        figures=list(figures),
-        quick=quick,
-    )
 
 
 # ----------------------------------------------------------------- group I
@@ -413,7 +145,12 @@ def table1_claims(means: dict[int, np.ndarray], sizes: Sequence[int]) -> list[tu
 
 
 def group1_table1(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Table 1: ``L`` of the synthetic data with 1, 2, 3 attributes against N."""
     from fsel.datasets import make_dong_kothari
@@ -486,7 +223,7 @@ def group1_table1(
                 f"paper {r['paper_mean']:.4f})"
             )
         md_rows.append(cells)
-    ours = _md(["L", *[f"N = {n}" for n in sizes]], md_rows)
+    ours = md_table(["L", *[f"N = {n}" for n in sizes]], md_rows)
     gaps = {n: means[n][0] - means[n][2] for n in sizes}
     gaps2 = {n: means[n][0] - means[n][1] for n in sizes}
     gap_text = ", ".join(f"N={n}: {g:.3f}" for n, g in gaps.items())
@@ -498,8 +235,8 @@ def group1_table1(
         f"* {text}: {'holds' if held else 'does NOT hold'}" for text, held in claims
     )
 
-    def draw(plt: Any) -> Any:
-        fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    def draw(new_figure: Any) -> Any:
+        fig, ax = new_figure(figsize=(5.5, 3.8))
         for s in range(3):
             m = [
                 next(
@@ -581,7 +318,12 @@ _GROUP2 = ("cleve", "corral", "crx", "m-of-n-3-7-10", "monk-1", "monk-2", "monk-
 
 
 def group2_tables2_3(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Tables 2-3: subsets and 10-fold CV accuracy vs all features and a wrapper."""
     output_dir = Path(output_dir)
@@ -652,7 +394,7 @@ def group2_tables2_3(
     tables = {"group2": write_csv(output_dir / "group2_tables2_3.csv", rows)}
     ours = (
         "Selected subsets (0-based, in selection order):\n\n"
-        + _md(
+        + md_table(
             [
                 "data set",
                 "D",
@@ -666,7 +408,7 @@ def group2_tables2_3(
             md_sel,
         )
         + f"\n\n10-fold CV accuracy %, mean ± std over {trials} fold seeds:\n\n"
-        + _md(
+        + md_table(
             [
                 "data set",
                 "ID3 all",
@@ -715,7 +457,12 @@ def group2_tables2_3(
 
 # ----------------------------------------------------------------- group III
 def group3_tables4_5(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Tables 4-5: Digit (mfeat digits 0-4) and Sonar (-> Ionosphere), with CPU times."""
     output_dir = Path(output_dir)
@@ -767,7 +514,7 @@ def group3_tables4_5(
         )
     bar.close()
     tables = {"group3": write_csv(output_dir / "group3_tables4_5.csv", rows)}
-    ours = _md(
+    ours = md_table(
         [
             "data set",
             "size",
@@ -818,7 +565,12 @@ def group3_tables4_5(
 
 # ----------------------------------------------------------------- group IV
 def group4_table6(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Table 6: subsets of Crx and Pima for neighbourhood sizes 2r, 3r, 5r, 8r."""
     output_dir = Path(output_dir)
@@ -850,7 +602,7 @@ def group4_table6(
             md_rows.append([name, f"{rf}r", " ".join(map(str, order)), " ".join(map(str, paper))])
     bar.close()
     tables = {"group4": write_csv(output_dir / "group4_table6.csv", rows)}
-    ours = _md(["data set", "d", "ours (0-based)", "paper (0-based)"], md_rows)
+    ours = md_table(["data set", "d", "ours (0-based)", "paper (0-based)"], md_rows)
     stable = {
         name: len({r["subset"] for r in rows if r["data_set"] == name and r["radius_factor"] < 8})
         for name in names

@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.experiments.common import reproduce_command, with_n_jobs
 from fsel.experiments.report import Reproduction, write_csv
 from fsel.utils.progress import Progress
 
@@ -65,8 +66,9 @@ def _methods() -> dict[str, Callable[[int], Any]]:
     from fsel import JMI, Classifiability, RankingIndex, ReliefF
 
     return {
-        "JMI": lambda k: JMI(n_features_to_select=k),
-        "ReliefF": lambda k: ReliefF(n_features_to_select=k),
+        # the binning and scaling of the committed numbers (before issue 23's defaults)
+        "JMI": lambda k: JMI(n_features_to_select=k, discretize="uniform", n_bins=5),
+        "ReliefF": lambda k: ReliefF(n_features_to_select=k, scaling="range"),
         "K3 index": lambda k: RankingIndex(index="K3", n_features_to_select=k),
         "classifiability": lambda k: Classifiability(k, epsilon=-1.0),
     }
@@ -242,6 +244,7 @@ def missing_values(
     quick: bool = False,
     seed: int = 0,
     data_path: Any = None,
+    n_jobs: int | None = None,
     methods: dict[str, Callable[[int], Any]] | None = None,
 ) -> Reproduction:
     """Missing values (issue 12): built-in rules vs mean imputation vs dropping rows."""
@@ -275,7 +278,7 @@ def missing_values(
                     "data": array_fingerprint(X, y),
                     "est": estimator_fingerprint(make(k)),
                 }
-                est = make(k)
+                est = with_n_jobs(make, n_jobs)(k)
                 references[m] = cache.get_or_compute(
                     parts, lambda est=est, X=X, y=y: _select(est, X, y)
                 )
@@ -285,13 +288,14 @@ def missing_values(
                     rng = np.random.default_rng([seed, d_i, l_i, rep, 0 if mech == "mcar" else 1])
                     H = add_holes(X, mech, level, rng)
                     for m, make in methods.items():
-                        est = make(k)
+                        est_key = estimator_fingerprint(make(k))  # not on n_jobs
+                        est = with_n_jobs(make, n_jobs)(k)
                         for strategy in STRATEGIES:
                             parts = {
                                 "protocol": "missing-values/unit/2",
                                 "data": array_fingerprint(X, y),
                                 "holes": array_fingerprint(np.isnan(H)),
-                                "est": estimator_fingerprint(est),
+                                "est": est_key,
                                 "strategy": strategy,
                                 "reference": references[m],
                                 "seed": seed,
@@ -356,11 +360,10 @@ def missing_values(
     else:
         agreement = "The built-in rule is at least as good as mean imputation and row "
         agreement += "deletion in every cell of the table."
-    quick_flag = " --quick" if quick else ""
     return Reproduction(
         name="missing-values",
         title="Missing values: built-in rules vs mean imputation vs dropping rows",
-        command=f"fsel reproduce missing-values --random-state {seed}{quick_flag}",
+        command=reproduce_command("missing-values", seed, quick),
         seed=seed,
         paper=(
             "No paper. Issue 12 asks whether each family's principled rule (SPEC section "

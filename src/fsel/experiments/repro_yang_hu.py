@@ -61,6 +61,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.experiments.common import md_table, reproduce_command, with_n_jobs
 from fsel.experiments.report import Reproduction, write_csv
 from fsel.utils.progress import Progress
 
@@ -262,25 +263,19 @@ def _knn_error_curve(S_tr, y_tr, S_te, y_te, order, grid) -> list[float]:
     return errs
 
 
-def _md(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def _figures(output_dir: Path, stem: str, results: dict[str, dict[str, dict[str, Any]]]):
     try:
-        from fsel.experiments.protocols import _pyplot
-
-        plt = _pyplot()
-    except ImportError:
+        import matplotlib  # noqa: F401
+    except ImportError:  # pragma: no cover - depends on the environment
         return []
+    from fsel.utils.figures import new_figure, save_figure
+
     paths = []
     names = list(results)
     ncol = min(4, len(names))
     nrow = -(-len(names) // ncol)
     for kind in ("roc", "error"):
-        fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 2.8 * nrow), squeeze=False)
+        fig, axes = new_figure(nrow, ncol, figsize=(3.2 * ncol, 2.8 * nrow), squeeze=False)
         for ax, ds in zip(axes.ravel(), names, strict=False):
             for meth, rec in results[ds].items():
                 if kind == "roc":
@@ -297,9 +292,7 @@ def _figures(output_dir: Path, stem: str, results: dict[str, dict[str, dict[str,
             ax.set_visible(False)
         fig.tight_layout()
         path = output_dir / f"{stem}_{kind}.png"
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        paths.append(path)
+        paths.append(save_figure(fig, path, dpi=100, bbox_inches=None))
     return paths
 
 
@@ -424,7 +417,12 @@ def _cached_evaluation(
 
 
 def yanghu_roc(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Yang & Hu 2012, Figs. 1, 2, 5: Relief vs P-Relief on binary UCI data with probes."""
     from fsel import PRelief, Relief
@@ -435,12 +433,15 @@ def yanghu_roc(
     t0 = time.perf_counter()
     sets = QUICK_BINARY if quick else tuple(BINARY)
     selectors = {
-        "Relief": lambda cat: Relief(categorical=cat),
-        "P-Relief (sigma=0.01, paper)": lambda cat: PRelief(sigma="paper", categorical=cat),
-        "P-Relief (Silverman, default)": lambda cat: PRelief(categorical=cat),
+        "Relief": lambda cat: Relief(categorical=cat, scaling="range"),
+        "P-Relief (sigma=0.01, paper)": lambda cat: PRelief(
+            sigma="paper", categorical=cat, scaling="range"
+        ),
+        "P-Relief (Silverman, default)": lambda cat: PRelief(categorical=cat, scaling="range"),
     }
     methods = list(selectors)
     fingerprints = {m: estimator_fingerprint(make(None)) for m, make in selectors.items()}
+    selectors = {m: with_n_jobs(make, n_jobs) for m, make in selectors.items()}
     cache = cache_for(output_dir)
     bar = Progress(len(sets) * _runs(quick), "yanghu-roc runs")
     results = {}
@@ -471,7 +472,7 @@ def yanghu_roc(
         for ds in sets
     ]
     short = ["Relief", "P(0.01)", "P(Silv.)"]
-    ours = _md(
+    ours = md_table(
         ["data set", *[f"AUC {s}" for s in short], *[f"best err % {s}" for s in short]], rows
     )
     n = len(sets)
@@ -508,7 +509,7 @@ def yanghu_roc(
     return Reproduction(
         name="yanghu-roc",
         title="Yang & Hu 2012, Figs. 1, 2 and 5 (Relief vs P-Relief)",
-        command=f"fsel reproduce yanghu-roc --random-state {seed}" + (" --quick" if quick else ""),
+        command=reproduce_command("yanghu-roc", seed, quick),
         seed=seed,
         paper=paper,
         ours=ours,
@@ -530,14 +531,14 @@ def _three_way_selectors() -> dict[str, Callable[[np.ndarray], Any]]:
     from fsel import MRelief, Relief, ReliefF
 
     return {
-        "Relief": lambda cat: Relief(categorical=cat),
-        "ReliefF": lambda cat: ReliefF(n_neighbors=1, categorical=cat),
-        "M-Relief": lambda cat: MRelief(categorical=cat),
+        "Relief": lambda cat: Relief(categorical=cat, scaling="range"),
+        "ReliefF": lambda cat: ReliefF(n_neighbors=1, categorical=cat, scaling="range"),
+        "M-Relief": lambda cat: MRelief(categorical=cat, scaling="range"),
     }
 
 
 def _three_way_group(
-    group: str, output_dir: Path, quick: bool, seed: int, data_path: Any
+    group: str, output_dir: Path, quick: bool, seed: int, data_path: Any, n_jobs: int | None
 ) -> tuple[dict[str, dict[str, dict[str, Any]]], dict[str, float]]:
     """Per set of one group: the probe protocol's results for the three selectors
     (cached per set) and the coefficient ``2 sum_c p_c^2 - 1`` of a noise feature's
@@ -548,6 +549,7 @@ def _three_way_group(
     sets = quick_sets if quick else full
     selectors = _three_way_selectors()
     fingerprints = {m: estimator_fingerprint(make(None)) for m, make in selectors.items()}
+    selectors = {m: with_n_jobs(make, n_jobs) for m, make in selectors.items()}
     cache = cache_for(output_dir)
     bar = Progress(len(sets) * _runs(quick), f"yanghu-{group} runs")
     results: dict[str, dict[str, dict[str, Any]]] = {}
@@ -592,14 +594,15 @@ def _three_way(
     quick: bool,
     seed: int,
     data_path: Any,
+    n_jobs: int | None,
 ) -> Reproduction:
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     methods = list(_three_way_selectors())
-    results, coef = _three_way_group(group, output_dir, quick, seed, data_path)
+    results, coef = _three_way_group(group, output_dir, quick, seed, data_path, n_jobs)
     other = "multiclass" if group == "imbalanced" else "imbalanced"
-    other_results, other_coef = _three_way_group(other, output_dir, quick, seed, data_path)
+    other_results, other_coef = _three_way_group(other, output_dir, quick, seed, data_path, n_jobs)
     sets = list(results)
     stem = name.replace("-", "_")
     tables = _tables(output_dir, stem, results, methods)
@@ -610,7 +613,7 @@ def _three_way(
         + [f"{100 * results[ds][m]['best_err']:.1f}" for m in methods]
         for ds in sets
     ]
-    ours = _md(
+    ours = md_table(
         ["data set", *[f"AUC {m}" for m in methods], *[f"best err % {m}" for m in methods]], rows
     )
     w_err = _winner_counts(results, methods, "err")
@@ -681,7 +684,7 @@ def _three_way(
     return Reproduction(
         name=name,
         title=title,
-        command=f"fsel reproduce {name} --random-state {seed}" + (" --quick" if quick else ""),
+        command=reproduce_command(name, seed, quick),
         seed=seed,
         paper=paper,
         ours=ours,
@@ -698,7 +701,12 @@ def _span(values: Sequence[float]) -> str:
 
 
 def yanghu_imbalanced(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Yang & Hu 2012, Figs. 3-5: Relief, ReliefF, M-Relief on imbalanced binary data
     (80 % of the minority class hidden), with the combined count over both groups."""
@@ -710,11 +718,17 @@ def yanghu_imbalanced(
         quick,
         seed,
         data_path,
+        n_jobs,
     )
 
 
 def yanghu_multiclass(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Yang & Hu 2012, Figs. 3-5: Relief, ReliefF, M-Relief on multiclass UCI data, with
     the combined count over both groups."""
@@ -726,6 +740,7 @@ def yanghu_multiclass(
         quick,
         seed,
         data_path,
+        n_jobs,
     )
 
 

@@ -51,6 +51,7 @@ from joblib import Parallel, delayed
 
 from fsel.datasets import make_yuan_regression
 from fsel.experiments.cache import cache_for, timed
+from fsel.experiments.common import md_table, reproduce_command
 from fsel.experiments.report import Reproduction, write_csv
 from fsel.kernels.ranking_indices import (
     INDEX_NAMES,
@@ -427,20 +428,8 @@ def _cached_simulation(
     )
 
 
-def _md(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(v) for v in r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def _f(v: float) -> str:
     return f"{v:.2f}"
-
-
-def _pyplot() -> Any:
-    from fsel.experiments.protocols import _pyplot as pyplot
-
-    return pyplot()
 
 
 def _family_gaps(ours: np.ndarray, paper: np.ndarray, names: Sequence[str]) -> dict[str, float]:
@@ -463,8 +452,9 @@ def _scatter(
     title: str,
     yerr: np.ndarray | None = None,
 ) -> Path:
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(5.2, 5))
+    from fsel.utils.figures import new_figure, save_figure
+
+    fig, ax = new_figure(figsize=(5.2, 5))
     colors = {"difference": "tab:blue", "K-S": "tab:orange", "table": "tab:green"}
     for fam, members in _FAMILIES.items():
         cols = [names.index(nm) for nm in members if nm in names]
@@ -487,13 +477,17 @@ def _scatter(
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="upper left")
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    save_figure(fig, path, dpi=110)
     return path
 
 
 def yuan_table1(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Yuan, Table IV.1: detection rates of the eight indices without bootstrap.
 
@@ -504,7 +498,9 @@ def yuan_table1(
     output_dir.mkdir(parents=True, exist_ok=True)
     R, M = (20, 5) if quick else (100, 100)
     with Progress(len(MODELS) * R * M, "yuan-table1 data sets") as bar:
-        sim = _cached_simulation(output_dir, bar, n_datasets=R, n_repeats=M, random_state=seed)
+        sim = _cached_simulation(
+            output_dir, bar, n_datasets=R, n_repeats=M, random_state=seed, n_jobs=n_jobs
+        )
     names = list(sim.indices)
     paper_mean = np.array([[PAPER_TABLE1[m][nm][0] for nm in names] for m in sim.models])
     mean, std = sim.mean(), sim.std()
@@ -534,7 +530,7 @@ def yuan_table1(
     ours = (
         f"R = {R}, M = {M}, H = {sim.params['n_slices']}, S = T = "
         f"{sim.params['n_bins_x']}; cells: ours mean (std) / paper mean (std)\n\n"
-        + _md(["model", *names], md_rows)
+        + md_table(["model", *names], md_rows)
     )
     fig = _scatter(
         output_dir / "table_iv1_ours_vs_paper.png",
@@ -574,7 +570,7 @@ def yuan_table1(
     return Reproduction(
         name="yuan-table1",
         title="Yuan, Table IV.1 (detection rates before bootstrapping)",
-        command=f"fsel reproduce yuan-table1 --random-state {seed}" + (" --quick" if quick else ""),
+        command=reproduce_command("yuan-table1", seed, quick),
         seed=seed,
         paper="Table IV.1 (mean (std) over M = 100 rates of R = 100 data sets): "
         + "; ".join(
@@ -590,7 +586,12 @@ def yuan_table1(
 
 
 def yuan_table2(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Yuan, Table IV.2: detection rates after bootstrapping (B = 100, R = 100).
 
@@ -602,7 +603,13 @@ def yuan_table2(
     R, B = (10, 10) if quick else (100, 100)
     with Progress(len(MODELS) * R, "yuan-table2 data sets") as bar:
         sim = _cached_simulation(
-            output_dir, bar, n_datasets=R, n_repeats=1, n_bootstraps=B, random_state=seed
+            output_dir,
+            bar,
+            n_datasets=R,
+            n_repeats=1,
+            n_bootstraps=B,
+            random_state=seed,
+            n_jobs=n_jobs,
         )
     names = list(sim.indices)
     boot, plain, se = sim.mean(), sim.mean(plain=True), sim.std()
@@ -634,7 +641,7 @@ def yuan_table2(
     ours = (
         f"R = {R}, B = {B}, H = {sim.params['n_slices']}, S = T = "
         f"{sim.params['n_bins_x']}; cells: ours bootstrap (binomial std) / ours plain on "
-        "the same data sets / paper Table IV.2\n\n" + _md(["model", *names], md_rows)
+        "the same data sets / paper Table IV.2\n\n" + md_table(["model", *names], md_rows)
     )
     fig = _scatter(
         output_dir / "table_iv2_bootstrap_vs_plain.png",
@@ -678,7 +685,7 @@ def yuan_table2(
     return Reproduction(
         name="yuan-table2",
         title="Yuan, Table IV.2 (detection rates after bootstrapping)",
-        command=f"fsel reproduce yuan-table2 --random-state {seed}" + (" --quick" if quick else ""),
+        command=reproduce_command("yuan-table2", seed, quick),
         seed=seed,
         paper="Table IV.2 (B = 100, one rate of R = 100 data sets): "
         + "; ".join(
@@ -696,7 +703,12 @@ def yuan_table2(
 
 
 def yuan_sensitivity(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
     """Sensitivity of Table IV.1 to the slice counts (H for K1-K3, S = T for chi2/mi).
 
@@ -719,7 +731,14 @@ def yuan_sensitivity(
             )
             sims.append(
                 _cached_simulation(
-                    output_dir, bar, indices=idx, n_datasets=R, n_repeats=M, random_state=seed, **kw
+                    output_dir,
+                    bar,
+                    indices=idx,
+                    n_datasets=R,
+                    n_repeats=M,
+                    random_state=seed,
+                    n_jobs=n_jobs,
+                    **kw,
                 )
             )
     for (fam, _param, value, idx), sim in zip(settings, sims, strict=True):
@@ -749,11 +768,12 @@ def yuan_sensitivity(
                 ]
             )
     table = write_csv(output_dir / "slice_sensitivity.csv", rows)
-    ours = f"Detection rates without bootstrap, R = {R}, M = {M}\n\n" + _md(
+    ours = f"Detection rates without bootstrap, R = {R}, M = {M}\n\n" + md_table(
         ["index", "slices", *[f"model {m}" for m in MODELS], "mean"], md_rows
     )
-    plt = _pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
+    from fsel.utils.figures import new_figure, save_figure
+
+    fig, axes = new_figure(1, 2, figsize=(9, 3.5))
     for ax, fam, vals in ((axes[0], "K-S", (5, 10, 20)), (axes[1], "table", (4, 6, 8, 10))):
         for nm in _FAMILIES[fam]:
             ys = [
@@ -764,8 +784,7 @@ def yuan_sensitivity(
         ax.set_xlabel("H (slices of y)" if fam == "K-S" else "S = T (table slices)")
         ax.set_ylabel("mean detection rate over the 6 models")
         ax.legend(fontsize=8)
-    fig.savefig(output_dir / "slice_sensitivity.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    save_figure(fig, output_dir / "slice_sensitivity.png", dpi=110)
     best_k = min((5, 10, 20), key=lambda v: gap_by[("K-S", v)])
     best_t = min((4, 6, 8, 10), key=lambda v: gap_by[("table", v)])
     agreement = (
@@ -779,8 +798,7 @@ def yuan_sensitivity(
     return Reproduction(
         name="yuan-sensitivity",
         title="Yuan, Table IV.1: sensitivity to the slice counts",
-        command=f"fsel reproduce yuan-sensitivity --random-state {seed}"
-        + (" --quick" if quick else ""),
+        command=reproduce_command("yuan-sensitivity", seed, quick),
         seed=seed,
         paper="The paper does not state H, S or T; Table IV.1 is the reference.",
         ours=ours,

@@ -20,12 +20,11 @@ cached on disk; set ``FSEL_DISABLE_NUMBA=1`` to turn it off) and a pure-numpy on
 
 from __future__ import annotations
 
-import itertools
-import os
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
+from fsel.utils.parallel import numba_available, run_threads, spans, thread_map
 
 __all__ = [
     "PairCodes",
@@ -51,27 +50,33 @@ _NUMPY_BLOCK_CELLS = 1 << 22
 
 
 def numba_enabled() -> bool:
-    """True when the numba back-end is available and not disabled."""
-    if os.environ.get("FSEL_DISABLE_NUMBA", "").strip() not in ("", "0"):
-        return False
-    return _numba_importable()
+    """True when the numba back-end is available and not disabled (the one check,
+    :func:`fsel.utils.parallel.numba_available`)."""
+    return numba_available()
 
 
-@lru_cache(maxsize=1)
-def _numba_importable() -> bool:
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def nlogn_table(n: int, n_jobs: int = 1) -> np.ndarray:
+    """``t[c] = c * log2(c)`` for ``c = 0..n`` (``t[0] = 0``), in blocks of ``2**20``
+    entries (no temporary of the table's length), spread over ``n_jobs`` threads.
 
+    Examples
+    --------
+    >>> nlogn_table(4).tolist()
+    [0.0, 0.0, 2.0, 4.754887502163468, 8.0]
+    """
+    t = np.empty(n + 1)
 
-def nlogn_table(n: int) -> np.ndarray:
-    """``t[c] = c * log2(c)`` for ``c = 0..n`` (``t[0] = 0``)."""
-    c = np.arange(n + 1, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = c * np.log2(c)
+    def fill(a: int, b: int) -> None:
+        for c0 in range(a, b, 1 << 20):
+            c1 = min(c0 + (1 << 20), b)
+            c = np.arange(max(c0, 1), c1, dtype=np.float64)
+            seg = t[max(c0, 1) : c1]
+            np.log2(c, out=seg)
+            seg *= c
+
     t[0] = 0.0
+    parts = spans(n + 1, max(1, min(int(n_jobs), (n + 1) >> 20)))
+    thread_map(fill, parts, len(parts))
     return t
 
 
@@ -163,468 +168,34 @@ def _numpy_available(
     return s_out, m_out, n_out
 
 
-# ----------------------------------------------------------------------------- numba
-
-
-@lru_cache(maxsize=1)
-def _numba_kernels() -> Any:
-    import numba
-
-    @numba.njit(nogil=True, cache=True)
-    def dense(C, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, k0, k1):
-        n = C.shape[1]
-        cells = a * nz
-        ccells = cells // group
-        full = np.zeros(cells, np.int64)
-        coarse = np.zeros(ccells, np.int64)
-        for k in range(k0, k1):
-            row = C[k]
-            for i in range(cells):
-                full[i] = 0
-            for i in range(n):
-                full[np.int64(row[i]) * nz + z[i]] += 1
-            sf = 0.0
-            mf = 0
-            for i in range(ccells):
-                coarse[i] = 0
-            for i in range(cells):
-                c = full[i]
-                if c:
-                    sf += table[c]
-                    mf += 1
-                    coarse[i // group] += c
-            sc = 0.0
-            mc = 0
-            for i in range(ccells):
-                c = coarse[i]
-                if c:
-                    sc += table[c]
-                    mc += 1
-            s_full[k] = sf
-            s_coarse[k] = sc
-            m_full[k] = mf
-            m_coarse[k] = mc
-
-    @numba.njit(nogil=True, cache=True)
-    def sparse(C, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, k0, k1):
-        n = C.shape[1]
-        cells = a * nz
-        full = np.zeros(cells, np.int64)
-        coarse = np.zeros(cells // group, np.int64)
-        touched = np.empty(n, np.int64)
-        ctouched = np.empty(n, np.int64)
-        for k in range(k0, k1):
-            row = C[k]
-            nt = 0
-            for i in range(n):
-                idx = np.int64(row[i]) * nz + z[i]
-                if full[idx] == 0:
-                    touched[nt] = idx
-                    nt += 1
-                full[idx] += 1
-            sf = 0.0
-            nct = 0
-            for t in range(nt):
-                idx = touched[t]
-                c = full[idx]
-                sf += table[c]
-                full[idx] = 0
-                cidx = idx // group
-                if coarse[cidx] == 0:
-                    ctouched[nct] = cidx
-                    nct += 1
-                coarse[cidx] += c
-            sc = 0.0
-            for t in range(nct):
-                cidx = ctouched[t]
-                sc += table[coarse[cidx]]
-                coarse[cidx] = 0
-            s_full[k] = sf
-            s_coarse[k] = sc
-            m_full[k] = nt
-            m_coarse[k] = nct
-
-    @numba.njit(nogil=True, cache=True)
-    def pair_cmi(C, y, ny, aj_max, c, j, table, s_j, s_jy, m_j, m_jy, inv_n, mm, scratch):
-        """I(X_c;Y|X_j) in bits from one pass over the samples."""
-        n = C.shape[1]
-        rc = C[c]
-        rj = C[j]
-        cells = scratch.shape[0]
-        for i in range(cells):
-            scratch[i] = 0
-        for i in range(n):
-            scratch[(np.int64(rc[i]) * aj_max + np.int64(rj[i])) * ny + y[i]] += 1
-        s_cjy = 0.0
-        m_cjy = 0
-        s_cj = 0.0
-        m_cj = 0
-        for g in range(cells // ny):
-            tot = 0
-            for t in range(ny):
-                v = scratch[g * ny + t]
-                if v:
-                    s_cjy += table[v]
-                    m_cjy += 1
-                    tot += v
-            if tot:
-                s_cj += table[tot]
-                m_cj += 1
-        val = (s_cjy + s_j - s_cj - s_jy) * inv_n
-        val += (m_cj + m_jy - m_cjy - m_j) * mm
-        return max(0.0, val)
-
-    @numba.njit(nogil=True, cache=True)
-    def cmim_lazy(C, y, ny, a_max, rel, s_k, s_ky, m_k, m_ky, table, mm, k, tol, order, steps, ps):
-        """Fleuret's lazy CMIM: partial scores are upper bounds, refined only while they
-        can still beat the best candidate of the step. Ties: lowest index."""
-        K = C.shape[0]
-        inv_n = 1.0 / C.shape[1]
-        scratch = np.zeros(a_max * a_max * ny, np.int64)
-        m = np.zeros(K, np.int64)
-        selected = np.zeros(K, np.bool_)
-        for c in range(K):
-            ps[c] = rel[c]
-        best = -1.0
-        first = 0
-        for c in range(K):
-            if rel[c] > best + tol:
-                best = rel[c]
-                first = c
-        order[0] = first
-        steps[0] = rel[first]
-        selected[first] = True
-        for step in range(1, k):
-            best = -np.inf
-            pick = -1
-            for c in range(K):
-                if selected[c]:
-                    continue
-                while m[c] < step and ps[c] > best + tol:
-                    j = order[m[c]]
-                    v = pair_cmi(
-                        C,
-                        y,
-                        ny,
-                        a_max,
-                        c,
-                        j,
-                        table,
-                        s_k[j],
-                        s_ky[j],
-                        m_k[j],
-                        m_ky[j],
-                        inv_n,
-                        mm,
-                        scratch,
-                    )
-                    if v < ps[c]:
-                        ps[c] = v
-                    m[c] += 1
-                if pick < 0 or ps[c] > best + tol:
-                    best = ps[c]
-                    pick = c
-            order[step] = pick
-            steps[step] = ps[pick]
-            selected[pick] = True
-
-    @numba.njit(nogil=True, cache=True)
-    def available(C, miss, z, nz, group, a, table, s_out, m_out, n_out, k0, k1):
-        """Counts of the kept cells and of their six marginals, via touched lists: a
-        row is skipped when C[k] holds miss[k] or z is negative."""
-        n = C.shape[1]
-        ng = nz // group
-        full = np.zeros(a * nz, np.int64)
-        coarse = np.zeros(a * ng, np.int64)
-        km = np.zeros(a, np.int64)
-        kg = np.zeros(a * group, np.int64)
-        zm = np.zeros(nz, np.int64)
-        zc = np.zeros(ng, np.int64)
-        zg = np.zeros(group, np.int64)
-        touched = np.empty(n, np.int64)
-        s = np.zeros(7)
-        m = np.zeros(7, np.int64)
-        for k in range(k0, k1):
-            row = C[k]
-            mk = miss[k]
-            nt = 0
-            cnt = 0
-            for i in range(n):
-                zi = z[i]
-                x = np.int64(row[i])
-                if zi < 0 or x == mk:
-                    continue
-                idx = x * nz + zi
-                if full[idx] == 0:
-                    touched[nt] = idx
-                    nt += 1
-                full[idx] += 1
-                cnt += 1
-            for t in range(nt):
-                idx = touched[t]
-                c = full[idx]
-                x = idx // nz
-                zz = idx - x * nz
-                coarse[x * ng + zz // group] += c
-                km[x] += c
-                kg[x * group + zz % group] += c
-                zm[zz] += c
-                zc[zz // group] += c
-                zg[zz % group] += c
-            for r in range(7):
-                s[r] = 0.0
-                m[r] = 0
-            for t in range(nt):  # each marginal cell is summed once, then cleared
-                idx = touched[t]
-                x = idx // nz
-                zz = idx - x * nz
-                c = full[idx]
-                s[0] += table[c]
-                m[0] += 1
-                full[idx] = 0
-                c = coarse[x * ng + zz // group]
-                if c:
-                    s[1] += table[c]
-                    m[1] += 1
-                    coarse[x * ng + zz // group] = 0
-                c = km[x]
-                if c:
-                    s[2] += table[c]
-                    m[2] += 1
-                    km[x] = 0
-                c = kg[x * group + zz % group]
-                if c:
-                    s[3] += table[c]
-                    m[3] += 1
-                    kg[x * group + zz % group] = 0
-                c = zm[zz]
-                if c:
-                    s[4] += table[c]
-                    m[4] += 1
-                    zm[zz] = 0
-                c = zc[zz // group]
-                if c:
-                    s[5] += table[c]
-                    m[5] += 1
-                    zc[zz // group] = 0
-                c = zg[zz % group]
-                if c:
-                    s[6] += table[c]
-                    m[6] += 1
-                    zg[zz % group] = 0
-            for r in range(7):
-                s_out[r, k] = s[r]
-                m_out[r, k] = m[r]
-            n_out[k] = cnt
-
-    @numba.njit(nogil=True)
-    def _sum_clear(h, table):
-        s = 0.0
-        m = 0
-        for i in range(h.shape[0]):
-            c = h[i]
-            if c:
-                s += table[c]
-                m += 1
-                h[i] = 0
-        return s, m
-
-    @numba.njit(nogil=True)
-    def _available_work(z, nz, group, a):
-        """``z`` with its skipped rows (negative) moved to the extra column ``nz``, and
-        the zeroed marginal histograms :func:`_available_sums` fills."""
-        n = z.size
-        ng = nz // group
-        zp = np.empty(n, np.int64)
-        for i in range(n):
-            zp[i] = z[i] if z[i] >= 0 else nz
-        work = (
-            np.zeros(a * ng, np.int64),  # (x, z // group)
-            np.zeros(a, np.int64),  # x
-            np.zeros(a * group, np.int64),  # (x, z % group)
-            np.zeros(nz, np.int64),  # z
-            np.zeros(ng, np.int64),  # z // group
-            np.zeros(group, np.int64),  # z % group
-        )
-        return zp, work
-
-    @numba.njit(nogil=True)
-    def _available_sums(full, mk, nz, group, a, table, work, s_out, m_out, n_out, k):
-        """The seven sums of feature ``k`` from its histogram ``full`` (``a x (nz + 1)``,
-        the last column the rows where ``z`` is skipped), reading the kept cells (code
-        not ``mk``, ``z`` observed) in order; ``full`` and ``work`` are cleared."""
-        coarse, km, kg, zm, zc, zg = work
-        w = nz + 1
-        s0 = 0.0
-        m0 = 0
-        cnt = 0
-        for x in range(a):
-            if x == mk:
-                continue
-            for zz in range(nz):
-                c = full[x * w + zz]
-                if c:
-                    s0 += table[c]
-                    m0 += 1
-                    cnt += c
-                    coarse[x * (nz // group) + zz // group] += c
-                    km[x] += c
-                    kg[x * group + zz % group] += c
-                    zm[zz] += c
-                    zc[zz // group] += c
-                    zg[zz % group] += c
-        s_out[0, k] = s0
-        m_out[0, k] = m0
-        for r in range(6):
-            s_out[r + 1, k], m_out[r + 1, k] = _sum_clear(work[r], table)
-        n_out[k] = cnt
-        for i in range(a * w):
-            full[i] = 0
-
-    @numba.njit(nogil=True, cache=True)
-    def available_dense(C, miss, z, nz, group, a, table, s_out, m_out, n_out, k0, k1):
-        """:func:`available` for small histograms: every row is counted, skipped rows
-        in their own row/column of the histogram (no branch), then the kept cells are
-        read in order."""
-        n = C.shape[1]
-        w = nz + 1  # column nz collects the rows where z is negative
-        zp, work = _available_work(z, nz, group, a)
-        full = np.zeros(a * w, np.int64)
-        for k in range(k0, k1):
-            row = C[k]
-            for i in range(n):
-                full[np.int64(row[i]) * w + zp[i]] += 1
-            _available_sums(full, miss[k], nz, group, a, table, work, s_out, m_out, n_out, k)
-
-    @numba.njit(nogil=True, cache=True)
-    def available_packed(P, miss, z, nz, group, a, table, s_out, m_out, n_out, q0, q1):
-        """:func:`available_dense` for the features ``2q`` and ``2q + 1`` at once, from
-        one histogram of their packed pair ``(C[2q] * a + C[2q+1], z)`` (one increment
-        per sample for two features, :func:`_split_pair`): the same histograms, read
-        the same way, so the same sums bit for bit."""
-        w = nz + 1
-        zp, work = _available_work(z, nz, group, a)
-        H = np.zeros(a * a * w, np.int32)
-        F1 = np.zeros(a * w, np.int64)
-        F2 = np.zeros(a * w, np.int64)
-        for q in range(q0, q1):
-            _split_pair(P[q], zp, w, a, H, F1, F2)
-            k = 2 * q
-            _available_sums(F1, miss[k], nz, group, a, table, work, s_out, m_out, n_out, k)
-            k = 2 * q + 1
-            _available_sums(F2, miss[k], nz, group, a, table, work, s_out, m_out, n_out, k)
-
-    @numba.njit(nogil=True)
-    def _dense_sums(F, nz, group, a, table, coarse):
-        """:func:`dense`'s sums of one feature's histogram ``F`` (cleared on the way),
-        in the same order, so the results are the same bit for bit."""
-        cells = a * nz
-        ccells = cells // group
-        for i in range(ccells):
-            coarse[i] = 0
-        sf = 0.0
-        mf = 0
-        for i in range(cells):
-            c = F[i]
-            if c:
-                sf += table[c]
-                mf += 1
-                coarse[i // group] += c
-                F[i] = 0
-        sc = 0.0
-        mc = 0
-        for i in range(ccells):
-            c = coarse[i]
-            if c:
-                sc += table[c]
-                mc += 1
-        return sf, sc, mf, mc
-
-    @numba.njit(nogil=True)
-    def _split_pair(row, z, nz, a, H, h1, h2):
-        # one histogram H of the packed pair (x1 * a + x2, z), then both (x, z)
-        # histograms summed out of it into h1 and h2 (added to what they hold)
-        for i in range(H.size):
-            H[i] = 0
-        for i in range(row.size):
-            H[np.int64(row[i]) * nz + z[i]] += 1
-        for x1 in range(a):
-            for x2 in range(a):
-                base = (x1 * a + x2) * nz
-                for zi in range(nz):
-                    c = H[base + zi]
-                    h1[x1 * nz + zi] += c
-                    h2[x2 * nz + zi] += c
-
-    @numba.njit(nogil=True, cache=True)
-    def packed(P, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, q0, q1):
-        """:func:`dense` for the features ``2q`` and ``2q + 1`` at once, from one
-        histogram of ``(C[2q] * a + C[2q+1], z)``: one increment per sample for two
-        features, then both ``(C[k], z)`` histograms by summing it out."""
-        H = np.zeros(a * a * nz, np.int32)
-        F1 = np.zeros(a * nz, np.int64)
-        F2 = np.zeros(a * nz, np.int64)
-        coarse = np.zeros(a * nz // group, np.int64)
-        for q in range(q0, q1):
-            _split_pair(P[q], z, nz, a, H, F1, F2)
-            k = 2 * q
-            s_full[k], s_coarse[k], m_full[k], m_coarse[k] = _dense_sums(
-                F1, nz, group, a, table, coarse
-            )
-            s_full[k + 1], s_coarse[k + 1], m_full[k + 1], m_coarse[k + 1] = _dense_sums(
-                F2, nz, group, a, table, coarse
-            )
-
-    @numba.njit(nogil=True, cache=True)
-    def paired_histograms(P, a, z, nz, out):
-        """The ``(C[k], z)`` histograms of the features ``2q`` and ``2q + 1`` from one
-        histogram of their packed pair ``P[q] = C[2q] * a + C[2q+1]`` (one increment
-        per sample for two features), summed out into both rows of ``out``."""
-        H = np.zeros(a * a * nz, np.int32)
-        for q in range(P.shape[0]):
-            _split_pair(P[q], z, nz, a, H, out[2 * q], out[2 * q + 1])
-
-    return (
-        dense,
-        sparse,
-        cmim_lazy,
-        available,
-        available_dense,
-        packed,
-        paired_histograms,
-        available_packed,
-    )
-
-
 _N_MARGINALS = 7
 
 
-def _run_threads(kernel: Any, k: int, n_jobs: int, args: tuple) -> None:
-    """Run ``kernel(*args, k0, k1)`` over feature blocks ``0..k-1``, in threads when
-    worth it (the numba kernels release the GIL): the one thread-over-features helper of
-    the dense, paired, pairwise-deletion and sparse counting kernels."""
-    if n_jobs <= 1 or k < 2 * n_jobs:
-        kernel(*args, 0, k)
-        return
-    from concurrent.futures import ThreadPoolExecutor
+def _kernels() -> Any:
+    """The compiled counting kernels (imported on first use: numba stays optional)."""
+    from fsel.kernels import _numba_counting
 
-    bounds = np.linspace(0, k, n_jobs + 1).astype(int)
-    with ThreadPoolExecutor(max_workers=n_jobs) as ex:
-        futs = [ex.submit(kernel, *args, int(b0), int(b1)) for b0, b1 in itertools.pairwise(bounds)]
-        for f in futs:
-            f.result()
+    return _numba_counting
+
+
+def _available_kernels() -> Any:
+    """The compiled pairwise-deletion kernels (imported on first use)."""
+    from fsel.kernels import _numba_available_counting
+
+    return _numba_available_counting
 
 
 def _numba_grouped(
     C: np.ndarray, z: np.ndarray, nz: int, group: int, table: np.ndarray, n_jobs: int
 ) -> tuple[np.ndarray, ...]:
-    dense, sparse, *_ = _numba_kernels()
+    kernels = _kernels()
+    dense, sparse = kernels.grouped_dense, kernels.grouped_touched
     k, n = C.shape
     a = int(C.max()) + 1 if k else 1
     outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
     kernel = dense if a * nz <= max(4 * n, 4096) else sparse
-    z = np.ascontiguousarray(z, dtype=np.int64)
-    _run_threads(kernel, k, n_jobs, (C, z, nz, group, a, table, *outs))
+    z = z_codes(z)
+    run_threads(kernel, k, n_jobs, (C, z, nz, group, a, table, *outs))
     return outs
 
 
@@ -721,7 +292,7 @@ def available_nlogn(
     if not numba_enabled():
         return _numpy_available(C, miss, z, nz, group, table, a)
     n = C.shape[1]
-    kernels = _numba_kernels()
+    ak = _available_kernels()
     dense = a * (nz + 1) <= max(4 * n, 4096)
     s_out = np.zeros((_N_MARGINALS, k))
     m_out = np.zeros((_N_MARGINALS, k), np.int64)
@@ -729,15 +300,15 @@ def available_nlogn(
     args = (miss, z, nz, group, a, table, s_out, m_out, n_out)
     if dense and packed is not None and packed[1] == a and a * a * (nz + 1) <= max(4 * n, 4096):
         P = packed[0]
-        _run_threads(kernels[7], P.shape[0], n_jobs, (P, *args))
+        run_threads(ak.available_packed, P.shape[0], n_jobs, (P, *args))
         if k % 2:  # the odd last feature, alone
             one = (np.zeros((_N_MARGINALS, 1)), np.zeros((_N_MARGINALS, 1), np.int64))
             n_one = np.zeros(1, np.int64)
             last = np.ascontiguousarray(C[k - 1 : k])
-            kernels[4](last, miss[k - 1 :], z, nz, group, a, table, *one, n_one, 0, 1)
+            ak.available_dense(last, miss[k - 1 :], z, nz, group, a, table, *one, n_one, 0, 1)
             s_out[:, k - 1], m_out[:, k - 1], n_out[k - 1] = one[0][:, 0], one[1][:, 0], n_one[0]
         return s_out, m_out, n_out
-    _run_threads(kernels[4 if dense else 3], k, n_jobs, (np.asarray(C), *args))
+    run_threads(ak.available_dense if dense else ak.available, k, n_jobs, (np.asarray(C), *args))
     return s_out, m_out, n_out
 
 
@@ -780,23 +351,35 @@ def pack_pairs(C: np.ndarray) -> tuple[np.ndarray, int] | None:
     return np.ascontiguousarray(even), a
 
 
-def pack_pairs_in_place(C: np.ndarray) -> PairCodes | None:
+def pack_pairs_in_place(C: np.ndarray, n_jobs: int = 1, top: int | None = None) -> PairCodes | None:
     """:func:`pack_pairs` written over the first half of ``C`` itself (row ``q`` becomes
     ``C[2q] * a + C[2q+1]``; each row is read before it is overwritten), so packing
     allocates nothing: the caller must own ``C`` (uint8), which holds the pairs
     afterwards. Returns the code matrix as :class:`PairCodes`, or None (``C``
-    untouched) when ``a`` exceeds :data:`PACK_MAX_LEVELS` or there is no pair."""
+    untouched) when ``a`` exceeds :data:`PACK_MAX_LEVELS` or there is no pair.
+
+    ``top``: the largest code when the caller knows it (no pass over ``C`` to find it).
+    ``n_jobs`` threads each pack a span of the columns (columns are independent: within
+    a span, row ``q`` is still read before it is overwritten)."""
     k = C.shape[0]
     if k < 2 or C.dtype != np.uint8 or not C.flags.c_contiguous:
         return None
-    top = int(C.max())
-    a = top + 1
+    if top is None:
+        top = int(C.max())
+    a = int(top) + 1
     if a > PACK_MAX_LEVELS:
         return None
     au = np.uint8(a)
-    for q in range(k // 2):
-        np.multiply(C[2 * q], au, out=C[q])
-        C[q] += C[2 * q + 1]
+
+    def pack(c0: int, c1: int) -> None:
+        for q in range(k // 2):
+            row = C[q, c0:c1]
+            np.multiply(C[2 * q, c0:c1], au, out=row)
+            row += C[2 * q + 1, c0:c1]
+
+    n = C.shape[1]
+    parts = spans(n, max(1, min(int(n_jobs), n >> 16)))
+    thread_map(pack, parts, len(parts))
     last = C[k - 1] if k % 2 else None  # row k-1 >= k // 2: never overwritten
     return PairCodes(C[: k // 2], a, last, top, k)
 
@@ -837,6 +420,20 @@ class PairCodes:
         au = np.uint8(self.a)
         return self.packed[q] % au if r else self.packed[q] // au
 
+    def row_span(self, j: int, r0: int, r1: int) -> np.ndarray:
+        """The codes of feature ``j`` in rows ``r0..r1-1`` (``row(j)[r0:r1]``, a new
+        uint8 array)."""
+        k = self.shape[0]
+        j = int(j)
+        if not 0 <= j < k:
+            raise IndexError(f"feature {j} out of range for {k} features")
+        if self.last is not None and j == k - 1:
+            return self.last[r0:r1].copy()
+        q, r = divmod(j, 2)
+        au = np.uint8(self.a)
+        seg = self.packed[q, r0:r1]
+        return seg % au if r else seg // au
+
     def __getitem__(self, key: Any) -> np.ndarray:
         if isinstance(key, (int, np.integer)):
             return self.row(int(key))
@@ -849,6 +446,61 @@ class PairCodes:
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         out = self[:]
         return out if dtype is None else out.astype(dtype)
+
+
+#: Rows below which the threads split the pairs, not the rows (too little to share).
+_ROW_SPLIT_MIN_ROWS = 1 << 16
+#: Bytes of the int32 pair histograms of one row-split task (kept in a core's cache).
+_TASK_HISTOGRAM_BYTES = 1 << 20
+#: Bytes that all row-split tasks' histograms together may take.
+_ROW_SPLIT_MAX_BYTES = 1 << 26
+
+
+def z_codes(z: np.ndarray) -> np.ndarray:
+    """``z`` for the compiled counting kernels: contiguous, its integer dtype kept (a
+    ``uint8`` ``z`` is read at one byte per row, an eighth of an ``int64`` one's
+    traffic), any other dtype as ``int64``."""
+    z = np.ascontiguousarray(z)
+    return z if z.dtype.kind in "iu" else z.astype(np.int64)
+
+
+def _paired_by_rows(
+    P: np.ndarray,
+    a: int,
+    z: np.ndarray,
+    nz: int,
+    group: int,
+    table: np.ndarray,
+    outs: tuple[np.ndarray, ...],
+    n_jobs: int,
+) -> bool:
+    """:func:`paired_nlogn`'s counts with the threads splitting the *rows*: every thread
+    counts all pairs (in groups whose histograms fit a core's cache) over its own rows,
+    the integer histograms are summed, and the sums are read from the totals. The load
+    is even whatever the number of features, the same histograms give the same sums
+    bit for bit. False (nothing done) for one thread, few rows, or histograms too large
+    to keep one set per thread."""
+    Q, n = P.shape
+    cells = a * a * nz
+    if n_jobs <= 1 or n < _ROW_SPLIT_MIN_ROWS or Q == 0:
+        return False
+    if 4 * Q * cells * n_jobs > _ROW_SPLIT_MAX_BYTES:
+        return False
+    kernels = _kernels()
+    per_task = max(1, _TASK_HISTOGRAM_BYTES // (4 * cells))
+    pair_groups = spans(Q, -(-Q // per_task))
+    tasks = [(q, r) for q in pair_groups for r in spans(n, n_jobs)]
+
+    def count(q: tuple[int, int], r: tuple[int, int]) -> np.ndarray:
+        H = np.zeros((q[1] - q[0], cells), np.int32)
+        kernels.pair_counts_rows(P, z, nz, q[0], q[1], r[0], r[1], H)
+        return H
+
+    H = np.zeros((Q, cells), np.int64)
+    for (q, _), part in zip(tasks, thread_map(count, tasks, n_jobs), strict=True):
+        H[q[0] : q[1]] += part
+    run_threads(kernels.packed_sums, Q, n_jobs, (H, nz, group, a, table, *outs))
+    return True
 
 
 def paired_nlogn(
@@ -869,12 +521,15 @@ def paired_nlogn(
     if nz % group:
         raise ValueError("nz must be a multiple of group")
     outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
-    z = np.ascontiguousarray(z, dtype=np.int64)
-    kernels = _numba_kernels()
-    _run_threads(kernels[5], P.shape[0], n_jobs, (P, z, nz, group, a, table, *outs))
+    z = z_codes(z)
+    kernels = _kernels()
+    if not _paired_by_rows(P, a, z, nz, group, table, outs, n_jobs):
+        run_threads(kernels.grouped_packed, P.shape[0], n_jobs, (P, z, nz, group, a, table, *outs))
     if k % 2:  # the odd last feature, with the one-feature kernel
         one = (np.empty(1), np.empty(1), np.empty(1, np.int64), np.empty(1, np.int64))
-        kernels[0](np.ascontiguousarray(C[k - 1 : k]), z, nz, group, a, table, *one, 0, 1)
+        kernels.grouped_dense(
+            np.ascontiguousarray(C[k - 1 : k]), z, nz, group, a, table, *one, 0, 1
+        )
         for o, v in zip(outs, one, strict=True):
             o[k - 1] = v[0]
     return outs
@@ -897,7 +552,8 @@ def cmim_lazy(
     """Fleuret's lazy CMIM (numba back-end only; the caller checks
     :func:`numba_enabled`). Returns the order, the step scores and the partial scores
     (upper bounds of the last-step scores for unselected features)."""
-    kernel = _numba_kernels()[2]
+    from fsel.kernels._numba_cmim import cmim_lazy as kernel
+
     K = C.shape[0]
     order = np.zeros(k, np.int64)
     steps = np.zeros(k)
@@ -926,7 +582,7 @@ def cmim_lazy(
 
 # ----------------------------------------------------------------------------- sparse
 #
-# Sparse codes (feature-major, see :class:`fsel.kernels.discretize.SparseCodes`): per
+# Sparse codes (feature-major, see :class:`fsel.kernels.discretize_sparse.SparseCodes`): per
 # feature ``k`` the rows ``rows[indptr[k]:indptr[k+1]]`` whose code differs from the
 # feature's "zero code" and their codes; every other row holds the zero code. For a
 # variable ``z`` with totals ``T[v] = #{i: z_i = v}``, the joint histogram of
@@ -938,149 +594,6 @@ def cmim_lazy(
 # The numba kernel keeps one dense scratch of ``a_max * nz`` cells; above this many it
 # counts by sorting each feature's keys instead.
 _SPARSE_SCRATCH_CELLS = 1 << 24
-
-
-@lru_cache(maxsize=1)
-def _numba_sparse_kernel() -> Any:
-    import numba
-
-    @numba.njit(nogil=True, cache=True)
-    def sparse_codes_grouped(
-        indptr,
-        rows,
-        codes,
-        z,
-        nz,
-        group,
-        a_max,
-        tot,
-        totc,
-        s_tot,
-        m_tot,
-        s_totc,
-        m_totc,
-        table,
-        use_sort,
-        s_full,
-        s_coarse,
-        m_full,
-        m_coarse,
-        k0,
-        k1,
-    ):
-        ng = nz // group
-        max_nnz = 0
-        for k in range(k0, k1):
-            w = indptr[k + 1] - indptr[k]
-            if w > max_nnz:
-                max_nnz = w
-        n_scratch = 1 if use_sort else a_max * nz
-        full = np.zeros(n_scratch, np.int64)
-        touched = np.empty(max_nnz, np.int64)
-        keys = np.empty(max_nnz, np.int64)
-        coarse = np.zeros(1 if use_sort else a_max * ng, np.int64)
-        ctouched = np.empty(max_nnz, np.int64)
-        colsum = np.zeros(nz, np.int64)
-        zt = np.empty(max_nnz, np.int64)
-        gsum = np.zeros(ng, np.int64)
-        gt = np.empty(max_nnz, np.int64)
-        for k in range(k0, k1):
-            p0 = indptr[k]
-            p1 = indptr[k + 1]
-            nzt = 0
-            sf = 0.0
-            mf = 0
-            sc = 0.0
-            mc = 0
-            if use_sort:
-                w = p1 - p0
-                for p in range(p0, p1):
-                    zi = z[rows[p]]
-                    keys[p - p0] = np.int64(codes[p]) * nz + zi
-                    if colsum[zi] == 0:
-                        zt[nzt] = zi
-                        nzt += 1
-                    colsum[zi] += 1
-                ks = np.sort(keys[:w])
-                run = 0
-                for t in range(w):
-                    run += 1
-                    if t + 1 == w or ks[t + 1] != ks[t]:
-                        sf += table[run]
-                        mf += 1
-                        run = 0
-                for t in range(w):  # coarse keys, still sorted
-                    ks[t] = (ks[t] // nz) * ng + (ks[t] % nz) // group
-                run = 0
-                for t in range(w):
-                    run += 1
-                    if t + 1 == w or ks[t + 1] != ks[t]:
-                        sc += table[run]
-                        mc += 1
-                        run = 0
-            else:
-                nt = 0
-                for p in range(p0, p1):
-                    zi = z[rows[p]]
-                    idx = np.int64(codes[p]) * nz + zi
-                    if full[idx] == 0:
-                        touched[nt] = idx
-                        nt += 1
-                    full[idx] += 1
-                    if colsum[zi] == 0:
-                        zt[nzt] = zi
-                        nzt += 1
-                    colsum[zi] += 1
-                nct = 0
-                for t in range(nt):
-                    idx = touched[t]
-                    c = full[idx]
-                    full[idx] = 0
-                    sf += table[c]
-                    mf += 1
-                    cidx = (idx // nz) * ng + (idx % nz) // group
-                    if coarse[cidx] == 0:
-                        ctouched[nct] = cidx
-                        nct += 1
-                    coarse[cidx] += c
-                for t in range(nct):
-                    cidx = ctouched[t]
-                    sc += table[coarse[cidx]]
-                    mc += 1
-                    coarse[cidx] = 0
-            # the zero-code row: column totals minus the explicit entries
-            sf0 = s_tot
-            mf0 = m_tot
-            ngt = 0
-            for t in range(nzt):
-                zi = zt[t]
-                cs = colsum[zi]
-                colsum[zi] = 0
-                rest = tot[zi] - cs
-                sf0 += table[rest] - table[tot[zi]]
-                if rest == 0:
-                    mf0 -= 1
-                g = zi // group
-                if gsum[g] == 0:
-                    gt[ngt] = g
-                    ngt += 1
-                gsum[g] += cs
-            sc0 = s_totc
-            mc0 = m_totc
-            for t in range(ngt):
-                g = gt[t]
-                cs = gsum[g]
-                gsum[g] = 0
-                rest = totc[g] - cs
-                sc0 += table[rest] - table[totc[g]]
-                if rest == 0:
-                    mc0 -= 1
-            s_full[k] = sf + sf0
-            s_coarse[k] = sc + sc0
-            m_full[k] = mf + mf0
-            m_coarse[k] = mc + mc0
-
-    return sparse_codes_grouped
 
 
 def _numpy_sparse_grouped(
@@ -1170,7 +683,7 @@ def sparse_grouped_nlogn(
     totc = tot.reshape(-1, group).sum(axis=1) if group > 1 else tot
     if not numba_enabled():
         return _numpy_sparse_grouped(indptr, rows, codes, z, nz, group, a_max, tot, totc, table)
-    kernel = _numba_sparse_kernel()
+    kernel = _kernels().sparse_codes_grouped
     use_sort = a_max * nz > _SPARSE_SCRATCH_CELLS
     args = (
         np.ascontiguousarray(indptr, dtype=np.int64),
@@ -1190,7 +703,7 @@ def sparse_grouped_nlogn(
         use_sort,
     )
     outs = (np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.int64))
-    _run_threads(kernel, K, n_jobs, (*args, *outs))
+    run_threads(kernel, K, n_jobs, (*args, *outs))
     return outs
 
 
@@ -1210,22 +723,6 @@ def nlogn(counts: np.ndarray) -> np.ndarray:
     out = np.zeros_like(c)
     np.multiply(c, np.log2(c, where=c > 0, out=np.zeros_like(c)), out=out, where=c > 0)
     return out
-
-
-@lru_cache(maxsize=1)
-def _numba_histogram_kernel() -> Any:
-    import numba
-
-    @numba.njit(nogil=True, cache=True)
-    def histograms(C, z, nz, out):
-        K, n = C.shape
-        for k in range(K):
-            row = C[k]
-            h = out[k]
-            for i in range(n):
-                h[np.int64(row[i]) * nz + z[i]] += 1
-
-    return histograms
 
 
 def joint_histograms(
@@ -1276,12 +773,12 @@ def joint_histograms(
             and n < 2**31
         ):
             P, a = packed
-            _numba_kernels()[6](P, int(a), z, int(nz), out)
+            _kernels().paired_histograms(P, int(a), z, int(nz), out)
             if K % 2:  # the odd last feature, alone
-                histograms = _numba_histogram_kernel()
+                histograms = _kernels().histograms
                 histograms(np.ascontiguousarray(C[K - 1 :]), z, int(nz), out[K - 1 :])
         elif numba_enabled():
-            _numba_histogram_kernel()(np.ascontiguousarray(C), z, int(nz), out)
+            _kernels().histograms(np.ascontiguousarray(C), z, int(nz), out)
         else:
             cells = n_levels * nz
             step = max(1, min(K, _NUMPY_BLOCK_CELLS // max(n, 1)))

@@ -46,7 +46,6 @@ definition of classifiability. Pattern Recognition Letters 24, 1215-1225.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,19 +56,17 @@ from fsel.kernels.distances import (
     block_rows_for_budget,
     mixed_sq_distances,
     numba_available,
-    numba_sq_delta_add,
     sq_delta,
 )
+from fsel.utils.parallel import effective_n_jobs, thread_map
 
 __all__ = [
     "IncrementalSearch",
-    "PartialSearch",
     "ScaledColumns",
     "empty_subset_value",
     "radius_sq",
     "scale_columns",
     "subset_scores",
-    "subset_scores_partial",
 ]
 
 
@@ -255,17 +252,17 @@ def subset_scores(
         Xf = np.ascontiguousarray(np.column_stack([Xs[:, f] for f in features]))
         sym = np.array([bool(symbolic[f]) for f in features])
         nn2 = np.empty(n)
-        kernels[2](Xf, sym, nn2)
+        kernels.dense_nn(Xf, sym, nn2)
         thr = radius_sq(nn2, radius_factor)
         if thr == 0.0 and all_zero(Xs, symbolic, features):
             return np.full(n, empty_subset_value(y, n_classes)), thr
         theta, codes = np.maximum(thr, nn2), np.asarray(y, dtype=np.intp)
         if n_classes > _DENSE_CLASSES:
             out = np.empty(n)
-            kernels[4](Xf, sym, theta, codes, n_classes, out)
+            kernels.dense_purity(Xf, sym, theta, codes, n_classes, out)
             return out, thr
         counts = np.zeros((n, n_classes))
-        kernels[3](Xf, sym, theta, codes, counts)
+        kernels.dense_count(Xf, sym, theta, codes, counts)
         return _purity(counts), thr
     onehot = _onehot(y, n_classes)
     blocks = _blocks(n, block_rows_for_budget(n, memory_budget, factor=3))
@@ -365,140 +362,28 @@ def _count_pass(
 
 
 # ----------------------------------------------------------------- optional numba path
-_NUMBA_KERNELS: tuple | None = None
 
 
-def _numba_kernels() -> tuple | None:
-    """Compiled scans (lazy; None when numba is not installed or ``FSEL_DISABLE_NUMBA=1``).
-
-    Same arithmetic as the numpy path: the distance update ``s + delta`` is the one
-    distance kernel's :func:`~fsel.kernels.distances.numba_sq_delta_add` (inlined, no
-    ``fastmath``), fused here with the scans. A row scan stops as soon as the sorted
-    ``D2(v)`` passes the best distance found so far, which visits far fewer pairs than
-    the numpy path's fixed upper bound. Not cached on disk (``cache=False``): numba's
-    cache would not notice a change of the primitive in another module.
-    """
-    global _NUMBA_KERNELS
-    if _NUMBA_KERNELS is not None:
-        return _NUMBA_KERNELS
+def _numba_kernels() -> Any:
+    """The compiled scans (:mod:`fsel.kernels._numba_classifiability`; imported on
+    first use), or None when numba is not installed or ``FSEL_DISABLE_NUMBA=1``."""
     if not numba_available():
         return None
-    import numba
+    from fsel.kernels import _numba_classifiability
 
-    sq_delta_add = numba_sq_delta_add()
-
-    @numba.njit(nogil=True, cache=False)
-    def nn_rows(S, J, rows, z, sym, out):  # type: ignore[no-untyped-def]
-        r_n, n = S.shape
-        for r in range(r_n):
-            i = rows[r]
-            zi = z[i]
-            best = np.inf
-            for k in range(n):
-                s = S[r, k]
-                if s >= best:
-                    break
-                j = J[r, k]
-                if j == i:
-                    continue
-                t = sq_delta_add(s, zi, z[j], sym)
-                if t < best:
-                    best = t
-            out[r] = best
-
-    @numba.njit(nogil=True, cache=False)
-    def count_rows(S, J, rows, z, sym, theta, y, counts):  # type: ignore[no-untyped-def]
-        r_n, n = S.shape
-        for r in range(r_n):
-            i = rows[r]
-            zi = z[i]
-            th = theta[r]
-            for k in range(n):
-                s = S[r, k]
-                if s > th:
-                    break
-                j = J[r, k]
-                # branch-free count; the sample itself (s = delta = 0) is removed below
-                counts[r, y[j]] += 1.0 if sq_delta_add(s, zi, z[j], sym) <= th else 0.0
-            counts[r, y[i]] -= 1.0
-
-    @numba.njit(nogil=True, cache=False)
-    def dense_nn(Xf, sym, out):  # type: ignore[no-untyped-def]
-        # every pair from scratch, features added in list order from 0.0 (the numpy
-        # path's mixed_sq_distances); no N x N array
-        n, k = Xf.shape
-        for i in range(n):
-            best = np.inf
-            for j in range(n):
-                if j == i:
-                    continue
-                s = 0.0
-                for f in range(k):
-                    s = sq_delta_add(s, Xf[i, f], Xf[j, f], sym[f])
-                if s < best:
-                    best = s
-            out[i] = best
-
-    @numba.njit(nogil=True, cache=False)
-    def dense_count(Xf, sym, theta, y, counts):  # type: ignore[no-untyped-def]
-        n, k = Xf.shape
-        for i in range(n):
-            th = theta[i]
-            for j in range(n):
-                if j == i:
-                    continue
-                s = 0.0
-                for f in range(k):
-                    s = sq_delta_add(s, Xf[i, f], Xf[j, f], sym[f])
-                if s <= th:
-                    counts[i, y[j]] += 1.0
-
-    @numba.njit(nogil=True, cache=False)
-    def dense_purity(Xf, sym, theta, y, n_classes, out):  # type: ignore[no-untyped-def]
-        # many classes: per-row counts in one reused array; the squares are added in
-        # class order (as _purity does), so the values are identical
-        n, k = Xf.shape
-        cnt = np.zeros(n_classes)
-        touched = np.empty(n, dtype=np.int64)
-        for i in range(n):
-            th = theta[i]
-            m = 0
-            total = 0.0
-            for j in range(n):
-                if j == i:
-                    continue
-                s = 0.0
-                for f in range(k):
-                    s = sq_delta_add(s, Xf[i, f], Xf[j, f], sym[f])
-                if s <= th:
-                    c = y[j]
-                    if cnt[c] == 0.0:
-                        touched[m] = c
-                        m += 1
-                    cnt[c] += 1.0
-                    total += 1.0
-            order = np.sort(touched[:m])
-            acc = 0.0
-            for q in range(m):
-                p = cnt[order[q]] / total
-                acc += p * p
-                cnt[order[q]] = 0.0
-            out[i] = acc
-
-    _NUMBA_KERNELS = (nn_rows, count_rows, dense_nn, dense_count, dense_purity)
-    return _NUMBA_KERNELS
+    return _numba_classifiability
 
 
 def _nn_pass_numba(
-    kernels: tuple, S: np.ndarray, J: np.ndarray, rows: np.ndarray, z: np.ndarray, sym: bool
+    kernels: Any, S: np.ndarray, J: np.ndarray, rows: np.ndarray, z: np.ndarray, sym: bool
 ) -> np.ndarray:
     out = np.empty(S.shape[0])
-    kernels[0](S, J, rows, z, sym, out)
+    kernels.nn_rows(S, J, rows, z, sym, out)
     return out
 
 
 def _count_pass_numba(
-    kernels: tuple,
+    kernels: Any,
     S: np.ndarray,
     J: np.ndarray,
     rows: np.ndarray,
@@ -509,7 +394,7 @@ def _count_pass_numba(
     n_classes: int,
 ) -> np.ndarray:
     counts = np.zeros((S.shape[0], n_classes))
-    kernels[1](S, J, rows, z, sym, theta, y, counts)
+    kernels.count_rows(S, J, rows, z, sym, theta, y, counts)
     return _purity(counts)
 
 
@@ -653,18 +538,11 @@ class IncrementalSearch:
         return np.take_along_axis(D2, J, axis=1), J
 
     def _chunks(self, candidates: np.ndarray) -> list[np.ndarray]:
-        n_threads = 1 if self.n_jobs in (None, 0, 1) else self.n_jobs
-        if n_threads < 0:
-            n_threads = os.cpu_count() or 1
-        k = max(1, min(int(n_threads), candidates.size))
+        k = max(1, min(effective_n_jobs(self.n_jobs), candidates.size))
         return [c for c in np.array_split(candidates, k) if c.size]
 
     def _run(self, fn, chunks: list[np.ndarray]) -> list:  # type: ignore[no-untyped-def]
-        if len(chunks) == 1:
-            return [fn(chunks[0])]
-        from joblib import Parallel, delayed
-
-        return Parallel(n_jobs=len(chunks), backend="threading")(delayed(fn)(c) for c in chunks)
+        return thread_map(fn, [(c,) for c in chunks], len(chunks))
 
     def evaluate(self, candidates: Sequence[int]) -> np.ndarray:
         """Per-sample values of ``v + f`` for every candidate ``f``: shape (k, n)."""
@@ -744,199 +622,4 @@ class IncrementalSearch:
         for q, f in enumerate(cand):  # constant subsets: no information (see all_zero)
             if all_zero(self.Xs, self.symbolic, [*self.selected, int(f)]):
                 out[q] = empty_subset_value(self.y, self.n_classes)
-        return out
-
-
-# ------------------------------------------------------- missing values: partial distance
-# SPEC section 10. Over a subset ``v`` of ``k`` features, a pair (i, j) has the sum of
-# its *observed* per-feature contributions ``S_v(i, j)`` and their number ``C_v(i, j)``;
-# the partial distance is
-#
-#     D2_v(i, j) = S_v(i, j) * (k / C_v(i, j))       (infinite when C_v(i, j) = 0).
-#
-# A numeric contribution is observed when both values are; a symbolic one always is
-# (a missing symbolic value mismatches everything, itself included: ``NaN != x``).
-# ``S`` and ``C`` are sums over the features, so the forward search keeps them and adds
-# a candidate's terms (exact: ``C`` counts, ``S`` adds in list order); ``D2`` itself is
-# not additive (its factor changes with the subset), so the search evaluates every
-# pair of every candidate, in row blocks under the memory budget.
-
-
-def _observed_terms(Xs: np.ndarray, f: int, sym: bool, blk: slice) -> tuple[np.ndarray, np.ndarray]:
-    """Feature ``f``'s contribution for the rows ``blk`` against all rows (0 where it
-    is not observed) and the 'observed' flags."""
-    z = Xs[:, f]
-    delta = sq_delta(z[blk, None], z[None, :], sym)
-    obs = ~np.isnan(delta)
-    delta[~obs] = 0.0
-    return delta, obs
-
-
-def _partial_state(
-    Xs: np.ndarray, symbolic: np.ndarray, features: Sequence[int], blk: slice
-) -> tuple[np.ndarray, np.ndarray]:
-    """``S`` and ``C`` of the rows ``blk`` over ``features`` (added in list order)."""
-    n = Xs.shape[0]
-    rows = blk.stop - blk.start
-    S = np.zeros((rows, n))
-    C = np.zeros((rows, n))
-    for f in features:
-        delta, obs = _observed_terms(Xs, int(f), bool(symbolic[f]), blk)
-        S += delta
-        C += obs
-    return S, C
-
-
-def _partial_d2(S: np.ndarray, C: np.ndarray, k: int, blk: slice) -> np.ndarray:
-    """Partial squared distances of a row block; the sample itself and pairs with no
-    observed component get ``inf`` (never a neighbour)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        D2 = np.where(C > 0, S * (k / C), np.inf)
-    idx = np.arange(blk.start, blk.stop)
-    D2[idx - blk.start, idx] = np.inf
-    return D2
-
-
-def _partial_samples(
-    state,  # type: ignore[no-untyped-def]
-    n: int,
-    k: int,
-    y: np.ndarray,
-    n_classes: int,
-    radius_factor: float,
-    block: int,
-    constant: bool = False,
-) -> np.ndarray:
-    """Per-sample purity from the partial distances; ``state(blk)`` gives ``(S, C)``.
-
-    ``constant``: the subset is constant (:func:`all_zero`); every sample gets the
-    empty set's value.
-
-    A sample with no comparable other sample (no pair with an observed component) gets
-    the empty set's value ``sum_c prior(c)**2`` and is left out of the radius mean.
-    """
-    blocks = _blocks(n, block)
-    nn2 = np.empty(n)
-    kept: list[np.ndarray] = []  # one block holds all rows: keep D2 for the second pass
-    for blk in blocks:
-        D2 = _partial_d2(*state(blk), k, blk)
-        nn2[blk] = D2.min(axis=1)
-        if len(blocks) == 1:
-            kept.append(D2)
-    finite = np.isfinite(nn2)
-    out = np.full(n, empty_subset_value(y, n_classes))
-    if not finite.any() or constant:
-        return out
-    thr = radius_sq(nn2[finite], radius_factor)
-    onehot = _onehot(y, n_classes)
-    for blk in blocks:
-        D2 = kept[0] if kept else _partial_d2(*state(blk), k, blk)
-        theta = np.maximum(thr, nn2[blk])
-        values = _within_purity(D2 <= theta[:, None], y, onehot, n_classes)
-        ok = finite[blk]
-        out[blk][ok] = values[ok]
-    return out
-
-
-def _partial_block_rows(n: int, memory_budget: int) -> int:
-    # S, C, the candidate's terms and flags, D2 and the neighbour flags per row block
-    return block_rows_for_budget(n, memory_budget, factor=6)
-
-
-def subset_scores_partial(
-    Xs: np.ndarray,
-    symbolic: np.ndarray,
-    y: np.ndarray,
-    n_classes: int,
-    features: Sequence[int],
-    radius_factor: float,
-    memory_budget: int = DEFAULT_MEMORY_BUDGET,
-) -> np.ndarray:
-    """Per-sample values ``sum_c p_i(c)**2`` with missing values (partial distance).
-
-    ``Xs`` from :func:`scale_columns`, NaN for a missing value; see the section comment
-    above for the rule. ``features`` must not be empty.
-    """
-    features = [int(f) for f in features]
-    if not features:
-        raise ValueError("features must not be empty; use empty_subset_value")
-    n = Xs.shape[0]
-    k = len(features)
-
-    def state(blk: slice) -> tuple[np.ndarray, np.ndarray]:
-        return _partial_state(Xs, symbolic, features, blk)
-
-    block = _partial_block_rows(n, memory_budget)
-    constant = all_zero(Xs, symbolic, features)
-    return _partial_samples(state, n, k, y, n_classes, radius_factor, block, constant)
-
-
-class PartialSearch:
-    """The forward search with missing values (partial distance, SPEC section 10).
-
-    Same interface as :class:`IncrementalSearch` (``add``, ``evaluate``). ``S`` and
-    ``C`` of the selected set are kept for all pairs when ``16 * N**2`` bytes fit half
-    of ``memory_budget`` (otherwise rebuilt per row block from the selected features,
-    the same additions in the same order); a candidate adds its own terms, so the
-    result equals :func:`subset_scores_partial` of ``v + f`` exactly.
-    """
-
-    def __init__(
-        self,
-        Xs: np.ndarray,
-        symbolic: np.ndarray,
-        y: np.ndarray,
-        n_classes: int,
-        radius_factor: float,
-        memory_budget: int = DEFAULT_MEMORY_BUDGET,
-        n_jobs: int | None = None,
-    ) -> None:
-        self.Xs = Xs
-        self.symbolic = np.asarray(symbolic, dtype=bool)
-        self.y = y
-        self.n_classes = n_classes
-        self.radius_factor = float(radius_factor)
-        self.n_jobs = n_jobs
-        self.selected: list[int] = []
-        n = Xs.shape[0]
-        budget = int(memory_budget)
-        self.cache = 16 * n * n <= budget // 2
-        self.block = _partial_block_rows(n, budget // 2 if self.cache else budget)
-        self._S = np.zeros((n, n)) if self.cache else None
-        self._C = np.zeros((n, n)) if self.cache else None
-
-    def add(self, f: int) -> None:
-        """Add feature ``f`` to the selected set."""
-        f = int(f)
-        if self._S is not None and self._C is not None:
-            delta, obs = _observed_terms(self.Xs, f, bool(self.symbolic[f]), slice(None))
-            self._S += delta
-            self._C += obs
-        self.selected.append(f)
-
-    def _base(self, blk: slice) -> tuple[np.ndarray, np.ndarray]:
-        if self._S is not None and self._C is not None:
-            return self._S[blk], self._C[blk]
-        return _partial_state(self.Xs, self.symbolic, self.selected, blk)
-
-    def _one(self, f: int) -> np.ndarray:
-        sym = bool(self.symbolic[f])
-
-        def state(blk: slice) -> tuple[np.ndarray, np.ndarray]:
-            S, C = self._base(blk)
-            delta, obs = _observed_terms(self.Xs, f, sym, blk)
-            return S + delta, C + obs
-
-        n = self.Xs.shape[0]
-        k = len(self.selected) + 1
-        constant = all_zero(self.Xs, self.symbolic, [*self.selected, f])
-        y, c, rf = self.y, self.n_classes, self.radius_factor
-        return _partial_samples(state, n, k, y, c, rf, self.block, constant)
-
-    def evaluate(self, candidates: Sequence[int]) -> np.ndarray:
-        """Per-sample values of ``v + f`` for every candidate ``f``: shape (k, n)."""
-        cand = np.asarray(candidates, dtype=np.intp)
-        out = np.empty((cand.size, self.Xs.shape[0]))
-        for q, f in enumerate(cand):
-            out[q] = self._one(int(f))
         return out

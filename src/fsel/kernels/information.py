@@ -22,12 +22,14 @@ Two vocabularies live here:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from fsel.kernels._counting import (
+    PairCodes,
     _small_dense,
     available_nlogn,
     cmim_lazy,
@@ -39,7 +41,9 @@ from fsel.kernels._counting import (
     paired_nlogn,
     sparse_grouped_nlogn,
 )
-from fsel.kernels.discretize import SparseCodes
+from fsel.kernels.discretize import smallest_code_dtype
+from fsel.kernels.discretize_sparse import SparseCodes
+from fsel.utils.parallel import spans, thread_map
 
 __all__ = [
     "InformationTable",
@@ -48,6 +52,7 @@ __all__ = [
     "conditional_mutual_information",
     "entropy",
     "joint",
+    "lazy_cmim_search",
     "mutual_information",
     "pair_terms_from_entropies",
 ]
@@ -212,6 +217,78 @@ def pair_terms_from_entropies(
     )
 
 
+#: Rows a thread of :func:`pair_z_codes` takes at least (fewer: not worth a thread).
+_Z_ROWS_PER_THREAD = 1 << 18
+
+
+def pair_z_codes(codes: Any, j: int, ny: int, y: np.ndarray, dtype: Any, n_jobs: int) -> np.ndarray:
+    """``Z = Xj * ny + Y`` in ``dtype`` (an integer type that holds ``aj * ny - 1``)
+    from the code matrix ``codes`` (an ndarray or :class:`PairCodes`) and the target
+    codes ``y``, row spans in ``n_jobs`` threads (numpy's integer ufuncs release the
+    GIL): the same integers as the one-thread ``codes[j].astype(dtype) * ny + y``.
+
+    Examples
+    --------
+    >>> C = np.array([[0, 1, 2], [2, 2, 0]], dtype=np.uint8)
+    >>> pair_z_codes(C, 1, 2, np.array([1, 0, 1], dtype=np.uint8), np.uint8, 2).tolist()
+    [5, 4, 1]
+    """
+    n = codes.shape[1]
+    z = np.empty(n, dtype=dtype)
+    mult = np.dtype(dtype).type(ny)
+
+    def fill(a: int, b: int) -> None:
+        seg = z[a:b]
+        seg[...] = codes.row_span(j, a, b) if isinstance(codes, PairCodes) else codes[j, a:b]
+        seg *= mult
+        seg += y[a:b]
+
+    threads = max(1, min(int(n_jobs), n // _Z_ROWS_PER_THREAD))
+    thread_map(fill, spans(n, threads) or [(0, 0)], threads)
+    return z
+
+
+def lazy_cmim_search(
+    relevance: np.ndarray,
+    k: int,
+    tol: float,
+    refresh: Callable[[np.ndarray, np.ndarray, list[int], int], np.ndarray],
+    batch: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Fleuret's lazy CMIM search over any table of terms.
+
+    A candidate's score ``min(I(Xk;Y), min_j I(Xk;Y|Xj))`` only falls as features are
+    selected, so a stale score is an upper bound: a step refreshes (in batches of
+    ``batch``, best bounds first) only the candidates whose bound reaches the best fresh
+    score minus ``tol``, then picks the lowest index within ``tol`` of the best, as the
+    vectorised engine does, so the picks and step scores are the engine's.
+    ``refresh(top, seen, order, t)`` returns, for the candidates ``top`` (which have
+    folded in the first ``seen`` picks of ``order``), ``min_j I(Xk;Y|Xj)`` over the
+    picks ``order[seen:t]`` (``inf`` where there are none). Returns the order, the step
+    scores and the scores (upper bounds for unselected features)."""
+    K = relevance.size
+    score = np.array(relevance, dtype=np.float64, copy=True)
+    seen = np.zeros(K, dtype=np.int64)  # selected features folded into ``score``
+    alive = np.ones(K, dtype=bool)
+    order: list[int] = []
+    steps: list[float] = []
+    for t in range(min(k, K)):
+        while True:
+            fresh = alive & (seen == t)
+            best = float(score[fresh].max()) if fresh.any() else -np.inf
+            need = np.flatnonzero(alive & (seen < t) & (score >= best - tol))
+            if need.size == 0:
+                break
+            top = need[np.argsort(-score[need], kind="stable")[:batch]]
+            score[top] = np.minimum(score[top], refresh(top, seen[top], order, t))
+            seen[top] = t
+        pick = int(np.argmax(alive & (score >= best - tol)))
+        order.append(pick)
+        steps.append(float(score[pick]))
+        alive[pick] = False
+    return np.asarray(order, dtype=np.int64), np.asarray(steps), score
+
+
 class InformationTable:
     """Discrete features and a target, ready to be scored in ``O(N K)`` passes.
 
@@ -270,7 +347,7 @@ class InformationTable:
         self.n_samples = self.y.size
         self.estimator = estimator
         self.n_jobs = max(1, int(n_jobs))
-        self._table = nlogn_table(self.n_samples)
+        self._table = nlogn_table(self.n_samples, self.n_jobs)
         self._log2n = float(np.log2(self.n_samples))
         self._mm = (
             1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
@@ -293,7 +370,8 @@ class InformationTable:
     def _init_relevance(self) -> None:
         """``feature_entropy`` and ``relevance``: (Xk, Y) and Xk alone for every
         feature, in one pass."""
-        s_ky, s_k, m_ky, m_k = self._count(self.y, self.n_classes, self.n_classes)
+        y = self._y_small() if type(self)._count is InformationTable._count else self.y
+        s_ky, s_k, m_ky, m_k = self._count(y, self.n_classes, self.n_classes)
         self._s_ky, self._s_k, self._m_ky, self._m_k = s_ky, s_k, m_ky, m_k
         self.feature_entropy = self._h(s_k, m_k)
         self.relevance = self._relevance(self.feature_entropy, s_ky, m_ky)
@@ -352,7 +430,9 @@ class InformationTable:
         if not hasattr(self, "_packed"):
             self._packed = None
             if self._pack_in_place and isinstance(self.codes, np.ndarray):
-                paired = pack_pairs_in_place(self.codes)
+                top = int(self.n_levels.max()) - 1 if self.n_levels.size else 0
+                # the codes are 0..n_levels-1: the largest is known, no pass to find it
+                paired = pack_pairs_in_place(self.codes, self.n_jobs, top=top)
                 if paired is not None:
                     self.codes = paired
                     self._packed = (paired.packed, paired.a)
@@ -390,8 +470,28 @@ class InformationTable:
         if self.missing_codes is not None:
             return self._available_pair_terms(j)
         ny = self.n_classes
-        z = self.codes[j].astype(np.int64) * ny + self.y
-        return self._terms_from_sums(j, *self._count(z, int(self.n_levels[j]) * ny, ny))
+        return self._terms_from_sums(
+            j, *self._count(self._pair_z(j), int(self.n_levels[j]) * ny, ny)
+        )
+
+    def _y_small(self) -> np.ndarray:
+        """The target codes in the smallest dtype (the counting kernels read them once
+        per pair of features: one byte a row for up to 256 classes)."""
+        if getattr(self, "_y_codes", None) is None:
+            self._y_codes = self.y.astype(smallest_code_dtype(self.n_classes))
+        return self._y_codes
+
+    def _pair_z(self, j: int) -> np.ndarray:
+        """``Xj * ny + Y`` (codes ``0..aj * ny - 1``) in the smallest dtype that holds
+        them, built in place (no ``int64`` temporary of the table's length)."""
+        ny = self.n_classes
+        dtype = smallest_code_dtype(int(self.n_levels[j]) * ny)
+        if isinstance(self.codes, (np.ndarray, PairCodes)) and self.n_jobs > 1:
+            return pair_z_codes(self.codes, j, ny, self._y_small(), dtype, self.n_jobs)
+        z = np.array(self.codes[j], dtype=dtype)
+        z *= dtype(ny)
+        z += self._y_small()
+        return z
 
     def _terms_from_sums(
         self, j: int, s_kjy: np.ndarray, s_kj: np.ndarray, m_kjy: np.ndarray, m_kj: np.ndarray
@@ -517,38 +617,19 @@ class InformationTable:
         return np.maximum(0.0, h_kj + h_jy - h_kjy - h_j)
 
     def _lazy_cmim_available(self, k: int, tol: float) -> tuple[np.ndarray, ...]:
-        """Fleuret's lazy CMIM with pairwise deletion: a candidate's score
-        ``min(I(Xk;Y), min_j I(Xk;Y|Xj))`` only falls as features are selected, so a
-        stale score is an upper bound, and a step refreshes (in batches of
-        ``LAZY_BATCH``, best bounds first) only the candidates whose bound reaches the
-        best fresh score minus ``tol``; the pick is then the lowest index within ``tol``
-        of the best, as in the vectorised engine, with the same terms. Returns the
-        order, the step scores and the scores (upper bounds for unselected features)."""
-        K = self.n_features
-        bound = int(self.codes.max()) + 1 if K else 1
-        score = np.array(self.relevance, dtype=np.float64, copy=True)
-        seen = np.zeros(K, dtype=np.int64)  # selected features folded into ``score``
-        alive = np.ones(K, dtype=bool)
-        order: list[int] = []
-        steps: list[float] = []
-        for t in range(min(k, K)):
-            while True:
-                fresh = alive & (seen == t)
-                best = float(score[fresh].max()) if fresh.any() else -np.inf
-                need = np.flatnonzero(alive & (seen < t) & (score >= best - tol))
-                if need.size == 0:
-                    break
-                top = need[np.argsort(-score[need], kind="stable")[: self.LAZY_BATCH]]
-                for s_ in range(int(seen[top].min()), t):
-                    sub = top[seen[top] <= s_]
-                    cmi = self._available_cmi_given_j(sub, order[s_], bound)
-                    score[sub] = np.minimum(score[sub], cmi)
-                seen[top] = t
-            pick = int(np.argmax(alive & (score >= best - tol)))
-            order.append(pick)
-            steps.append(float(score[pick]))
-            alive[pick] = False
-        return np.asarray(order, dtype=np.int64), np.asarray(steps), score
+        """Fleuret's lazy CMIM with pairwise deletion (:func:`lazy_cmim_search`, in
+        batches of ``LAZY_BATCH``), with the same terms as the vectorised engine."""
+        bound = int(self.codes.max()) + 1 if self.n_features else 1
+
+        def refresh(top: np.ndarray, seen: np.ndarray, order: list[int], t: int) -> np.ndarray:
+            score = np.full(top.size, np.inf)
+            for s_ in range(int(seen.min()), t):
+                mask = seen <= s_
+                cmi = self._available_cmi_given_j(top[mask], order[s_], bound)
+                score[mask] = np.minimum(score[mask], cmi)
+            return score
+
+        return lazy_cmim_search(self.relevance, k, tol, refresh, self.LAZY_BATCH)
 
     def joint_codes(self, s: np.ndarray | None, j: int) -> np.ndarray:
         """Codes ``0..ns-1`` of the joint of the conditioning variable ``s`` and feature
@@ -636,7 +717,7 @@ class SparseInformationTable(InformationTable):
     Parameters
     ----------
     codes : SparseCodes
-        From :func:`fsel.kernels.discretize.discretize_sparse`.
+        From :func:`fsel.kernels.discretize_sparse.discretize_sparse`.
     n_levels, y, estimator, n_jobs
         As in :class:`InformationTable`.
     missing_codes : None
@@ -646,7 +727,7 @@ class SparseInformationTable(InformationTable):
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
-    >>> from fsel.kernels.discretize import discretize_sparse
+    >>> from fsel.kernels.discretize_sparse import discretize_sparse
     >>> X = sp.csc_matrix(np.array([[1, 0], [1, 0], [0, 1], [0, 0]]))
     >>> sc, levels, _ = discretize_sparse(X, np.array([True, True]))
     >>> table = SparseInformationTable(sc, levels, np.array([1, 1, 0, 0]))

@@ -51,7 +51,6 @@ gaussian_class_sums
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -67,6 +66,14 @@ from fsel.kernels.distances import (
     rows_per_block,
     threaded_spans,
 )
+from fsel.kernels.gaussian_sums import (
+    GAUSS_L,
+    GAUSS_P,
+    GAUSS_TOL,
+    gaussian_class_sums,
+    gaussian_hit_total_sums,
+)
+from fsel.kernels.relief_margins import expected_absdiff
 
 __all__ = [
     "GAUSS_L",
@@ -87,280 +94,12 @@ __all__ = [
     "sparse_absdiff_dense",
 ]
 
-_COMPILED: dict[str, Any] = {}
 
+def _kernels() -> Any:
+    """The compiled kernels (imported on first use: numba stays optional)."""
+    from fsel.kernels import _numba_neighbors
 
-# ----------------------------------------------------------------------------- numba
-
-
-def _numba_kernels() -> dict[str, Any]:
-    """Compile (once; cached on disk) the numba kernels of this module."""
-    if _COMPILED:
-        return _COMPILED
-    import numba
-
-    @numba.njit(cache=True, nogil=True)
-    def knn_block(D, selfs, y, run_end, k, idx, dist):  # pragma: no cover - compiled
-        # idx/dist: (rows, n_classes, k), prefilled with -1 / inf. Columns are scanned
-        # in index order, run by run of equal labels (run_end[j]: end of j's run), so
-        # the k-th distance of the run's class stays in a register: most columns cost
-        # one comparison
-        rows, n = D.shape
-        for r in range(rows):
-            self_j = selfs[r]
-            Dr = D[r]
-            j = 0
-            while j < n:
-                e = run_end[j]
-                c = y[j]
-                kth = dist[r, c, k - 1]
-                for jj in range(j, e):
-                    dj = Dr[jj]
-                    if dj < kth and jj != self_j:
-                        pos = k - 1
-                        while pos > 0 and dj < dist[r, c, pos - 1]:
-                            dist[r, c, pos] = dist[r, c, pos - 1]
-                            idx[r, c, pos] = idx[r, c, pos - 1]
-                            pos -= 1
-                        dist[r, c, pos] = dj
-                        idx[r, c, pos] = jj
-                        kth = dist[r, c, k - 1]
-                j = e
-
-    @numba.njit(cache=True, nogil=True, fastmath=True)
-    def absdiff_rows(X, start, A, out):  # pragma: no cover - compiled
-        # tiles of 64 rows x 32 columns; each row still adds its terms in column
-        # order, so a row's result does not depend on the tiling or the block
-        rows, n = A.shape
-        d = X.shape[1]
-        for i0 in range(0, rows, 64):
-            i1 = min(i0 + 64, rows)
-            for j0 in range(0, n, 32):
-                j1 = min(j0 + 32, n)
-                for r in range(i0, i1):
-                    a = X[start + r]
-                    o = out[r]
-                    for j in range(j0, j1):
-                        w = A[r, j]
-                        if w != 0.0:
-                            b = X[j]
-                            for k in range(d):
-                                o[k] += w * abs(a[k] - b[k])
-
-    @numba.njit(cache=True, nogil=True, fastmath=True)
-    def absdiff_sparse(X, rows_idx, idx, coef, out):  # pragma: no cover - compiled
-        m = idx.shape[1]
-        d = X.shape[1]
-        for r in range(idx.shape[0]):
-            a = X[rows_idx[r]]
-            o = out[r]
-            for t in range(m):
-                j = idx[r, t]
-                w = coef[r, t]
-                if j >= 0 and w != 0.0:
-                    b = X[j]
-                    for k in range(d):
-                        o[k] += w * abs(a[k] - b[k])
-
-    @numba.njit(cache=True, nogil=True)
-    def gauss_sums(t, cnt, p, L, sqrt_fact, G):  # pragma: no cover - compiled
-        # t sorted ascending (units of sigma); cnt (U, C); G (U, C) output
-        U, C = cnt.shape
-        lo = t[0]
-        nb = math.floor(t[U - 1] - lo) + 1
-        M = np.zeros((nb, p, C))
-        for s in range(U):
-            b = math.floor(t[s] - lo)
-            if b >= nb:
-                b = nb - 1
-            u = t[s] - (lo + b + 0.5)
-            e = math.exp(-0.5 * u * u)
-            pw = e
-            for q in range(p):
-                for c in range(C):
-                    M[b, q, c] += pw * cnt[s, c] / sqrt_fact[q]
-                pw *= u
-        for s in range(U):
-            bt = math.floor(t[s] - lo)
-            if bt >= nb:
-                bt = nb - 1
-            for bb in range(max(0, bt - L), min(nb, bt + L + 1)):
-                v = t[s] - (lo + bb + 0.5)
-                pw = math.exp(-0.5 * v * v)
-                for q in range(p):
-                    f = pw / sqrt_fact[q]
-                    for c in range(C):
-                        G[s, c] += f * M[bb, q, c]
-                    pw *= v
-
-    @numba.njit(cache=True, nogil=True)
-    def row_mean_std(D, start, out_mean, out_std):  # pragma: no cover - compiled
-        rows, n = D.shape
-        for r in range(rows):
-            s = 0.0
-            for j in range(n):
-                if j != start + r:
-                    s += D[r, j]
-            m = s / (n - 1)
-            v = 0.0
-            for j in range(n):
-                if j != start + r:
-                    t = D[r, j] - m
-                    v += t * t
-            out_mean[r] = m
-            out_std[r] = math.sqrt(v / (n - 1))
-
-    @numba.njit(cache=True, nogil=True, fastmath=True)
-    def radius_counts(D, start, T, y, run_end, cnt):  # pragma: no cover - compiled
-        # cnt[r, c] = #{j != start + r: D[r, j] < T[r], y_j = c}, counted over the runs
-        # of equal labels (run_end[j]: end of j's run), so the inner loop vectorises;
-        # the counts are integers, exact in any order
-        rows, n = D.shape
-        for r in range(rows):
-            t = T[r]
-            Dr = D[r]
-            j = 0
-            while j < n:
-                e = run_end[j]
-                s = 0.0
-                for jj in range(j, e):
-                    s += 1.0 if Dr[jj] < t else 0.0
-                cnt[r, y[j]] += s
-                j = e
-            if Dr[start + r] < t:
-                cnt[r, y[start + r]] -= 1.0
-
-    @numba.njit(cache=True, nogil=True, fastmath=True)
-    def radius_rows(X, start, D, T, y, coef, out):  # pragma: no cover - compiled
-        # out[r] = sum_{j in radius of row start + r} coef[r, y_j] |x_{start+r} - x_j|
-        rows, n = D.shape
-        d = X.shape[1]
-        for i0 in range(0, rows, 64):
-            i1 = min(i0 + 64, rows)
-            for j0 in range(0, n, 32):
-                j1 = min(j0 + 32, n)
-                for r in range(i0, i1):
-                    a = X[start + r]
-                    o = out[r]
-                    for j in range(j0, j1):
-                        if j == start + r or not D[r, j] < T[r]:
-                            continue
-                        w = coef[r, y[j]]
-                        if w != 0.0:
-                            b = X[j]
-                            for k in range(d):
-                                o[k] += w * abs(a[k] - b[k])
-
-    @numba.njit(cache=True, nogil=True, fastmath=True)
-    def radius_pairs(X, D, T, y, coef, coefT, run_end, r0, r1, out):  # pragma: no cover
-        # out[r - r0] = sum_{j > r} w_rj |x_r - x_j| for r0 <= r < r1, with the pair
-        # weight w_rj = [D_rj < T_r] coef[r, y_j] + [D_rj < T_j] coef[j, y_r]: each
-        # pair's |x_r - x_j| is computed once for both directions.
-        # Rows go in groups of 16: first each row's nonzero weights are listed (a
-        # branch-free pass over its run of equal labels, then a compaction), then the
-        # group's lists are consumed tile by tile of X's rows, so a tile is read from
-        # cache 16 times. Tiles lie on a global grid and each row's pairs are summed in
-        # column order, four at a time from each tile's first, so out[r] does not
-        # depend on (r0, r1).
-        n, d = X.shape
-        tile = max(32, min(512, 32768 // max(d, 1)))
-        G = 16
-        JS = np.empty((G, n), dtype=np.intp)
-        WS = np.empty((G, n))
-        M = np.zeros(G, dtype=np.intp)
-        P = np.zeros(G, dtype=np.intp)
-        tmp = np.empty(n)
-        for g0 in range(r0, r1, G):
-            g1 = min(g0 + G, r1)
-            for r in range(g0, g1):
-                tr = T[r]
-                ct = coefT[y[r]]
-                Dr = D[r]
-                j = r + 1
-                while j < n:
-                    e = run_end[j]
-                    cr = coef[r, y[j]]
-                    for jj in range(j, e):
-                        dr = Dr[jj]
-                        tmp[jj] = cr * (dr < tr) + ct[jj] * (dr < T[jj])
-                    j = e
-                js = JS[r - g0]
-                ws = WS[r - g0]
-                m = 0
-                for jj in range(r + 1, n):
-                    w = tmp[jj]
-                    js[m] = jj
-                    ws[m] = w
-                    m += w != 0.0
-                M[r - g0] = m
-                P[r - g0] = 0
-            for t0 in range(((g0 + 1) // tile) * tile, n, tile):
-                t1 = min(t0 + tile, n)
-                for r in range(g0, g1):
-                    js = JS[r - g0]
-                    ws = WS[r - g0]
-                    q = P[r - g0]
-                    e = q
-                    m = M[r - g0]
-                    while e < m and js[e] < t1:
-                        e += 1
-                    P[r - g0] = e
-                    a = X[r]
-                    o = out[r - r0]
-                    while q + 4 <= e:
-                        b0, b1, b2, b3 = X[js[q]], X[js[q + 1]], X[js[q + 2]], X[js[q + 3]]
-                        w0, w1, w2, w3 = ws[q], ws[q + 1], ws[q + 2], ws[q + 3]
-                        for k in range(d):
-                            ak = a[k]
-                            o[k] += (w0 * abs(ak - b0[k]) + w1 * abs(ak - b1[k])) + (
-                                w2 * abs(ak - b2[k]) + w3 * abs(ak - b3[k])
-                            )
-                        q += 4
-                    while q < e:
-                        b0 = X[js[q]]
-                        w0 = ws[q]
-                        for k in range(d):
-                            o[k] += w0 * abs(a[k] - b0[k])
-                        q += 1
-
-    @numba.njit(cache=True, nogil=True, fastmath=True)
-    def absdiff_csr(indptr, indices, data, rows_idx, idx, coef, out):  # pragma: no cover
-        # out[r] += coef[r, t] |x_i - x_j| from the non-zeros: a merge of the two rows'
-        # sorted column lists, O(nnz_i + nnz_j) per pair
-        for r in range(idx.shape[0]):
-            i = rows_idx[r]
-            o = out[r]
-            for t in range(idx.shape[1]):
-                j = idx[r, t]
-                w = coef[r, t]
-                if j < 0 or w == 0.0:
-                    continue
-                p, pe = indptr[i], indptr[i + 1]
-                q, qe = indptr[j], indptr[j + 1]
-                while p < pe or q < qe:
-                    if q >= qe or (p < pe and indices[p] < indices[q]):
-                        o[indices[p]] += w * abs(data[p])
-                        p += 1
-                    elif p >= pe or indices[q] < indices[p]:
-                        o[indices[q]] += w * abs(data[q])
-                        q += 1
-                    else:
-                        o[indices[p]] += w * abs(data[p] - data[q])
-                        p += 1
-                        q += 1
-
-    _COMPILED.update(
-        absdiff_csr=absdiff_csr,
-        row_mean_std=row_mean_std,
-        radius_counts=radius_counts,
-        radius_rows=radius_rows,
-        radius_pairs=radius_pairs,
-        knn_block=knn_block,
-        absdiff_rows=absdiff_rows,
-        absdiff_sparse=absdiff_sparse,
-        gauss_sums=gauss_sums,
-    )
-    return _COMPILED
+    return _numba_neighbors
 
 
 # --------------------------------------------------------------------- neighbour lists
@@ -419,7 +158,7 @@ def knn_by_class(
     rows : ndarray of int or None
         Only the neighbours of these samples (reference rows), searched among all
         samples; the results have ``len(rows)`` rows. None: every sample.
-    expected : :class:`fsel.kernels.distances.ExpectedDiff` or None
+    expected : :class:`fsel.kernels.relief_margins.ExpectedDiff` or None
         Missing values: distances with its expected differences for the holes
         (``X`` is then ignored in favour of the model's own copy).
 
@@ -460,7 +199,7 @@ def knn_by_class(
         if numba_on:
             idx = np.full((b - a, C, k), -1, dtype=np.intp)
             dist = np.full((b - a, C, k), np.inf)
-            _numba_kernels()["knn_block"](D, selfs, y, runs, k, idx, dist)
+            _kernels().knn_block(D, selfs, y, runs, k, idx, dist)
             return idx, dist
         return _knn_block_numpy(D, selfs, y, C, k)
 
@@ -499,7 +238,7 @@ def absdiff_rows(
 
     Zero coefficients are skipped; the result for a row does not depend on the other
     rows of the block. With ``expected`` (an
-    :class:`~fsel.kernels.distances.ExpectedDiff`), a missing component contributes its
+    :class:`~fsel.kernels.relief_margins.ExpectedDiff`), a missing component contributes its
     expected absolute difference (``X`` is then the model's own filled copy).
 
     Examples
@@ -519,7 +258,7 @@ def absdiff_rows(
     rows = A.shape[0]
     out = np.zeros((rows, X.shape[1]))
     if _use_numba(use_numba):
-        _numba_kernels()["absdiff_rows"](X, int(start), A, out)
+        _kernels().absdiff_rows(X, int(start), A, out)
         return out
     tmp = np.empty_like(A)  # one block-sized work array, reused feature by feature
     for d in range(X.shape[1]):
@@ -543,7 +282,7 @@ def absdiff_sparse(
     """``out[r] = sum_m coef[r, m] * |X[rows[r]] - X[idx[r, m]]|``, skipping ``idx < 0``.
 
     ``rows`` defaults to ``0..len(idx)-1``. With ``expected`` (an
-    :class:`~fsel.kernels.distances.ExpectedDiff`), a missing component contributes its
+    :class:`~fsel.kernels.relief_margins.ExpectedDiff`), a missing component contributes its
     expected absolute difference.
 
     Examples
@@ -567,7 +306,7 @@ def absdiff_sparse(
         out = np.zeros((idx.shape[0], d))
         if _use_numba(use_numba):
             # from the non-zeros: a merge of each pair's sorted column lists
-            _numba_kernels()["absdiff_csr"](
+            _kernels().absdiff_csr(
                 np.asarray(Xs.indptr, dtype=np.intp),
                 np.asarray(Xs.indices, dtype=np.intp),
                 np.asarray(Xs.data, dtype=np.float64),
@@ -594,7 +333,7 @@ def absdiff_sparse(
         )
     out = np.zeros((idx.shape[0], X.shape[1]))
     if _use_numba(use_numba):
-        _numba_kernels()["absdiff_sparse"](X, rows_idx, idx, coef, out)
+        _kernels().absdiff_sparse(X, rows_idx, idx, coef, out)
         return out
     m = max(idx.shape[1], 1)
     # per span one (rows, m, d) work array, differenced in place, and the (rows, m)
@@ -647,77 +386,6 @@ def sparse_absdiff_dense(X: Any, rows: np.ndarray, A: np.ndarray) -> np.ndarray:
     return out
 
 
-def expected_absdiff(
-    ed: Any,
-    rows: np.ndarray,
-    idx: np.ndarray | None,
-    coef: np.ndarray,
-    *,
-    use_numba: bool | None = None,
-    memory_budget: int = DEFAULT_MEMORY_BUDGET,
-) -> np.ndarray:
-    """``out[r] = sum_m coef[r, m] diff(x_{rows[r]}, x_{idx[r, m]})`` with missing values.
-
-    ``diff`` is the per-feature absolute difference, the expected one
-    (:class:`~fsel.kernels.distances.ExpectedDiff`) for a missing component;
-    ``idx=None`` means ``idx[r, m] = m`` (a dense coefficient block over all rows).
-    Pairs with ``idx < 0``, ``idx == rows[r]`` or a zero coefficient are skipped.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fsel.kernels.distances import ExpectedDiff
-    >>> ed = ExpectedDiff(np.array([[0.0], [1.0], [np.nan]]), np.array([0, 0, 1]), 2)
-    >>> expected_absdiff(ed, np.array([2]), np.array([[0]]), np.array([[1.0]])).tolist()
-    [[0.5]]
-    """
-    rows = np.ascontiguousarray(rows, dtype=np.intp)
-    coef = np.ascontiguousarray(coef, dtype=np.float64)
-    dense = idx is None
-    idx_a = np.zeros((1, 1), np.intp) if dense else np.ascontiguousarray(idx, dtype=np.intp)
-    d = ed.filled.shape[1]
-    out = np.zeros((rows.size, d))
-    if _use_numba(use_numba):
-        from fsel.kernels.distances import _expected_kernels, _v_table
-
-        if ed.has_table:
-            # one vectorised pass per pair over the filled difference and the table
-            V = _v_table(ed)
-            _expected_kernels()["absdiff_v"](
-                rows, idx_a, coef, dense, ed.filled, ed.mask, ed.y, V, out
-            )
-        else:
-            _expected_kernels()["absdiff"](rows, idx_a, coef, dense, *ed.args(), out)
-        return out
-    F, M, y = ed.filled, ed.mask.astype(bool), ed.y
-    m = max(coef.shape[1], 1)
-    step = max(1, int(memory_budget // (8 * m * (d + 4))))
-    for a in range(0, rows.size, step):
-        b = min(a + step, rows.size)
-        jj = np.broadcast_to(np.arange(m), (b - a, m)) if dense else idx_a[a:b]
-        ri = rows[a:b]
-        cc = np.where((jj >= 0) & (jj != ri[:, None]), coef[a:b], 0.0)
-        jj = np.maximum(jj, 0)
-        diff = np.abs(F[ri][:, None, :] - F[jj])
-        ma = M[ri][:, None, :]
-        mb = M[jj]
-        r_, t_, k_ = np.nonzero(ma | mb)
-        if r_.size:
-            i_, j_ = ri[r_], jj[r_, t_]
-            ci, cj = y[i_], y[j_]
-            a_miss, b_miss = ma[r_, 0, k_], mb[r_, t_, k_]
-            true = np.empty(r_.size)
-            sel = a_miss & b_miss
-            true[sel] = ed.both(ci[sel], cj[sel], k_[sel], False)
-            sel = a_miss & ~b_miss
-            true[sel] = ed.expected(ci[sel], k_[sel], F[j_[sel], k_[sel]])
-            sel = ~a_miss & b_miss
-            true[sel] = ed.expected(cj[sel], k_[sel], F[i_[sel], k_[sel]])
-            diff[r_, t_, k_] = true
-        out[a:b] = np.einsum("rm,rmd->rd", cc, diff)
-    return out
-
-
 def row_mean_std(
     D: np.ndarray, start: int, *, use_numba: bool | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -735,7 +403,7 @@ def row_mean_std(
     rows, n = D.shape
     if _use_numba(use_numba):
         m, s = np.empty(rows), np.empty(rows)
-        _numba_kernels()["row_mean_std"](D, int(start), m, s)
+        _kernels().row_mean_std(D, int(start), m, s)
         return m, s
     m, v = np.empty(rows), np.empty(rows)
     step = max(1, -(-rows // 8))  # one temporary of an eighth of the block
@@ -784,7 +452,7 @@ def radius_coefficients(
     r = np.arange(rows)
     if _use_numba(use_numba):
         counts = np.zeros((rows, C))
-        _numba_kernels()["radius_counts"](D, int(start), T, y, _label_runs(y), counts)
+        _kernels().radius_counts(D, int(start), T, y, _label_runs(y), counts)
     else:
         mask = D < T[:, None]
         mask[r, start + r] = False
@@ -871,7 +539,7 @@ def radius_margin_rows(
     coef = radius_coefficients(D, start, T, y, priors, use_numba=numba_on)
     if numba_on:
         out = np.zeros((rows, X.shape[1]))
-        _numba_kernels()["radius_rows"](X, int(start), D, T, y, coef, out)
+        _kernels().radius_rows(X, int(start), D, T, y, coef, out)
         return out
     mask = D < T[:, None]
     mask[np.arange(rows), start + np.arange(rows)] = False
@@ -894,7 +562,7 @@ def radius_margin_rows_at(
     X: Any = None,
 ) -> np.ndarray:
     """:func:`radius_margin_rows` for arbitrary rows ``selfs`` (reference samples),
-    with the differences of an :class:`~fsel.kernels.distances.ExpectedDiff` (holes:
+    with the differences of an :class:`~fsel.kernels.relief_margins.ExpectedDiff` (holes:
     expected differences), or, with ``ed=None``, of the sparse matrix ``X``.
 
     ``D[r, j]`` is the distance of sample ``selfs[r]`` to sample ``j``. The
@@ -904,7 +572,7 @@ def radius_margin_rows_at(
     Examples
     --------
     >>> import numpy as np
-    >>> from fsel.kernels.distances import ExpectedDiff
+    >>> from fsel.kernels.relief_margins import ExpectedDiff
     >>> X = np.array([[0.0], [1.0], [3.0]])
     >>> ed = ExpectedDiff(X, np.array([0, 0, 1]), 2)
     >>> D = np.abs(X[[0]] - X.T)
@@ -995,195 +663,8 @@ def radius_margin_sum(
     coefT = np.ascontiguousarray(coef.T)
     runs = _label_runs(y)
     out = np.zeros((n, d))
-    pairs = _numba_kernels()["radius_pairs"]
+    pairs = _kernels().radius_pairs
     threaded_spans(
         lambda a, b: pairs(X, D, T, y, coef, coefT, runs, a, b, out[a:b]), chunks, workers
     )
     return out.sum(axis=0)
-
-
-# ------------------------------------------------------------ 1-D Gaussian kernel sums
-
-#: Taylor terms of the expansion (see :func:`gaussian_class_sums`).
-GAUSS_P = 20
-#: Boxes (of width sigma) visited on each side of a target's box.
-GAUSS_L = 8
-#: Bound on the absolute error of every per-sample kernel mean.
-GAUSS_TOL = 1e-12
-
-
-def _sqrt_factorials(p: int) -> np.ndarray:
-    return np.sqrt(np.array([math.factorial(q) for q in range(p)], dtype=np.float64))
-
-
-def _gauss_sums_numpy(t: np.ndarray, cnt: np.ndarray, p: int, L: int) -> np.ndarray:
-    U, C = cnt.shape
-    sf = _sqrt_factorials(p)
-    lo = t[0]
-    b = np.minimum(np.floor(t - lo).astype(np.intp), int(np.floor(t[-1] - lo)))
-    nb = int(b[-1]) + 1
-    u = t - (lo + b + 0.5)
-    powers = np.exp(-0.5 * u * u)[:, None] * (u[:, None] ** np.arange(p)) / sf  # (U, p)
-    starts = np.flatnonzero(np.r_[True, np.diff(b) > 0])
-    M = np.zeros((nb, p, C))
-    for c in range(C):
-        M[b[starts], :, c] = np.add.reduceat(powers * cnt[:, c : c + 1], starts, axis=0)
-    G = np.zeros((U, C))
-    for o in range(-L, L + 1):
-        bb = b + o
-        ok = (bb >= 0) & (bb < nb)
-        if not ok.any():
-            continue
-        v = t[ok] - (lo + bb[ok] + 0.5)
-        P = np.exp(-0.5 * v * v)[:, None] * (v[:, None] ** np.arange(p)) / sf
-        G[ok] += np.einsum("up,upc->uc", P, M[bb[ok]])
-    return G
-
-
-def gaussian_class_sums(
-    X: np.ndarray,
-    y: np.ndarray,
-    sigma: np.ndarray,
-    *,
-    n_classes: int | None = None,
-    use_numba: bool | None = None,
-) -> np.ndarray:
-    r"""Class-by-class sums of the per-feature Gaussian kernel.
-
-    .. math::
-
-        S_{d, c, c'} = \sum_{n: y_n = c} \sum_{j: y_j = c'}
-            \exp\left(-\frac{(x_{nd} - x_{jd})^2}{2 \sigma_d^2}\right)
-
-    (the ``n = j`` terms included). This is the only data-dependent quantity of the
-    P-Relief margin.
-
-    Algorithm and tolerance: per feature, the distinct values (with per-class counts)
-    are put in boxes of width ``sigma_d``; each box's sources are summarised by
-    ``GAUSS_P = 20`` Taylor moments of ``exp(u v)`` about the box centre (a 1-D fast
-    Gauss transform), and every target adds the ``2 GAUSS_L + 1 = 17`` boxes around
-    its own. Omitted boxes are farther than ``8 sigma`` (each term below
-    ``exp(-32) = 1.3e-14``), and the Taylor remainder of the included ones is below
-    ``1e-15`` per source point, so every kernel *mean* over a class (what the margin
-    uses) is within ``GAUSS_TOL = 1e-12`` of the exact value. Cost: ``O(U p)`` per
-    feature for ``U`` distinct values, independent of ``sigma``, instead of the
-    ``O(N^2)`` kernel evaluations of the direct formula.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-    y : ndarray of shape (n,)
-        Class codes.
-    sigma : ndarray of shape (d,)
-        Positive kernel widths.
-
-    Returns
-    -------
-    S : ndarray of shape (d, n_classes, n_classes)
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> S = gaussian_class_sums(np.array([[0.0], [0.0], [1.0]]), np.array([0, 1, 1]),
-    ...                         np.array([1.0]))
-    >>> np.round(S[0], 6).tolist()
-    [[1.0, 1.606531], [1.606531, 3.213061]]
-    """
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.intp)
-    sigma = np.broadcast_to(np.asarray(sigma, dtype=np.float64), (X.shape[1],))
-    if not (np.all(np.isfinite(sigma)) and np.all(sigma > 0)):
-        raise ValueError("sigma must be positive and finite for every feature")
-    C = int(y.max()) + 1 if n_classes is None else int(n_classes)
-    onehot = np.zeros((X.shape[0], C))
-    onehot[np.arange(X.shape[0]), y] = 1.0
-    numba_on = _use_numba(use_numba)
-    sf = _sqrt_factorials(GAUSS_P)
-    S = np.zeros((X.shape[1], C, C))
-    for d in range(X.shape[1]):
-        vals, inv = np.unique(X[:, d], return_inverse=True)
-        inv = inv.reshape(-1)
-        cnt = np.stack(
-            [np.bincount(inv, weights=onehot[:, c], minlength=vals.size) for c in range(C)], axis=1
-        )
-        t = vals / sigma[d]
-        if numba_on:
-            G = np.zeros((vals.size, C))
-            _numba_kernels()["gauss_sums"](t, cnt, GAUSS_P, GAUSS_L, sf, G)
-        else:
-            G = _gauss_sums_numpy(t, cnt, GAUSS_P, GAUSS_L)
-        S[d] = cnt.T @ G
-    return S
-
-
-def _value_sums(vals: np.ndarray, w: np.ndarray, sigma: float, numba_on: bool) -> np.ndarray:
-    """``G[u] = sum_v w[v] exp(-(vals[u] - vals[v])^2 / (2 sigma^2))`` for sorted
-    distinct ``vals`` (the transform of :func:`gaussian_class_sums`, one class)."""
-    t = vals / sigma
-    cnt = np.ascontiguousarray(np.asarray(w, dtype=np.float64)[:, None])
-    if numba_on:
-        G = np.zeros((vals.size, 1))
-        _numba_kernels()["gauss_sums"](t, cnt, GAUSS_P, GAUSS_L, _sqrt_factorials(GAUSS_P), G)
-    else:
-        G = _gauss_sums_numpy(t, cnt, GAUSS_P, GAUSS_L)
-    return G[:, 0]
-
-
-def gaussian_hit_total_sums(
-    X: np.ndarray,
-    y: np.ndarray,
-    sigma: np.ndarray,
-    *,
-    n_classes: int | None = None,
-    use_numba: bool | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    r"""The diagonal and the row sums of :func:`gaussian_class_sums`, in ``O(N)`` memory.
-
-    ``hits[d, c] = S[d, c, c]`` and ``totals[d, c] = sum_c' S[d, c, c']``: all the
-    P-Relief margin needs, without the ``C x C`` tables (with many classes, e.g. one
-    sample per class, those would be ``8 C^2`` bytes per feature). The totals come from
-    one transform over all samples; the hit sums from one transform per class (the
-    direct ``n_c^2`` kernel sum for classes of at most 32 members), so the tolerance is
-    that of :func:`gaussian_class_sums`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> X, y = np.array([[0.0], [0.0], [1.0]]), np.array([0, 1, 1])
-    >>> hits, totals = gaussian_hit_total_sums(X, y, np.array([1.0]))
-    >>> np.round(hits, 6).tolist(), np.round(totals, 6).tolist()
-    ([[1.0, 3.213061]], [[2.606531, 4.819592]])
-    """
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.intp)
-    sigma = np.broadcast_to(np.asarray(sigma, dtype=np.float64), (X.shape[1],))
-    if not (np.all(np.isfinite(sigma)) and np.all(sigma > 0)):
-        raise ValueError("sigma must be positive and finite for every feature")
-    C = int(y.max()) + 1 if n_classes is None else int(n_classes)
-    d = X.shape[1]
-    numba_on = _use_numba(use_numba)
-    order = np.argsort(y, kind="stable")
-    bounds = np.searchsorted(y[order], np.arange(C + 1))
-    hits = np.zeros((d, C))
-    totals = np.zeros((d, C))
-    for f in range(d):
-        col = X[:, f : f + 1]
-        s = sigma[f : f + 1]
-        vals, inv = np.unique(col[:, 0], return_inverse=True)
-        inv = inv.reshape(-1)
-        g_all = _value_sums(vals, np.bincount(inv, minlength=vals.size), s[0], numba_on)
-        per = g_all[inv]
-        totals[f] = np.bincount(y, weights=per, minlength=C)
-        for c in range(C):
-            members = order[bounds[c] : bounds[c + 1]]
-            if members.size == 0:
-                continue
-            v = col[members, 0]
-            if members.size <= 32:
-                t = (v[:, None] - v[None, :]) / s[0]
-                hits[f, c] = np.exp(-0.5 * t * t).sum()
-            else:
-                u, iv = np.unique(v, return_inverse=True)
-                w = np.bincount(iv.reshape(-1), minlength=u.size).astype(np.float64)
-                hits[f, c] = float(w @ _value_sums(u, w, s[0], numba_on))
-    return hits, totals

@@ -32,8 +32,10 @@ import numpy as np
 
 from fsel.kernels._dask import add_arrays as _add
 from fsel.kernels._dask import tree_reduce as _tree
+from fsel.kernels.binning import dask_quantiles
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, distance_block
 from fsel.kernels.neighbors import relieff_coefficients
+from fsel.kernels.scaling import ROBUST_QUANTILES
 
 __all__ = ["relieff_margin_dask"]
 
@@ -72,15 +74,18 @@ def _merge_stats(*parts: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _scale(x: np.ndarray, lo: np.ndarray, ptp: np.ndarray) -> np.ndarray:
+def _scale(x: np.ndarray, lo: np.ndarray, ptp: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """``(clip(x, lo, top) - lo) / ptp`` per column (the clip is void under the range
+    rule, whose ``lo``/``top`` are the column's min/max), 0 for constant columns."""
     z = np.zeros(x.shape, dtype=np.float64)
     ok = ptp > 0
-    z[:, ok] = (np.asarray(x, dtype=np.float64)[:, ok] - lo[ok]) / ptp[ok]
+    v = np.asarray(x, dtype=np.float64)[:, ok]
+    z[:, ok] = (np.minimum(np.maximum(v, lo[ok]), top[ok]) - lo[ok]) / ptp[ok]
     return z
 
 
-def _take_rows(x: np.ndarray, y: Any, local: np.ndarray, lo, ptp, classes) -> tuple:
-    return _scale(np.asarray(x)[local], lo, ptp), np.searchsorted(classes, _labels(y)[local])
+def _take_rows(x: np.ndarray, y: Any, local: np.ndarray, lo, ptp, top, classes) -> tuple:
+    return _scale(np.asarray(x)[local], lo, ptp, top), np.searchsorted(classes, _labels(y)[local])
 
 
 def _best_k(dist: np.ndarray, idx: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -99,6 +104,7 @@ def _chunk_neighbours(
     classes: np.ndarray,
     lo: np.ndarray,
     ptp: np.ndarray,
+    top: np.ndarray,
     k: int,
     metric: str,
     memory_budget: int,
@@ -113,7 +119,7 @@ def _chunk_neighbours(
     rank_metric = "sqeuclidean" if metric == "euclidean" else metric
     for b0 in range(0, n, rows):
         b1 = min(n, b0 + rows)
-        Z = _scale(np.asarray(x)[b0:b1], lo, ptp)
+        Z = _scale(np.asarray(x)[b0:b1], lo, ptp, top)
         D = distance_block(R, Z, metric=rank_metric)  # (m, b)
         gidx = np.arange(offset + b0, offset + b1, dtype=np.int64)
         D[ref_index[:, None] == gidx[None, :]] = np.inf  # a reference is not its neighbour
@@ -161,6 +167,7 @@ def _chunk_margin(
     coef: np.ndarray,
     lo: np.ndarray,
     ptp: np.ndarray,
+    top: np.ndarray,
 ) -> np.ndarray:
     """``sum coef * |R[ref] - x[nb]|`` over the neighbours held by this chunk."""
     n = np.asarray(x).shape[0]
@@ -169,7 +176,7 @@ def _chunk_margin(
     if not here.any():
         return out
     ref, slot = np.nonzero(here)
-    Z = _scale(np.asarray(x)[nb[ref, slot] - offset], lo, ptp)
+    Z = _scale(np.asarray(x)[nb[ref, slot] - offset], lo, ptp, top)
     out += (coef[ref, slot][:, None] * np.abs(R[ref] - Z)).sum(axis=0)
     return out
 
@@ -183,6 +190,7 @@ def relieff_margin_dask(
     metric: str = "manhattan",
     memory_budget: int = DEFAULT_MEMORY_BUDGET,
     estimator_name: str = "ReliefF",
+    scaling: str = "range",
 ) -> dict[str, Any]:
     """ReliefF's mean margin over reference rows of a table held in Dask row chunks.
 
@@ -203,6 +211,9 @@ def relieff_margin_dask(
         Bytes per worker for a block of reference-to-row distances.
     estimator_name : str
         Named in error messages.
+    scaling : {"range", "robust"}
+        The difference scaling of :mod:`fsel.kernels.scaling` (``"rank"`` needs every
+        row's rank: not on Dask).
 
     Returns
     -------
@@ -213,6 +224,12 @@ def relieff_margin_dask(
     """
     import dask
 
+    if scaling not in ("range", "robust"):
+        raise ValueError(
+            f"{estimator_name}: scaling={scaling!r} is not supported on Dask input (ranks "
+            "need the whole column); use scaling='robust' or 'range', or compute X and fit "
+            "in memory"
+        )
     if metric not in ("manhattan", "euclidean"):
         raise ValueError(f"metric must be 'manhattan' or 'euclidean', got {metric!r}")
     k = int(n_neighbors)
@@ -253,11 +270,19 @@ def relieff_margin_dask(
     priors = counts / n
     lo, hi = st["lo"], st["hi"]
     ptp = hi - lo
+    constant = ptp == 0
+    top = hi
+    if scaling == "robust":  # exact 5%/95% quantiles, as fsel.kernels.scaling in memory
+        q = np.array(dask_quantiles(blocks, np.arange(lo.size), np.array(ROBUST_QUANTILES)))
+        use = q[:, 1] > q[:, 0]  # else the range rule, as in memory
+        lo = np.where(use, q[:, 0], lo)
+        top = np.where(use, q[:, 1], hi)
+        ptp = np.where(use, q[:, 1] - q[:, 0], ptp)
     # 2. the references, gathered and scaled
     owner = np.searchsorted(offsets, ref, side="right") - 1
     pieces = [
         dask.delayed(_take_rows)(
-            blocks[b], y_blocks[b], ref[owner == b] - offsets[b], lo, ptp, classes
+            blocks[b], y_blocks[b], ref[owner == b] - offsets[b], lo, ptp, top, classes
         )
         for b in np.unique(owner).tolist()
     ]
@@ -267,7 +292,7 @@ def relieff_margin_dask(
     # 3. exact global k nearest per class, merged in a tree
     parts = [
         dask.delayed(_chunk_neighbours)(
-            x, y, int(offsets[i]), R, ref, classes, lo, ptp, k, metric, int(memory_budget)
+            x, y, int(offsets[i]), R, ref, classes, lo, ptp, top, k, metric, int(memory_budget)
         )
         for i, (x, y) in enumerate(zip(blocks, y_blocks, strict=True))
     ]
@@ -278,11 +303,10 @@ def relieff_margin_dask(
     flat = nb.reshape(m, C * k)
     # 4. margins summed where the neighbours live
     sums = [
-        dask.delayed(_chunk_margin)(x, int(offsets[i]), R, flat, coef, lo, ptp)
+        dask.delayed(_chunk_margin)(x, int(offsets[i]), R, flat, coef, lo, ptp, top)
         for i, x in enumerate(blocks)
     ]
     margin = _tree(sums, _add).compute() / m
-    constant = ptp == 0
     margin[constant] = 0.0
     return {
         "margin": margin,

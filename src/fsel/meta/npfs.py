@@ -40,11 +40,12 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.stats import binom
 from sklearn.utils import get_tags
-from sklearn.utils.validation import _check_feature_names, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from fsel.meta.resampling import selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
+from fsel.utils.compat import check_feature_names as _check_feature_names
 from fsel.utils.params import validate_params
 from fsel.utils.validation import (
     check_table,
@@ -60,6 +61,7 @@ __all__ = [
     "NPFSResult",
     "min_bootstraps",
     "npfs_curve",
+    "npfs_permutation_test",
     "npfs_pvalues",
     "npfs_test",
     "npfs_threshold",
@@ -305,6 +307,67 @@ def npfs_test(matrix: Any, alpha: float = 0.01, correction: str | None = None) -
     )
 
 
+def npfs_permutation_test(
+    matrix: Any, null_counts: Any, alpha: float = 0.01, correction: str | None = None
+) -> NPFSResult:
+    r"""The NPFS test with its null law estimated from permuted targets.
+
+    ``null_counts`` (``M x K``) holds the selection counts of the same procedure run
+    with ``y`` permuted ``M`` times. They are pooled into one empirical null law
+    :math:`\hat F` of a count, and feature ``i`` is relevant iff
+    :math:`z_i > \zeta = \min\{t : \hat F(t) \ge 1 - \alpha\}`; its p-value is
+    :math:`(1 + \#\{\text{null counts} \ge z_i\}) / (1 + MK)`. ``correction`` works
+    as in :func:`npfs_test` on these p-values. When ``y`` is unrelated to ``X`` the
+    share of features found relevant is about ``alpha`` (averaged over the features:
+    one the selector favours under the null, e.g. with more distinct values, can be
+    found relevant more often).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> M = np.zeros((10, 4), dtype=bool); M[:, 0] = True
+    >>> null = np.array([[3, 2, 3, 2], [2, 3, 2, 3]])   # permuted y: no favourite
+    >>> r = npfs_permutation_test(M, null, alpha=0.05)
+    >>> r.threshold, r.relevant.tolist(), round(float(r.pvalues[0]), 3)   # 1 / 9
+    (3, [0], 0.111)
+    """
+    X = np.asarray(matrix).astype(bool)
+    null = np.asarray(null_counts, dtype=np.intp)
+    alpha = _check_alpha(alpha)
+    if correction not in _CORRECTIONS:
+        raise ValueError(f"correction must be None, 'bonferroni' or 'bh', got {correction!r}")
+    n, K = X.shape
+    counts = X.sum(axis=0).astype(np.intp)
+    pooled = np.sort(null.reshape(-1))
+    m = pooled.size
+    n_ge = m - np.searchsorted(pooled, counts, side="left")
+    pvalues = (1.0 + n_ge) / (1.0 + m)
+    cdf = np.searchsorted(pooled, np.arange(n + 1), side="right") / m
+    a_eff = alpha / K if correction == "bonferroni" else alpha
+    threshold = _zeta(cdf, a_eff)
+    support = counts > threshold
+    if correction == "bh":
+        order = np.argsort(pvalues, kind="stable")
+        ok = np.flatnonzero(pvalues[order] <= alpha * np.arange(1, K + 1) / K)
+        support = np.zeros(K, dtype=bool)
+        if ok.size:
+            a_eff = alpha * (int(ok[-1]) + 1) / K
+            support = pvalues <= pvalues[order[int(ok[-1])]]
+            threshold = int(counts[support].min()) - 1
+    n_sel = X.sum(axis=1).astype(np.intp)
+    rank = np.lexsort((np.arange(K), -counts))
+    return NPFSResult(
+        counts=counts,
+        threshold=int(threshold),
+        pvalues=pvalues,
+        support=support,
+        relevant=rank[support[rank]].astype(np.intp),
+        p0=float(n_sel.mean() / K),
+        n_selected=n_sel,
+        alpha_effective=float(a_eff),
+    )
+
+
 def npfs_curve(
     matrix: Any,
     n_resamples: Sequence[int] | None = None,
@@ -396,6 +459,19 @@ class NPFS(BaseSelector):
     resampling : {"bootstrap", "subsample", "kfold"}, default="bootstrap"
         How the rows are resampled: bootstrap (the paper), half subsamples without
         replacement, or the ``n_resamples`` training sets of a shuffled k-fold split.
+    null : {"binomial", "permutation"}, default="binomial"
+        The null law of the counts. ``"binomial"`` is the paper's: a feature picked at
+        random, :math:`B(n, k/K)`; it ignores that the resamples share one data set,
+        so with a target unrelated to ``X`` a selector that favours some features
+        (JMI, ReliefF) lets many more than ``alpha`` of them through.
+        ``"permutation"`` (calibrated NPFS) estimates the null law by running the whole
+        procedure on ``n_permutations`` copies of the data with ``y`` permuted
+        (:func:`npfs_permutation_test`); ``alpha`` then holds when ``y`` is unrelated to
+        ``X`` (on average over the features). Cost: ``1 + n_permutations`` times the
+        binomial version's fits.
+    n_permutations : int, default=20
+        Permuted targets for ``null="permutation"``; their ``n_permutations x K``
+        counts are pooled, so ``n_permutations * K`` should exceed ``1 / alpha``.
 
     Attributes
     ----------
@@ -426,6 +502,8 @@ class NPFS(BaseSelector):
         ``k_l``, what the base selector returned on each replicate.
     alpha_effective_ : float
         Level the threshold was computed at.
+    null_counts_ : ndarray of int, shape (n_permutations, n_features)
+        The counts with ``y`` permuted (``null="permutation"`` only).
     stability_ : StabilityReport
         Kuncheva and Nogueira stability of the replicate selections.
     n_features_in_ : int
@@ -474,6 +552,8 @@ class NPFS(BaseSelector):
         random_state: Any = None,
         verbose: int = 0,
         resampling: str = "bootstrap",
+        null: str = "binomial",
+        n_permutations: int = 20,
     ) -> None:
         self.selector = selector
         self.n_resamples = n_resamples
@@ -483,6 +563,8 @@ class NPFS(BaseSelector):
         self.random_state = random_state
         self.verbose = verbose
         self.resampling = resampling
+        self.null = null
+        self.n_permutations = n_permutations
 
     def _check_params(self) -> None:
         sel = self.selector
@@ -498,6 +580,11 @@ class NPFS(BaseSelector):
             )
         validate_params(self, self._param_kinds)
         _check_alpha(self.alpha)
+        if self.null not in ("binomial", "permutation"):
+            raise ValueError(f"null must be 'binomial' or 'permutation', got {self.null!r}")
+        npm = self.n_permutations
+        if isinstance(npm, bool) or not isinstance(npm, numbers.Integral) or npm < 1:
+            raise ValueError(f"n_permutations must be a positive int, got {npm!r}")
 
     def fit(self, X: Any, y: Any) -> NPFS:
         """Run the base selector on the resamples and test every feature.
@@ -550,6 +637,15 @@ class NPFS(BaseSelector):
                 f"must be in [2, n_samples={n_samples}], got {self.n_resamples}"
             )
 
+        sel_mi = getattr(self.selector, "mi_estimator", None)
+        if self.resampling == "bootstrap" and isinstance(sel_mi, str) and sel_mi == "knn":
+            warnings.warn(
+                f"{name}: a bootstrap sample repeats rows, which the nearest-neighbour "
+                "information estimator reads as exact ties (independent columns then look "
+                "dependent); resampling='subsample' avoids this",
+                UserWarning,
+                stacklevel=2,
+            )
         run = dict(
             n_resamples=int(self.n_resamples),
             resampling=self.resampling,
@@ -564,11 +660,32 @@ class NPFS(BaseSelector):
                 M = selection_matrix(self.selector, Xw, yw, progress=bar.update, **run)
         else:
             M = selection_matrix(self.selector, Xw, yw, **run)
-        self._apply_test(M)
+        if self.null == "permutation":
+            self._apply_test(M, self._null_counts(Xw, yw, n_samples, run))
+        else:
+            self._apply_test(M)
         return self
 
-    def _apply_test(self, M: np.ndarray) -> None:
-        res = npfs_test(M, alpha=self.alpha, correction=self.correction)
+    def _null_counts(self, X: Any, y: Any, n_samples: int, run: dict[str, Any]) -> np.ndarray:
+        """Selection counts with ``y`` permuted, one row per permutation."""
+        from fsel.meta.resampling import replicate_seeds
+
+        root = replicate_seeds(self.random_state, 1)[0]
+        rows = []
+        for seed in root.spawn(int(self.n_permutations)):
+            perm_seed, resample_seed = seed.spawn(2)
+            perm = np.random.default_rng(perm_seed).permutation(n_samples)
+            yp = y.iloc[perm] if hasattr(y, "iloc") else y[perm]
+            Mp = selection_matrix(self.selector, X, yp, **{**run, "random_state": resample_seed})
+            rows.append(Mp.sum(axis=0))
+        return np.vstack(rows)
+
+    def _apply_test(self, M: np.ndarray, null_counts: np.ndarray | None = None) -> None:
+        if null_counts is None:
+            res = npfs_test(M, alpha=self.alpha, correction=self.correction)
+        else:
+            res = npfs_permutation_test(M, null_counts, self.alpha, self.correction)
+            self.null_counts_ = null_counts
         self.selection_matrix_ = M
         self.counts_ = res.counts
         self.threshold_ = res.threshold
@@ -580,7 +697,7 @@ class NPFS(BaseSelector):
         self.relevant_features_ = res.relevant
         self._set_selection(res.relevant, res.counts)
         n, K = M.shape
-        if res.threshold >= n:
+        if res.threshold >= n and null_counts is None:
             kbar = float(res.n_selected.mean())
             if self.correction == "bonferroni":
                 level = self.alpha / K

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from joblib import Parallel, delayed
 
+from fsel.utils.compat import joblib_memmap_threshold_is_set, joblib_runs_in_processes
 from fsel.utils.params import seed_sequence
 from fsel.utils.validation import is_sparse
 
@@ -128,33 +129,6 @@ def resample_indices(
     raise ValueError(f"resampling must be 'bootstrap', 'subsample' or 'kfold', got {resampling!r}")
 
 
-def _memmap_threshold_is_set() -> bool:
-    """Whether the active ``joblib.parallel_config`` sets ``max_nbytes`` itself."""
-    try:
-        from joblib import parallel as jp
-
-        default = jp.default_parallel_config["max_nbytes"]
-        config = getattr(jp._backend, "config", None)
-    except (ImportError, AttributeError, KeyError):  # pragma: no cover - other joblib
-        return True  # unknown layout: leave joblib's own memory-mapping alone
-    return isinstance(config, dict) and config.get("max_nbytes", default) is not default
-
-
-def _runs_in_processes(n_jobs: int | None) -> bool:
-    """Whether the active joblib backend runs the tasks in more than one worker process
-    of this machine (``"loky"`` or ``"multiprocessing"``)."""
-    try:
-        from joblib import effective_n_jobs
-        from joblib._parallel_backends import LokyBackend, MultiprocessingBackend
-        from joblib.parallel import get_active_backend
-    except ImportError:  # pragma: no cover - other joblib
-        return False
-    backend, _ = get_active_backend()
-    return isinstance(backend, (LokyBackend, MultiprocessingBackend)) and (
-        effective_n_jobs(n_jobs) > 1
-    )
-
-
 def _mappable(value: Any) -> bool:
     return type(value) is np.ndarray and value.size > 0 and not value.dtype.hasobject
 
@@ -171,7 +145,7 @@ def _shared_arrays(n_jobs: int | None, values: dict[str, Any]) -> Iterator[dict[
     or when the file cannot be written. The folder is removed on exit.
     """
     names = [k for k, v in values.items() if _mappable(v)]
-    if not names or _memmap_threshold_is_set() or not _runs_in_processes(n_jobs):
+    if not names or joblib_memmap_threshold_is_set() or not joblib_runs_in_processes(n_jobs):
         yield values
         return
     folder = tempfile.mkdtemp(prefix="fsel-data-", dir=os.environ.get("JOBLIB_TEMP_FOLDER"))

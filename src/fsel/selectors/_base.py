@@ -18,10 +18,12 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.feature_selection import SelectorMixin
-from sklearn.utils._set_output import _get_output_config
-from sklearn.utils.validation import _check_feature_names, _check_n_features, check_is_fitted
+from sklearn.utils.validation import check_is_fitted
 
 from fsel.selectors._core import SelectorCore
+from fsel.utils.compat import check_feature_names as _check_feature_names
+from fsel.utils.compat import check_n_features as _check_n_features
+from fsel.utils.compat import get_output_config as _get_output_config
 
 __all__ = ["BaseSelector"]
 
@@ -65,7 +67,9 @@ class BaseSelector(SelectorMixin, BaseEstimator, SelectorCore):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        tags.input_tags.sparse = self._accepts_sparse
+        # the nearest-neighbour information estimator needs dense rows
+        mi = getattr(self, "mi_estimator", None)
+        tags.input_tags.sparse = self._accepts_sparse and not (isinstance(mi, str) and mi == "knn")
         # a family that handles missing values has a ``missing`` parameter; "error"
         # refuses them (SPEC section 10)
         tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"

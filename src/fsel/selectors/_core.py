@@ -186,13 +186,16 @@ class SelectorCore:
         keep_integer: bool = False,
         allow_missing: bool = False,
         accept_sparse: bool | str = False,
+        read_only: bool = False,
     ) -> tuple[Table, np.ndarray, np.ndarray | None]:
         """Validate ``X`` and ``y`` once and record ``n_features_in_``/names.
 
         ``keep_integer=True`` lets an integer ndarray through without a float copy
         (``Table.values`` then keeps its dtype); ``allow_missing=True`` keeps missing
         values as NaN (``Table.missing`` flags their columns) for the family's own rule;
-        ``accept_sparse=True`` returns scipy.sparse input as a CSC matrix, never densified."""
+        ``accept_sparse=True`` returns scipy.sparse input as a CSC matrix, never densified;
+        ``read_only=True`` (the caller never writes ``Table.values``) passes a float64
+        ndarray through without a copy."""
         name = type(self).__name__
         table = check_table(
             X,
@@ -202,6 +205,7 @@ class SelectorCore:
             keep_integer=keep_integer,
             allow_missing=allow_missing,
             accept_sparse=accept_sparse,
+            read_only=read_only,
         )
         self._record_feature_names(X)
         self.n_features_in_ = table.values.shape[1]

@@ -549,6 +549,7 @@ def check_table(
     keep_integer: bool = False,
     allow_missing: bool = False,
     accept_sparse: bool | str = False,
+    read_only: bool = False,
 ) -> Table:
     """Validate a feature table and return it as numbers plus a 'discrete' mask.
 
@@ -578,6 +579,9 @@ def check_table(
         ``"no_copy"``: as True, but a canonical CSR or CSC matrix (sorted indices, no
         duplicates) whose dtype is kept is returned as it is, not copied; the caller
         only reads it (explicit zeros may be stored).
+    read_only : bool
+        The caller only reads ``Table.values``: a plain ``float64`` ndarray without
+        categorical columns is returned as it is (a read-only view), not copied.
 
     Returns
     -------
@@ -652,7 +656,11 @@ def check_table(
                         arr[:, j], str(j), estimator_name, bool(mask[j]) or keep_integer
                     )
                 return Table(values, discrete, None, categorical=mask)
-            values = arr.astype(np.float64)  # always a copy: never touch the caller's data
+            if read_only and arr.dtype == np.float64 and not mask.any():
+                values = arr.view()  # the caller only reads it: no copy
+                values.flags.writeable = False
+            else:
+                values = arr.astype(np.float64)  # a copy: never touch the caller's data
             if arr.dtype.kind == "f":
                 _check_float_range(values, None, estimator_name)
             for j in np.flatnonzero(mask & (arr.dtype.kind == "f")):
@@ -807,16 +815,49 @@ def check_target(
         if np.ptp(out) == 0:
             raise ValueError(f"{estimator_name}: y is constant; nothing can be ranked against it")
         return out, None
-    try:
-        classes, codes = np.unique(arr, return_inverse=True)
-    except TypeError:
-        classes, codes = np.unique(arr.astype(str), return_inverse=True)
+    small = _small_integer_codes(arr)
+    if small is not None:
+        classes, codes = small
+    else:
+        try:
+            classes, codes = np.unique(arr, return_inverse=True)
+        except TypeError:
+            classes, codes = np.unique(arr.astype(str), return_inverse=True)
     if classes.size < 2:
         raise ValueError(
             f"{estimator_name}: y has a single class, only one class ({classes[0]!r}); at "
             "least two classes are needed to select features"
         )
-    return codes.reshape(-1).astype(np.intp), classes
+    if codes.dtype != np.intp:
+        codes = codes.reshape(-1).astype(np.intp)
+    return codes, classes
+
+
+def _small_integer_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``np.unique(arr, return_inverse=True)`` of integer labels spanning fewer than
+    65,536 values, by counting instead of sorting and in blocks (no temporary of the
+    target's length); ``arr`` itself when it already holds the codes ``0..c-1`` as
+    ``intp`` (no fit writes into its target codes). None for other targets."""
+    if arr.dtype.kind not in "iu" or arr.dtype == np.uint64 or arr.size == 0:
+        return None
+    lo, hi = int(arr.min()), int(arr.max())
+    if hi - lo >= 1 << 16:
+        return None
+    block = 1 << 20
+    counts = np.zeros(hi - lo + 1, dtype=np.int64)
+    as_is = lo == 0 and arr.dtype == np.intp  # bincount reads it without a copy
+    for a in range(0, arr.size, block):
+        part = arr[a : a + block] if as_is else arr[a : a + block].astype(np.int64) - lo
+        counts += np.bincount(part, minlength=counts.size)
+    present = counts > 0
+    classes = (np.flatnonzero(present) + lo).astype(arr.dtype)
+    if lo == 0 and present.all() and arr.dtype == np.intp:
+        return classes, arr  # already the codes: no copy (the fit never writes into y)
+    lut = np.cumsum(present) - 1
+    codes = np.empty(arr.size, dtype=np.intp)
+    for a in range(0, arr.size, block):
+        codes[a : a + block] = lut[arr[a : a + block].astype(np.int64) - lo]
+    return classes, codes
 
 
 def _is_numeric_target(arr: np.ndarray) -> bool:

@@ -18,15 +18,15 @@ import numpy as np
 
 from fsel.kernels.classifiability import (
     IncrementalSearch,
-    PartialSearch,
     ScaledColumns,
     empty_subset_value,
     scale_columns,
     subset_scores,
-    subset_scores_partial,
 )
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, effective_n_jobs
+from fsel.kernels.classifiability_partial import PartialSearch, subset_scores_partial
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
 from fsel.selectors._core import SelectorCore
+from fsel.utils.parallel import effective_n_jobs
 from fsel.utils.params import (
     check_categorical,
     check_memory_budget,
@@ -221,6 +221,29 @@ def _check_features(features: Any, n_features: int) -> list[int]:
     return out
 
 
+#: Gains within this many units of the score's last place are ties (rounding).
+_TIE_ULPS = 64
+
+
+def step_gain(value: float, current: float) -> float:
+    """The gain ``value - current`` of a forward step, with a difference of a few units
+    in the last place taken as exactly 0: two sums of the same quantity in another
+    order (a subset of constant columns scores the empty set's ``sum_c prior(c)^2``)
+    tie, and a tie is not an improvement.
+
+    Examples
+    --------
+    >>> step_gain(0.1 + 0.2, 0.3), step_gain(0.3, 0.1 + 0.2)
+    (0.0, 0.0)
+    >>> step_gain(0.75, 0.5)
+    0.25
+    """
+    gain = value - current
+    if abs(gain) <= _TIE_ULPS * np.spacing(max(abs(value), abs(current))):
+        return 0.0
+    return gain
+
+
 class Classifiability(SelectorCore):
     """The logic of :class:`fsel.selectors.classifiability.Classifiability` (documented there)."""
 
@@ -321,7 +344,7 @@ class Classifiability(SelectorCore):
             rows.append(row)
             scores[cand] = values
             best = int(np.argmax(values))
-            if not values[best] - current > eps:
+            if not step_gain(float(values[best]), current) > eps:
                 break
             f = int(cand[best])
             order.append(f)

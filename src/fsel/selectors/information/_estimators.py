@@ -34,22 +34,39 @@ _PARAMS_DOC = """
         Number of features to select; a float in (0, 1] is a fraction of the features;
         None selects half of them (rounded down, at least one), as scikit-learn's
         ``RFE`` does. ``scores_`` and ``ranking_`` still cover every feature.
-    discretize : {"uniform", "quantile"} or None, default="uniform"
-        How float columns are binned: equal-width (the paper's UCI protocol),
-        equal-frequency, or None to take every column as integer codes. Integer,
-        boolean and categorical columns are always taken as codes, never re-binned.
-    n_bins : int, default=5
+    discretize : {"uniform", "quantile"} or None, default="quantile"
+        How float columns are binned: equal-frequency (the default: the rule that
+        recovered the relevant columns best in ``fsel reproduce robust-defaults``, on
+        heavy-tailed, outlier-contaminated and ordinary data alike), equal-width (the
+        papers' UCI protocol, ``discretize="uniform", n_bins=5``; one extreme value
+        squeezes the other rows into one bin), or None to take every column as
+        integer codes. Integer, boolean and categorical columns are always taken as
+        codes, never re-binned. ``fit`` warns (once, naming the columns) when a
+        column's bins put more than 95% of its rows in one bin although those rows
+        hold many distinct values.
+    n_bins : int or "auto", default="auto"
         Bins per float column (a float column with no more distinct values is kept
-        as codes). Bin edges are learned in ``fit`` (``bin_edges_``).
+        as codes); ``"auto"``: ``max(2, min(64, round(N ** (1/3) / 2)))`` for ``N``
+        rows (6 bins for 2,000 rows, 2 for 100, 50 for a million), so the joint table
+        of two features and the target keeps rows in every cell as ``N`` grows. Bin
+        edges are learned in ``fit`` (``bin_edges_``).
     categorical : "auto", list of column names/indices or bool mask, default="auto"
         Which columns are categorical (taken as codes, never binned). ``"auto"``:
         string, object, pandas ``category``/``string``, polars ``Categorical``/``Utf8``
         and boolean columns are; a list or a mask overrides the rule
         (:func:`fsel.utils.validation.column_types`). Integer columns are taken as
         codes either way; datetime columns become seconds since the epoch (binned).
-    mi_estimator : {"plugin", "miller_madow"}, default="plugin"
+    mi_estimator : {"plugin", "miller_madow", "knn"}, default="plugin"
         Entropy estimator (plug-in maximum likelihood, or with the Miller-Madow bias
-        correction).
+        correction), or ``"knn"``: the nearest-neighbour estimator
+        (:mod:`fsel.kernels.knn_mi`; Kraskov-Stoegbauer-Grassberger, Ross for class
+        labels, Gao et al.'s rule for ties), which bins nothing: ``discretize`` and
+        ``n_bins`` are ignored, a float target with non-integer values is a
+        regression target, missing values need ``missing="available"``, DISR,
+        sparse and Dask input are refused.
+    n_neighbors : int, default=3
+        The nearest-neighbour estimator's ``k`` (scikit-learn's default); used with
+        ``mi_estimator="knn"`` only.
     missing : {"level", "available", "error"}, default="level"
         What a missing value (NaN, None, ``pd.NA``, a polars null) in ``X`` means
         (SPEC section 10):
@@ -76,6 +93,14 @@ _PARAMS_DOC = """
         Threads for the counting pass (effective with the numba back-end).
     verbose : int, default=0
         Above 0, a progress bar on stderr (only when it is a terminal).
+    device : {"cpu", "cuda", "auto"}, default="cpu"
+        Where the counting passes run: ``"cuda"`` on a GPU through numba's CUDA target
+        (``pip install 'fsel[cuda]'``; the same selection and scores as the CPU, a
+        ``RuntimeError`` naming what is missing when there is no usable GPU), ``"auto"``
+        on the GPU when one is usable, else the CPU (``device_`` says which). With
+        ``"cuda"``, ``X`` may be integer codes already on the GPU (an array with
+        ``__cuda_array_interface__``, values 0..255 taken as codes). Sparse ``X``, Dask
+        input and ``missing="available"`` with missing values run on the CPU only.
 """
 
 _ATTRS_DOC = """
@@ -98,14 +123,26 @@ _ATTRS_DOC = """
     n_levels_ : ndarray of int
         Number of distinct codes of every feature after discretisation; for a column
         with missing values this includes the missing level, which is its last code
-        (``n_levels_ - 1``), under both ``"level"`` and ``"available"``.
+        (``n_levels_ - 1``), under both ``"level"`` and ``"available"``. Not set with
+        ``mi_estimator="knn"`` (nothing is binned).
     bin_edges_ : list
         Inner bin edges per column (None for columns taken as codes), learned on the
         observed values only; a missing value falls in no bin but in the missing level.
+        All None with ``mi_estimator="knn"``.
     y_bin_edges_ : ndarray or None
         Inner bin edges of a continuous target (float values that are not all
         integers), binned like a float feature with ``n_bins`` and ``discretize``
-        (a ``UserWarning`` says so); None for class labels.
+        (a ``UserWarning`` says so); None for class labels, and always None with
+        ``mi_estimator="knn"``, which takes such a target as it is (regression).
+    device_ : str
+        Where the fit ran: ``"cpu"`` or ``"cuda"``.
+    timings_ : dict
+        With ``device_ == "cuda"`` only: ``transfer_s``, the seconds spent moving the
+        codes to the GPU, ``count_s``, the seconds of the counting passes,
+        ``setup_s`` (validation, codes, relevance) and ``select_s`` (the greedy
+        steps); for codes already on the GPU also ``labels_s`` (coding ``y``),
+        ``layout_s`` (range check and feature-major copy on the GPU), ``table_s``
+        (the table, relevance included) and ``relevance_s`` (its counting pass).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         When fitted on a DataFrame with string column names.

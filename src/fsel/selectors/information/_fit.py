@@ -12,19 +12,39 @@ unifying framework for information theoretic feature selection. JMLR 13:27-66, 2
 
 from __future__ import annotations
 
+import time
 import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 
+from fsel.kernels.binning import crowded_columns
 from fsel.kernels.discretize import discretize as _discretize
-from fsel.kernels.discretize import discretize_sparse
-from fsel.kernels.distances import effective_n_jobs
+from fsel.kernels.discretize_sparse import discretize_sparse
 from fsel.kernels.information import InformationTable, SparseInformationTable
 from fsel.selectors._core import SelectorCore
+from fsel.selectors.information import _knn
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
+from fsel.utils.parallel import effective_n_jobs
 from fsel.utils.progress import Progress
 from fsel.utils.validation import check_dask_table, check_n_features_to_select
+
+#: the binning of float columns unless ``discretize=``/``n_bins=`` say otherwise: the
+#: rule with the best recovery in ``fsel reproduce robust-defaults`` (issue 23); the
+#: papers' rule is ``discretize="uniform", n_bins=5``
+DEFAULT_DISCRETIZE = "quantile"
+DEFAULT_N_BINS = "auto"
+
+
+def _resolve_device(device: Any, name: str) -> str:
+    """``"cpu"`` or ``"cuda"`` for the ``device`` parameter (the check lives with the
+    GPU kernels, imported only when a GPU is asked for)."""
+    if device == "cpu":
+        return "cpu"
+    from fsel.kernels.gpu._device import resolve_device
+
+    return resolve_device(device, name)
+
 
 __all__ = [
     "CIFE",
@@ -56,22 +76,26 @@ class InformationSelector(SelectorCore):
         self,
         n_features_to_select: int | float | None = None,
         *,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = "auto",
         mi_estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
+        device: str = "cpu",
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.discretize = discretize
         self.n_bins = n_bins
         self.categorical = categorical
         self.mi_estimator = mi_estimator
+        self.n_neighbors = n_neighbors
         self.missing = missing
         self.n_jobs = n_jobs
         self.verbose = verbose
+        self.device = device
 
     def _criterion_params(self) -> dict[str, float]:
         return {}
@@ -80,10 +104,13 @@ class InformationSelector(SelectorCore):
         "n_features_to_select": "n_features_to_select",
         "discretize": ("uniform", "quantile", None),
         "categorical": "categorical",
-        "mi_estimator": ("plugin", "miller_madow"),
+        "mi_estimator": ("plugin", "miller_madow", "knn"),
         "missing": ("level", "available", "error"),
         "n_jobs": "n_jobs",
     }
+
+    def _n_threads(self) -> int:
+        return effective_n_jobs(self.n_jobs)
 
     def fit(self, X: Any, y: Any) -> InformationSelector:
         """Select features of ``X`` for the class labels ``y``.
@@ -110,27 +137,53 @@ class InformationSelector(SelectorCore):
         -------
         self
         """
+        if hasattr(X, "__cuda_array_interface__"):  # codes already on the GPU
+            params = self._check_param_table()
+            X, y = self._before_validation(X, y, params)
+            info, k = self._fit_gpu_array(X, y)
+            return self._select(info, k, params)
         return super().fit(X, y)
 
+    def _before_validation(self, X: Any, y: Any, params: dict[str, Any]) -> tuple[Any, Any]:
+        knn = params["mi_estimator"] == "knn"
+        if knn:  # the CPU only, dense in-memory input (check_knn_input says why)
+            _knn.check_knn_input(self, X, y)
+        self.device_ = "cpu" if knn else _resolve_device(self.device, type(self).__name__)
+        params["_t_setup"] = time.perf_counter()
+        return X, y
+
     def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        knn = params["mi_estimator"] == "knn"  # no sparse input, floats scaled
         return {
             "categorical": params["categorical"],
-            "keep_integer": True,
+            "keep_integer": not knn,
             "allow_missing": params["missing"] != "error",
-            "accept_sparse": "no_copy",  # read by discretize_sparse, never written
+            # read by discretize_sparse, never written
+            "accept_sparse": False if knn else "no_copy",
         }
 
     def _fit(self, table: Any, y: Any, classes: Any, params: dict[str, Any]) -> Any:
-        info, k = self._memory_information_table(table, y, classes, params["missing"])
-        return self._select(info, k)
+        if params["mi_estimator"] == "knn":
+            info, k = _knn.knn_information_table(self, table, y, classes, params["missing"])
+        else:
+            info, k = self._memory_information_table(table, y, classes, params["missing"])
+        return self._select(info, k, params)
 
     def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> Any:
+        if self.device_ == "cuda":
+            raise ValueError(
+                f"{type(self).__name__}: device='cuda' does not run on Dask input yet; "
+                "compute X (or a sample of it) to memory, or use device='cpu'"
+            )
         info, k = self._fit_dask_table(X, y, params["missing"])
-        return self._select(info, k)
+        return self._select(info, k, params)
 
-    def _select(self, info: Any, k: int) -> InformationSelector:
+    def _select(self, info: Any, k: int, params: dict[str, Any]) -> InformationSelector:
         """The greedy selection over an information table; sets the fitted attributes."""
+        t_setup = params.get("_t_setup", time.perf_counter())
         self.relevance_ = info.relevance
+        t_setup = time.perf_counter() - t_setup
+        t_select = time.perf_counter()
         with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
             result = greedy_select(
                 info,
@@ -140,6 +193,17 @@ class InformationSelector(SelectorCore):
                 cmi_tol=getattr(self, "tol", DEFAULT_CMI_TOL),
                 progress=bar.update,
             )
+        if hasattr(self, "timings_"):
+            del self.timings_
+        t_select = time.perf_counter() - t_select
+        if self.device_ == "cuda":
+            self.timings_ = {
+                "transfer_s": float(info.transfer_seconds),
+                "count_s": float(info.count_seconds),
+                "setup_s": float(t_setup),
+                "select_s": float(t_select),
+                **{key: float(v) for key, v in getattr(info, "setup_seconds", {}).items()},
+            }
         del info  # free the codes before the fitted arrays are built
         scores = np.array(result.last_scores, dtype=np.float64, copy=True)
         scores[result.order] = result.step_scores
@@ -168,8 +232,15 @@ class InformationSelector(SelectorCore):
             )
         else:
             codes, n_levels, edges = _discretize(
-                table.values, table.discrete, self.n_bins, self.discretize, table.missing
+                table.values,
+                table.discrete,
+                self.n_bins,
+                self.discretize,
+                table.missing,
+                n_jobs=self._n_threads(),
             )
+        # one warning for the columns whose bins hold nearly all rows in one bin
+        self._warn_crowded(crowded_columns(codes, n_levels, edges, table.values, missing_cols))
         # the codes are this fit's own (no memory shared with the caller's data, which
         # a validated table shares only when it is the caller's array): the table may
         # pack feature pairs over them instead of into a second copy (not for CMIM,
@@ -186,6 +257,8 @@ class InformationSelector(SelectorCore):
         missing_codes = None
         if missing == "available" and missing_cols is not None:
             missing_codes = np.where(missing_cols, n_levels - 1, -1)
+        if self.device_ == "cuda":
+            return self._cuda_table(codes, n_levels, y_codes, is_sparse, missing_codes), k
         table_cls = SparseInformationTable if is_sparse else InformationTable
         extra = {} if missing_codes is None else {"missing_codes": missing_codes}
         if own and self._criterion != "cmim":
@@ -198,6 +271,74 @@ class InformationSelector(SelectorCore):
             n_jobs=effective_n_jobs(self.n_jobs),
             **extra,
         )
+        return info, k
+
+    def _cuda_table(
+        self, codes: Any, n_levels: Any, y_codes: Any, is_sparse: bool, missing_codes: Any
+    ) -> Any:
+        """The GPU's information table (:mod:`fsel.kernels.gpu.information`); sparse
+        codes and pairwise deletion have no GPU kernel and are refused."""
+        name = type(self).__name__
+        if is_sparse:
+            raise ValueError(
+                f"{name}: device='cuda' does not take sparse X yet; use device='cpu' (the "
+                "O(nnz) sparse kernels) or densify X"
+            )
+        if missing_codes is not None:
+            raise ValueError(
+                f"{name}: device='cuda' does not support missing='available'; use "
+                "missing='level' (a hole is one more level) or device='cpu'"
+            )
+        from fsel.kernels.gpu.information import GpuInformationTable
+
+        return GpuInformationTable(codes, n_levels, y_codes, estimator=self.mi_estimator)
+
+    def _fit_gpu_array(self, X: Any, y: Any) -> tuple[Any, int]:
+        """The GPU table of integer codes already on the GPU (``__cuda_array_interface__``,
+        shape ``(n_samples, n_features)``, values 0..255 taken as codes); ``y`` on the
+        host or the GPU. Sets the fitted input attributes."""
+        name = type(self).__name__
+        if self.device_ != "cuda":
+            raise ValueError(
+                f"{name}: X is on the GPU (it has __cuda_array_interface__); use "
+                "device='cuda', or copy X to the host for device='cpu'"
+            )
+        from fsel.kernels.gpu.information import (
+            GpuInformationTable,
+            device_codes_from_samples,
+            encode_labels,
+        )
+
+        t0 = time.perf_counter()
+        if hasattr(y, "__cuda_array_interface__"):
+            from numba import cuda
+
+            y = cuda.as_cuda_array(y).copy_to_host()
+        y = np.asarray(y)
+        if y.ndim != 1 or y.size != X.shape[0]:
+            raise ValueError(f"{name}: y must be 1-D with one label per row of X")
+        classes, y_codes = encode_labels(y)
+        t_labels = time.perf_counter() - t0
+        codes, n_levels, seconds = device_codes_from_samples(X)
+        k = check_n_features_to_select(self.n_features_to_select, int(n_levels.size))
+        self.n_features_in_ = int(n_levels.size)
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        self.bin_edges_ = [None] * int(n_levels.size)
+        self.n_levels_ = n_levels
+        self.classes_ = classes
+        self.y_bin_edges_ = None
+        t0 = time.perf_counter()
+        info = GpuInformationTable(
+            codes, n_levels, y_codes.reshape(-1), estimator=self.mi_estimator
+        )
+        info.codes.transfer_s = seconds  # the layout pass on the GPU (no host copy)
+        info.setup_seconds = {  # where the set-up's time went (timings_)
+            "labels_s": t_labels,
+            "layout_s": seconds,
+            "table_s": time.perf_counter() - t0,
+            "relevance_s": info.count_seconds,
+        }
         return info, k
 
     def _fit_dask_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
@@ -235,6 +376,29 @@ class InformationSelector(SelectorCore):
         if info.y_bin_edges is not None:
             self._warn_binned_target(classes.size)
         return info, k
+
+    def _warn_crowded(self, cols: list[int]) -> None:
+        """One warning naming the columns whose bins hold nearly all rows in one bin
+        (:func:`fsel.kernels.binning.crowded_columns`) and the option that fixes it."""
+        if not cols:
+            return
+        names = getattr(self, "feature_names_in_", None)
+        shown = [str(names[j]) if names is not None else str(j) for j in cols[:10]]
+        more = f" and {len(cols) - 10} more" if len(cols) > 10 else ""
+        if self.discretize == "quantile":  # a tied value took most quantile edges
+            why, fix = "a value shared by many rows took most edges", "a larger n_bins"
+            fix += " (e.g. n_bins=10) separates the other values"
+        else:
+            why = "a heavy tail or an outlier set the bin edges"
+            fix = "discretize='quantile' (equal-frequency bins) keeps it"
+        warnings.warn(
+            f"{type(self).__name__}: column(s) {', '.join(shown)}{more} put more than 95% "
+            f"of their rows in one of their {self.discretize!r} bins although those rows "
+            f"hold many distinct values ({why}): the information in them is mostly lost; "
+            f"{fix}.",
+            UserWarning,
+            stacklevel=4,
+        )
 
     def _bin_continuous_target(
         self, y_codes: np.ndarray, classes: np.ndarray
@@ -337,13 +501,15 @@ class MIFS(InformationSelector):
         n_features_to_select: int | float | None = None,
         *,
         beta: float = 1.0,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = "auto",
         mi_estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -351,9 +517,11 @@ class MIFS(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             mi_estimator=mi_estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
+            device=device,
         )
         self.beta = beta
 
@@ -372,13 +540,15 @@ class BetaGamma(InformationSelector):
         *,
         beta: float = 1.0,
         gamma: float = 1.0,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = "auto",
         mi_estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -386,9 +556,11 @@ class BetaGamma(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             mi_estimator=mi_estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
+            device=device,
         )
         self.beta = beta
         self.gamma = gamma
@@ -407,13 +579,15 @@ class CMI(InformationSelector):
         n_features_to_select: int | float | None = None,
         *,
         tol: float = DEFAULT_CMI_TOL,
-        discretize: str | None = "uniform",
-        n_bins: int = 5,
+        discretize: str | None = DEFAULT_DISCRETIZE,
+        n_bins: int | str = DEFAULT_N_BINS,
         categorical: Any = "auto",
         mi_estimator: str = "plugin",
+        n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
         verbose: int = 0,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -421,8 +595,10 @@ class CMI(InformationSelector):
             n_bins=n_bins,
             categorical=categorical,
             mi_estimator=mi_estimator,
+            n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
             verbose=verbose,
+            device=device,
         )
         self.tol = tol

@@ -5,9 +5,10 @@ Every estimator of :mod:`fsel.selectors.relief` follows the same steps in ``fit`
 1. optional missing-value policy (``missing=``), then validation through
    :meth:`fsel.selectors._core.SelectorCore._validate_fit_data`; with the default
    ``missing="expected"`` the holes stay NaN and every estimator uses Kononenko's
-   expected difference for them (:class:`fsel.kernels.distances.ExpectedDiff`);
-2. min-max scaling of every feature to ``[0, 1]`` on a private copy, by the observed
-   values (constant features become all-zero columns and get weight 0); nominal
+   expected difference for them (:class:`fsel.kernels.relief_margins.ExpectedDiff`);
+2. scaling of every feature to ``[0, 1]`` on a private copy, by the observed values
+   (``scaling``: min-max, interquantile or rank, :mod:`fsel.kernels.scaling`;
+   constant features become all-zero columns and get weight 0); nominal
    features (declared with
    ``categorical=`` or with a categorical dtype) are one-hot encoded with entries
    ``1/2`` (Manhattan) or ``1/sqrt(2)`` (Euclidean) so that two different levels are
@@ -26,9 +27,19 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, ExpectedDiff
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
 from fsel.kernels.neighbors import knn_by_class
+from fsel.kernels.relief_margins import ExpectedDiff
+from fsel.kernels.scaling import check_scaling, scale_dense, scale_sparse
 from fsel.selectors._core import SelectorCore
+from fsel.utils.parallel import (
+    any_nan,
+    column_min_max,
+    effective_n_jobs,
+    n_threads_for,
+    spans,
+    thread_map,
+)
 from fsel.utils.validation import (
     check_n_features_to_select,
     check_random_state,
@@ -41,6 +52,8 @@ from fsel.utils.validation import (
 __all__ = ["MISSING_POLICIES", "BaseRelief", "positive_unit"]
 
 METRICS = ("manhattan", "euclidean")
+#: how a numeric difference is scaled unless ``scaling=`` says otherwise
+DEFAULT_SCALING = "robust"
 MISSING_POLICIES = ("expected", "impute-mean", "impute-median", "error")
 
 _PARAMS_DOC = """
@@ -83,6 +96,17 @@ _PARAMS_DOC = """
         ``category``/``string``, polars ``Categorical``/``Utf8`` and boolean columns
         are categorical, numeric ones (integers included) are not; a list or a mask
         overrides it. Datetime columns are taken as seconds since the epoch.
+    scaling : {"range", "robust", "rank"}, default="robust"
+        How a numeric feature's difference is scaled to ``[0, 1]``: ``"range"``
+        divides by the column's range (the papers' rule; one extreme value squeezes
+        every other difference), ``"robust"`` winsorises the column at its 5% and 95%
+        quantiles and divides by that interquantile range (a column with more than 90%
+        of its rows at one value falls back to the range), ``"rank"`` uses the share
+        of rows between the two values (differences of average ranks over the
+        smallest power of two ``>= n - 1``).
+        Sparse input keeps its sparsity under every rule; on Dask, ``"range"`` and
+        ``"robust"`` (exact quantiles) give the in-memory margins, ``"rank"`` is
+        refused.
 """
 
 
@@ -151,6 +175,29 @@ def _impute(X: Any, policy: str) -> Any:
     return arr
 
 
+def scale_to_unit(values: np.ndarray, lo: np.ndarray, ptp: np.ndarray, n_jobs: int) -> np.ndarray:
+    """``(values - lo) / ptp`` column by column (range scaling to ``[0, 1]``; NaN
+    stays NaN), row blocks in ``n_jobs`` threads: numpy's ufuncs release the GIL and
+    every element gets the same two operations as in the one-thread expression, so
+    the result is the same bit for bit.
+
+    Examples
+    --------
+    >>> v = np.array([[1.0, 4.0], [3.0, 2.0], [2.0, 3.0]])
+    >>> scale_to_unit(v, v.min(axis=0), np.ptp(v, axis=0), 2).tolist()
+    [[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]]
+    """
+    out = np.empty(values.shape, dtype=np.result_type(values, lo))
+
+    def scale(a: int, b: int) -> None:
+        np.subtract(values[a:b], lo, out=out[a:b])
+        np.divide(out[a:b], ptp, out=out[a:b])
+
+    threads = n_threads_for(out.nbytes, n_jobs)
+    thread_map(scale, spans(values.shape[0], 4 * threads) or [(0, 0)], threads)
+    return out
+
+
 class BaseRelief(SelectorCore):
     """The logic of :class:`fsel.selectors.relief.BaseRelief` (documented there)."""
 
@@ -169,6 +216,7 @@ class BaseRelief(SelectorCore):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
         categorical: Any = "auto",
+        scaling: str = DEFAULT_SCALING,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.metric = metric
@@ -176,6 +224,7 @@ class BaseRelief(SelectorCore):
         self.memory_budget = memory_budget
         self.missing = missing
         self.categorical = categorical
+        self.scaling = scaling
 
     _param_kinds: ClassVar[dict[str, Any]] = {
         "n_features_to_select": "n_features_to_select",
@@ -217,7 +266,14 @@ class BaseRelief(SelectorCore):
 
     def _before_validation(self, X: Any, y: Any, params: dict[str, Any]) -> tuple[Any, Any]:
         """The kind of target, and the imputation rules (before validation)."""
+        check_scaling(self.scaling, type(self).__name__)
+        self._resolve_device()
         if is_dask(X):
+            if getattr(self, "device_", "cpu") == "cuda":
+                raise ValueError(
+                    f"{type(self).__name__}: device='cuda' does not run on Dask input yet; "
+                    "use device='cpu'"
+                )
             return X, y
         regression = is_continuous_target(y)
         if regression and not self._supports_regression:
@@ -238,6 +294,7 @@ class BaseRelief(SelectorCore):
             "min_samples": 2,
             "allow_missing": params["missing"] == "expected",
             "accept_sparse": True,
+            "read_only": True,  # values are only read (scaled into a new array)
         }
 
     def _fit(self, table: Any, y_codes: Any, classes: Any, params: dict[str, Any]) -> BaseRelief:
@@ -257,35 +314,26 @@ class BaseRelief(SelectorCore):
         values = table.values
         if is_sparse(values):
             return self._fit_sparse(table, y_codes, classes, nominal, k)
-        holes = np.isnan(values) if self.missing == "expected" else None
-        if holes is not None and not holes.any():
-            holes = None
+        holes = None
+        if self.missing == "expected" and any_nan(values, effective_n_jobs(self.n_jobs)):
+            holes = np.isnan(values)
         self._ref_rows = self._reference_rows(n)
-        if holes is None:
-            lo = values.min(axis=0)
-            ptp = values.max(axis=0) - lo
+        if holes is None and self.scaling == "range":
+            # the papers' range rule on complete data: threaded, without column gathers
+            lo, hi = column_min_max(values, effective_n_jobs(self.n_jobs))
+            ptp = hi - lo
             constant = ptp == 0
             ok = ~constant
-            if ok.all():  # in place: the same operations, without column gathers
-                scaled = values - lo
-                scaled /= ptp
+            if ok.all():  # the same operations, without column gathers
+                scaled = scale_to_unit(values, lo, ptp, effective_n_jobs(self.n_jobs))
             else:
                 scaled = np.zeros_like(values)
                 scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         else:
-            # scaled by the observed values; the holes stay NaN
-            # (fmin/fmax skip the NaN; a column without observed values gives NaN)
-            lo = np.fmin.reduce(values, axis=0)
-            hi = np.fmax.reduce(values, axis=0)
-            ptp = np.where(np.isfinite(lo), hi - lo, 0.0)
-            constant = ~(ptp > 0)
+            # each column mapped to [0, 1] by the scaling rule, on a private copy (the
+            # holes stay NaN; fsel.kernels.scaling states the rules)
+            scaled, constant = scale_dense(values, self.scaling)
             ok = ~constant
-            if ok.all():  # in place, as above
-                scaled = values - lo
-                scaled /= ptp
-            else:
-                scaled = np.zeros_like(values)
-                scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         n_classes = classes.size
         priors = np.bincount(y_codes, minlength=n_classes) / n
         if self._expand_nominal and (nominal & ok).any():
@@ -297,6 +345,9 @@ class BaseRelief(SelectorCore):
         mbar = np.asarray(mbar, dtype=np.float64)
         mbar[constant] = 0.0
         del self._ref_rows
+        gpu = self.__dict__.pop("_gpu_samples", None)
+        if gpu is not None:
+            self.timings_ = {"transfer_s": gpu.transfer_seconds, "search_s": gpu.search_seconds}
         self.margin_ = mbar
         w = positive_unit(mbar)
         self.feature_importances_ = w
@@ -314,8 +365,8 @@ class BaseRelief(SelectorCore):
         )
 
     def _fit_sparse(self, table, y_codes, classes, nominal, k):  # type: ignore[no-untyped-def]
-        """Sparse ``X`` (SPEC section 11): range scaling by the column max/min (implicit
-        zeros included) without a shift, so the scaled matrix keeps its sparsity."""
+        """Sparse ``X``: each scaling rule shifted so that 0 maps to 0 (the same
+        differences), so the scaled matrix keeps its sparsity (``O(nnz)``)."""
         name = type(self).__name__
         if table.missing is not None and np.any(table.missing):
             raise ValueError(
@@ -324,22 +375,16 @@ class BaseRelief(SelectorCore):
             )
         if nominal.any():
             raise ValueError(f"{name}: categorical features are not supported with sparse X")
-        Xc = table.values.tocsc()
-        n, d = Xc.shape
-        ptp = Xc.max(axis=0).toarray().ravel() - Xc.min(axis=0).toarray().ravel()
-        constant = ptp == 0
-        cols = np.repeat(np.arange(d), np.diff(Xc.indptr))
-        Z = Xc.copy()
-        safe = np.where(constant, 1.0, ptp)
-        Z.data = np.where(constant[cols], 0.0, Z.data / safe[cols])
-        Z.eliminate_zeros()
-        Z = Z.tocsr()
-        Z.sort_indices()
+        n = table.values.shape[0]
+        Z, constant = scale_sparse(table.values, self.scaling)
         self._ref_rows = self._reference_rows(n)
         priors = np.bincount(y_codes, minlength=classes.size) / n
         mbar = np.asarray(self._mean_margin(Z, y_codes, priors, nominal=None), dtype=np.float64)
         mbar[constant] = 0.0
         del self._ref_rows
+        gpu = self.__dict__.pop("_gpu_samples", None)
+        if gpu is not None:
+            self.timings_ = {"transfer_s": gpu.transfer_seconds, "search_s": gpu.search_seconds}
         self.margin_ = mbar
         w = positive_unit(mbar)
         self.feature_importances_ = w
@@ -399,6 +444,48 @@ class BaseRelief(SelectorCore):
         rng = check_random_state(getattr(self, "random_state", None))
         return np.sort(rng.choice(n, size=m, replace=False))
 
+    #: whether the neighbour search (:meth:`_knn`) is all the estimator needs a GPU for
+    _gpu_knn = True
+
+    def _resolve_device(self) -> None:
+        """``device_`` from the ``device`` parameter (estimators that have one)."""
+        for attr in ("device_", "timings_", "_gpu_samples"):
+            self.__dict__.pop(attr, None)
+        device = getattr(self, "device", None)
+        if device is None:
+            return
+        name = type(self).__name__
+        if device == "cpu":
+            self.device_ = "cpu"
+            return
+        from fsel.kernels.gpu._device import resolve_device
+
+        self.device_ = resolve_device(device, name)
+        if self.device_ == "cuda" and not self._gpu_knn:
+            raise ValueError(
+                f"{name}: device='cuda' has no GPU kernel for {name} yet; use device='cpu'"
+            )
+
+    def _knn_gpu(self, Z, y, k, n_classes, rows, expected):  # type: ignore[no-untyped-def]
+        """:meth:`_knn` on the GPU (:mod:`fsel.kernels.gpu.relief`); the scaled matrix
+        goes to the GPU once per fit."""
+        name = type(self).__name__
+        if expected is not None or is_sparse(Z):
+            raise ValueError(
+                f"{name}: device='cuda' needs dense X without missing values; use "
+                "device='cpu' (or impute: missing='impute-mean')"
+            )
+        from fsel.kernels.gpu.relief import GpuSamples, knn_by_class_gpu
+
+        gpu = self.__dict__.get("_gpu_samples")
+        if gpu is None or gpu.source is not Z:
+            gpu = GpuSamples(Z)
+            if "_gpu_samples" in self.__dict__:
+                gpu.transfer_seconds += self._gpu_samples.transfer_seconds
+                gpu.search_seconds += self._gpu_samples.search_seconds
+            self._gpu_samples = gpu
+        return knn_by_class_gpu(gpu, y, k, n_classes, metric=self.metric, rows=rows)
+
     def _knn(
         self,
         Z: np.ndarray,
@@ -410,6 +497,8 @@ class BaseRelief(SelectorCore):
         expected: ExpectedDiff | None = None,
         memory_budget: int | None = None,
     ):
+        if getattr(self, "device_", "cpu") == "cuda":
+            return self._knn_gpu(Z, y, k, n_classes, rows, expected)
         return knn_by_class(
             Z,
             y,
@@ -429,6 +518,6 @@ class BaseRelief(SelectorCore):
         unless ``always``)."""
         if is_sparse(Z):
             return None
-        if not always and not np.isnan(Z).any():
+        if not always and not any_nan(Z, effective_n_jobs(self.n_jobs)):
             return None
         return ExpectedDiff(Z, y, n_classes, memory_budget=int(self.memory_budget))

@@ -9,7 +9,7 @@ import numpy as np
 
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, map_distance_rows
 from fsel.kernels.neighbors import absdiff_rows
-from fsel.selectors.relief._base import BaseRelief, positive_unit
+from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
 from fsel.utils.validation import is_sparse
 
 __all__ = ["IRelief", "irelief_coefficients"]
@@ -117,6 +117,7 @@ class IRelief(BaseRelief):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
         categorical: Any = "auto",
+        scaling: str = DEFAULT_SCALING,
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -125,6 +126,7 @@ class IRelief(BaseRelief):
             memory_budget=memory_budget,
             missing=missing,
             categorical=categorical,
+            scaling=scaling,
         )
         self.sigma = sigma
         self.theta = theta

@@ -24,7 +24,8 @@ from fsel.kernels.neighbors import (
     relieff_coefficients,
     row_mean_std,
 )
-from fsel.selectors.relief._base import BaseRelief, positive_unit
+from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
+from fsel.utils.parallel import effective_n_jobs, take_rows
 from fsel.utils.validation import (
     check_dask_table,
     check_n_features_to_select,
@@ -42,6 +43,16 @@ _SAMPLE_DOC = """    sample_size : int, float or None, default=None
         ``O(m N D)`` for ``m`` references instead of ``O(N^2 D)``.
     random_state : int, RandomState instance or None, default=None
         Seed of the reference draw (used only with ``sample_size``).
+    device : {"cpu", "cuda", "auto"}, default="cpu"
+        Where the neighbour search runs: ``"cuda"`` on a GPU through numba's CUDA
+        target (``pip install 'fsel[cuda]'``; the CPU's neighbours and weights, a
+        ``RuntimeError`` naming what is missing when there is no usable GPU),
+        ``"auto"`` on the GPU when one is usable, else the CPU (``device_`` says
+        which; ``timings_`` holds the GPU's transfer and search seconds). Relief,
+        M-Relief and ReliefF run there on dense data without missing values (at most
+        64 neighbours per reference, ``n_classes * n_neighbors``), as do SURF and
+        MultiSURF (their radii and margins summed on the GPU in a fixed order: the
+        CPU's weights to rounding).
 """
 
 #: Bytes per neighbour slot of ReliefF's neighbour lists in flight (index, distance,
@@ -83,8 +94,10 @@ class _Sampled(BaseRelief):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
         categorical: Any = "auto",
+        scaling: str = DEFAULT_SCALING,
         sample_size: int | float | None = None,
         random_state: Any = None,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -93,9 +106,11 @@ class _Sampled(BaseRelief):
             memory_budget=memory_budget,
             missing=missing,
             categorical=categorical,
+            scaling=scaling,
         )
         self.sample_size = sample_size
         self.random_state = random_state
+        self.device = device
 
     def _spans(self, n_ref: int, slots: int) -> list[tuple[int, int]]:
         """Chunks of reference rows whose neighbour lists (``slots`` per row) fit half
@@ -184,8 +199,10 @@ class ReliefF(_Sampled):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
         categorical: Any = "auto",
+        scaling: str = DEFAULT_SCALING,
         sample_size: int | float | None = None,
         random_state: Any = None,
+        device: str = "cpu",
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -194,8 +211,10 @@ class ReliefF(_Sampled):
             memory_budget=memory_budget,
             missing=missing,
             categorical=categorical,
+            scaling=scaling,
             sample_size=sample_size,
             random_state=random_state,
+            device=device,
         )
         self.n_neighbors = n_neighbors
 
@@ -208,7 +227,7 @@ class ReliefF(_Sampled):
         if getattr(self, "_y_target", None) is not None:
             return self._rrelieff(Z, k)
         order = np.argsort(y, kind="stable")
-        Z, y = Z[order], y[order]
+        Z, y = take_rows(Z, order, effective_n_jobs(self.n_jobs)), y[order]
         budget = int(self.memory_budget)
         rows = self._ref_rows
         if rows is not None:
@@ -295,6 +314,7 @@ class ReliefF(_Sampled):
             metric=self.metric,
             memory_budget=int(self.memory_budget),
             estimator_name=name,
+            scaling=self.scaling,
         )
         self._target_kind = "classification"
         self.n_features_in_ = d
@@ -380,6 +400,8 @@ class _RadiusRelief(_Sampled):
         n = y.size
         budget = int(self.memory_budget)
         rows = self._ref_rows
+        if getattr(self, "device_", "cpu") == "cuda":
+            return self._mean_margin_gpu(Z, y, priors, rows)
         if rows is not None or is_sparse(Z) or np.isnan(Z).any():
             return self._mean_margin_at(Z, y, priors, rows)
         if fits_full(n, budget):
@@ -405,6 +427,24 @@ class _RadiusRelief(_Sampled):
         )
         # per-row margins, summed in row order: independent of the block partition
         return np.concatenate(parts).sum(axis=0) / n
+
+    def _mean_margin_gpu(self, Z, y, priors, rows):
+        """The mean margin on the GPU (:func:`fsel.kernels.gpu.relief.radius_margin_gpu`):
+        dense data without holes only."""
+        if is_sparse(Z) or np.isnan(Z).any():
+            raise ValueError(
+                f"{type(self).__name__}: device='cuda' needs dense X without missing values; "
+                "use device='cpu' (or impute: missing='impute-mean')"
+            )
+        from fsel.kernels.gpu.relief import GpuSamples, radius_margin_gpu
+
+        gpu = GpuSamples(Z)
+        rule = "surf" if isinstance(self, SURF) else "multisurf"
+        margin, threshold = radius_margin_gpu(gpu, y, priors, rule, metric=self.metric, rows=rows)
+        if threshold is not None:
+            self.threshold_ = threshold
+        self._gpu_samples = gpu  # its timings become timings_
+        return margin / (y.size if rows is None else rows.size)
 
     def _mean_margin_at(self, Z, y, priors, rows):
         """Reference rows and/or missing values: row blocks of the references against

@@ -6,9 +6,15 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, effective_n_jobs
-from fsel.kernels.neighbors import GAUSS_TOL, gaussian_class_sums, gaussian_hit_total_sums
-from fsel.selectors.relief._base import BaseRelief
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
+from fsel.kernels.neighbors import (
+    GAUSS_P,
+    GAUSS_TOL,
+    gaussian_class_sums,
+    gaussian_hit_total_sums,
+)
+from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief
+from fsel.utils.parallel import effective_n_jobs
 from fsel.utils.validation import is_sparse
 
 __all__ = [
@@ -108,6 +114,52 @@ def parzen_mean_margin(S: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return (hit - other).sum(axis=1) / N
 
 
+def check_kernel_span(
+    Z: np.ndarray, sigma: np.ndarray, nominal: np.ndarray, n_classes: int, memory_budget: int
+) -> None:
+    """Refuse a numeric column that spans more kernel widths than the Gaussian sums can
+    hold: the fast Gauss transform puts a column's values in boxes of width ``sigma``,
+    ``floor((max - min) / sigma) + 1`` of them, each holding ``GAUSS_P x n_classes``
+    moments (8 bytes each), and these must fit in ``memory_budget`` or 1 GiB, whichever
+    is larger (and the span in float64).
+    Extreme values (such as ``+/-1e308``) break it: after range scaling the other
+    values collapse within a denormal spread, and so does the data-driven ``sigma``.
+
+    Raises
+    ------
+    ValueError
+        Naming the column, its span in kernel widths and what to do.
+
+    Examples
+    --------
+    >>> Z, nominal = np.array([[0.0], [1.0]]), np.array([False])
+    >>> check_kernel_span(Z, np.array([0.5]), nominal, 2, 2**20)
+    >>> try:
+    ...     check_kernel_span(Z, np.array([1e-300]), nominal, 2, 2**20)
+    ... except ValueError as exc:
+    ...     print(str(exc)[:60])
+    PRelief: feature 0 spans 1e+300 kernel widths (sigma=1e-300)
+    """
+    if Z.shape[0] == 0:
+        return
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        observed = ~np.isnan(Z)
+        hi = np.max(np.where(observed, Z, -np.inf), axis=0)
+        lo = np.min(np.where(observed, Z, np.inf), axis=0)
+        span = np.where(observed.any(axis=0), (hi - lo) / sigma, 0.0)
+        need = (np.floor(span) + 1.0) * (GAUSS_P * max(int(n_classes), 1) * 8.0)
+    limit = max(int(memory_budget), 2**30)
+    bad = np.flatnonzero(~np.asarray(nominal, bool) & ~(need <= limit))
+    if bad.size:
+        j = int(bad[0])
+        raise ValueError(
+            f"PRelief: feature {j} spans {float(span[j]):g} kernel widths "
+            f"(sigma={float(sigma[j]):g}), more than its Gaussian sums can hold in "
+            f"{limit} bytes (the column has extreme values, e.g. +/-1e308, or sigma is "
+            "tiny); rescale or clip the column, or pass a larger sigma"
+        )
+
+
 class PRelief(BaseRelief):
     """The logic of :class:`fsel.selectors.relief.PRelief` (documented there)."""
 
@@ -123,6 +175,7 @@ class PRelief(BaseRelief):
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
         categorical: Any = "auto",
+        scaling: str = DEFAULT_SCALING,
     ) -> None:
         super().__init__(
             n_features_to_select,
@@ -131,6 +184,7 @@ class PRelief(BaseRelief):
             memory_budget=memory_budget,
             missing=missing,
             categorical=categorical,
+            scaling=scaling,
         )
         self.sigma = sigma
 
@@ -191,6 +245,7 @@ class PRelief(BaseRelief):
         counts = np.bincount(y, minlength=C)
         nominal = np.zeros(d, bool) if nominal is None else nominal
         budget = int(self.memory_budget)
+        check_kernel_span(Z, sig, nominal, C, budget)
         if 8 * C * max(n, d * C) > budget // 4:
             # many classes (e.g. one sample each): no C x C table, only its diagonal
             # and row sums (all the margin needs), in O(N) memory per feature

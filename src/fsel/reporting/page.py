@@ -1,9 +1,11 @@
-"""The page of a :class:`fsel.experiments.user_report.FeatureReport`: its figures, its
-plain-language summary and its HTML, written with the toolkit of
-:mod:`fsel.experiments.html` (self-contained, no network).
+"""The page of a :class:`fsel.reporting.analysis.FeatureReport`: its figures, its
+plain-language summary and its HTML, written with the shared toolkit of
+:mod:`fsel.utils.html` (self-contained, no network).
 
-Figures are drawn on :class:`matplotlib.figure.Figure` objects without pyplot
-(matplotlib is an optional extra, imported here only).
+This module draws what :mod:`fsel.reporting.analysis` computed; it receives the report
+object and never imports that module. Figures are drawn on
+:class:`matplotlib.figure.Figure` objects without pyplot (:mod:`fsel.utils.figures`;
+matplotlib is an optional extra, imported only when a figure is drawn).
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ from __future__ import annotations
 import csv
 import html
 import json
+import platform
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from fsel.experiments.html import figure_png, html_page, html_table, png_img
+from fsel._version import __version__
+from fsel.utils.html import BASE_CSS, figure_png, html_page, html_table, png_img
 
 __all__ = ["figures", "render", "summary_sentences", "write"]
 
@@ -152,9 +156,9 @@ def summary_sentences(rep: Any) -> list[str]:
 
 # --------------------------------------------------------------------------- figures
 def _fig(figsize: tuple[float, float]) -> tuple[Any, Any]:
-    from fsel.meta.plots import _figure
+    from fsel.utils.figures import new_figure
 
-    return _figure(None, figsize)
+    return new_figure(figsize=figsize, layout="constrained")
 
 
 def _heatmap(
@@ -530,8 +534,6 @@ def _runtime_section(rep: Any) -> str:
 
 
 def _reproduce_section(rep: Any) -> str:
-    from fsel.experiments.user_report import environment
-
     params = json.dumps(rep.params, indent=1)
     return (
         "<h2>Reproduce</h2>"
@@ -539,6 +541,16 @@ def _reproduce_section(rep: Any) -> str:
         f'<p class="muted">{html.escape(environment())}; whole report '
         f"{rep.seconds:.1f} s.</p>"
         f"<details><summary>Parameters</summary><pre>{html.escape(params)}</pre></details>"
+    )
+
+
+def environment() -> str:
+    """fsel, Python, NumPy and scikit-learn versions, for the reproduce section."""
+    import sklearn
+
+    return (
+        f"fsel {__version__}, Python {platform.python_version()}, NumPy {np.__version__}, "
+        f"scikit-learn {sklearn.__version__}"
     )
 
 
@@ -588,6 +600,9 @@ def _body(rep: Any, figs: dict[str, tuple[bytes, str]]) -> str:
         )
         parts.append(_stability_section(rep, figs))
         parts.append(_npfs_section(rep, figs))
+        from fsel.experiments.report_guarantees import guarantees_section
+
+        parts.append(guarantees_section(rep.guarantees, ok[0], list(rep.summary.feature_names)))
         parts.append(_worth_section(rep, figs))
         parts.append(_runtime_section(rep))
     parts.append(_reproduce_section(rep))
@@ -629,8 +644,6 @@ def _title(rep: Any) -> str:
 
 def render(rep: Any, *, standalone: bool = True, figs: dict | None = None) -> str:
     """The HTML of the page (``standalone=False``: a fragment for Jupyter)."""
-    from fsel.experiments.html import _CSS as BASE_CSS
-
     figs = _figures_once(rep) if figs is None else figs
     body = _body(rep, figs)
     if standalone:

@@ -9,7 +9,7 @@ default information criteria, the Relief family and a ranking index) and collect
   the run time);
 * their **agreement**: a features x methods matrix of ranks, and methods x methods
   Kuncheva and Jaccard indices of the selected sets;
-* their **stability** under ``n_bootstraps`` bootstrap samples (one resampling engine,
+* their **stability** under ``n_resamples`` bootstrap samples (one resampling engine,
   :func:`fsel.meta.resampling.selection_matrix`): Nogueira et al.'s estimate with its
   confidence interval and the per-feature selection frequencies;
 * **how sure**: the NPFS test (Ditzler et al. 2015, :func:`fsel.meta.npfs.npfs_test`)
@@ -23,13 +23,14 @@ default information criteria, the Relief family and a ranking index) and collect
 Every unit of work (one method on the table, one method's bootstraps, one method on
 one fold) goes through :class:`fsel.experiments.cache.ResultCache`, so an interrupted
 report resumes; a progress bar is drawn on stderr (:mod:`fsel.utils.progress`). The
-page is written with the toolkit of :mod:`fsel.experiments.html` (figures embedded, no
-network); figures need matplotlib (``pip install 'fsel[plot]'``).
+page is drawn by :mod:`fsel.reporting.page` with the shared toolkit of
+:mod:`fsel.utils.html` (figures embedded, no network); figures need matplotlib (``pip
+install 'fsel[plot]'``). This module computes; the page module draws and never imports
+this one (the report object is passed to it).
 """
 
 from __future__ import annotations
 
-import platform
 import shlex
 import time
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from fsel._version import __version__
+from fsel.reporting.data import DataSummary, prepare
 
 __all__ = [
     "DEFAULT_METHODS",
@@ -59,39 +61,6 @@ _N_NEIGHBORS = 5
 
 
 # --------------------------------------------------------------------------- results
-@dataclass
-class DataSummary:
-    """What the table holds.
-
-    Attributes
-    ----------
-    n_samples, n_features : int
-    task : {"classification", "regression"}
-    feature_names : list of str
-    feature_types : list of str
-        ``"numeric"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per feature.
-    missing : ndarray of int, shape (n_features,)
-        Missing values (NaN or None) per feature.
-    classes : list of (label, count)
-        Class labels and their counts (empty for a regression target).
-    target_range : tuple of float or None
-        ``(min, median, max)`` of a regression target.
-    """
-
-    n_samples: int
-    n_features: int
-    task: str
-    feature_names: list[str]
-    feature_types: list[str]
-    missing: np.ndarray
-    classes: list[tuple[str, int]] = field(default_factory=list)
-    target_range: tuple[float, float, float] | None = None
-
-    @property
-    def n_missing(self) -> int:
-        return int(self.missing.sum())
-
-
 @dataclass
 class MethodSelection:
     """One method's selection on the whole table.
@@ -142,135 +111,6 @@ class CurveResult:
     @property
     def ber_std(self) -> np.ndarray:
         return self.ber.std(axis=0)
-
-
-# --------------------------------------------------------------------------- input
-def _infer_task(y: np.ndarray) -> str:
-    """Regression for a float target with fractional values or more than 20 levels."""
-    if y.dtype.kind == "f":
-        finite = y[np.isfinite(y)]
-        if finite.size and (np.any(finite != np.round(finite)) or np.unique(finite).size > 20):
-            return "regression"
-    return "classification"
-
-
-def _column_arrays(X: Any) -> tuple[list[str] | None, list[np.ndarray]]:
-    from fsel.utils.validation import is_dataframe
-
-    if is_dataframe(X):
-        return [str(c) for c in X.columns], [X[c].to_numpy() for c in X.columns]
-    arr = np.asarray(X)
-    if arr.ndim != 2:
-        raise ValueError(f"fsel.report: X must be a 2-D table, got shape {arr.shape}")
-    return None, [arr[:, j] for j in range(arr.shape[1])]
-
-
-def _is_missing(col: np.ndarray) -> np.ndarray:
-    if col.dtype.kind == "f":
-        return np.isnan(col)
-    if col.dtype.kind == "O":
-        return np.array([v is None or (isinstance(v, float) and v != v) for v in col.tolist()])
-    return np.zeros(col.shape[0], dtype=bool)
-
-
-def _numeric_column(col: np.ndarray, categorical: bool) -> tuple[np.ndarray, str]:
-    """Float values (NaN where missing; codes for categorical columns) and the type."""
-    miss = _is_missing(col)
-    if col.dtype.kind == "b":
-        return col.astype(np.float64), "binary"
-    kind = getattr(col.dtype, "kind", "O")
-    if not categorical and kind in "iuf":
-        vals = col.astype(np.float64)
-        obs = vals[~miss]
-        levels = np.unique(obs).size
-        if kind in "iu" or (obs.size and np.all(obs == np.round(obs))):
-            return vals, "binary" if levels <= 2 else "integer"
-        return vals, "numeric"
-    if not categorical:
-        try:
-            vals = np.array([np.nan if m else float(v) for v, m in zip(col, miss, strict=True)])
-            return vals, "numeric"
-        except (TypeError, ValueError):
-            categorical = True
-    out = np.full(col.shape[0], np.nan)
-    if (~miss).any():
-        _, codes = np.unique(col[~miss].astype(str), return_inverse=True)
-        out[~miss] = codes.reshape(-1)
-    return out, "categorical"
-
-
-def _prepare(
-    X: Any, y: Any, feature_names: Any, categorical: Any, task: str
-) -> tuple[np.ndarray, np.ndarray, DataSummary, list[int]]:
-    """The numeric table (NaN kept), the validated target, the data summary and the
-    categorical columns."""
-    from fsel.utils.validation import _missing_mask, check_target, column_types
-
-    names, cols = _column_arrays(X)
-    n_features = len(cols)
-    n_samples = len(cols[0]) if cols else 0
-    if n_samples == 0 or n_features == 0:
-        raise ValueError(f"fsel.report: X is empty (shape ({n_samples}, {n_features}))")
-    if feature_names is not None:
-        names = [str(n) for n in feature_names]
-        if len(names) != n_features:
-            raise ValueError(f"fsel.report: {len(names)} feature names for {n_features} features")
-    if names is None:
-        names = [f"x{j}" for j in range(n_features)]
-    cat: set[int] = set()
-    for c in [] if categorical is None else list(categorical):
-        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
-            if not 0 <= int(c) < n_features:
-                raise ValueError(f"fsel.report: categorical column {c} is out of range")
-            cat.add(int(c))
-        elif str(c) in names:
-            cat.add(names.index(str(c)))
-        else:
-            raise ValueError(f"fsel.report: categorical column {c!r} is not a feature")
-    listed = sorted(cat) if categorical is not None else "auto"
-    if hasattr(X, "columns"):  # pandas category, polars Categorical/Enum columns
-        for j, c in enumerate(X.columns):
-            if str(X[c].dtype).startswith(("category", "Categorical", "Enum")):
-                cat.add(j)
-    # which columns are categorical: the library's one rule (text, category, boolean)
-    arrays = [np.asarray(c) for c in cols]
-    mask, _ = column_types(
-        arrays,
-        [_missing_mask(a) for a in arrays],
-        listed,
-        None,
-        [j in cat for j in range(n_features)],
-    )
-    cat |= {int(j) for j in np.flatnonzero(mask)}
-    values = np.empty((n_samples, n_features))
-    types = []
-    missing = np.zeros(n_features, dtype=np.int64)
-    for j, col in enumerate(cols):
-        values[:, j], t = _numeric_column(np.asarray(col), j in cat)
-        if t == "categorical":
-            cat.add(j)
-        types.append(t)
-        missing[j] = int(np.isnan(values[:, j]).sum())
-    y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-    if task == "auto":
-        task = _infer_task(y_arr.ravel() if y_arr.ndim == 2 else y_arr)
-    if task not in ("classification", "regression"):
-        raise ValueError(f"task must be 'auto', 'classification' or 'regression', got {task!r}")
-    y_out, classes = check_target(y_arr, n_samples, kind=task, estimator_name="fsel.report")
-    summary = DataSummary(n_samples, n_features, task, names, types, missing)
-    if task == "classification":
-        assert classes is not None
-        counts = np.bincount(y_out, minlength=classes.size)
-        summary.classes = [(str(c), int(n)) for c, n in zip(classes, counts, strict=True)]
-        y_arr = y_arr.ravel()
-    else:
-        summary.target_range = (
-            float(np.min(y_out)),
-            float(np.median(y_out)),
-            float(np.max(y_out)),
-        )
-        y_arr = y_out
-    return values, y_arr, summary, sorted(cat)
 
 
 # --------------------------------------------------------------------------- units
@@ -396,6 +236,10 @@ class FeatureReport:
         The fsel version that made it.
     seconds : float
         Wall time of the run.
+    guarantees : dict or None
+        The knockoff selection at ``fdr`` and stability selection (with its bound) of
+        the first method (:func:`fsel.experiments.report_guarantees.guarantees`); None
+        when ``fdr=None``.
     """
 
     summary: DataSummary
@@ -415,6 +259,7 @@ class FeatureReport:
     command: str
     version: str = __version__
     seconds: float = 0.0
+    guarantees: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ derived
     @property
@@ -528,18 +373,20 @@ class FeatureReport:
                 "pvalues": fl(self.npfs.pvalues),
                 "counts": [int(c) for c in self.npfs.counts],
             }
+        if self.guarantees:
+            out.update(self.guarantees)  # "knockoffs", "stability_selection"
         return out
 
     # ------------------------------------------------------------------ page
     def summary_text(self) -> str:
         """The plain-language summary at the top of the page."""
-        from fsel.experiments.report_page import summary_sentences
+        from fsel.reporting.page import summary_sentences
 
         return " ".join(summary_sentences(self))
 
     def html(self, *, standalone: bool = True) -> str:
         """The page (``standalone=False``: the body only, for Jupyter)."""
-        from fsel.experiments.report_page import render
+        from fsel.reporting.page import render
 
         return render(self, standalone=standalone)
 
@@ -549,7 +396,7 @@ class FeatureReport:
     def save(self, directory: str | Path) -> Path:
         """Write ``report.html`` (self-contained), its figures as PNG, ``report.json``
         and ``selections.csv`` into ``directory``; return the page's path."""
-        from fsel.experiments.report_page import write
+        from fsel.reporting.page import write
 
         return write(self, Path(directory))
 
@@ -577,6 +424,7 @@ def report(
     cache_dir: str | Path | None = None,
     progress: bool | None = None,
     n_jobs: int | None = None,
+    fdr: float | None = 0.1,
 ) -> FeatureReport:
     """Which features matter for ``y``, how sure, how stable, and is keeping them worth it.
 
@@ -621,6 +469,10 @@ def report(
         A progress bar on stderr; None draws it only when stderr is a terminal.
     n_jobs : int or None
         joblib workers for the bootstrap replicates (the results do not depend on it).
+    fdr : float or None
+        Target false discovery rate of the knockoff filter run beside NPFS on the first
+        method (with stability selection on ``n_resamples // 2`` complementary pairs);
+        None skips both.
 
     Returns
     -------
@@ -662,7 +514,7 @@ def report(
 
     check_n_jobs(n_jobs)
     seed = _check_int("random_state", random_state, 0)
-    values, y_arr, summary, cat = _prepare(X, y, feature_names, categorical, task)
+    values, y_arr, summary, cat = prepare(X, y, feature_names, categorical, task)
     task = summary.task
     n, d = values.shape
 
@@ -681,7 +533,9 @@ def report(
         if task == "regression" and meth.target == "classification":
             raise ValueError(
                 f"method {meth.name!r} needs class labels, but the target is numeric "
-                "(regression); use ranking indices such as k3, in, chi2, mi-index, or "
+                "(regression); use ranking indices such as k3, in, chi2, mi-index, the "
+                "nearest-neighbour information criteria (mim-knn, jmi-knn, mrmr-knn, "
+                "cmim-knn), or "
                 "task='classification'"
             )
         if meth.name not in resolved:
@@ -836,6 +690,20 @@ def report(
     npfs = None
     if ok and mats[ok[0]].sum(axis=1).min() < d:
         npfs = npfs_test(mats[ok[0]], alpha=alpha)
+    guar = None
+    if ok and fdr is not None:
+        from fsel.experiments.report_guarantees import guarantees
+
+        guar = guarantees(
+            _make_selector(ok[0], k, cat, seed),
+            X_sel,
+            y_arr,
+            list(summary.feature_names),
+            fdr=fdr,
+            n_pairs=max(2, B // 2),
+            random_state=seed,
+            n_jobs=n_jobs,
+        )
     rep = FeatureReport(
         summary=summary,
         methods=names,
@@ -852,6 +720,7 @@ def report(
         baseline=baseline,
         params=params,
         command=_python_command(params, quick),
+        guarantees=guar,
     )
     rep.seconds = time.perf_counter() - start
     return rep
@@ -870,13 +739,3 @@ def _python_command(params: dict[str, Any], quick: bool) -> str:
 def cli_command(argv: list[str]) -> str:
     """The shell form of a ``fsel report`` command line."""
     return "fsel report " + " ".join(shlex.quote(a) for a in argv)
-
-
-def environment() -> str:
-    """fsel, Python, NumPy and scikit-learn versions, for the reproduce section."""
-    import sklearn
-
-    return (
-        f"fsel {__version__}, Python {platform.python_version()}, NumPy {np.__version__}, "
-        f"scikit-learn {sklearn.__version__}"
-    )

@@ -1,0 +1,599 @@
+"""Benchmark: the GPU back-end (``device="cuda"``) against one CPU core and all cores.
+
+One prepared run for a machine with a CUDA GPU (numba's CUDA target), in one process:
+
+1. **JMI(20)** on ``rows x 100`` ``uint8`` codes of 10 levels with a binary ``y`` (the
+   table of :func:`bench_dask.make_chunk`, default 20,000,000 rows): the CPU with
+   ``n_jobs=1`` and with every core, and the GPU with the codes already on it (the
+   host-to-GPU copy timed apart) and from the host array (what ``fit(X, y)`` on a
+   numpy array costs, its validation and coding on the CPU included). The selections
+   and scores must agree (checked at full size: identical picks, scores to 1e-9).
+2. **Every CLM criterion** (MIM, MIFS, mRMR, JMI, CMIM, DISR, ICAP, CIFE, CondRed,
+   BetaGamma, JMIM) on the GPU, the same data already there, ``k = 20`` (target: each
+   within 2x of JMI); CMI with ``k = 4`` (its conditioning joint has ``10^t`` states at
+   step ``t``, so its histograms grow with every pick).
+3. **ReliefF** (``n_neighbors=10``, Manhattan) on ``1,000,000 x 100`` floats with
+   1,000 references on the GPU, against one CPU core timed on ``--cpu-refs``
+   references (default 100) and scaled linearly to 1,000 (its cost is linear in the
+   references: one pass over the table each); the GPU and the CPU fits on the same
+   ``--cpu-refs`` references must give the same features (checked).
+
+4. **SURF and MultiSURF** with ``--cpu-refs`` references on a tenth of the Relief
+   rows: one CPU core against the GPU, the same features (checked).
+
+Reported next to the anchors: cells (rows x candidate features) per second per core
+and per GPU for a greedy step; fast-mRMR's best single core, about 4.4e8 cells/s; the
+Spark information-theoretic framework on ECBDL14 (64M x 631), about one minute per
+selected feature on 400 cores (about 1.7e6 cells/s per core); the card's bandwidth
+bound (a step reads ``N x (K + 2)`` bytes: codes, ``y`` and ``Xj``).
+
+Each part is timed after a warm-up on a small slice (numba's CPU kernels and the CUDA
+kernels compiled; the CUDA kernels are cached on disk, ``cache=True``). A part that
+fails is reported (its error) and the run goes on. Progress is printed as it goes.
+
+Needs numpy, numba and numba's CUDA target (numba-cuda; under numpy 2.5 numba-cuda
+0.30 does not import: put numpy 2.4 first on ``PYTHONPATH``). fsel's estimators are
+used through their logic classes, which need neither scikit-learn nor scipy.
+
+Run (from the repository root)::
+
+    python benchmarks/bench_gpu.py            # full size (about 3 minutes on an H200)
+    python benchmarks/bench_gpu.py --quick    # 2,000,000 rows, 100,000 Relief rows
+
+Results go to ``benchmarks/results/gpu[_quick].{json,md}``. Explicit sizes
+(``--rows`` ...) write to ``--out`` (default ``/tmp/bench_gpu``), as does a run under
+numba's simulator (``NUMBA_ENABLE_CUDASIM=1``, for checking the script itself).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import _provenance  # first: this checkout's src/ is the fsel measured
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+K_SELECT = 20
+CLM = ["MIM", "MIFS", "MRMR", "JMI", "CMIM", "DISR", "ICAP", "CIFE", "CondRed", "BetaGamma", "JMIM"]
+FAST_MRMR_CELLS_PER_S = 4.4e8  # fast-mRMR, best published single-core figure
+# Spark framework, ECBDL14: 64M rows x 631 features, ~60 s per selected feature, 400 cores
+SPARK_CELLS_PER_CORE_S = 64e6 * 631 / 60.0 / 400
+BANDWIDTH = {"H200": 4.8e12, "H100": 3.35e12, "A100": 2.0e12}  # bytes/s
+
+
+def say(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def machine() -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "cores": os.cpu_count(),
+        "platform": platform.platform(),
+    }
+    try:
+        with open("/proc/cpuinfo") as fh:
+            out["cpu"] = next(
+                line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")
+            )
+    except (OSError, StopIteration):
+        out["cpu"] = platform.processor()
+    try:
+        q = "name,memory.total,driver_version"
+        r = subprocess.run(
+            ["nvidia-smi", f"--query-gpu={q}", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        out["gpu"] = r.stdout.strip().splitlines()[0] if r.stdout.strip() else None
+    except (OSError, subprocess.SubprocessError):
+        out["gpu"] = None
+    try:
+        import numba
+
+        out["numba"] = numba.__version__
+    except ImportError:
+        out["numba"] = None
+    try:
+        from importlib.metadata import version
+
+        out["numba_cuda"] = version("numba-cuda")
+    except Exception:
+        out["numba_cuda"] = None
+    out["cudasim"] = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+    return out
+
+
+def bandwidth_of(gpu: str | None) -> float | None:
+    for key, bw in BANDWIDTH.items():
+        if gpu and key in gpu:
+            return bw
+    return None
+
+
+def make_codes(rows: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """The benchmark table of :mod:`bench_dask` (chunk by chunk, same seeds)."""
+    from bench_dask import CHUNK_ROWS, make_chunk
+
+    X = np.empty((rows, d), dtype=np.uint8)
+    y = np.empty(rows, dtype=np.int8)
+    for i, a in enumerate(range(0, rows, CHUNK_ROWS)):
+        b = min(rows, a + CHUNK_ROWS)
+        X[a:b], y[a:b] = make_chunk(i, b - a, d)
+    return X, y
+
+
+def make_floats(rows: int, d: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Floats in [0, 1): y = 1 iff the first five columns sum above 2.5 (with noise)."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((rows, d))
+    y = (X[:, :5].sum(axis=1) + 0.3 * rng.standard_normal(rows) > 2.5).astype(np.int8)
+    return X, y
+
+
+def timed(fn: Any) -> tuple[Any, float]:
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def jmi_cls(name: str = "JMI") -> Any:
+    from fsel.selectors.information import _fit
+
+    return getattr(_fit, name)
+
+
+def part_jmi(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
+    """CPU n_jobs=1, CPU all cores, GPU (data on the GPU, and from the host)."""
+    from numba import cuda
+
+    JMI = jmi_cls()
+    n, d = X.shape
+    cores = os.cpu_count() or 1
+    say("warm-up (numba CPU kernels, CUDA kernels)")
+    small = slice(0, min(n, 20_000))
+    JMI(3, discretize=None, n_jobs=1).fit(X[small], y[small])
+    JMI(3, discretize=None, n_jobs=cores).fit(X[small], y[small])
+    JMI(3, discretize=None, device="cuda").fit(cuda.to_device(X[small]), y[small])
+    runs: dict[str, Any] = {}
+    res["jmi"] = {"rows": n, "features": d, "k": k, "runs": runs}
+    fits: dict[str, Any] = {}
+    for label, jobs in (("cpu_1", 1), (f"cpu_{cores}", cores)):
+        if label in fits:
+            continue
+        say(f"JMI({k}) on the CPU, n_jobs={jobs}")
+        est, sec = timed(lambda jobs=jobs: JMI(k, discretize=None, n_jobs=jobs).fit(X, y))
+        _, sec1 = timed(lambda jobs=jobs: JMI(1, discretize=None, n_jobs=jobs).fit(X, y))
+        fits[label] = est
+        runs[label] = {"fit_s": sec, "setup_s": sec1, "step_s": (sec - sec1) / (k - 1)}
+        say(f"  fit {sec:.2f} s, setup {sec1:.2f} s, step {runs[label]['step_s'] * 1e3:.1f} ms")
+    say("copy X to the GPU")
+    dX, t_copy = timed(lambda: cuda.to_device(X))
+    cuda.synchronize()
+    say(f"  {X.nbytes / 1e9:.2f} GB in {t_copy:.3f} s")
+    say(f"JMI({k}) on the GPU, X already there")
+    best = None
+    for _ in range(3):  # the best of three: the fit is short
+        cuda.synchronize()
+        est, sec = timed(lambda: JMI(k, discretize=None, device="cuda").fit(dX, y))
+        if best is None or sec < best[1]:
+            best = (est, sec)
+    est, sec = best
+    est1, sec1 = timed(lambda: JMI(1, discretize=None, device="cuda").fit(dX, y))
+    fits["gpu"] = est
+    breakdown = {key: float(v) for key, v in est1.timings_.items()}
+    say(
+        "  set-up breakdown (k=1 fit): "
+        + ", ".join(f"{key[:-2]} {v * 1e3:.1f} ms" for key, v in breakdown.items())
+    )
+    fit_times = {key: float(v) for key, v in est.timings_.items()}
+    say(
+        f"  k={k} fit: " + ", ".join(f"{key[:-2]} {v * 1e3:.1f} ms" for key, v in fit_times.items())
+    )
+    runs["gpu"] = {
+        "fit_s": sec,
+        "setup_s": sec1,
+        "step_s": (sec - sec1) / (k - 1),
+        "transfer_s": t_copy,
+        "count_s": est.timings_["count_s"],
+        "setup_breakdown_s": breakdown,
+        "fit_breakdown_s": fit_times,
+    }
+    step_ms = runs["gpu"]["step_s"] * 1e3
+    say(f"  fit {sec * 1e3:.1f} ms, setup {sec1 * 1e3:.1f} ms, step {step_ms:.2f} ms")
+    dX = None  # free the GPU copy
+    say(f"JMI({k}) on the GPU from the host array (validation and coding on the CPU)")
+    est_h, sec_h = timed(lambda: JMI(k, discretize=None, device="cuda").fit(X, y))
+    fits["gpu_host"] = est_h
+    runs["gpu_host"] = {"fit_s": sec_h, **{f"gpu_{a}": b for a, b in est_h.timings_.items()}}
+    say(f"  fit {sec_h:.2f} s (transfer {est_h.timings_['transfer_s']:.2f} s)")
+    ref = fits["cpu_1"]
+    checks = {}
+    for label, e in fits.items():
+        same = e.selection_order_.tolist() == ref.selection_order_.tolist()
+        diff = float(np.max(np.abs(e.scores_ - ref.scores_)))
+        checks[label] = {"same_selection": same, "max_score_diff": diff}
+    res["jmi"]["checks"] = checks
+    res["jmi"]["order"] = ref.selection_order_.tolist()
+    ok = all(c["same_selection"] and c["max_score_diff"] < 1e-9 for c in checks.values())
+    res["jmi"]["identical"] = ok
+    say(f"  selections identical on every device: {ok}")
+
+
+def part_criteria(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
+    """Every CLM criterion on the GPU (data on the GPU), and CMI with k=4."""
+    from numba import cuda
+
+    dX = cuda.to_device(X)
+    out: dict[str, Any] = {}
+    res["criteria"] = {"rows": X.shape[0], "k": k, "runs": out}
+    for name in [*CLM, "CMI"]:
+        kk = min(k, 4) if name == "CMI" else k
+        try:
+            cls = jmi_cls(name)
+            cls(min(kk, 2), discretize=None, device="cuda").fit(dX[:4096], y[:4096])  # warm
+            best = None
+            for _ in range(2):
+                cuda.synchronize()
+                fit = cls(kk, discretize=None, device="cuda").fit
+                est, sec = timed(lambda fit=fit: fit(dX, y))
+                best = sec if best is None else min(best, sec)
+            out[name] = {"k": kk, "fit_s": best, "order": est.selection_order_.tolist()}
+            say(f"  {name}({kk}) on the GPU: {best * 1e3:.1f} ms")
+        except Exception as exc:  # report and go on
+            out[name] = {"error": f"{type(exc).__name__}: {exc}"}
+            say(f"  {name}: FAILED {type(exc).__name__}: {exc}")
+    jmi = out.get("JMI", {}).get("fit_s")
+    if jmi:
+        for name, r in out.items():
+            if "fit_s" in r and name != "CMI":
+                r["vs_jmi"] = r["fit_s"] / jmi
+
+
+def part_relief(
+    rows: int, d: int, refs: int, cpu_refs: int, res: dict[str, Any], n_neighbors: int = 10
+) -> None:
+    """ReliefF with ``refs`` references on the GPU against one core (``cpu_refs``
+    references, scaled linearly)."""
+    from fsel.selectors.relief._nearest import ReliefF
+
+    say(f"ReliefF: {rows} x {d} floats")
+    X, y = make_floats(rows, d)
+    kw = {"n_neighbors": n_neighbors, "random_state": 0}
+    top = min(10, d)
+    ReliefF(top, sample_size=4, **kw).fit(X[:2000], y[:2000])  # warm the CPU kernels
+    ReliefF(top, sample_size=4, device="cuda", **kw).fit(X[:2000], y[:2000])
+    say(f"  CPU, one core, {cpu_refs} references")
+    cpu, t_cpu = timed(lambda: ReliefF(top, sample_size=cpu_refs, **kw).fit(X, y))
+    say(f"  {t_cpu:.2f} s")
+    # the part common to both devices: validation, scaling, sorting by class (on the
+    # host), measured as a one-reference fit on the CPU
+    _, t_setup = timed(lambda: ReliefF(top, sample_size=1, **kw).fit(X, y))
+    # the GPU fits run their host set-up (validation, scaling, sorting by class) on
+    # every core (n_jobs): the same margins whatever n_jobs
+    cores = os.cpu_count() or 1
+    gkw = {**kw, "device": "cuda", "n_jobs": cores}
+    _, t_setup_gpu = timed(lambda: ReliefF(top, sample_size=1, **gkw).fit(X, y))
+    say(f"  host set-up on {cores} cores (a one-reference GPU fit): {t_setup_gpu:.2f} s")
+    gpu_same, t_gpu_same = timed(lambda: ReliefF(top, sample_size=cpu_refs, **gkw).fit(X, y))
+    say(f"  GPU, {refs} references")
+    gpu, t_gpu = timed(lambda: ReliefF(top, sample_size=refs, **gkw).fit(X, y))
+    say(f"  {t_gpu:.2f} s (transfer {gpu.timings_['transfer_s']:.2f} s)")
+    per_ref = max(t_cpu - t_setup, 0.0) / cpu_refs
+    cpu_scaled = t_setup + per_ref * refs
+    same = cpu.selection_order_.tolist() == gpu_same.selection_order_.tolist()
+    diff = float(np.max(np.abs(cpu.margin_ - gpu_same.margin_)))
+    res["relief"] = {
+        "rows": rows,
+        "features": d,
+        "n_neighbors": n_neighbors,
+        "refs": refs,
+        "cpu_refs": cpu_refs,
+        "cpu_1_s_measured": t_cpu,
+        "cpu_1_s_scaled": cpu_scaled,
+        "gpu_s_same_refs": t_gpu_same,
+        "gpu_s": t_gpu,
+        "gpu_timings": gpu.timings_,
+        "setup_s": t_setup,
+        "gpu_setup_s": t_setup_gpu,
+        "gpu_n_jobs": cores,
+        "speedup": cpu_scaled / t_gpu,
+        "speedup_past_setup": per_ref * refs / max(t_gpu - t_setup_gpu, 1e-12),
+        "same_selection": same,
+        "max_margin_diff": diff,
+    }
+    say(f"  speed-up vs one core (scaled to {refs} refs): {cpu_scaled / t_gpu:.0f}x; same: {same}")
+    say(f"  past the GPU fit's host setup: {res['relief']['speedup_past_setup']:.0f}x")
+
+
+def part_surf(rows: int, d: int, refs: int, res: dict[str, Any]) -> None:
+    """SURF and MultiSURF with ``refs`` references: the GPU against one CPU core, the
+    same features (a check of the radius kernels on the real device)."""
+    from fsel.selectors.relief import _nearest
+
+    X, y = make_floats(rows, d, seed=2)
+    out: dict[str, Any] = {"rows": rows, "features": d, "refs": refs, "runs": {}}
+    res["surf"] = out
+    top = min(10, d)
+    for name in ("SURF", "MultiSURF"):
+        cls = getattr(_nearest, name)
+        kw = {"sample_size": refs, "random_state": 0}
+        cls(top, sample_size=4, random_state=0).fit(X[:2000], y[:2000])  # warm the CPU
+        cls(top, sample_size=4, random_state=0, device="cuda").fit(X[:2000], y[:2000])
+        cpu, t_cpu = timed(lambda cls=cls, kw=kw: cls(top, **kw).fit(X, y))
+        gpu, t_gpu = timed(lambda cls=cls, kw=kw: cls(top, device="cuda", **kw).fit(X, y))
+        same = cpu.selection_order_.tolist() == gpu.selection_order_.tolist()
+        diff = float(np.max(np.abs(cpu.margin_ - gpu.margin_)))
+        out["runs"][name] = {
+            "cpu_1_s": t_cpu,
+            "gpu_s": t_gpu,
+            "same_selection": same,
+            "max_margin_diff": diff,
+        }
+        say(f"  {name}: CPU {t_cpu:.2f} s, GPU {t_gpu:.3f} s, same {same}, diff {diff:.1e}")
+
+
+def summarize(res: dict[str, Any]) -> None:
+    """Cells per second (per core, per GPU) next to the anchors."""
+    jm = res.get("jmi")
+    if not jm or "runs" not in jm:
+        return
+    n, d = jm["rows"], jm["features"]
+    cells_step = n * d  # rows x candidate features read by one greedy step
+    rows_out = []
+    for label, r in jm["runs"].items():
+        if "step_s" not in r:
+            continue
+        cores = int(label.split("_")[1]) if label.startswith("cpu_") else None
+        cps = cells_step / r["step_s"] if r["step_s"] > 0 else float("nan")
+        rows_out.append(
+            {
+                "run": label,
+                "cells_per_s": cps,
+                "cells_per_s_per_core": cps / cores if cores else None,
+            }
+        )
+    gpu = res["machine"].get("gpu")
+    bw = bandwidth_of(gpu)
+    bound = n * (d + 2) / bw if bw else None
+    res["summary"] = {
+        "cells_per_step": cells_step,
+        "rows": rows_out,
+        "anchors": {
+            "fast_mrmr_cells_per_s_core": FAST_MRMR_CELLS_PER_S,
+            "spark_ecbdl14_cells_per_s_core": SPARK_CELLS_PER_CORE_S,
+            "bandwidth_bytes_per_s": bw,
+            "bandwidth_bound_step_s": bound,
+        },
+    }
+
+
+def markdown(res: dict[str, Any]) -> str:
+    m = res["machine"]
+    lines = [
+        '# GPU back-end (`device="cuda"`)',
+        "",
+        f"Machine: GPU {m.get('gpu')}; CPU {m.get('cpu')}, {m.get('cores')} cores; "
+        f"Python {m.get('python')}, numpy {m.get('numpy')}, numba {m.get('numba')}, "
+        f"numba-cuda {m.get('numba_cuda')}{' (SIMULATOR)' if m.get('cudasim') else ''}. "
+        f"Commit {res.get('git', {}).get('head', '?')[:12]}; command `{res['command']}`; "
+        f"total {res.get('total_s', 0):.0f} s.",
+        "",
+    ]
+    jm = res.get("jmi")
+    if jm and "runs" in jm:
+        lines += [
+            f"## JMI({jm['k']}) on {jm['rows']:,} x {jm['features']} uint8 codes "
+            "(10 levels, binary y)",
+            "",
+            "| run | whole fit | setup (k=1 fit) | per greedy step | notes |",
+            "|---|---:|---:|---:|---|",
+        ]
+        for label, r in jm["runs"].items():
+            note = ""
+            if label == "gpu":
+                note = f"X already on the GPU; copying it there took {r['transfer_s']:.3f} s"
+            if label == "gpu_host":
+                t = r.get("gpu_transfer_s", 0)
+                note = f"from the host array (coding on the CPU, transfer {t:.2f} s)"
+            step = f"{r['step_s'] * 1e3:.2f} ms" if "step_s" in r else "-"
+            setup = f"{r['setup_s']:.3f} s" if "setup_s" in r else "-"
+            lines.append(f"| {label} | {r['fit_s']:.3f} s | {setup} | {step} | {note} |")
+        lines += [
+            "",
+            f"Selections identical (scores within 1e-9) on every run: **{jm.get('identical')}**.",
+            "",
+        ]
+        gpu = jm["runs"].get("gpu", {})
+        for title, key in (
+            ("set-up (k=1 fit)", "setup_breakdown_s"),
+            ("whole fit", "fit_breakdown_s"),
+        ):
+            parts = gpu.get(key)
+            if parts:
+                text = ", ".join(f"{name[:-2]} {v * 1e3:.1f} ms" for name, v in parts.items())
+                lines += [f"GPU {title}, X already on the GPU (`timings_`): {text}.", ""]
+    s = res.get("summary")
+    if s:
+        a = s["anchors"]
+        fm, sp = a["fast_mrmr_cells_per_s_core"], a["spark_ecbdl14_cells_per_s_core"]
+        lines += [
+            "### Cells per second in a greedy step (rows x candidate features)",
+            "",
+            "| run | cells/s | cells/s per core |",
+            "|---|---:|---:|",
+        ]
+        for r in s["rows"]:
+            pc = f"{r['cells_per_s_per_core']:.2e}" if r["cells_per_s_per_core"] else "(one GPU)"
+            lines.append(f"| {r['run']} | {r['cells_per_s']:.2e} | {pc} |")
+        lines += [
+            f"| fast-mRMR, one core (published) | {fm:.1e} | {fm:.1e} |",
+            f"| Spark framework, ECBDL14, 400 cores (published) | {sp * 400:.1e} | {sp:.1e} |",
+            "",
+        ]
+        if a["bandwidth_bound_step_s"]:
+            lines.append(
+                f"The card's bandwidth bound for a step (N x (K + 2) bytes at "
+                f"{a['bandwidth_bytes_per_s'] / 1e12:.2f} TB/s): "
+                f"{a['bandwidth_bound_step_s'] * 1e3:.2f} ms."
+            )
+            lines.append("")
+    cr = res.get("criteria")
+    if cr and cr.get("runs"):
+        lines += [
+            f"## Every criterion on the GPU ({cr['rows']:,} rows, data on the GPU)",
+            "",
+            "| criterion | k | whole fit | vs JMI |",
+            "|---|---:|---:|---:|",
+        ]
+        for name, r in cr["runs"].items():
+            if "error" in r:
+                lines.append(f"| {name} | - | failed: {r['error'][:80]} | - |")
+                continue
+            vs = f"{r['vs_jmi']:.2f}x" if "vs_jmi" in r else "-"
+            lines.append(f"| {name} | {r['k']} | {r['fit_s'] * 1e3:.1f} ms | {vs} |")
+        lines.append("")
+    rl = res.get("relief")
+    if rl:
+        lines += [
+            f"## ReliefF (k={rl['n_neighbors']}, Manhattan) on {rl['rows']:,} x "
+            f"{rl['features']} floats",
+            "",
+            f"- one CPU core, {rl['cpu_refs']} references: {rl['cpu_1_s_measured']:.2f} s, "
+            f"of which {rl['setup_s']:.2f} s is the host setup (validation, "
+            "scaling, sorting by class: a one-reference fit); the rest scaled linearly to "
+            f"{rl['refs']} references: {rl['cpu_1_s_scaled']:.1f} s in all",
+            f"- the GPU fits run the host setup on {rl.get('gpu_n_jobs', 1)} cores "
+            f"(`n_jobs`): {rl.get('gpu_setup_s', rl['setup_s']):.3f} s (a one-reference fit)",
+            f"- the GPU, {rl['refs']} references: {rl['gpu_s']:.3f} s (transfer "
+            f"{rl['gpu_timings']['transfer_s']:.3f} s, neighbour search "
+            f"{rl['gpu_timings']['search_s']:.3f} s)",
+            f"- speed-up: **{rl['speedup']:.0f}x** one core for the whole fit; "
+            f"{rl['speedup_past_setup']:.0f}x past the GPU fit's host setup",
+            f"- same features on the same {rl['cpu_refs']} references: {rl['same_selection']} "
+            f"(largest margin difference {rl['max_margin_diff']:.1e})",
+            "",
+        ]
+    su = res.get("surf")
+    if su and su.get("runs"):
+        lines += [
+            f"## SURF and MultiSURF, {su['refs']} references on {su['rows']:,} x "
+            f"{su['features']} floats (one CPU core vs the GPU)",
+            "",
+            "| method | CPU, one core | GPU | same features | largest margin difference |",
+            "|---|---:|---:|---|---:|",
+        ]
+        for name, r in su["runs"].items():
+            lines.append(
+                f"| {name} | {r['cpu_1_s']:.2f} s | {r['gpu_s']:.3f} s | "
+                f"{r['same_selection']} | {r['max_margin_diff']:.1e} |"
+            )
+        lines.append("")
+    if res.get("errors"):
+        lines += ["## Failed parts", ""]
+        lines += [f"- {k}: `{v.splitlines()[-1]}`" for k, v in res["errors"].items()]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="2M rows, 100k Relief rows")
+    p.add_argument("--rows", type=int, default=None)
+    p.add_argument("--features", type=int, default=100, help="at least 15 (bench_dask's table)")
+    p.add_argument("--k", type=int, default=K_SELECT)
+    p.add_argument("--relief-rows", type=int, default=None)
+    p.add_argument("--relief-features", type=int, default=100)
+    p.add_argument("--refs", type=int, default=1000)
+    p.add_argument("--cpu-refs", type=int, default=100)
+    p.add_argument(
+        "--skip", default="", help="comma-separated parts to skip: jmi,criteria,relief,surf"
+    )
+    p.add_argument("--out", default=None, help="output stem (default: benchmarks/results/gpu)")
+    args = p.parse_args(argv)
+    explicit = args.rows is not None or args.relief_rows is not None
+    rows = args.rows or (2_000_000 if args.quick else 20_000_000)
+    relief_rows = args.relief_rows or (100_000 if args.quick else 1_000_000)
+    sim = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+    if args.out:
+        stem = Path(args.out)
+    elif explicit or sim:
+        stem = Path("/tmp/bench_gpu")
+    else:
+        stem = HERE / "results" / ("gpu_quick" if args.quick else "gpu")
+    t_start = time.perf_counter()
+    res: dict[str, Any] = {
+        "command": "python benchmarks/bench_gpu.py "
+        + " ".join(sys.argv[1:] if argv is None else argv),
+        "machine": machine(),
+        "git": _provenance.git_state(),
+        "errors": {},
+    }
+    say(f"machine: {res['machine']}")
+    from fsel.kernels.gpu._device import cuda_problem
+
+    problem = cuda_problem()
+    if problem:
+        # nothing to measure here; committed results are never overwritten by this
+        say(f"no usable GPU, nothing measured: {problem}")
+        return 0
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    X = y = None
+    if not problem and not ({"jmi", "criteria"} <= skip):
+        try:
+            say(f"generating {rows:,} x {args.features} uint8 codes")
+            (X, y), sec = timed(lambda: make_codes(rows, args.features))
+            res["generate_s"] = sec
+            say(f"  {sec:.1f} s")
+        except Exception:
+            res["errors"]["generate"] = traceback.format_exc()
+            say(f"generating FAILED:\n{res['errors']['generate']}")
+    parts = [
+        ("jmi", lambda: part_jmi(X, y, args.k, res)),
+        ("criteria", lambda: part_criteria(X, y, args.k, res)),
+        (
+            "relief",
+            lambda: part_relief(relief_rows, args.relief_features, args.refs, args.cpu_refs, res),
+        ),
+        (
+            "surf",
+            lambda: part_surf(relief_rows // 10, args.relief_features, args.cpu_refs, res),
+        ),
+    ]
+    stem.parent.mkdir(parents=True, exist_ok=True)
+
+    def write() -> None:  # after every part: a crash later keeps what was measured
+        res["total_s"] = time.perf_counter() - t_start
+        summarize(res)
+        Path(f"{stem}.json").write_text(json.dumps(res, indent=2, default=str))
+        Path(f"{stem}.md").write_text(markdown(res))
+
+    for name, fn in parts:
+        if problem or name in skip or (name in ("jmi", "criteria") and X is None):
+            continue
+        res["running"] = name
+        try:
+            fn()
+        except Exception:
+            res["errors"][name] = traceback.format_exc()
+            say(f"part {name} FAILED:\n{res['errors'][name]}")
+        write()
+    res.pop("running", None)
+    write()
+    say(f"wrote {stem}.json and {stem}.md ({res['total_s']:.0f} s in all)")
+    return 1 if res["errors"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

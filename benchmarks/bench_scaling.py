@@ -1,0 +1,329 @@
+"""Benchmark: how fsel scales with the cores of one machine (threads; Dask workers).
+
+In memory, in this process, for ``n_jobs`` = 1, 2, 4, ... up to the machine's cores
+(``--max-threads``):
+
+* **JMI** -- ``JMI(20, discretize=None, n_jobs=t)`` on ``--rows`` x 100 ``uint8`` codes
+  of 10 levels and a binary target, the table of :func:`bench_dask.make_chunk` (5
+  informative columns, 10 noisy copies, the rest noise). Reported: the set-up (input
+  validation, coding, relevance counts: everything before the first greedy step), the
+  median greedy step, the whole fit, the speed-ups over one thread, and the step's
+  throughput in row x feature cells per second per thread (each step counts every
+  feature against the last pick). The selections must be identical for every ``t``.
+* **ReliefF** -- ``ReliefF(n_neighbors=10, sample_size=1000, random_state=0,
+  n_jobs=t)`` on ``--relief-rows`` x 100 standard-normal floats with a binary target:
+  the whole fit (neighbour lists and margins of 1,000 reference rows) and its speed-up.
+  The feature weights must be identical for every ``t``.
+* **Dask** (``--dask``, optional; needs ``dask.distributed``) -- the same JMI on a local
+  cluster of 1, 2, 4, ... single-threaded worker processes, the table in row chunks
+  persisted on the workers first: the whole fit.
+
+Every configuration is timed after a warm-up fit (no compilation in the timings), best
+of ``--repeats``. Run ``python benchmarks/bench_scaling.py --rows 20000000`` on a large
+machine (under 3 minutes on 16 cores); ``--rows 2000000 --max-threads 2`` on a small
+one. Writes ``benchmarks/results/scaling.{json,md}`` (committed code only), naming the
+machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import _provenance  # noqa: E402  (this checkout's fsel)
+import numpy as np  # noqa: E402
+from bench_dask import make_chunk  # noqa: E402
+from bench_memory import machine  # noqa: E402
+
+N_FEATURES = 100
+K = 20
+
+
+def thread_counts(max_threads: int) -> list[int]:
+    """1, 2, 4, ... up to ``max_threads`` (which is always included).
+
+    Examples
+    --------
+    >>> thread_counts(6)
+    [1, 2, 4, 6]
+    """
+    out = [1]
+    while out[-1] * 2 < max_threads:
+        out.append(out[-1] * 2)
+    if max_threads > 1:
+        out.append(max_threads)
+    return out
+
+
+def _timed_jmi(X: np.ndarray, y: np.ndarray, n_jobs: int) -> dict[str, Any]:
+    """One JMI fit with the start of the greedy search and each step's end recorded."""
+    import fsel.selectors.information._fit as fit_module
+    from fsel import JMI
+
+    marks: dict[str, Any] = {}
+    original = fit_module.greedy_select
+
+    def recorded(*args: Any, progress: Any = None, **kwargs: Any) -> Any:
+        marks["setup_end"] = time.perf_counter()
+        steps = marks.setdefault("steps", [])
+
+        def step() -> None:
+            steps.append(time.perf_counter())
+            if progress is not None:
+                progress()
+
+        return original(*args, progress=step, **kwargs)
+
+    original_table = fit_module.InformationTable
+
+    class TimedTable(original_table):  # type: ignore[misc,valid-type]
+        """The table, its construction and relevance pass timed (set-up breakdown)."""
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            marks["table_start"] = time.perf_counter()
+            super().__init__(*args, **kwargs)
+            marks["table_end"] = time.perf_counter()
+
+        def _init_relevance(self) -> None:
+            marks["relevance_start"] = time.perf_counter()
+            super()._init_relevance()
+            marks["relevance_end"] = time.perf_counter()
+
+    fit_module.greedy_select = recorded
+    fit_module.InformationTable = TimedTable
+    try:
+        t0 = time.perf_counter()
+        est = JMI(K, discretize=None, n_jobs=n_jobs).fit(X, y)
+        t1 = time.perf_counter()
+    finally:
+        fit_module.greedy_select = original
+        fit_module.InformationTable = original_table
+    ends = [marks["setup_end"], *marks["steps"]]
+    # the first step is the relevance pick (no counting); the others count all features
+    steps = np.diff(ends)[1:] if len(ends) > 2 else np.diff(ends)
+    breakdown = {}
+    if "relevance_end" in marks:
+        breakdown = {
+            "validate_code_s": marks["table_start"] - t0,
+            "table_prep_s": marks["relevance_start"] - marks["table_start"],
+            "relevance_s": marks["relevance_end"] - marks["relevance_start"],
+            "table_rest_s": marks["table_end"] - marks["relevance_end"],
+            "to_first_step_s": marks["setup_end"] - marks["table_end"],
+        }
+    return {
+        "setup_breakdown": breakdown,
+        "setup_s": marks["setup_end"] - t0,
+        "step_s": float(statistics.median(steps)),
+        "fit_s": t1 - t0,
+        "selection": [int(j) for j in est.selection_order_],
+    }
+
+
+def _best(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    best = min(runs, key=lambda r: r["fit_s"])
+    return {
+        **best,
+        "setup_s": min(r["setup_s"] for r in runs),
+        "step_s": min(r["step_s"] for r in runs),
+    }
+
+
+def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any]]:
+    X, y8 = make_chunk(0, rows)
+    y = y8.astype(np.int64)
+    _timed_jmi(X[:20000], y[:20000], 2)  # compile / load every kernel
+    _timed_jmi(X[:20000], y[:20000], 1)
+    out = []
+    for t in threads:
+        r = _best([_timed_jmi(X, y, t) for _ in range(repeats)])
+        r["threads"] = t
+        out.append(r)
+        print(
+            f"JMI {rows:,} x {N_FEATURES}, {t:>2} threads: set-up {r['setup_s']:.2f} s, "
+            f"step {r['step_s']:.3f} s, fit {r['fit_s']:.2f} s",
+            flush=True,
+        )
+        parts = r.get("setup_breakdown") or {}
+        if parts:
+            text = ", ".join(f"{name[:-2]} {v:.3f}" for name, v in parts.items())
+            print(f"    set-up breakdown (s, fastest fit): {text}", flush=True)
+    base = out[0]
+    for r in out:
+        r["fit_speedup"] = base["fit_s"] / r["fit_s"]
+        r["step_speedup"] = base["step_s"] / r["step_s"]
+        r["setup_speedup"] = base["setup_s"] / r["setup_s"]
+        r["cells_per_s_per_thread"] = rows * N_FEATURES / r["step_s"] / r["threads"]
+        r["same_selection"] = r["selection"] == base["selection"]
+    return out
+
+
+def bench_relieff(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any]]:
+    from fsel import ReliefF
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(rows, N_FEATURES))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=rows) > 0).astype(np.int64)
+
+    def fit(t: int) -> tuple[float, np.ndarray]:
+        est = ReliefF(n_neighbors=10, sample_size=1000, random_state=0, n_jobs=t)
+        t0 = time.perf_counter()
+        est.fit(X, y)
+        return time.perf_counter() - t0, est.feature_importances_
+
+    ReliefF(n_neighbors=10, sample_size=50, random_state=0).fit(X[:2000], y[:2000])
+    out = []
+    for t in threads:
+        runs = [fit(t) for _ in range(repeats)]
+        seconds = min(s for s, _ in runs)
+        out.append({"threads": t, "fit_s": seconds, "weights": runs[0][1]})
+        print(f"ReliefF {rows:,} x {N_FEATURES}, {t:>2} threads: fit {seconds:.2f} s", flush=True)
+    base_s, base_w = out[0]["fit_s"], out[0]["weights"]
+    for r in out:
+        r["fit_speedup"] = base_s / r["fit_s"]
+        r["same_weights"] = bool(np.array_equal(r.pop("weights"), base_w))
+    return out
+
+
+def bench_dask(rows: int, workers: list[int], chunk_rows: int) -> list[dict[str, Any]]:
+    """JMI on a local cluster of ``w`` single-threaded worker processes."""
+    try:
+        import dask.array as da
+        from dask.distributed import Client, LocalCluster
+    except ImportError as exc:  # optional part
+        print(f"Dask skipped: {exc}")
+        return [{"skipped": str(exc)}]
+    from fsel import JMI
+
+    X, y8 = make_chunk(0, rows)
+    out = []
+    for w in workers:
+        with (
+            LocalCluster(n_workers=w, threads_per_worker=1, processes=True) as cluster,
+            Client(cluster),
+        ):
+            Xd = da.from_array(X, chunks=(chunk_rows, N_FEATURES)).persist()
+            yd = da.from_array(y8.astype(np.int64), chunks=chunk_rows).persist()
+            JMI(3, discretize=None).fit(Xd[:chunk_rows], yd[:chunk_rows])
+            t0 = time.perf_counter()
+            est = JMI(K, discretize=None).fit(Xd, yd)
+            seconds = time.perf_counter() - t0
+        out.append(
+            {"workers": w, "fit_s": seconds, "selection": [int(j) for j in est.selection_order_]}
+        )
+        print(f"Dask JMI {rows:,} x {N_FEATURES}, {w:>2} workers: fit {seconds:.2f} s", flush=True)
+    for r in out:
+        r["fit_speedup"] = out[0]["fit_s"] / r["fit_s"]
+    return out
+
+
+def _markdown(result: dict[str, Any]) -> str:
+    m = result["machine"]
+    a = result["args"]
+    lines = [
+        "# Scaling with the cores of one machine",
+        "",
+        f"Machine: {m['cpu_model']}, {m['cores']} cores (os.cpu_count), Python {m['python']}; "
+        f"commit {result['git']['head'][:10]}"
+        + (" (src/ dirty)" if result["git"].get("src_dirty") else "")
+        + ".",
+        "",
+        f"## JMI(20, discretize=None), {a['rows']:,} x {N_FEATURES} uint8 codes "
+        "(bench_dask.make_chunk)",
+        "",
+        "| threads | set-up s | step s | fit s | set-up x | step x | fit x "
+        "| cells/s per thread | same picks |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|:---:|",
+    ]
+    for r in result["jmi"]:
+        lines.append(
+            f"| {r['threads']} | {r['setup_s']:.2f} | {r['step_s']:.3f} | {r['fit_s']:.2f} "
+            f"| {r['setup_speedup']:.2f} | {r['step_speedup']:.2f} | {r['fit_speedup']:.2f} "
+            f"| {r['cells_per_s_per_thread']:.2e} | {'yes' if r['same_selection'] else 'NO'} |"
+        )
+    with_parts = [r for r in result["jmi"] if r.get("setup_breakdown")]
+    if with_parts:
+        names = list(with_parts[0]["setup_breakdown"])
+        lines += [
+            "",
+            "Set-up breakdown, seconds (the fastest fit): validation and coding of X and y, "
+            "the table before its relevance pass, the relevance pass, the rest of the table, "
+            "and from the table to the first step.",
+            "",
+            "| threads | " + " | ".join(n[:-2] for n in names) + " |",
+            "|---:|" + "---:|" * len(names),
+        ]
+        for r in with_parts:
+            cells = " | ".join(f"{r['setup_breakdown'][n]:.3f}" for n in names)
+            lines.append(f"| {r['threads']} | {cells} |")
+    lines += (
+        []
+        if not result["relieff"]
+        else [
+            "",
+            f"## ReliefF(n_neighbors=10, sample_size=1000), {a['relief_rows']:,} "
+            f"x {N_FEATURES} floats",
+            "",
+            "| threads | fit s | speed-up | same weights |",
+            "|---:|---:|---:|:---:|",
+        ]
+    )
+    for r in result["relieff"]:
+        lines.append(
+            f"| {r['threads']} | {r['fit_s']:.2f} | {r['fit_speedup']:.2f} "
+            f"| {'yes' if r['same_weights'] else 'NO'} |"
+        )
+    if result.get("dask"):
+        lines += ["", "## Dask JMI, local cluster", "", "| workers | fit s | speed-up |"]
+        lines.append("|---:|---:|---:|")
+        for r in result["dask"]:
+            if "skipped" in r:
+                lines.append(f"| skipped: {r['skipped']} | | |")
+            else:
+                lines.append(f"| {r['workers']} | {r['fit_s']:.2f} | {r['fit_speedup']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=2_000_000, help="JMI table rows")
+    parser.add_argument("--relief-rows", type=int, default=100_000)
+    parser.add_argument("--max-threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--dask", action="store_true", help="also Dask worker processes")
+    parser.add_argument("--chunk-rows", type=int, default=1_000_000, help="Dask chunk rows")
+    parser.add_argument("--skip-relief", action="store_true")
+    parser.add_argument("--out", default=str(_provenance.RESULTS / "scaling"))
+    _provenance.add_allow_dirty(parser)
+    args = parser.parse_args(argv)
+    state = _provenance.checked_state(parser, Path(args.out), args.allow_dirty)
+    threads = thread_counts(max(1, args.max_threads))
+    result: dict[str, Any] = {
+        "machine": machine(),
+        "git": state,
+        "args": vars(args),
+        "jmi": bench_jmi(args.rows, threads, args.repeats),
+        "relieff": []
+        if args.skip_relief
+        else bench_relieff(args.relief_rows, threads, args.repeats),
+    }
+    if args.dask:
+        result["dask"] = bench_dask(args.rows, threads, args.chunk_rows)
+    for r in result["jmi"]:
+        r.pop("selection", None)
+    Path(args.out).with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
+    text = _markdown(result)
+    Path(args.out).with_suffix(".md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+"""Compiled (numba) kernels of discretisation: dense code compaction and the sparse
+column ranks.
+
+Imported only when numba is usable (:func:`fsel.utils.parallel.numba_available`);
+their numpy twins live in :mod:`fsel.kernels.discretize` and
+:mod:`fsel.kernels.discretize_sparse`, and the test suite checks one against the other.
+"""
+
+import numba
+import numpy as np
+
+
+@numba.njit(nogil=True, cache=True)
+def compact(X, vmin, width, out, holes, nan_as):
+    """Dense codes: ``out[j, i] = rank of X[i, j] among the distinct values of column
+    j`` (ranks ``0..a_j-1`` in sorted order, through the lookup table of the offsets
+    ``X[i, j] - vmin[j]`` in ``0..width-1``).
+
+    Codes ``0..a-1`` of every column in ``out`` (feature-major); returns ``a`` per
+    column. A NaN cell (float input) is read as ``nan_as[j]`` (``vmin[j] + width``,
+    in the dtype of ``X``) and written as ``width`` first, then gets the code after
+    its column's observed levels; ``holes`` flags the columns that take that extra
+    level (an all-missing one has the single code 0)."""
+    n, d = X.shape
+    tile = 32  # 2-D tiled transpose: reads and writes both stay in cache
+    for i0 in range(0, n, tile):
+        i1 = min(i0 + tile, n)
+        for j0 in range(0, d, tile):
+            j1 = min(j0 + tile, d)
+            for j in range(j0, j1):
+                base = vmin[j]
+                hole = nan_as[j]
+                for i in range(i0, i1):
+                    x = X[i, j]
+                    # NaN (never true for integers): branch-free select, then cast
+                    out[j, i] = np.int64(x if x == x else hole) - base
+    levels = np.zeros(d, np.int64)
+    lut = np.zeros(width + 1, np.int64)
+    for j in range(d):  # per feature, on contiguous rows: presence, then remap gaps
+        row = out[j]
+        for v in range(width + 1):
+            lut[v] = 0
+        for i in range(n):
+            lut[row[i]] = 1
+        c = 0
+        top = 0
+        for v in range(width):
+            if lut[v]:
+                lut[v] = c
+                c += 1
+                top = v
+        hole = lut[width] != 0
+        lut[width] = c  # the missing level: after the observed ones
+        levels[j] = c + 1 if holes[j] else c
+        if top + 1 != c or (hole and c != width):  # gaps or holes: remap
+            for i in range(n):
+                row[i] = lut[row[i]]
+    return levels
+
+
+@numba.njit(nogil=True, cache=True)
+def float_ranges(X, lo, hi, nan_seen):
+    """Column ranges: ``lo[j] = min_i X[i, j]``, ``hi[j] = max_i X[i, j]`` over the
+    non-NaN cells, ``nan_seen[j] = any_i isnan(X[i, j])``; returns whether every cell is
+    an integer (``X - floor(X) == 0``).
+
+    Observed minimum and maximum of every column (``inf``/``-inf`` when it has
+    none) and whether it holds NaN, in one row-major pass; False as soon as a cell
+    is not an integer."""
+    n, d = X.shape
+    for j in range(d):
+        lo[j] = np.inf
+        hi[j] = -np.inf
+    for i in range(n):
+        frac = 0.0
+        for j in range(d):  # branch-free (selects): comparisons with NaN are False
+            x = X[i, j]
+            nan_seen[j] |= x != x
+            lo[j] = x if x < lo[j] else lo[j]
+            hi[j] = x if x > hi[j] else hi[j]
+            f = x - np.floor(x)  # NaN - NaN and inf - inf: NaN, not > frac
+            frac = f if f > frac else frac
+        if frac > 0.0:
+            return False
+    return True
+
+
+@numba.njit(nogil=True, cache=True)
+def column_ranks(indptr, key, has_zero, zero_val, n_levels, zero_code, out, write):
+    """Sparse column ranks: ``out[p] = #{distinct values of column k below key[p]}``
+    for every stored entry ``p`` of column ``k`` (the implicit zero, value
+    ``zero_val[k]``, counted among them where the column has one; NaN ranks last).
+
+    Per column: sort its stored values (and the zero value where it has implicit
+    zeros), count the distinct ones; with ``write``, store every entry's rank in
+    ``out``. Returns the number of entries whose rank differs from the zero code."""
+    d = indptr.size - 1
+    kept = 0
+    widest = 0
+    for k in range(d):
+        widest = max(widest, indptr[k + 1] - indptr[k])
+    scratch = np.empty(widest + 1)  # one buffer for every column
+    for k in range(d):
+        p0 = indptr[k]
+        p1 = indptr[k + 1]
+        w = p1 - p0
+        m = w + 1 if has_zero[k] else w
+        buf = scratch[:m]
+        for p in range(p0, p1):
+            v = key[p]
+            buf[p - p0] = np.inf if np.isnan(v) else v  # NaN: the last level
+        if has_zero[k]:
+            buf[w] = zero_val[k]
+        if m <= 32:  # short columns (the usual sparse case): insertion sort
+            for t in range(1, m):
+                v = buf[t]
+                q = t - 1
+                while q >= 0 and buf[q] > v:
+                    buf[q + 1] = buf[q]
+                    q -= 1
+                buf[q + 1] = v
+        else:
+            buf.sort()
+        nu = 0
+        for t in range(m):  # distinct values, in place
+            if t == 0 or buf[t] != buf[nu - 1]:
+                buf[nu] = buf[t]
+                nu += 1
+        u = buf[:nu]
+        n_levels[k] = nu
+        zc = np.searchsorted(u, zero_val[k]) if has_zero[k] else 0
+        zero_code[k] = zc
+        if write:
+            for p in range(p0, p1):
+                v = key[p]
+                r = np.searchsorted(u, np.inf if np.isnan(v) else v)
+                out[p] = r
+                if r != zc:
+                    kept += 1
+    return kept
+
+
+@numba.njit(nogil=True, cache=True)
+def drop_zero_codes(indptr, rows, codes, zero_code, new_indptr, new_rows, new_codes):
+    """Keep, column by column, the entries whose code differs from the column's zero
+    code: ``new = [(r, c) for (r, c) in column k if c != zero_code[k]]``, with
+    ``new_indptr[k + 1]`` the running count of kept entries."""
+    d = indptr.size - 1
+    q = 0
+    for k in range(d):
+        for p in range(indptr[k], indptr[k + 1]):
+            if codes[p] != zero_code[k]:
+                new_rows[q] = rows[p]
+                new_codes[q] = codes[p]
+                q += 1
+        new_indptr[k + 1] = q
+
+
+@numba.njit(nogil=True, cache=True)
+def csr_to_columns(indptr, indices, data, col_ptr, cursor, rows_out, data_out):
+    """CSR -> column-major arrays (rows ascending within a column): a counting sort of
+    the entries by column, ``col_ptr[c + 1] = #{entries with column <= c}``."""
+    for p in range(indices.size):
+        col_ptr[indices[p] + 1] += 1
+    for c in range(cursor.size):
+        col_ptr[c + 1] += col_ptr[c]
+        cursor[c] = col_ptr[c]
+    for r in range(indptr.size - 1):
+        for p in range(indptr[r], indptr[r + 1]):
+            c = indices[p]
+            q = cursor[c]
+            rows_out[q] = r
+            data_out[q] = data[p]
+            cursor[c] = q + 1
+
+
+@numba.njit(nogil=True, cache=True)
+def presence(x, lo, present):
+    """Presence table of the distinct values of every column of an integer chunk:
+    ``present[j, x[i, j] - lo[j]] = True`` for every cell (one row-major pass)."""
+    n, d = x.shape
+    for i in range(n):
+        for j in range(d):
+            present[j, np.int64(x[i, j]) - lo[j]] = True
+
+
+@numba.njit(nogil=True, cache=True)
+def int_ranges(X, lo, hi, i0, i1):
+    """Column ranges of the rows ``i0 <= i < i1`` (``i1 > i0``) of an integer matrix:
+    ``lo[j] = min_i X[i, j]``, ``hi[j] = max_i X[i, j]``, in one row-major pass (each
+    thread of the parallel set-up takes its own rows and its own ``lo``/``hi``)."""
+    d = X.shape[1]
+    for j in range(d):
+        lo[j] = X[i0, j]
+        hi[j] = X[i0, j]
+    for i in range(i0 + 1, i1):
+        for j in range(d):
+            x = X[i, j]
+            lo[j] = x if x < lo[j] else lo[j]
+            hi[j] = x if x > hi[j] else hi[j]
+
+
+@numba.njit(nogil=True, cache=True)
+def transpose_offsets(X, vmin, out, present, i0, i1):
+    """Feature-major offsets of the rows ``i0 <= i < i1``: ``out[j, i] = X[i, j] -
+    vmin[j]`` (``int64`` arithmetic, wrapping as :func:`compact` does for ``uint64``
+    above ``2**63``), then ``present[j, v] = True`` for every offset ``v`` of column
+    ``j`` in these rows (a 64-bit mask per column when ``present`` has at most 64
+    columns). Rows of different threads write disjoint spans of ``out`` and their own
+    ``present``."""
+    d = X.shape[1]
+    for i in range(i0, i1):  # row by row: each row read once, contiguous
+        xi = X[i]
+        for j in range(d):
+            out[j, i] = np.int64(xi[j]) - vmin[j]
+    width = present.shape[1]
+    one = np.uint64(1)
+    for j in range(d):
+        oj = out[j]
+        pj = present[j]
+        if width <= 64:
+            m = np.uint64(0)
+            for i in range(i0, i1):
+                m |= one << np.uint64(oj[i])
+            for v in range(width):
+                if (m >> np.uint64(v)) & one:
+                    pj[v] = True
+        else:
+            for i in range(i0, i1):
+                pj[oj[i]] = True
+
+
+@numba.njit(nogil=True, cache=True)
+def remap_codes(out, lut, need, i0, i1):
+    """Ranks from offsets: ``out[j, i] = lut[j, out[j, i]]`` for the rows ``i0 <= i <
+    i1`` of the columns with ``need[j]`` (those whose present offsets have gaps);
+    ``lut[j, v]`` is the number of present offsets of column ``j`` below ``v``."""
+    for j in range(out.shape[0]):
+        if not need[j]:
+            continue
+        lj = lut[j]
+        oj = out[j]
+        for i in range(i0, i1):
+            oj[i] = lj[oj[i]]

@@ -1,0 +1,12 @@
+"""GPU kernels (numba's CUDA target), imported only when ``device="cuda"`` is asked.
+
+* :mod:`fsel.kernels.gpu._device`: is a GPU usable, and if not, what is missing;
+* :mod:`fsel.kernels.gpu.information`: the greedy step's joint histograms
+  (:class:`~fsel.kernels.gpu.information.GpuInformationTable`);
+* :mod:`fsel.kernels.gpu.relief`: the Relief family's per-class nearest neighbours.
+
+The kernels count on the GPU; every entropy, mutual information and margin is then
+computed on the host by the same functions as on the CPU, so a GPU fit selects the
+same features with the same scores. ``NUMBA_ENABLE_CUDASIM=1`` runs them on the CPU
+(numba's simulator), which is how the test suite checks them without a GPU.
+"""

@@ -1,0 +1,158 @@
+"""The CUDA kernels of :mod:`fsel.kernels.gpu.information` (numba's CUDA target).
+
+This module imports ``numba.cuda`` when it is imported: only
+:mod:`fsel.kernels.gpu.information` imports it, inside functions, once a GPU (or
+numba's simulator) is known to be usable. ``cache=True``: a second process loads the
+compiled kernels from numba's cache instead of compiling them again.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from numba import cuda
+
+#: int32 cells of the shared-memory histograms of one thread block at most (48 KiB)
+SHARED_CELLS = 12288
+
+# the dynamic shared array's element type: numba's documented ``np.int32``; numba's
+# simulator needs a dtype instance there (it reads ``dtype.itemsize``)
+_SIM = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+_I32 = np.dtype(np.int32) if _SIM else np.int32
+
+
+@cuda.jit(cache=True)
+def hist_shared(words, z, packed, n, nz, cells, n_sub, hist):
+    """Joint histograms of ``(Xk, Z)`` in shared memory.
+
+    ``hist[k, x * nz + z] += #{r < n : Xk[r] = x, Z[r] = z}`` for the candidates ``k``
+    of the grid's ``y`` dimension, ``words[k]`` holding four ``uint8`` codes per
+    4-byte word (row ``r`` in byte ``r % 4`` of word ``r // 4``) and ``Z[r]`` read
+    the same way from a ``uint32`` array (``packed``, four ``uint8`` values a word) or
+    as element ``r`` (packed: one load of ``Z`` per word of four whole rows). Each
+    block counts a strided share of the words into ``n_sub``
+    copies of the ``cells``-cell histogram (warp ``w`` writes copy ``w % n_sub``,
+    which spreads the atomic adds), then adds their sum to ``hist``, one atomic add
+    per non-empty cell. The shared array is dynamic: launched with ``cells * n_sub * 4``
+    bytes, so a small histogram leaves room for more resident blocks.
+    """
+    sh = cuda.shared.array(0, _I32)
+    k = cuda.blockIdx.y
+    tid = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    for c in range(tid, cells * n_sub, nt):
+        sh[c] = 0
+    cuda.syncthreads()
+    base = ((tid // 32) % n_sub) * cells
+    n_words = words.shape[1]
+    w = cuda.blockIdx.x * nt + tid
+    stride = cuda.gridDim.x * nt
+    while w < n_words:
+        word = words[k, w]
+        r0 = w * 4
+        if packed and r0 + 4 <= n:  # four whole rows: Z's four bytes in one load
+            zw = z[w]
+            for i in range(4):
+                x = (word >> (8 * i)) & 0xFF
+                zr = (zw >> (8 * i)) & 0xFF
+                cuda.atomic.add(sh, base + x * nz + zr, 1)
+        else:
+            for i in range(4):
+                r = r0 + i
+                if r < n:
+                    x = (word >> (8 * i)) & 0xFF
+                    zr = (z[r >> 2] >> ((r & 3) * 8)) & 0xFF if packed else z[r]
+                    cuda.atomic.add(sh, base + x * nz + zr, 1)
+        w += stride
+    cuda.syncthreads()
+    for c in range(tid, cells, nt):
+        tot = 0
+        for s in range(n_sub):
+            tot += sh[s * cells + c]
+        if tot:
+            cuda.atomic.add(hist, (k, c), tot)
+
+
+@cuda.jit(cache=True)
+def hist_global(codes, z, packed, n, nz, hist):
+    """Joint histograms of ``(Xk, Z)`` in global memory: ``hist[k, Xk[r] * nz +
+    Z[r]] += 1`` for every row ``r < n`` (one atomic add per row and candidate), for
+    histograms larger than :data:`SHARED_CELLS` or codes wider than a byte."""
+    k = cuda.blockIdx.y
+    r = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    stride = cuda.gridDim.x * cuda.blockDim.x
+    while r < n:
+        zr = (z[r >> 2] >> ((r & 3) * 8)) & 0xFF if packed else z[r]
+        cuda.atomic.add(hist, (k, codes[k, r] * nz + zr), 1)
+        r += stride
+
+
+@cuda.jit(cache=True)
+def pair_z(codes, j, y, mult, n, out):
+    """``out[r] = codes[j, r] * mult + y[r]`` for ``r < n``: the step's ``Z = Xj |Y|
+    + Y`` (or ``Xj`` alone, ``y`` zero and ``mult`` 1)."""
+    r = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while r < n:
+        out[r] = codes[j, r] * mult + y[r]
+        r += stride
+
+
+#: rows and columns of the tile :func:`transpose_codes` moves through shared memory
+TILE = 8 if _SIM else 64
+#: the tile's row length in shared memory (one byte of padding: fewer bank conflicts)
+TILE_PAD = TILE + 1
+
+
+@cuda.jit(cache=True)
+def transpose_codes(x, out):
+    """``out[k, r] = x[r, k]`` for ``r < n``, 0 in the padding rows ``r >= n``:
+    feature-major codes from a sample-major matrix of values ``0..255``. Block ``(b,
+    c)`` moves the ``TILE x TILE`` tile of rows ``b * TILE ...`` and columns ``c * TILE
+    ...`` through shared memory: it reads the tile row by row (consecutive threads,
+    consecutive bytes of a row of ``x``) and writes it column by column (consecutive
+    threads, consecutive rows of ``out``), so both sides are coalesced."""
+    tile = cuda.shared.array((TILE, TILE_PAD), np.uint8)
+    r0 = cuda.blockIdx.x * TILE
+    k0 = cuda.blockIdx.y * TILE
+    tid = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    n, K = x.shape
+    for i in range(tid, TILE * TILE, nt):
+        rr = i // TILE
+        kk = i - rr * TILE
+        if r0 + rr < n and k0 + kk < K:
+            tile[rr, kk] = x[r0 + rr, k0 + kk]
+        else:
+            tile[rr, kk] = 0
+    cuda.syncthreads()
+    for i in range(tid, TILE * TILE, nt):
+        kk = i // TILE
+        rr = i - kk * TILE
+        if k0 + kk < K and r0 + rr < out.shape[1]:
+            out[k0 + kk, r0 + rr] = tile[rr, kk]
+
+
+@cuda.jit(cache=True)
+def column_range(x, rows_per, lo, hi):
+    """``lo[k] = min_r x[r, k]`` and ``hi[k] = max_r x[r, k]`` (int64): thread ``k`` of
+    block row ``b`` scans rows ``b * rows_per ...`` of column ``k`` (a warp reads
+    consecutive columns of a row), then one atomic min and max per thread."""
+    k = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    r0 = cuda.blockIdx.y * rows_per
+    n, K = x.shape
+    if k < K and r0 < n:
+        vlo = np.int64(x[r0, k])
+        vhi = vlo
+        end = r0 + rows_per
+        if end > n:
+            end = n
+        for r in range(r0 + 1, end):
+            v = np.int64(x[r, k])
+            if v < vlo:
+                vlo = v
+            if v > vhi:
+                vhi = v
+        cuda.atomic.min(lo, k, vlo)
+        cuda.atomic.max(hi, k, vhi)

@@ -1,0 +1,539 @@
+r"""The greedy step of the information criteria on a CUDA GPU (numba's CUDA target).
+
+The one expensive part of every step is counting, for every candidate feature
+``Xk``, the joint histogram of ``(Xk, Z)``, ``Z`` being a variable the step conditions
+on (``Y`` for the relevance, ``Xj * |Y| + Y`` for the pair terms of the newest pick
+``Xj``, ``S * |Y| + Y`` for CMI). The kernels of
+:mod:`fsel.kernels.gpu._cuda_information` count it on the GPU: one thread block per
+(candidate, row range), its histogram in shared memory (one copy per warp where they
+fit, which spreads the atomic adds), the codes read as 4-byte words (four rows per
+load); in global memory when the histogram is too large for shared memory.
+
+Only the counts come back to the host (``K x cells`` integers, a few kilobytes for
+codes of ten levels); the entropies are computed from them exactly as the CPU path
+does (``sum_c c log2 c`` summed in cell order, :func:`sums_from_counts`), so a GPU fit
+selects the same features with the same scores as a CPU fit, bit for bit.
+
+Tables larger than the GPU's memory budget stay on the host and stream through the
+GPU in row blocks; codes travel as ``uint8`` where they fit (256 levels or fewer).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+from fsel.kernels.information import InformationTable, PairTerms
+
+__all__ = [
+    "GpuInformationTable",
+    "NlognTable",
+    "byte_label_counts",
+    "device_codes_from_samples",
+    "encode_labels",
+    "sums_from_counts",
+]
+
+#: int32 cells of the shared-memory histograms of one thread block (48 KiB; the
+#: kernels module holds the same constant)
+SHARED_CELLS = 12288
+#: threads per block (numba's simulator runs one Python thread per GPU thread: a
+#: warp per block keeps it fast enough for the test suite)
+_SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+THREADS = 8 if _SIMULATOR else 256
+#: bytes of GPU memory the table may hold when no budget is given: a fraction of free
+DEFAULT_FRACTION = 0.6
+
+
+def _kernels() -> dict[str, Any]:
+    """The compiled kernels of :mod:`fsel.kernels.gpu._cuda_information` (imported
+    here, not before: it imports numba's CUDA target)."""
+    from fsel.kernels.gpu import _cuda_information as k
+
+    return {
+        "hist_shared": k.hist_shared,
+        "hist_global": k.hist_global,
+        "pair_z": k.pair_z,
+        "transpose_codes": k.transpose_codes,
+        "column_range": k.column_range,
+    }
+
+
+def sums_from_counts(
+    full: np.ndarray, group: int, table: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``sum c log2 c`` and non-empty cells of the histograms ``full`` (rows:
+    candidates, cells ``x * nz + z``) and of their coarse version over ``z // group``
+    — the CPU kernels' numbers bit for bit: the terms are added one after the other
+    in cell order (a cumulative sum), as :func:`fsel.kernels._counting.grouped_nlogn`
+    adds them.
+
+    Examples
+    --------
+    >>> from fsel.kernels._counting import nlogn_table
+    >>> full = np.array([[2, 0, 1, 1]])  # one candidate, x in {0, 1}, z in {0, 1}
+    >>> s_full, s_coarse, m_full, m_coarse = sums_from_counts(full, 2, nlogn_table(4))
+    >>> s_full.tolist(), s_coarse.tolist(), m_full.tolist(), m_coarse.tolist()
+    ([2.0], [4.0], [3], [2])
+    """
+    kb, cells = full.shape
+    coarse = full.reshape(kb, cells // group, group).sum(axis=2)
+    tf, tc = table[full], table[coarse]
+    return (
+        np.cumsum(tf, axis=1, out=tf)[:, -1],
+        np.cumsum(tc, axis=1, out=tc)[:, -1],
+        np.count_nonzero(full, axis=1),
+        np.count_nonzero(coarse, axis=1),
+    )
+
+
+class NlognTable:
+    """``t[c] = c log2 c`` (``t[0] = 0``) for the counts asked for: indexing it gives
+    the values of :func:`fsel.kernels._counting.nlogn_table` (the same float64
+    operations on the same numbers) without tabulating every count up to ``n``.
+
+    Examples
+    --------
+    >>> from fsel.kernels._counting import nlogn_table
+    >>> c = np.array([[0, 1, 2], [7, 3, 0]])
+    >>> bool(np.array_equal(NlognTable()[c], nlogn_table(7)[c]))
+    True
+    """
+
+    def __getitem__(self, counts: Any) -> np.ndarray:
+        c = np.asarray(counts, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(c == 0, 0.0, c * np.log2(c))
+
+
+def _launch(kernel: Any, grid: Any, block: Any, *args: Any, shared: int = 0) -> None:
+    """Launch ``kernel[grid, block, 0, shared](*args)`` (``shared``: bytes of dynamic
+    shared memory), without numba's low-occupancy warning (small tables make small
+    grids on purpose)."""
+    import warnings
+
+    from numba.core.errors import NumbaPerformanceWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        if shared:
+            kernel[grid, block, 0, shared](*args)
+        else:
+            kernel[grid, block](*args)
+
+
+def _device_budget(memory_budget: int | None) -> int:
+    if memory_budget is not None:
+        return int(memory_budget)
+    from numba import cuda
+
+    try:
+        free, _total = cuda.current_context().get_memory_info()
+    except Exception:  # no memory query
+        return 1 << 30
+    if not np.isfinite(free):  # the simulator
+        return 1 << 30
+    return int(free * DEFAULT_FRACTION)
+
+
+def _n_sm() -> int:
+    from numba import cuda
+
+    try:
+        return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+    except Exception:
+        return 16
+
+
+#: thread blocks per multiprocessor a counting pass launches in all: about four waves
+#: of 8 resident blocks (a whole number of waves matters less with several: the
+#: last, partly idle one is a small share), each block then merging its histogram
+#: into global memory once
+BLOCKS_PER_SM = 32
+
+
+def _grid_x(items: int, n_candidates: int) -> int:
+    """Row-range blocks per candidate: about :data:`BLOCKS_PER_SM` blocks of
+    ``THREADS`` threads per multiprocessor in all, never more than one per ``THREADS``
+    items."""
+    if _SIMULATOR:  # one block per candidate: the simulator pays per thread
+        return 1
+    return max(1, min(-(-items // THREADS), BLOCKS_PER_SM * _n_sm() // max(n_candidates, 1)))
+
+
+def byte_label_counts(y: np.ndarray) -> np.ndarray:
+    """``np.bincount(y, minlength=256)`` of a 1-D ``uint8`` array in one compiled pass
+    (no ``intp`` copy of the labels).
+
+    Examples
+    --------
+    >>> byte_label_counts(np.array([2, 0, 2], dtype=np.uint8))[:3].tolist()
+    [1, 0, 2]
+    """
+    from fsel.kernels._numba_labels import byte_counts
+
+    return byte_counts(np.ascontiguousarray(y, dtype=np.uint8))
+
+
+def encode_labels(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(y, return_inverse=True)`` in one counting pass for integer labels
+    of a small range (the sort it replaces costs seconds on tens of millions of rows).
+    Labels of fewer than 256 distinct values come back as ``uint8`` codes; byte-sized
+    labels that are already the codes ``0..m-1`` come back as a view of ``y`` (no
+    pass over the rows beyond their minimum, maximum and counts).
+
+    Examples
+    --------
+    >>> classes, codes = encode_labels(np.array([5, 3, 5, 9]))
+    >>> classes.tolist(), codes.tolist()
+    ([3, 5, 9], [1, 0, 1, 2])
+    """
+    y = np.asarray(y)
+    if y.dtype.kind in "iub" and y.size and y.ndim == 1:
+        lo, hi = int(y.min()), int(y.max())
+        if hi - lo < 256:
+            if y.dtype.itemsize == 1 and lo >= 0:
+                shifted, lo_used = y.view(np.uint8), 0
+            else:
+                shifted = (y.astype(np.int64, copy=False) - lo).astype(np.uint8)
+                lo_used = lo
+            present = byte_label_counts(shifted)[: hi - lo_used + 1] > 0
+            values = np.flatnonzero(present)
+            classes = (values + lo_used).astype(y.dtype)
+            if values.size == present.size:  # the labels are their own codes
+                return classes, shifted
+            lookup = np.zeros(256, dtype=np.uint8)
+            lookup[values] = np.arange(values.size, dtype=np.uint8)
+            return classes, lookup[shifted]
+        if hi - lo < 1 << 20:
+            present = np.bincount((y - lo).astype(np.intp, copy=False), minlength=hi - lo + 1) > 0
+            lookup = np.cumsum(present) - 1
+            codes = lookup[(y - lo).astype(np.intp, copy=False)]
+            classes = (np.flatnonzero(present) + lo).astype(y.dtype)
+            return classes, codes
+    classes, codes = np.unique(y, return_inverse=True)
+    return classes, codes.reshape(-1)
+
+
+def is_device_array(x: Any) -> bool:
+    """Whether ``x`` lives on a CUDA device (``__cuda_array_interface__``)."""
+    return hasattr(x, "__cuda_array_interface__")
+
+
+def device_codes_from_samples(X: Any) -> tuple[Any, np.ndarray, float]:
+    """Feature-major ``uint8`` codes on the device from a sample-major integer matrix
+    already there (``__cuda_array_interface__``, shape ``(n, K)``, values ``0..255``),
+    the number of levels of every column (its maximum + 1; codes are taken as given)
+    and the seconds it took. Raises ValueError for non-integer or out-of-range codes.
+    """
+    from numba import cuda
+
+    t0 = time.perf_counter()
+    X = cuda.as_cuda_array(X)
+    if X.ndim != 2:
+        raise ValueError(f"X on the GPU must be 2-D, got {X.ndim} dimension(s)")
+    if np.dtype(X.dtype).kind not in "iu":
+        raise ValueError(
+            f"X on the GPU must hold integer codes (discretize=None), got dtype {X.dtype}"
+        )
+    n, K = X.shape
+    kern = _kernels()
+    lo = cuda.to_device(np.full(K, np.iinfo(np.int64).max, np.int64))
+    hi = cuda.to_device(np.full(K, np.iinfo(np.int64).min, np.int64))
+    rows_per = max(256, -(-n // (64 * _n_sm())))
+    grid_range = (math.ceil(K / 32), max(1, math.ceil(n / rows_per)))
+    _launch(kern["column_range"], grid_range, 32, X, rows_per, lo, hi)
+    lo_h, hi_h = lo.copy_to_host(), hi.copy_to_host()
+    if n and (lo_h.min() < 0 or hi_h.max() > 255):
+        raise ValueError(
+            "X on the GPU must hold codes 0..255 (discretize=None takes values as codes); "
+            f"found values in [{int(lo_h.min())}, {int(hi_h.max())}]"
+        )
+    n_pad = -(-n // 4) * 4
+    out = cuda.device_array((K, n_pad), dtype=np.uint8)
+    from fsel.kernels.gpu._cuda_information import TILE
+
+    grid = (math.ceil(n_pad / TILE), math.ceil(K / TILE))
+    _launch(kern["transpose_codes"], grid, THREADS, X, out)
+    cuda.synchronize()
+    return out, (hi_h.astype(np.int64) + 1), time.perf_counter() - t0
+
+
+class _GpuCodes:
+    """The code matrix for :class:`GpuInformationTable`: resident on the GPU
+    (``dev``, feature-major, rows padded to a multiple of 4) or, when it does not fit
+    the budget, on the host (``host``) streamed through in row blocks."""
+
+    def __init__(self, codes: Any, n: int, budget: int, levels: int) -> None:
+        from numba import cuda
+
+        self.n = n
+        self.host: np.ndarray | None = None
+        self.dev: Any = None
+        self.transfer_s = 0.0
+        if is_device_array(codes):
+            self.dev = cuda.as_cuda_array(codes)
+            self.shape = (self.dev.shape[0], n)
+            self.dtype = np.dtype(self.dev.dtype)
+            self.block_rows = n
+            return
+        codes = np.asarray(codes)
+        self.shape = codes.shape
+        if levels <= 256:
+            self.dtype = np.dtype(np.uint8)
+        else:
+            self.dtype = np.dtype(np.int32)
+        K = codes.shape[0]
+        per_row = K * self.dtype.itemsize
+        if per_row * n <= budget // 2:  # half: room for the histograms and z
+            t0 = time.perf_counter()
+            self.dev = cuda.to_device(self._pad(codes, 0, n))
+            cuda.synchronize()
+            self.transfer_s = time.perf_counter() - t0
+            self.block_rows = n
+        else:
+            self.host = codes
+            self.block_rows = max(4, (budget // 4) // max(per_row, 1) // 4 * 4)
+
+    def _pad(self, codes: np.ndarray, r0: int, r1: int) -> np.ndarray:
+        """Rows ``r0..r1-1`` as a contiguous block, padded to a multiple of 4."""
+        if (
+            r0 == 0
+            and r1 == codes.shape[1]
+            and codes.dtype == self.dtype
+            and codes.flags.c_contiguous
+            and (self.dtype != np.uint8 or r1 % 4 == 0)
+        ):
+            return codes  # already the device layout: no host copy
+        width = -(-(r1 - r0) // 4) * 4 if self.dtype == np.uint8 else r1 - r0
+        out = np.zeros((codes.shape[0], width), dtype=self.dtype)
+        out[:, : r1 - r0] = codes[:, r0:r1]
+        return out
+
+    def blocks(self) -> list[tuple[int, int]]:
+        step = self.block_rows
+        return [(a, min(a + step, self.n)) for a in range(0, self.n, step)] or [(0, 0)]
+
+    def block(self, r0: int, r1: int) -> Any:
+        """The device codes of rows ``r0..r1`` (uploaded when streaming)."""
+        if self.dev is not None:
+            return self.dev
+        from numba import cuda
+
+        t0 = time.perf_counter()
+        out = cuda.to_device(self._pad(self.host, r0, r1))
+        self.transfer_s += time.perf_counter() - t0
+        return out
+
+    def __getitem__(self, j: int) -> np.ndarray:
+        if self.host is not None:
+            return self.host[j]
+        return self.dev[j].copy_to_host()[: self.n]
+
+
+class GpuInformationTable(InformationTable):
+    """:class:`~fsel.kernels.information.InformationTable` whose counting passes run
+    on a CUDA GPU: the same protocol, the same numbers.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_features, n_samples), or a device array
+        Feature-major codes; a device array (``__cuda_array_interface__``) must be
+        ``uint8`` with rows padded to a multiple of 4 (see
+        :func:`device_codes_from_samples`).
+    n_levels, y, estimator
+        As in :class:`InformationTable` (``y`` on the host).
+    memory_budget : int or None
+        Bytes of GPU memory the table may use (None: 60% of the free memory); a
+        larger host table streams through in row blocks.
+
+    Attributes
+    ----------
+    transfer_seconds : float
+        Seconds spent copying codes to the GPU (0 for codes already there).
+    count_seconds : float
+        Seconds spent in the counting passes (kernels and copying counts back).
+
+    Pairwise deletion (``missing_codes``) is not available on the GPU.
+    """
+
+    def __init__(
+        self,
+        codes: Any,
+        n_levels: np.ndarray,
+        y: np.ndarray,
+        *,
+        estimator: str = "plugin",
+        memory_budget: int | None = None,
+    ) -> None:
+        if estimator not in ("plugin", "miller_madow"):
+            raise ValueError(f"estimator must be 'plugin' or 'miller_madow', got {estimator!r}")
+        self._budget = _device_budget(memory_budget)
+        self.count_seconds = 0.0
+        self._dev_y: dict[str, Any] = {}
+        # the InformationTable state, set here rather than by its __init__: the labels
+        # stay in their smallest dtype and c log2 c is computed for the counts that
+        # occur (NlognTable), not tabulated for 0..n (a pass over n values per fit)
+        y = np.asarray(y)
+        self.n_levels = np.asarray(n_levels, dtype=np.int64)
+        self.n_classes = int(y.max()) + 1
+        self.y = y.astype(np.uint8 if self.n_classes <= 256 else np.int64, copy=False)
+        self.n_samples = self.y.size
+        self.codes = _GpuCodes(
+            codes, self.n_samples, self._budget, int(self.n_levels.max(initial=1))
+        )
+        self._pack_in_place = False
+        self.estimator = estimator
+        self.n_jobs = 1
+        self._table = NlognTable()
+        self._log2n = float(np.log2(self.n_samples))
+        self._mm = (
+            1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
+        )
+        ycounts = byte_label_counts(self.y) if self.y.dtype == np.uint8 else np.bincount(self.y)
+        ycounts = ycounts[: self.n_classes]
+        self._s_y = float(self._table[ycounts].sum())
+        self._m_y = int(np.count_nonzero(ycounts))
+        self.missing_codes = None
+        self.target_entropy = float(self._h(np.array(self._s_y), np.array(self._m_y)))
+        self._init_relevance()
+
+    @property
+    def transfer_seconds(self) -> float:
+        return self.codes.transfer_s
+
+    # ------------------------------------------------------------------ counting
+    def _upload_z(self, z: np.ndarray, nz: int, r0: int, r1: int) -> tuple[Any, bool]:
+        from numba import cuda
+
+        if z is self.y and self.codes.dev is not None:  # the labels: on the GPU once
+            dy = self._device_y()
+            return (dy.view(np.uint32), True) if dy.dtype == np.uint8 else (dy, False)
+
+        part = z[r0:r1]
+        if nz <= 256:
+            pad = np.zeros(-(-part.size // 4) * 4, dtype=np.uint8)
+            pad[: part.size] = part
+            return cuda.to_device(pad).view(np.uint32), True
+        return cuda.to_device(np.ascontiguousarray(part, dtype=np.int32)), False
+
+    def _device_y(self) -> Any:
+        if "y" not in self._dev_y:
+            from numba import cuda
+
+            dt = np.uint8 if self.n_classes <= 256 else np.int32
+            width = self.codes.dev.shape[1]
+            if width == self.n_samples and self.y.dtype == dt:  # no padding: as it is
+                pad = np.ascontiguousarray(self.y)
+            else:
+                pad = np.zeros(width, dtype=dt)
+                pad[: self.n_samples] = self.y
+            self._dev_y["y"] = cuda.to_device(pad)
+        return self._dev_y["y"]
+
+    def _row_z(self, j: int, mult: int, with_y: bool, nz: int) -> tuple[Any, bool]:
+        """``Z = Xj * mult + Y`` (``with_y`` False: ``Xj`` alone), made on the GPU."""
+        from numba import cuda
+
+        dev = self.codes.dev
+        dt = np.uint8 if nz <= 256 else np.int32
+        key = f"z_{np.dtype(dt).name}"  # one buffer per dtype, reused every step
+        out = self._dev_y.get(key)
+        if out is None:
+            out = self._dev_y[key] = cuda.device_array(dev.shape[1], dtype=dt)
+        if with_y:
+            y = self._device_y()
+        else:
+            y = self._dev_y.get("zero")
+            if y is None:
+                y = self._dev_y["zero"] = cuda.to_device(np.zeros(dev.shape[1], np.uint8))
+        blocks = 1 if _SIMULATOR else min(32 * _n_sm(), max(1, -(-dev.shape[1] // THREADS)))
+        _launch(_kernels()["pair_z"], blocks, THREADS, dev, j, y, mult, dev.shape[1], out)
+        if dt == np.uint8:
+            return out.view(np.uint32), True
+        return out, False
+
+    def _counts(self, nz: int, z: np.ndarray | None = None, row: tuple | None = None):
+        """Joint histograms ``(K, a * nz)`` of every candidate against ``Z``, given on
+        the host (``z``) or made on the GPU from a feature (``row = (j, mult)``)."""
+        from numba import cuda
+
+        t0 = time.perf_counter()
+        K = self.n_features
+        a = int(self.n_levels.max()) if self.n_levels.size else 1
+        cells = a * nz
+        store = self.codes
+        if row is not None and store.dev is None:  # streaming: Z from the host codes
+            j, mult, with_y = row
+            z = store[j].astype(np.int64) * mult + (self.y if with_y else 0)
+            row = None
+        words_ok = store.dtype == np.uint8
+        shared = words_ok and cells <= SHARED_CELLS
+        chunk = K if shared else max(1, min(K, (self._budget // 4) // max(cells * 4, 1)))
+        kern = _kernels()
+        out = np.empty((K, cells), dtype=np.int64)
+        n_sub = max(1, min(THREADS // 32, SHARED_CELLS // max(cells, 1)))
+        for k0 in range(0, K, chunk):
+            k1 = min(K, k0 + chunk)
+            for k0g in range(k0, k1, 65535):  # the grid's y dimension
+                k1g = min(k1, k0g + 65535)
+                hist = cuda.to_device(np.zeros((k1g - k0g, cells), dtype=np.int32))
+                for r0, r1 in store.blocks():
+                    if r1 <= r0:
+                        continue
+                    block = store.block(r0, r1)
+                    if row is not None:
+                        dz, packed = self._row_z(*row, nz)
+                    else:
+                        dz, packed = self._upload_z(z, nz, r0, r1)
+                    sub = block[k0g:k1g]
+                    m = r1 - r0
+                    if shared:
+                        words = sub.view(np.uint32)
+                        gx = _grid_x(words.shape[1], k1g - k0g)
+                        _launch(
+                            kern["hist_shared"],
+                            (gx, k1g - k0g),
+                            THREADS,
+                            *(words, dz, packed, m, nz, cells, n_sub, hist),
+                            shared=4 * cells * n_sub,
+                        )
+                    else:
+                        gx = _grid_x(m, k1g - k0g)
+                        grid = (gx, k1g - k0g)
+                        _launch(kern["hist_global"], grid, THREADS, sub, dz, packed, m, nz, hist)
+                out[k0g:k1g] = hist.copy_to_host()
+        self.count_seconds += time.perf_counter() - t0
+        return out
+
+    def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
+        """:func:`~fsel.kernels._counting.grouped_nlogn`'s sums, counted on the GPU."""
+        if nz % group:
+            raise ValueError("nz must be a multiple of group")
+        full = self._counts(nz, z=np.asarray(z))
+        return sums_from_counts(full, group, self._table)
+
+    def pair_terms(self, j: int) -> PairTerms:
+        """All pairwise terms of every candidate against feature ``j``; ``Z = Xj *
+        |Y| + Y`` is made on the GPU (no host pass over the rows)."""
+        ny = self.n_classes
+        nz = int(self.n_levels[j]) * ny
+        full = self._counts(nz, row=(j, ny, True))
+        return self._terms_from_sums(j, *sums_from_counts(full, ny, self._table))
+
+    def pair_mi(self, j: int) -> np.ndarray:
+        """``I(Xk;Xj)`` of every candidate from the ``(Xk, Xj)`` histograms alone (the
+        same values as ``pair_terms(j).mi``)."""
+        aj = int(self.n_levels[j])
+        full = self._counts(aj, row=(j, 1, False))
+        s_kj, _, m_kj, _ = sums_from_counts(full, 1, self._table)
+        h_k = self.feature_entropy
+        return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
+
+    def lazy_cmim(self, k: int, tol: float) -> None:
+        """No lazy CMIM on the GPU: the engine's vectorised steps run (same picks)."""
+        return None

@@ -1,0 +1,541 @@
+r"""The model-X knockoff filter around any selector (Candès, Fan, Janson & Lv 2018).
+
+:class:`KnockoffFilter` builds a knockoff copy :math:`\tilde X` of the features
+(second-order Gaussian knockoffs with a Ledoit-Wolf covariance; the formulas are in
+:mod:`fsel.meta._knockoff_construction`), runs a statistic on the ``2p`` columns
+:math:`[X, \tilde X]` after a seeded shuffle of their order (so that no tie-break
+favours originals over knockoffs), takes :math:`W_j = Z_j - \tilde Z_j` and keeps the
+features with :math:`W_j \ge T`, :math:`T` the knockoff+ threshold at the target false
+discovery rate ``fdr``. When the knockoffs are valid (Gaussian features with a known
+covariance) the false discovery rate
+:math:`E[\#\text{false selections} / \max(1, \#\text{selections})]` is at most ``fdr``
+in finite samples, whatever the statistic and the law of ``y`` given ``X``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from fsel.meta._knockoff_construction import (
+    S_METHODS,
+    ebh_select,
+    gaussian_knockoffs,
+    knockoff_evalues,
+    knockoff_threshold,
+    knockoff_w,
+    pick_order_importances,
+    shrinkage_covariance,
+    solve_s,
+)
+from fsel.meta.resampling import replicate_seeds, run_replicates
+from fsel.selectors._base import BaseSelector
+from fsel.utils.compat import check_feature_names as _check_feature_names
+from fsel.utils.validation import check_table, check_target
+
+__all__ = ["KnockoffFilter", "default_statistic", "knockoff_importances", "rfe_ranking"]
+
+_STATISTICS = ("auto", "order", "scores")
+
+
+def rfe_ranking(support: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """scikit-learn's ``RFE`` ranking: 1 for every kept feature, the others 2, 3, ...
+    by decreasing score (ties by column index; NaN scores last).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rfe_ranking(np.array([False, True, False, False]),
+    ...             np.array([0.5, 3.0, 2.0, np.nan])).tolist()
+    [3, 1, 2, 4]
+    """
+    d = support.size
+    key = np.where(np.isnan(scores), -np.inf, scores)
+    rest = np.flatnonzero(~support)
+    rest = rest[np.lexsort((rest, -key[rest]))]
+    ranking = np.ones(d, dtype=np.intp)
+    ranking[rest] = np.arange(2, rest.size + 2)
+    return ranking
+
+
+def _seeded_clone(selector: Any, seed: int) -> Any:
+    from sklearn.base import clone
+
+    est = clone(selector)
+    params = est.get_params(deep=True)
+    fixed = {k: seed for k, v in params.items() if k.endswith("random_state") and v is None}
+    if fixed:
+        est.set_params(**fixed)
+    return est
+
+
+def knockoff_importances(
+    selector: Any, X2: np.ndarray, y: Any, *, statistic: str = "auto", seed: int = 0
+) -> np.ndarray:
+    """Importances ``Z`` of the ``2p`` columns ``X2`` by ``selector``.
+
+    * an fsel selector (it has ``selection_order_``): with ``statistic="auto"`` or
+      ``"order"`` its pick order, :math:`Z = 2p - \\text{position}` for picked columns
+      and 0 for the others; with ``"scores"`` its ``scores_`` (higher is better);
+    * a scikit-learn estimator: :math:`|coef_|` (summed over classes) or
+      ``feature_importances_``;
+    * a callable ``(X2, y) -> Z``.
+
+    An unset ``random_state`` of the selector is fixed to ``seed``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X2 = np.random.default_rng(0).normal(size=(50, 4))
+    >>> knockoff_importances(lambda X, y: np.abs(X.T @ y), X2, X2[:, 1]).argmax()
+    np.int64(1)
+    """
+    n_columns = X2.shape[1]
+    if not hasattr(selector, "fit"):
+        z = np.asarray(selector(X2, y), dtype=np.float64).reshape(-1)
+        if z.shape != (n_columns,):
+            raise ValueError(
+                f"the statistic callable must return {n_columns} importances (one per column "
+                f"of [X, X~]), got shape {z.shape}"
+            )
+        return np.nan_to_num(z, nan=0.0)
+    est = _seeded_clone(selector, seed)
+    est.fit(X2, y)
+    if statistic in ("auto", "order") and hasattr(est, "selection_order_"):
+        return pick_order_importances(est.selection_order_, n_columns)
+    if statistic == "order":
+        raise TypeError(
+            f"statistic='order' needs a selector with selection_order_ (an fsel selector); "
+            f"{type(selector).__name__} has none"
+        )
+    # an fsel selector's scores_ (higher is better); else a model's |coef_| or importances
+    names = ("scores_",) if hasattr(est, "selection_order_") else ("coef_", "feature_importances_")
+    for name in names:
+        value = getattr(est, name, None)
+        if value is not None:
+            z = np.asarray(value, dtype=np.float64)
+            z = np.abs(z) if name == "coef_" else z
+            if z.ndim == 2:
+                z = z.sum(axis=0)
+            return np.nan_to_num(z.reshape(-1), nan=0.0, neginf=0.0)
+    raise TypeError(
+        f"{type(selector).__name__} gives no importances: a knockoff statistic needs an fsel "
+        "selector, an estimator with coef_ or feature_importances_, or a callable (X, y) -> Z"
+    )
+
+
+def default_statistic(y: Any) -> Any:
+    """The statistic ``KnockoffFilter(selector=None)`` uses, by target.
+
+    * a regression target (floats that are not all integers): the absolute
+      coefficients of ``LassoCV(cv=5)``;
+    * two classes: the absolute coefficients of an L1-penalised logistic regression
+      with its penalty chosen by 5-fold cross-validation on the log-loss;
+    * more classes: ``fsel.JMI(n_features_to_select=0.25)``'s pick order.
+
+    The lasso statistics had the highest power at the target false discovery rate in
+    the linear and logistic cells of ``fsel reproduce fdr``; JMI's order is the
+    choice for non-linear responses (see the reproduction's page).
+
+    Examples
+    --------
+    >>> type(default_statistic([0.5, 1.25, 2.0])).__name__
+    'LassoCV'
+    >>> type(default_statistic([0, 1, 2])).__name__
+    'JMI'
+    """
+    arr = np.asarray(y)
+    if arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
+        from sklearn.linear_model import LassoCV
+
+        return LassoCV(cv=5, max_iter=5000)
+    if np.unique(arr).size == 2:
+        from sklearn.linear_model import LogisticRegressionCV
+
+        return LogisticRegressionCV(
+            Cs=10,
+            cv=5,
+            l1_ratios=(1.0,),
+            solver="liblinear",
+            scoring="neg_log_loss",
+            max_iter=1000,
+            use_legacy_attributes=False,
+        )
+    from fsel.selectors.information import JMI
+
+    return JMI(n_features_to_select=0.25)
+
+
+def _one_draw(
+    X: np.ndarray,
+    y: Any,
+    seed: np.random.SeedSequence,
+    *,
+    knockoffs: Any,
+    mu: np.ndarray | None,
+    sigma: np.ndarray | None,
+    s: np.ndarray | None,
+    selector: Any,
+    statistic: str,
+    keep: bool,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """One knockoff draw: sample X~, shuffle the 2p columns, score them, return W."""
+    rng = np.random.default_rng(seed)
+    p = X.shape[1]
+    if isinstance(knockoffs, np.ndarray):
+        Xk = knockoffs
+    elif callable(knockoffs):
+        Xk = np.asarray(knockoffs(X, rng), dtype=np.float64)
+        if Xk.shape != X.shape:
+            raise ValueError(
+                f"the knockoffs callable must return an array of shape {X.shape}, got {Xk.shape}"
+            )
+    else:
+        Xk = gaussian_knockoffs(X, mu, sigma, s, rng)  # type: ignore[arg-type]
+    perm = rng.permutation(2 * p)
+    X2 = np.hstack([X, Xk])[:, perm]
+    # standardised column by column (the same rule for every column keeps the swap
+    # symmetry): a penalised model then treats the columns alike
+    sd = X2.std(axis=0)
+    X2 = (X2 - X2.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    z2 = knockoff_importances(
+        selector, X2, y, statistic=statistic, seed=int(rng.integers(0, 2**31 - 1))
+    )
+    z = np.empty(2 * p)
+    z[perm] = z2
+    return knockoff_w(z), (Xk if keep else None)
+
+
+class KnockoffFilter(BaseSelector):
+    r"""The model-X knockoff filter: a selection whose false discovery rate is at most ``fdr``.
+
+    For every feature a knockoff copy is drawn that mimics the features' joint law but
+    is independent of ``y`` given ``X``; the statistic scores the ``2p`` columns
+    :math:`[X, \tilde X]` (their order shuffled by the seed, each column standardised)
+    and
+    :math:`W_j = Z_j - \tilde Z_j`; the features with :math:`W_j \ge T` are kept, with
+
+    .. math::
+
+        T = \min\Big\{t : \frac{1 + \#\{j : W_j \le -t\}}{\max(1, \#\{j : W_j \ge t\})}
+            \le q\Big\}
+
+    (knockoff+, Barber & Candès 2015). With valid knockoffs the expected share of
+    false selections is at most ``q = fdr`` in finite samples, for any statistic and
+    any dependence of ``y`` on ``X``. Knockoff+ needs at least ``1/q`` strong
+    features to select anything: with ``q = 0.1``, fewer than 10 relevant features
+    usually give an empty selection.
+
+    Parameters
+    ----------
+    selector : estimator, callable or None, default=None
+        The statistic. An fsel selector (its pick order: :math:`Z = 2p -` position for
+        picked columns, 0 for the others; ``statistic="scores"`` takes its ``scores_``
+        instead), a scikit-learn estimator with ``coef_`` (absolute values) or
+        ``feature_importances_``, or a callable ``(X2, y) -> Z`` returning ``2p``
+        importances. None: :func:`default_statistic` (a cross-validated lasso, L1
+        logistic regression for two classes, for more classes JMI's pick order).
+    fdr : float, default=0.1
+        The target false discovery rate ``q``, in (0, 1).
+    knockoffs : "gaussian", ndarray or callable, default="gaussian"
+        ``"gaussian"``: second-order Gaussian knockoffs with the Ledoit-Wolf covariance
+        of ``X`` (valid when the features are Gaussian; matches the first two moments
+        otherwise). An array of shape ``(n_samples, n_features)`` (or
+        ``(n_draws, n_samples, n_features)``): knockoffs you built with a sampler valid
+        for your data (e.g. for categorical features). A callable ``(X, rng) ->
+        X~``: such a sampler, called once per draw.
+    n_draws : int, default=1
+        Independent knockoff draws. Above 1 the draws are combined by e-values (Ren &
+        Barber 2024): draw ``d`` runs knockoff+ at level ``fdr / 2`` and gives
+        :math:`e_j^d = p\,1\{W_j^d \ge T_d\} / (1 + \#\{k : W_k^d \le -T_d\})`; the mean
+        e-values go through e-BH at level ``fdr``, which keeps the false discovery rate
+        at most ``fdr`` and removes most of the dependence on one random draw.
+    random_state : None, int, SeedSequence or Generator, default=None
+        Seeds the knockoffs, the column shuffle and a randomised statistic (one child
+        seed per draw).
+    n_jobs : int or None, default=None
+        joblib workers over the draws (any joblib backend, Dask included); results do
+        not depend on it.
+    s_method : {"asdp", "equicorrelated", "sdp"}, default="asdp"
+        How the knockoffs' distance from the features is chosen (see
+        :mod:`fsel.meta._knockoff_construction`). ``"asdp"`` solves the SDP on blocks
+        of at most 50 clustered features (seconds for ``p = 500``); ``"sdp"`` on all of
+        them (:math:`O(p^3)` per sweep, for ``p`` up to a few hundred).
+    statistic : {"auto", "order", "scores"}, default="auto"
+        For an fsel selector: its pick order (``"auto"``, ``"order"``) or its
+        ``scores_``.
+    categorical : "auto", list or mask, default="auto"
+        Which columns are categorical (string, object, category and boolean columns
+        with ``"auto"``; integer columns are numeric). Gaussian knockoffs are not valid
+        for a categorical column: with ``knockoffs="gaussian"`` any categorical column
+        is an error (pass knockoffs built by a valid sampler instead).
+    offset : {1, 0}, default=1
+        1 is knockoff+ (controls the false discovery rate); 0 the plain knockoff
+        threshold, which only controls the modified rate
+        :math:`E[V / (R + 1/q)]` but can select with fewer than ``1/q`` features.
+    keep_knockoffs : bool, default=False
+        Keep the drawn knockoffs in ``knockoffs_``.
+
+    Attributes
+    ----------
+    W_ : ndarray of shape (n_features,)
+        The statistics :math:`W_j` (with ``n_draws > 1``, their mean over the draws, a
+        summary only: the selection uses the e-values).
+    W_draws_ : ndarray of shape (n_draws, n_features)
+        :math:`W` of every draw (one row a draw).
+    threshold_ : float
+        The knockoff+ threshold :math:`T` (``inf`` when nothing passes). With
+        ``n_draws > 1``, the e-BH cut-off on ``evalues_``.
+    thresholds_ : ndarray of shape (n_draws,)
+        Every draw's own threshold (at ``fdr / 2`` with ``n_draws > 1``).
+    evalues_ : ndarray of shape (n_features,)
+        The mean e-values (``n_draws > 1`` only).
+    selection_frequencies_ : ndarray of shape (n_features,)
+        The share of draws whose own threshold kept each feature.
+    support_ : ndarray of bool
+    relevant_features_ : ndarray of int
+        The kept features by decreasing ``scores_``, then index.
+    selection_order_ : ndarray of int
+        Same as ``relevant_features_``.
+    scores_ : ndarray of float
+        ``W_`` (one draw) or ``evalues_``; higher is better.
+    ranking_ : ndarray of int
+        1 for every kept feature, the others 2, 3, ... by decreasing ``scores_``.
+    s_ : ndarray of shape (n_features,) or None
+        The diagonal of :math:`S` (Gaussian knockoffs only).
+    knockoffs_ : ndarray
+        The knockoffs, ``(n_samples, n_features)`` or ``(n_draws, n_samples,
+        n_features)``; only with ``keep_knockoffs=True``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+
+    References
+    ----------
+    Barber & Candès (2015), Ann. Statist. 43(5); Candès, Fan, Janson & Lv (2018),
+    JRSS-B 80(3); Ren & Barber (2024), JRSS-B 86(1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fsel import KnockoffFilter
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(600, 40))
+    >>> y = (X[:, :12] @ np.ones(12) + rng.normal(size=600) > 0).astype(int)
+    >>> kf = KnockoffFilter(fdr=0.2, random_state=0).fit(X, y)
+    >>> n_false = int((kf.relevant_features_ >= 12).sum())
+    >>> kf.support_[:12].sum() >= 8, n_false <= 3
+    (np.True_, True)
+    """
+
+    _target_kind = "any"
+
+    def __init__(
+        self,
+        selector: Any = None,
+        fdr: float = 0.1,
+        knockoffs: Any = "gaussian",
+        n_draws: int = 1,
+        random_state: Any = None,
+        n_jobs: int | None = None,
+        *,
+        s_method: str = "asdp",
+        statistic: str = "auto",
+        categorical: Any = "auto",
+        offset: int = 1,
+        keep_knockoffs: bool = False,
+    ) -> None:
+        self.selector = selector
+        self.fdr = fdr
+        self.knockoffs = knockoffs
+        self.n_draws = n_draws
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.s_method = s_method
+        self.statistic = statistic
+        self.categorical = categorical
+        self.offset = offset
+        self.keep_knockoffs = keep_knockoffs
+
+    # ------------------------------------------------------------------ validation
+    def _check_params(self) -> None:
+        q = self.fdr
+        if isinstance(q, bool) or not isinstance(q, numbers.Real) or not 0 < q < 1:
+            raise ValueError(f"fdr must be a number in (0, 1), got {q!r}")
+        nd = self.n_draws
+        if isinstance(nd, bool) or not isinstance(nd, numbers.Integral) or nd < 1:
+            raise ValueError(f"n_draws must be a positive int, got {nd!r}")
+        if self.s_method not in S_METHODS:
+            raise ValueError(f"s_method must be one of {S_METHODS}, got {self.s_method!r}")
+        if self.statistic not in _STATISTICS:
+            raise ValueError(f"statistic must be one of {_STATISTICS}, got {self.statistic!r}")
+        if self.offset not in (0, 1) or isinstance(self.offset, bool):
+            raise ValueError(f"offset must be 1 (knockoff+) or 0 (knockoff), got {self.offset!r}")
+        k = self.knockoffs
+        if not (
+            isinstance(k, np.ndarray) or callable(k) or (isinstance(k, str) and k == "gaussian")
+        ):
+            raise ValueError(
+                f"knockoffs must be 'gaussian', an array of knockoffs or a callable (X, rng) -> "
+                f"X~, got {k!r}"
+            )
+        sel = self.selector
+        if sel is not None and (isinstance(sel, str) or not (hasattr(sel, "fit") or callable(sel))):
+            raise TypeError(
+                "selector must be None, an fsel selector, an estimator with coef_ or "
+                f"feature_importances_, or a callable (X, y) -> importances; got {sel!r}"
+            )
+
+    def _categorical_columns(self, X: Any, n_features: int, names: list[str] | None) -> np.ndarray:
+        """The columns taken as categorical (see ``categorical``)."""
+        from fsel.utils.validation import _categorical_mask
+
+        if not (isinstance(self.categorical, str) and self.categorical == "auto"):
+            return _categorical_mask(self.categorical, n_features, names)
+        if hasattr(X, "dtypes") and type(X).__module__.startswith("pandas"):
+            return np.array([getattr(d, "kind", "O") not in "iuf" for d in X.dtypes])
+        if type(X).__module__.startswith("polars"):
+            return np.array([not (d.is_numeric() and str(d) != "Boolean") for d in X.dtypes])
+        arr = np.asarray(X)
+        if arr.dtype.kind == "b":
+            return np.ones(n_features, dtype=bool)
+        if arr.dtype.kind == "O":
+            return np.array(
+                [
+                    not all(isinstance(v, numbers.Real) for v in arr[:, j].tolist())
+                    for j in range(n_features)
+                ]
+            )
+        return np.zeros(n_features, dtype=bool)
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X: Any, y: Any) -> KnockoffFilter:
+        """Draw the knockoffs, compute the statistics and apply the threshold.
+
+        Parameters
+        ----------
+        X : array-like, pandas or polars DataFrame of shape (n_samples, n_features)
+            Numeric features without missing values.
+        y : array-like of shape (n_samples,)
+            Class labels or a numeric target (as the statistic supports).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        name = type(self).__name__
+        table = check_table(X, min_samples=3, estimator_name=name, allow_missing=True)
+        n_samples, p = table.values.shape
+        if table.has_missing:
+            col = int(np.flatnonzero(table.missing)[0])
+            raise ValueError(
+                f"{name}: Input X contains NaN (missing values, first in column {col}); knockoffs "
+                "need complete data: impute the missing values or drop those rows first"
+            )
+        names = None if table.feature_names is None else [str(c) for c in table.feature_names]
+        categorical = self._categorical_columns(X, p, names)
+        _check_feature_names(self, X, reset=True)
+        self.n_features_in_ = p
+        check_target(y, n_samples, kind=self._target_kind, estimator_name=name)
+        y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+        if y_arr.ndim == 2:
+            y_arr = y_arr.ravel()
+        Xv = np.ascontiguousarray(table.values, dtype=np.float64)
+
+        k = self.knockoffs
+        n_draws = int(self.n_draws)
+        mu = sigma = s = None
+        given: list[Any] | None = None
+        if isinstance(k, str):
+            if categorical.any():
+                bad = (
+                    names[int(np.flatnonzero(categorical)[0])]
+                    if names
+                    else int(np.flatnonzero(categorical)[0])
+                )
+                raise ValueError(
+                    f"{name}: column {bad!r} is categorical and Gaussian knockoffs are not valid "
+                    "for categorical features; pass knockoffs= built by a sampler valid for them "
+                    "(an array or a callable (X, rng) -> X~), or encode the column as a number "
+                    "if it truly is one"
+                )
+            mu, sigma = shrinkage_covariance(Xv)
+            s = solve_s(sigma, self.s_method)
+        elif isinstance(k, np.ndarray):
+            arr = np.asarray(k, dtype=np.float64)
+            if arr.shape == Xv.shape and n_draws == 1:
+                given = [arr]
+            elif arr.shape == (n_draws, *Xv.shape):
+                given = list(arr)
+            else:
+                raise ValueError(
+                    f"{name}: knockoffs has shape {arr.shape}; expected {Xv.shape} (one draw) or "
+                    f"({n_draws}, {n_samples}, {p})"
+                )
+        selector = self.selector if self.selector is not None else default_statistic(y_arr)
+        seeds = replicate_seeds(self.random_state, n_draws)
+        draw_fdr = self.fdr if n_draws == 1 else self.fdr / 2.0
+        common = dict(
+            mu=mu,
+            sigma=sigma,
+            s=s,
+            selector=selector,
+            statistic=self.statistic,
+            keep=bool(self.keep_knockoffs),
+        )
+        if given is None:
+            out = run_replicates(
+                _one_draw, Xv, y_arr, seeds, n_jobs=self.n_jobs, knockoffs=k, **common
+            )
+        else:
+            out = [
+                _one_draw(Xv, y_arr, seed, knockoffs=g, **common)
+                for seed, g in zip(seeds, given, strict=True)
+            ]
+        Wd = np.vstack([w for w, _ in out])
+        thresholds = np.array([knockoff_threshold(w, draw_fdr, self.offset) for w in Wd])
+        self.W_draws_ = Wd
+        self.thresholds_ = thresholds
+        self.selection_frequencies_ = np.mean(Wd >= thresholds[:, None], axis=0)
+        self.s_ = s
+        if self.keep_knockoffs:
+            ks = [x for _, x in out]
+            self.knockoffs_ = ks[0] if n_draws == 1 else np.stack(ks)
+        if n_draws == 1:
+            W = Wd[0]
+            T = float(thresholds[0])
+            support = W >= T
+            scores = W
+        else:
+            e = np.mean(
+                [knockoff_evalues(w, t, self.offset) for w, t in zip(Wd, thresholds, strict=True)],
+                axis=0,
+            )
+            kept = ebh_select(e, self.fdr)
+            support = np.zeros(p, dtype=bool)
+            support[kept] = True
+            T = p / (self.fdr * kept.size) if kept.size else math.inf
+            self.evalues_ = e
+            W = Wd.mean(axis=0)
+            scores = e
+        idx = np.flatnonzero(support)
+        order = idx[np.lexsort((idx, -scores[idx]))].astype(np.intp)
+        self.W_ = W
+        self.threshold_ = T
+        self.support_ = support
+        self.relevant_features_ = order
+        self.selection_order_ = order
+        self.scores_ = np.asarray(scores, dtype=np.float64)
+        self.ranking_ = rfe_ranking(support, self.scores_)
+        return self
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.allow_nan = False
+        tags.input_tags.sparse = False
+        tags.non_deterministic = self.random_state is None
+        return tags

@@ -1,0 +1,126 @@
+"""The data-adaptive binning rules: n_bins="auto", exact quantiles on sparse and Dask
+input, and the crowded-bin check."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fsel
+from fsel.kernels.binning import (
+    auto_n_bins,
+    check_n_bins,
+    crowded_columns,
+    dask_quantiles,
+    quantile_fractions,
+    sparse_quantile_edges,
+)
+from fsel.kernels.discretize import discretize
+from fsel.kernels.discretize_sparse import discretize_sparse
+
+
+def test_auto_rule_is_the_stated_cube_root():
+    for n in (1, 7, 64, 100, 999, 2000, 8000, 10**5, 10**7, 10**12):
+        by_hand = max(2, min(64, round(n ** (1 / 3) / 2)))
+        assert auto_n_bins(n) == by_hand
+    assert auto_n_bins(8000) == 10  # cube root 20, halved
+    assert [auto_n_bins(n) for n in (10, 10**3, 10**6)] == [2, 5, 50]
+
+
+@pytest.mark.parametrize("bad", [1, 0, -3, 2.5, "many", None, True])
+def test_n_bins_is_validated(bad):
+    with pytest.raises(ValueError, match="n_bins must be an integer >= 2 or 'auto'"):
+        check_n_bins(bad, 100)
+
+
+def test_auto_bins_through_discretize_equal_the_count_given_explicitly():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 3))
+    b = auto_n_bins(3000)
+    for strategy in ("uniform", "quantile"):
+        c_auto, lev_auto, _e_auto = discretize(X, None, "auto", strategy)
+        c_int, _lev_int, _e_int = discretize(X, None, b, strategy)
+        np.testing.assert_array_equal(c_auto, c_int)
+        assert lev_auto.tolist() == [b] * 3
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(-1e6, 1e6, allow_nan=False, width=32), min_size=0, max_size=40),
+    st.integers(0, 30),
+    st.integers(2, 9),
+)
+def test_sparse_quantile_edges_equal_those_of_the_expanded_column(stored, n_zeros, n_bins):
+    vals = np.asarray([v for v in stored if v != 0.0], dtype=np.float64)
+    if vals.size + n_zeros == 0:
+        return
+    dense = np.concatenate([vals, np.zeros(n_zeros)])
+    want = np.unique(np.quantile(dense, quantile_fractions(n_bins)))
+    np.testing.assert_array_equal(sparse_quantile_edges(vals, n_zeros, n_bins), want)
+
+
+def test_sparse_quantile_codes_equal_dense_codes_with_zero_in_its_bin():
+    rng = np.random.default_rng(2)
+    X = rng.lognormal(0, 2, size=(400, 6)) * (rng.random((400, 6)) < 0.3)
+    X[:, 1] -= 0.5 * (X[:, 1] != 0) * rng.random(400)  # negatives and positives
+    for bins in (3, 5, "auto"):
+        dense_codes, dense_levels, dense_edges = discretize(X, None, bins, "quantile")
+        sc, levels, edges = discretize_sparse(sp.csc_matrix(X), None, bins, "quantile")
+        np.testing.assert_array_equal(sc.toarray(), dense_codes)
+        np.testing.assert_array_equal(levels, dense_levels)
+        for a, b in zip(dense_edges, edges, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("chunk", [97, 500, 2500])
+def test_dask_quantiles_equal_numpy_on_heavy_tails_ties_and_holes(chunk):
+    dask = pytest.importorskip("dask")
+    rng = np.random.default_rng(3)
+    n = 6000
+    X = np.exp(3 * rng.normal(size=(n, 5)))
+    X[rng.random((n, 5)) < 0.02] = 999999.0  # outlier cells
+    X[:, 2] = rng.integers(0, 4, n)  # heavy ties
+    X[rng.random(n) < 0.2, 3] = np.nan  # holes
+    X[:, 4] = 7.0  # constant
+    blocks = [dask.delayed(X[i : i + chunk]) for i in range(0, n, chunk)]
+    for bins in (2, 5, 17):
+        qs = quantile_fractions(bins)
+        got = dask_quantiles(blocks, np.arange(5), qs)
+        for c in range(5):
+            v = X[:, c][~np.isnan(X[:, c])]
+            np.testing.assert_array_equal(got[c], np.quantile(v, qs))
+
+
+def test_dask_auto_quantile_fit_equals_in_memory():
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(4)
+    X = np.exp(3 * rng.normal(size=(3000, 8)))
+    y = (np.log(X[:, 1]) + np.log(X[:, 5]) > 0).astype(int)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    mem = fsel.JMI(4, discretize="quantile", n_bins="auto").fit(X, y)
+    dsk = fsel.JMI(4, discretize="quantile", n_bins="auto").fit(
+        da.from_array(X, chunks=(700, 8)), y
+    )
+    np.testing.assert_array_equal(mem.selection_order_, dsk.selection_order_)
+    np.testing.assert_allclose(mem.scores_, dsk.scores_, rtol=1e-10, atol=1e-12)
+    for a, b in zip(mem.bin_edges_, dsk.bin_edges_, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert set(mem.selection_order_[:2].tolist()) == {1, 5}
+
+
+def test_crowded_columns_flags_outlier_set_bins_only():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(500, 4))
+    X[3, 1] = 1e6  # one outlier: every other row in the first equal-width bin
+    X[:, 2] = np.where(rng.random(500) < 0.97, 0.0, rng.normal(size=500))  # 97% one value
+    X[:, 3] = np.exp(4 * rng.normal(size=500))  # heavy tail
+    codes, levels, edges = discretize(X, None, 5, "uniform")
+    assert crowded_columns(codes, levels, edges, X) == [1, 3]
+    codes, levels, edges = discretize(X, None, 5, "quantile")
+    assert crowded_columns(codes, levels, edges, X) == []
+    # sparse: the same columns, read from the stored entries
+    sc, levels, edges = discretize_sparse(sp.csc_matrix(X), None, 5, "uniform")
+    assert crowded_columns(sc, levels, edges, sp.csc_matrix(X)) == [1, 3]

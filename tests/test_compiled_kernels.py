@@ -1,0 +1,607 @@
+"""Every compiled (numba) kernel against an independent reference.
+
+Each kernel is a module-level function of a ``fsel.kernels._numba_*`` module. Here it
+is called directly, compiled and as its plain Python source (``py_func``), and both are
+compared with a plain-loop reference written from the formula in its docstring. The
+kernels whose signature is a whole algorithm (lazy CMIM, the expected-difference
+builds, the pairwise-deletion counts, ...) are checked against their numpy twins by
+the tests named in :data:`TWIN_TESTS`; :func:`test_every_compiled_kernel_is_checked`
+fails when a kernel is added without either.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import pkgutil
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fsel.utils.parallel import numba_available
+
+pytestmark = pytest.mark.skipif(not numba_available(), reason="numba is not installed")
+
+TESTS = Path(__file__).parent
+
+#: kernel -> the test that checks it against its numpy twin (file::test).
+TWIN_TESTS = {
+    "_numba_available_counting.available": "test_information_missing.py",
+    "_numba_available_counting.available_dense": "test_information_missing.py",
+    "_numba_available_counting.available_packed": "test_information_missing.py",
+    "_numba_cmim.cmim_lazy": "test_information_selectors.py",
+    "_numba_counting.sparse_codes_grouped": "test_sparse_information.py",
+    "_numba_discretize.column_ranks": "test_sparse_information.py",
+    "_numba_discretize.drop_zero_codes": "test_sparse_information.py",
+    "_numba_discretize.csr_to_columns": "test_sparse_information.py",
+    "_numba_distances.manhattan_knn_stream": "test_neighbors.py",
+    "_numba_distances.l1_corr": "test_relief_sparse.py",
+    "_numba_neighbors.absdiff_csr": "test_relief_sparse.py",
+    "_numba_neighbors.radius_rows": "test_neighbors.py",
+    "_numba_neighbors.radius_pairs": "test_neighbors.py",
+    "_numba_relief_margins.search": "test_expected_tables.py",
+    "_numba_relief_margins.block": "test_expected_tables.py",
+    "_numba_relief_margins.absdiff": "test_expected_tables.py",
+    "_numba_relief_margins.build": "test_expected_tables.py",
+    "_numba_relief_margins.absdiff_v": "test_expected_tables.py",
+    "_numba_relief_margins.w_rows": "test_expected_tables.py",
+    "_numba_relief_margins.w_upper": "test_expected_tables.py",
+    "_numba_relief_margins.w_block": "test_expected_tables.py",
+    "_numba_classifiability.nn_rows": "test_classifiability.py",
+    "_numba_classifiability.count_rows": "test_classifiability.py",
+    "_numba_knn.tree_levels": "test_knn_mi.py",
+    "_numba_knn.quickselect": "test_knn_mi.py",
+    "_numba_knn.kd_build": "test_knn_mi.py",
+    "_numba_knn._box_min": "test_knn_mi.py",
+    "_numba_knn._box_max": "test_knn_mi.py",
+    "_numba_knn.kth_neighbour_radius": "test_knn_mi.py",
+    "_numba_knn.count_within": "test_knn_mi.py",
+    "_numba_knn.knn_radius": "test_knn_mi.py",
+    "_numba_knn.count_within_all": "test_knn_mi.py",
+}
+
+#: kernels checked in this file (the test names below).
+DIRECT = {
+    "_numba_counting.grouped_dense",
+    "_numba_counting.grouped_touched",
+    "_numba_counting.grouped_packed",
+    "_numba_counting.pair_counts_rows",
+    "_numba_counting.packed_sums",
+    "_numba_discretize.int_ranges",
+    "_numba_discretize.transpose_offsets",
+    "_numba_discretize.remap_codes",
+    "_numba_counting.histograms",
+    "_numba_counting.paired_histograms",
+    "_numba_counting._dense_sums",
+    "_numba_counting._split_pair",
+    "_numba_available_counting._sum_clear",
+    "_numba_available_counting._available_work",
+    "_numba_available_counting._available_sums",
+    "_numba_cmim.pair_cmi",
+    "_numba_discretize.compact",
+    "_numba_discretize.float_ranges",
+    "_numba_discretize.presence",
+    "_numba_distances.l1",
+    "_numba_distances.manhattan",
+    "_numba_distances.manhattan_upper",
+    "_numba_distances.gram_upper",
+    "_numba_distances.sq_delta_add",
+    "_numba_neighbors.knn_block",
+    "_numba_neighbors.absdiff_rows",
+    "_numba_neighbors.absdiff_sparse",
+    "_numba_neighbors.row_mean_std",
+    "_numba_neighbors.radius_counts",
+    "_numba_gaussian_sums.gauss_sums",
+    "_numba_classifiability.dense_nn",
+    "_numba_classifiability.dense_count",
+    "_numba_classifiability.dense_purity",
+    "_numba_relief_margins.transpose",
+}
+
+
+def _compiled_kernels() -> dict[str, object]:
+    import numba.core.registry
+
+    import fsel.kernels as pkg
+
+    found = {}
+    for info in pkgutil.iter_modules(pkg.__path__):
+        if not info.name.startswith("_numba_"):
+            continue
+        mod = importlib.import_module(f"fsel.kernels.{info.name}")
+        for name, obj in vars(mod).items():
+            if (
+                isinstance(obj, numba.core.registry.CPUDispatcher)
+                and obj.__module__ == mod.__name__
+            ):
+                found[f"{info.name}.{name}"] = obj
+    return found
+
+
+def test_every_compiled_kernel_is_checked():
+    kernels = _compiled_kernels()
+    assert len(kernels) >= 40
+    missing = sorted(set(kernels) - DIRECT - set(TWIN_TESTS))
+    assert not missing, f"compiled kernels without a check: {missing}"
+    assert not (DIRECT | set(TWIN_TESTS)) - set(kernels)
+    for name, obj in kernels.items():
+        assert obj.py_func.__doc__ and len(obj.py_func.__doc__) > 30, f"{name}: no docstring"
+    for test_file in set(TWIN_TESTS.values()):
+        text = (TESTS / test_file).read_text()
+        assert re.search(r"numba|FSEL_DISABLE_NUMBA|use_numba|engine", text), test_file
+
+
+def test_import_fsel_stays_light():
+    code = (
+        "import sys, fsel, fsel.kernels.distances, fsel.kernels.neighbors, "
+        "fsel.kernels.classifiability, fsel.kernels.discretize, fsel.kernels.information, "
+        "fsel.kernels.ranking_indices, fsel.utils.parallel; "
+        "print(sorted(m for m in ('numba', 'sklearn', 'dask', 'scipy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "numba" not in out.stdout
+
+
+def both(kernel):
+    """The compiled kernel and its Python source."""
+    return [kernel, kernel.py_func]
+
+
+# ------------------------------------------------------------------------ counting
+
+
+def _nlogn_table(n):
+    t = np.zeros(n + 1)
+    c = np.arange(1, n + 1, dtype=np.float64)
+    t[1:] = c * np.log2(c)
+    return t
+
+
+def _ref_grouped(C, z, group):
+    out = []
+    for row in C:
+        full = Counter(zip(row.tolist(), z.tolist(), strict=True))
+        coarse = Counter((x, v // group) for x, v in zip(row.tolist(), z.tolist(), strict=True))
+        out.append(
+            (
+                sum(c * math.log2(c) for c in full.values()),
+                sum(c * math.log2(c) for c in coarse.values()),
+                len(full),
+                len(coarse),
+            )
+        )
+    return np.array(out).T
+
+
+codes_case = st.tuples(
+    st.integers(1, 6), st.integers(1, 40), st.integers(1, 4), st.integers(1, 3), st.integers(0, 99)
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(codes_case)
+def test_grouped_counting_kernels_against_counters(case):
+    from fsel.kernels import _counting
+    from fsel.kernels import _numba_counting as nc
+
+    K, n, a, group, seed = case
+    rng = np.random.default_rng(seed)
+    nz = group * int(rng.integers(1, 4))
+    C = rng.integers(0, a, (K, n)).astype(np.uint8)
+    z = rng.integers(0, nz, n).astype(np.int64)
+    table = _nlogn_table(n)
+    ref = _ref_grouped(C, z, group)
+    amax = int(C.max()) + 1
+    for kernel in both(nc.grouped_dense) + both(nc.grouped_touched):
+        outs = (np.empty(K), np.empty(K), np.empty(K, np.int64), np.empty(K, np.int64))
+        kernel(C, z, nz, group, amax, table, *outs, 0, K)
+        for o, r in zip(outs, ref, strict=True):
+            np.testing.assert_allclose(o, r, rtol=1e-12, atol=1e-9)
+    packed = _counting.pack_pairs(C)
+    if packed is not None:
+        P, pa = packed
+        for kernel in both(nc.grouped_packed):
+            outs = (np.zeros(K), np.zeros(K), np.zeros(K, np.int64), np.zeros(K, np.int64))
+            kernel(P, z, nz, group, pa, table, *outs, 0, P.shape[0])
+            m = 2 * P.shape[0]
+            for o, r in zip(outs, ref, strict=True):
+                np.testing.assert_allclose(o[:m], r[:m], rtol=1e-12, atol=1e-9)
+    # the helpers, called from Python
+    F = np.zeros(amax * nz, np.int64)
+    np.add.at(F, C[0].astype(np.int64) * nz + z, 1)
+    sf, sc, mf, mc = nc._dense_sums.py_func(
+        F, nz, group, amax, table, np.zeros(amax * nz, np.int64)
+    )
+    np.testing.assert_allclose([sf, sc, mf, mc], ref[:, 0], rtol=1e-12, atol=1e-9)
+    assert not F.any()  # cleared on the way
+
+
+@settings(max_examples=25, deadline=None)
+@given(codes_case, st.integers(1, 4))
+def test_row_split_pair_counts_against_counters(case, parts):
+    """Row-range histograms of packed pairs, summed over any split of the rows, and
+    the sums read from their totals: those of one pass over all rows."""
+    from fsel.kernels import _counting
+    from fsel.kernels import _numba_counting as nc
+    from fsel.utils.parallel import spans
+
+    K, n, a, group, seed = case
+    rng = np.random.default_rng(seed)
+    nz = group * 2
+    C = rng.integers(0, a, (max(K, 2), n)).astype(np.uint8)
+    z = rng.integers(0, nz, n).astype(np.uint8)
+    P, pa = _counting.pack_pairs(C)
+    Q = P.shape[0]
+    H = np.zeros((Q, pa * pa * nz), np.int64)
+    for i0, i1 in spans(n, parts):
+        got = []
+        for kernel in both(nc.pair_counts_rows):
+            got.append(np.zeros((Q, pa * pa * nz), np.int32))
+            kernel(P, z, nz, 0, Q, i0, i1, got[-1])
+        np.testing.assert_array_equal(got[0], got[1])
+        H += got[0]
+    ref = np.zeros_like(H)
+    for q in range(Q):
+        np.add.at(ref[q], P[q].astype(np.int64) * nz + z, 1)
+    np.testing.assert_array_equal(H, ref)
+    table = _nlogn_table(n)
+    want = _ref_grouped(C[: 2 * Q], z.astype(np.int64), group)
+    for kernel in both(nc.packed_sums):
+        outs = (
+            np.zeros(2 * Q),
+            np.zeros(2 * Q),
+            np.zeros(2 * Q, np.int64),
+            np.zeros(2 * Q, np.int64),
+        )
+        kernel(H, nz, group, pa, table, *outs, 0, Q)
+        for o, r in zip(outs, want, strict=True):
+            np.testing.assert_allclose(o, r, rtol=1e-12, atol=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 60), st.integers(1, 5), st.integers(1, 3), st.integers(0, 99))
+def test_parallel_coding_kernels_against_unique(n, d, parts, seed):
+    """Ranges of row spans, offsets with presence, and the remap of gapped columns:
+    the codes of ``np.unique(column, return_inverse=True)``."""
+    from fsel.kernels import _numba_discretize as nd
+    from fsel.utils.parallel import spans
+
+    rng = np.random.default_rng(seed)
+    X = (rng.integers(0, 5, (n, d)) * rng.integers(1, 3, d) - 3).astype(np.int16)
+    sp = spans(n, parts)
+    lo = np.empty((len(sp), d), X.dtype)
+    hi = np.empty((len(sp), d), X.dtype)
+    for t, (a, b) in enumerate(sp):
+        for kernel in both(nd.int_ranges):
+            kernel(X, lo[t], hi[t], a, b)
+    np.testing.assert_array_equal(lo.min(axis=0), X.min(axis=0))
+    np.testing.assert_array_equal(hi.max(axis=0), X.max(axis=0))
+    vmin = X.min(axis=0).astype(np.int64)
+    width = int((X.max(axis=0).astype(np.int64) - vmin).max()) + 1
+    out = np.empty((d, n), np.uint8)
+    present = np.zeros((len(sp), d, width), bool)
+    for t, (a, b) in enumerate(sp):
+        for kernel in both(nd.transpose_offsets):
+            kernel(X, vmin, out, present[t], a, b)
+    np.testing.assert_array_equal(out, (X.astype(np.int64) - vmin).T)
+    seen = present.any(axis=0)
+    lut = (np.cumsum(seen, axis=1) - 1).astype(np.uint8)
+    need = np.ones(d, bool)
+    for kernel in both(nd.remap_codes):
+        codes = out.copy()
+        for a, b in sp:
+            kernel(codes, lut, need, a, b)
+        for j in range(d):
+            np.testing.assert_array_equal(codes[j], np.unique(X[:, j], return_inverse=True)[1])
+
+
+@settings(max_examples=25, deadline=None)
+@given(codes_case)
+def test_histogram_kernels_against_add_at(case):
+    from fsel.kernels import _counting
+    from fsel.kernels import _numba_counting as nc
+
+    K, n, a, nz, seed = case
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, a, (K, n)).astype(np.uint8)
+    z = rng.integers(0, nz, n).astype(np.int64)
+    amax = int(C.max()) + 1
+    ref = np.zeros((K, amax * nz), np.int64)
+    for k in range(K):
+        np.add.at(ref[k], C[k].astype(np.int64) * nz + z, 1)
+    for kernel in both(nc.histograms):
+        out = np.zeros_like(ref)
+        kernel(C, z, nz, out)
+        np.testing.assert_array_equal(out, ref)
+    packed = _counting.pack_pairs(C)
+    if packed is not None:
+        P, pa = packed
+        for kernel in both(nc.paired_histograms):
+            out = np.zeros_like(ref)
+            kernel(P, pa, z, nz, out)
+            np.testing.assert_array_equal(out[: 2 * P.shape[0]], ref[: 2 * P.shape[0]])
+        H = np.zeros(pa * pa * nz, np.int32)
+        h1, h2 = np.zeros(pa * nz, np.int64), np.zeros(pa * nz, np.int64)
+        nc._split_pair.py_func(P[0], z, nz, pa, H, h1, h2)
+        np.testing.assert_array_equal(h1, ref[0])
+        np.testing.assert_array_equal(h2, ref[1])
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 4), st.integers(1, 3), st.integers(0, 99))
+def test_available_helpers_against_counters(n, a, group, seed):
+    """The pairwise-deletion sums of one feature: the seven histograms of its kept
+    cells (code not ``mk``, ``z`` not skipped)."""
+    from fsel.kernels import _numba_available_counting as na
+
+    rng = np.random.default_rng(seed)
+    nz = group * 2
+    x = rng.integers(0, a + 1, n)
+    mk = a  # the missing code
+    z = rng.integers(-1, nz, n)
+    table = _nlogn_table(n)
+    zp, work = na._available_work.py_func(z, nz, group, a + 1)
+    np.testing.assert_array_equal(zp, np.where(z >= 0, z, nz))
+    w = nz + 1
+    full = np.zeros((a + 1) * w, np.int64)
+    np.add.at(full, x * w + zp, 1)
+    s_out, m_out, n_out = np.zeros((7, 1)), np.zeros((7, 1), np.int64), np.zeros(1, np.int64)
+    na._available_sums.py_func(full, mk, nz, group, a + 1, table, work, s_out, m_out, n_out, 0)
+    keep = (x != mk) & (z >= 0)
+    xs, zs = x[keep].tolist(), z[keep].tolist()
+    hists = [
+        Counter(zip(xs, zs, strict=True)),
+        Counter((u, v // group) for u, v in zip(xs, zs, strict=True)),
+        Counter(xs),
+        Counter((u, v % group) for u, v in zip(xs, zs, strict=True)),
+        Counter(zs),
+        Counter(v // group for v in zs),
+        Counter(v % group for v in zs),
+    ]
+    for r, h in enumerate(hists):
+        assert s_out[r, 0] == pytest.approx(sum(c * math.log2(c) for c in h.values()), abs=1e-9)
+        assert m_out[r, 0] == len(h)
+    assert n_out[0] == keep.sum()
+    h = np.array([0, 2, 0, 3], np.int64)
+    s, m = na._sum_clear.py_func(h, _nlogn_table(8))
+    assert (s, m) == (pytest.approx(2 + 3 * math.log2(3)), 2) and not h.any()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 3), st.integers(0, 99), st.booleans())
+def test_pair_cmi_against_entropies(n, a, seed, miller_madow):
+    """I(X_c; Y | X_j) = H(c, j) + H(j, y) - H(c, j, y) - H(j) (plug-in) plus the
+    Miller-Madow correction of the four entropies."""
+    from fsel.kernels import _numba_cmim as nm
+
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, a + 1, (2, n)).astype(np.uint8)
+    y = rng.integers(0, 2, n).astype(np.int64)
+    table = _nlogn_table(n)
+    rows = C.tolist()
+
+    def s_m(*cols):
+        cnt = Counter(zip(*cols, strict=True))
+        return sum(c * math.log2(c) for c in cnt.values()), len(cnt)
+
+    s_j, m_j = s_m(rows[1])
+    s_jy, m_jy = s_m(rows[1], y.tolist())
+    s_cj, m_cj = s_m(rows[0], rows[1])
+    s_cjy, m_cjy = s_m(rows[0], rows[1], y.tolist())
+    mm = 1.0 / (2 * n * math.log(2)) if miller_madow else 0.0
+    ref = (s_cjy + s_j - s_cj - s_jy) / n + (m_cj + m_jy - m_cjy - m_j) * mm
+    amax = int(C.max()) + 1
+    for kernel in both(nm.pair_cmi):
+        scratch = np.zeros(amax * amax * 2, np.int64)
+        got = kernel(C, y, 2, amax, 0, 1, table, s_j, s_jy, m_j, m_jy, 1.0 / n, mm, scratch)
+        assert got == pytest.approx(max(0.0, ref), abs=1e-12)
+
+
+# ---------------------------------------------------------------------- discretize
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 30), st.integers(1, 4), st.integers(-5, 5), st.integers(0, 99))
+def test_compact_and_ranges_against_unique(n, d, shift, seed):
+    from fsel.kernels import _numba_discretize as nd
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, (n, d)).astype(np.int64) * 2 + shift
+    lo = X.min(axis=0)
+    width = int((X.max(axis=0) - lo).max()) + 1
+    for kernel in both(nd.compact):
+        out = np.empty((d, n), np.int64)
+        levels = kernel(X, lo, width, out, np.zeros(d, bool), np.zeros(d, np.int64))
+        for j in range(d):
+            u, inv = np.unique(X[:, j], return_inverse=True)
+            assert levels[j] == u.size
+            np.testing.assert_array_equal(out[j], inv.ravel())
+    F = X.astype(np.float64)
+    F[0, 0] = np.nan
+    for kernel in both(nd.float_ranges):
+        lo_f, hi_f, seen = np.empty(d), np.empty(d), np.zeros(d, bool)
+        assert kernel(F, lo_f, hi_f, seen)
+        np.testing.assert_array_equal(lo_f, np.nanmin(F, axis=0))
+        np.testing.assert_array_equal(hi_f, np.nanmax(F, axis=0))
+        np.testing.assert_array_equal(seen, np.isnan(F).any(axis=0))
+        F2 = F.copy()
+        F2[-1, -1] = 0.5
+        assert not kernel(F2, lo_f, hi_f, np.zeros(d, bool))
+    for kernel in both(nd.presence):
+        present = np.zeros((d, width), bool)
+        kernel(X, lo, present)
+        for j in range(d):
+            np.testing.assert_array_equal(np.flatnonzero(present[j]) + lo[j], np.unique(X[:, j]))
+
+
+# ----------------------------------------------------------------------- distances
+
+mats = st.tuples(st.integers(1, 12), st.integers(1, 12), st.integers(1, 5), st.integers(0, 99))
+
+
+@settings(max_examples=25, deadline=None)
+@given(mats)
+def test_distance_kernels_against_loops(case):
+    from fsel.kernels import _numba_distances as nd
+
+    n, m, d, seed = case
+    rng = np.random.default_rng(seed)
+    A, B = rng.normal(size=(n, d)), rng.normal(size=(m, d))
+    ref = np.array([[sum(abs(a - b)) for b in B] for a in A])
+    for kernel in both(nd.manhattan):
+        out = np.empty((n, m))
+        kernel(A, B, out)
+        np.testing.assert_allclose(out, ref, rtol=1e-12, atol=1e-12)
+    assert nd.l1.py_func(A[0], B[0]) == pytest.approx(ref[0, 0])
+    refA = np.array([[sum(abs(a - b)) for b in A] for a in A])
+    for kernel in both(nd.manhattan_upper):
+        out = np.full((n, n), np.nan)
+        kernel(A, 0, n, out)
+        np.testing.assert_allclose(out, refA, rtol=1e-12, atol=1e-12)
+    sq = np.einsum("ij,ij->i", A, A)
+    ref2 = np.array([[np.sum((a - b) ** 2) for b in A] for a in A])
+    for kernel, root in [(nd.gram_upper, False), (nd.gram_upper.py_func, True)]:
+        G = A @ A.T
+        kernel(G, sq, 0, n, root)
+        np.testing.assert_allclose(G, np.sqrt(ref2) if root else ref2, atol=1e-9)
+        np.testing.assert_array_equal(G, G.T)
+    for s, x, y_, sym, want in [(1.0, 0.5, 0.25, False, 1.0625), (1.0, 2.0, 3.0, True, 2.0)]:
+        assert nd.sq_delta_add.py_func(s, x, y_, sym) == want
+
+
+# ---------------------------------------------------------------------- neighbours
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 15), st.integers(1, 3), st.integers(1, 3), st.integers(0, 99))
+def test_neighbour_kernels_against_loops(n, C, k, seed):
+    from fsel.kernels import _numba_neighbors as nn
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, (n, 2)).astype(np.float64)  # ties on purpose
+    y = np.sort(rng.integers(0, C, n)).astype(np.intp)
+    D = np.abs(X[:, None, :] - X[None, :, :]).sum(axis=2)
+    run_end = np.empty(n, np.intp)
+    for j in range(n):
+        e = j
+        while e < n and y[e] == y[j]:
+            e += 1
+        run_end[j] = e
+    selfs = np.arange(n, dtype=np.intp)
+    for kernel in both(nn.knn_block):
+        idx = np.full((n, C, k), -1, np.intp)
+        dist = np.full((n, C, k), np.inf)
+        kernel(D, selfs, y, run_end, k, idx, dist)
+        for i in range(n):
+            for c in range(C):
+                cand = sorted((D[i, j], j) for j in range(n) if j != i and y[j] == c)[:k]
+                assert [j for _, j in cand] == idx[i, c, : len(cand)].tolist()
+                assert (idx[i, c, len(cand) :] == -1).all()
+    A = rng.normal(size=(n, n))
+    ref = np.array([sum(A[i, j] * np.abs(X[i] - X[j]) for j in range(n)) for i in range(n)])
+    for kernel in both(nn.absdiff_rows):
+        out = np.zeros((n, 2))
+        kernel(X, 0, A, out)
+        np.testing.assert_allclose(out, ref, atol=1e-9)
+    idx = rng.integers(-1, n, (n, 3)).astype(np.intp)
+    coef = rng.normal(size=(n, 3))
+    ref_s = np.zeros((n, 2))
+    for i in range(n):
+        for t in range(3):
+            if idx[i, t] >= 0:
+                ref_s[i] += coef[i, t] * np.abs(X[i] - X[idx[i, t]])
+    for kernel in both(nn.absdiff_sparse):
+        out = np.zeros((n, 2))
+        kernel(X, selfs, idx, coef, out)
+        np.testing.assert_allclose(out, ref_s, atol=1e-9)
+    for kernel in both(nn.row_mean_std):
+        mu, sd = np.empty(n), np.empty(n)
+        kernel(D, 0, mu, sd)
+        others = [np.delete(D[i], i) for i in range(n)]
+        np.testing.assert_allclose(mu, [o.mean() for o in others], atol=1e-12)
+        np.testing.assert_allclose(sd, [o.std() for o in others], atol=1e-12)
+    T = rng.uniform(0, 4, n)
+    for kernel in both(nn.radius_counts):
+        cnt = np.zeros((n, C))
+        kernel(D, 0, T, y, run_end, cnt)
+        want = [
+            [sum(1 for j in range(n) if j != i and D[i, j] < T[i] and y[j] == c) for c in range(C)]
+            for i in range(n)
+        ]
+        np.testing.assert_array_equal(cnt, want)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.floats(-20, 20), min_size=1, max_size=25), st.integers(1, 3))
+def test_gauss_sums_against_the_exact_sum(values, C):
+    from fsel.kernels import _numba_gaussian_sums as ng
+    from fsel.kernels.gaussian_sums import GAUSS_L, GAUSS_P, GAUSS_TOL, _sqrt_factorials
+
+    t = np.unique(np.asarray(values))
+    cnt = np.arange(t.size * C, dtype=np.float64).reshape(t.size, C) % 3 + 1
+    ref = np.exp(-0.5 * (t[:, None] - t[None, :]) ** 2) @ cnt
+    for kernel in both(ng.gauss_sums):
+        G = np.zeros_like(cnt)
+        kernel(t, cnt, GAUSS_P, GAUSS_L, _sqrt_factorials(GAUSS_P), G)
+        np.testing.assert_allclose(G, ref, atol=GAUSS_TOL * cnt.sum() * 10, rtol=1e-9)
+
+
+# ------------------------------------------------------------------ classifiability
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 12), st.integers(1, 3), st.integers(1, 3), st.integers(0, 99))
+def test_classifiability_dense_scans_against_loops(n, k, C, seed):
+    from fsel.kernels import _numba_classifiability as nk
+
+    rng = np.random.default_rng(seed)
+    Xf = rng.integers(0, 3, (n, k)) / 2.0
+    sym = rng.integers(0, 2, k).astype(np.bool_)
+    y = rng.integers(0, C, n).astype(np.intp)
+
+    def d2(i, j):
+        return sum(
+            float(Xf[i, f] != Xf[j, f]) if sym[f] else (Xf[i, f] - Xf[j, f]) ** 2 for f in range(k)
+        )
+
+    nn2 = np.array([min(d2(i, j) for j in range(n) if j != i) for i in range(n)])
+    theta = nn2 + 0.3
+    counts = np.array(
+        [
+            [
+                sum(1.0 for j in range(n) if j != i and d2(i, j) <= theta[i] and y[j] == c)
+                for c in range(C)
+            ]
+            for i in range(n)
+        ]
+    )
+    purity = ((counts / counts.sum(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    for kernel in both(nk.dense_nn):
+        out = np.empty(n)
+        kernel(Xf, sym, out)
+        np.testing.assert_allclose(out, nn2, atol=1e-12)
+    for kernel in both(nk.dense_count):
+        cnt = np.zeros((n, C))
+        kernel(Xf, sym, theta, y, cnt)
+        np.testing.assert_array_equal(cnt, counts)
+    for kernel in both(nk.dense_purity):
+        out = np.empty(n)
+        kernel(Xf, sym, theta, y, C, out)
+        np.testing.assert_allclose(out, purity, atol=1e-12)
+
+
+def test_expected_table_transpose():
+    from fsel.kernels import _numba_relief_margins as nr
+
+    W = np.arange(2 * 33 * 40, dtype=np.float64).reshape(2, 33, 40)
+    for kernel in both(nr.transpose):
+        V = np.empty((2, 40, 33))
+        kernel(W, V)
+        np.testing.assert_array_equal(V, W.transpose(0, 2, 1))

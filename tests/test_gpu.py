@@ -1,0 +1,299 @@
+"""``device="cuda"``: the GPU kernels agree with the CPU path, and the errors without
+a GPU name what is missing.
+
+The kernels run under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``), in a
+subprocess (the simulator must be chosen before ``numba.cuda`` is first imported;
+tests/_gpu_sim_worker.py), on tiny tables: the simulator runs one Python thread per
+GPU thread. The same kernels run on a real GPU in benchmarks/bench_gpu.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fsel
+from fsel.kernels.gpu import _device
+
+ROOT = Path(__file__).resolve().parents[1]
+
+INFORMATION = [
+    "MIM", "MIFS", "MRMR", "JMI", "CMIM", "DISR", "ICAP", "CIFE", "CondRed", "CMI",
+    "BetaGamma", "JMIM",
+]  # fmt: skip
+COMPARED = [*INFORMATION, "JMI-miller_madow", "MRMR-binned-floats"]
+RELIEF = ["ReliefF", "ReliefF-euclidean-all", "Relief", "MRelief", "SURF", "MultiSURF-euclidean"]
+
+
+@pytest.fixture(scope="module")
+def simulated() -> dict:
+    """CPU and simulated-GPU fits of every selector with device support."""
+    pytest.importorskip("numba")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "_gpu_sim_worker.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout)
+
+
+@pytest.mark.parametrize("case", COMPARED + RELIEF)
+def test_gpu_selects_what_the_cpu_selects(simulated, case):
+    r = simulated[case]
+    assert r["gpu"]["device_"] == "cuda"
+    assert r["cpu"]["device_"] == "cpu"
+    assert r["gpu"]["order"] == r["cpu"]["order"]
+    np.testing.assert_allclose(r["gpu"]["scores"], r["cpu"]["scores"], rtol=0, atol=1e-12)
+    for attr in ("selection_scores_", "relevance_", "margin_"):
+        if attr in r["cpu"]:
+            np.testing.assert_allclose(r["gpu"][attr], r["cpu"][attr], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("case", COMPARED + RELIEF)
+def test_gpu_fit_reports_its_timings(simulated, case):
+    want = ["count_s", "select_s", "setup_s", "transfer_s"]
+    if case in RELIEF:
+        want = ["search_s", "transfer_s"]
+    assert simulated[case]["timings"] == want
+
+
+def test_codes_already_on_the_gpu_give_the_host_selection(simulated):
+    assert simulated["JMI-device-array"]["gpu"]["order"] == simulated["JMI"]["cpu"]["order"]
+    np.testing.assert_allclose(
+        simulated["JMI-device-array"]["gpu"]["scores"],
+        simulated["JMI"]["cpu"]["scores"],
+        atol=1e-12,
+    )
+
+
+def test_a_table_over_the_gpu_budget_streams_in_row_blocks(simulated):
+    s = simulated["streamed"]
+    assert not s["resident"] and s["blocks"] > 1
+    assert s["relevance"][0] == s["relevance"][1]  # bit for bit: counts, then the CPU's sums
+    assert s["joint_mi"][0] == s["joint_mi"][1]
+
+
+# ----------------------------------------------------------------- without a GPU
+
+
+def test_sums_from_counts_match_a_plain_loop():
+    from fsel.kernels._counting import nlogn_table
+    from fsel.kernels.gpu.information import sums_from_counts
+
+    rng = np.random.default_rng(0)
+    full = rng.integers(0, 5, size=(3, 12))
+    s_full, s_coarse, m_full, m_coarse = sums_from_counts(full, 3, nlogn_table(100))
+    for k in range(3):
+        coarse = [sum(full[k, 3 * q : 3 * q + 3]) for q in range(4)]
+        assert s_full[k] == pytest.approx(sum(c * np.log2(c) for c in full[k] if c))
+        assert s_coarse[k] == pytest.approx(sum(c * np.log2(c) for c in coarse if c))
+        assert m_full[k] == sum(1 for c in full[k] if c)
+        assert m_coarse[k] == sum(1 for c in coarse if c)
+
+
+def test_cuda_problem_names_a_missing_numba(monkeypatch):
+    monkeypatch.setitem(sys.modules, "numba", None)
+    assert _device.cuda_problem().startswith("numba is not installed")
+
+
+def test_cuda_problem_names_a_missing_numba_cuda(monkeypatch):
+    numba = pytest.importorskip("numba")
+    monkeypatch.delattr(numba, "cuda", raising=False)
+    monkeypatch.setitem(sys.modules, "numba.cuda", None)
+    assert "numba's CUDA target (numba-cuda) cannot be imported" in _device.cuda_problem()
+
+
+def _fake_driver(monkeypatch, count=None, error=None):
+    pytest.importorskip("numba")
+    try:
+        from numba.cuda.cudadrv import driver as drv
+    except Exception:  # pragma: no cover - numba-cuda not importable here
+        pytest.skip("numba.cuda does not import here")
+    monkeypatch.delenv("NUMBA_ENABLE_CUDASIM", raising=False)
+
+    def get_device_count():
+        if error is not None:
+            raise drv.CudaSupportError(error)
+        return count
+
+    monkeypatch.setattr(drv.driver, "get_device_count", get_device_count, raising=False)
+    from numba import cuda
+
+    monkeypatch.setattr(cuda, "is_available", lambda: False)
+
+
+def test_cuda_problem_names_a_missing_driver(monkeypatch):
+    _fake_driver(monkeypatch, error="Error at driver init: CUDA driver library cannot be found.")
+    assert _device.cuda_problem().startswith("no CUDA driver found")
+
+
+def test_cuda_problem_names_a_missing_device(monkeypatch):
+    _fake_driver(monkeypatch, count=0)
+    assert _device.cuda_problem().startswith("no CUDA device found")
+
+
+@pytest.mark.parametrize(
+    "est", [fsel.JMI(2, device="cuda"), fsel.MIM(2, device="cuda"), fsel.ReliefF(2, device="cuda")]
+)
+def test_device_cuda_without_a_gpu_is_a_one_line_error(monkeypatch, est):
+    _fake_driver(monkeypatch, count=0)
+    X = np.random.default_rng(0).integers(0, 3, size=(30, 4))
+    y = X[:, 0] % 2
+    with pytest.raises(RuntimeError, match=r"device='cuda' but no CUDA device found") as info:
+        est.fit(X, y)
+    assert "\n" not in str(info.value)
+
+
+def test_device_auto_without_a_gpu_runs_on_the_cpu(monkeypatch):
+    _fake_driver(monkeypatch, count=0)
+    X = np.random.default_rng(0).integers(0, 3, size=(30, 4))
+    y = X[:, 0] % 2
+    auto = fsel.JMI(2, device="auto").fit(X, y)
+    cpu = fsel.JMI(2).fit(X, y)
+    assert auto.device_ == "cpu" and cpu.device_ == "cpu"
+    assert auto.selection_order_.tolist() == cpu.selection_order_.tolist()
+    assert not hasattr(auto, "timings_")
+
+
+def test_bad_device_value_is_refused():
+    X = np.zeros((10, 2), dtype=int)
+    with pytest.raises(ValueError, match="device must be one of"):
+        fsel.JMI(1, device="gpu").fit(X, np.arange(10) % 2)
+
+
+def test_unsupported_combinations_refuse_cuda(monkeypatch):
+    import scipy.sparse as sp
+
+    monkeypatch.setattr(_device, "cuda_problem", lambda: None)  # a GPU "is there"
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(30, 4)).astype(float)
+    y = X[:, 0].astype(int) % 2
+    with pytest.raises(ValueError, match="device='cuda' does not take sparse X"):
+        fsel.JMI(2, device="cuda").fit(sp.csr_matrix(X), y)
+    holes = X.copy()
+    holes[0, 1] = np.nan
+    with pytest.raises(ValueError, match="missing='available'"):
+        fsel.JMI(2, device="cuda", missing="available").fit(holes, y)
+    for cls in (fsel.ReliefF, fsel.SURF, fsel.MultiSURF):
+        with pytest.raises(ValueError, match="without missing values"):
+            cls(2, device="cuda").fit(holes, y)
+    assert "device" not in fsel.IRelief().get_params()  # other variants: CPU only
+
+
+def test_cli_device_flag(tmp_path, capsys, monkeypatch):
+    from fsel.cli.main import main
+
+    _fake_driver(monkeypatch, count=0)
+    rng = np.random.default_rng(0)
+    path = tmp_path / "t.csv"
+    X = rng.integers(0, 3, size=(40, 3))
+    y = X[:, 1] % 2
+    rows = (",".join(map(str, [*r, t])) for r, t in zip(X, y, strict=True))
+    path.write_text("a,b,c,y\n" + "\n".join(rows))
+    code = main(["select", str(path), "--target", "y", "-k", "1", "--device", "cuda", "-q"])
+    assert code != 0
+    assert "no CUDA device found" in capsys.readouterr().err
+
+
+def _ptx_signatures():
+    """Every CUDA kernel with the argument types the host code passes it."""
+    from numba import types as t
+
+    from fsel.kernels.gpu import _cuda_information as ki
+    from fsel.kernels.gpu import _cuda_relief as kr
+
+    def a(dt, nd):
+        return t.Array(dt, nd, "C")
+
+    i64, f64, b = t.int64, t.float64, t.boolean
+    hist = a(t.int32, 2)
+    return [
+        (ki.hist_shared, (a(t.uint32, 2), a(t.uint32, 1), b, i64, i64, i64, i64, hist)),
+        (ki.hist_shared, (a(t.uint32, 2), a(t.int32, 1), b, i64, i64, i64, i64, hist)),
+        (ki.hist_global, (a(t.uint8, 2), a(t.uint32, 1), b, i64, i64, hist)),
+        (ki.hist_global, (a(t.int32, 2), a(t.int32, 1), b, i64, i64, hist)),
+        (ki.pair_z, (a(t.uint8, 2), i64, a(t.uint8, 1), i64, i64, a(t.uint8, 1))),
+        (ki.pair_z, (a(t.uint8, 2), i64, a(t.uint8, 1), i64, i64, a(t.int32, 1))),
+        (ki.transpose_codes, (a(t.int64, 2), a(t.uint8, 2))),
+        (ki.column_range, (a(t.uint8, 2), i64, a(i64, 1), a(i64, 1))),
+        (kr.transpose, (a(f64, 2), a(f64, 2))),
+        (kr.distances, (a(f64, 2), a(f64, 2), b, a(f64, 2))),
+        (
+            kr.nearest_by_class,
+            (a(f64, 2), a(i64, 1), a(i64, 1), i64, i64, a(f64, 3), a(i64, 3), a(f64, 3), a(i64, 3)),
+        ),
+        (kr.row_sums, (a(f64, 2), a(i64, 1), a(f64, 1), b, a(f64, 1))),
+        (kr.radius_counts, (a(f64, 2), a(i64, 1), a(f64, 1), a(i64, 1), a(i64, 2))),
+        (kr.radius_weights, (a(f64, 2), a(i64, 1), a(f64, 1), a(i64, 1), a(f64, 2))),
+        (kr.weighted_absdiff, (a(f64, 2), a(f64, 2), a(f64, 2), a(f64, 2))),
+        (kr.sqrt_inplace, (a(f64, 2),)),
+    ]
+
+
+def test_kernels_compile_for_a_real_gpu(monkeypatch):
+    """The kernels type-check and compile to PTX (sm_90) with the argument types the
+    host code passes: what the simulator, which runs them as Python, cannot check.
+    Needs numba's CUDA target and libNVVM (a CUDA toolkit), not a GPU."""
+    pytest.importorskip("numba")
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        pytest.skip("the simulator has no compiler")
+    try:
+        from numba import cuda
+        from numba import types as t
+
+        cuda.compile_ptx(lambda x: None, t.void(t.int32[:]), cc=(9, 0))
+    except Exception as exc:  # no libNVVM here
+        pytest.skip(f"numba cannot compile CUDA kernels here: {str(exc).splitlines()[0][:80]}")
+    from numba import types as t
+
+    for kernel, sig in _ptx_signatures():
+        ptx, _ = cuda.compile_ptx(kernel.py_func, t.void(*sig), cc=(9, 0))
+        assert ".entry" in ptx
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [
+        [1, 0, 1, 1],  # already the codes 0..m-1: a view comes back
+        [5, 3, 5, 9],  # gaps
+        [-2, 7, 7, -2, 0],  # negative labels, int8 and wider
+        [3, 3, 3],
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int64, np.bool_])
+def test_encode_labels_agrees_with_np_unique(labels, dtype):
+    pytest.importorskip("numba")
+    from fsel.kernels.gpu.information import encode_labels
+
+    y = np.array(labels)
+    if dtype is np.bool_:
+        y = y > 2
+    elif dtype is np.uint8:
+        y = np.abs(y)
+    y = y.astype(dtype)
+    before = y.copy()
+    classes, codes = encode_labels(y)
+    want_classes, want_codes = np.unique(y, return_inverse=True)
+    assert classes.tolist() == want_classes.tolist()
+    assert classes.dtype == y.dtype
+    assert codes.tolist() == want_codes.reshape(-1).tolist()
+    np.testing.assert_array_equal(y, before)  # the input is not modified
+
+
+def test_byte_label_counts_is_bincount():
+    pytest.importorskip("numba")
+    from fsel.kernels.gpu.information import byte_label_counts
+
+    y = np.random.default_rng(0).integers(0, 256, 1001).astype(np.uint8)
+    assert byte_label_counts(y).tolist() == np.bincount(y, minlength=256).tolist()

@@ -1,0 +1,126 @@
+"""The one n_jobs rule, thread pool, numba, sparse and memory-budget checks."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fsel.utils.parallel import (
+    check_memory_budget,
+    effective_n_jobs,
+    is_sparse,
+    numba_available,
+    run_threads,
+    spans,
+    thread_map,
+)
+
+CPUS = os.cpu_count() or 1
+
+
+def test_n_jobs_follows_joblib():
+    joblib = pytest.importorskip("joblib")
+    assert effective_n_jobs(None) == 1
+    assert effective_n_jobs(1) == 1
+    assert effective_n_jobs(7) == 7
+    assert effective_n_jobs(-1) == CPUS
+    assert effective_n_jobs(-2) == max(1, CPUS - 1)
+    assert effective_n_jobs(-CPUS - 5) == 1
+    with joblib.parallel_config(n_jobs=3):
+        assert effective_n_jobs(None) == 3
+        assert effective_n_jobs(2) == 2
+    for bad in (0, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="n_jobs"):
+            effective_n_jobs(bad)
+    assert effective_n_jobs(np.int64(2)) == 2
+
+
+def test_memory_budget_check():
+    assert check_memory_budget(np.int64(5)) == 5
+    with pytest.raises(TypeError, match="memory_budget"):
+        check_memory_budget(1.0)
+    with pytest.raises(TypeError, match="memory_budget"):
+        check_memory_budget(True)
+    with pytest.raises(ValueError, match="memory_budget"):
+        check_memory_budget(0)
+
+
+def test_numba_switch(monkeypatch):
+    monkeypatch.setenv("FSEL_DISABLE_NUMBA", "1")
+    assert numba_available() is False
+    monkeypatch.setenv("FSEL_DISABLE_NUMBA", "0")
+    assert numba_available() is (__import__("importlib").util.find_spec("numba") is not None)
+
+
+def test_is_sparse():
+    sp = pytest.importorskip("scipy.sparse")
+    assert is_sparse(sp.csr_matrix(np.eye(2)))
+    assert is_sparse(sp.csc_array(np.eye(2)))
+    assert not is_sparse(np.eye(2))
+    assert not is_sparse([[1.0]])
+
+
+@given(st.integers(0, 50), st.integers(1, 9))
+def test_spans_cover_in_order(n, parts):
+    got = spans(n, parts)
+    assert [i for a, b in got for i in range(a, b)] == list(range(n))
+    assert all(b > a for a, b in got)
+    assert len(got) == min(n, parts)
+
+
+@settings(deadline=None, max_examples=30)
+@given(st.integers(0, 40), st.integers(1, 5))
+def test_thread_helpers_give_the_loop_result(k, n_jobs):
+    assert thread_map(lambda a, b: (a, b), spans(k, n_jobs), n_jobs) == spans(k, n_jobs)
+    out = np.zeros(k, dtype=np.int64)
+
+    def fill(o, k0, k1):
+        o[k0:k1] = np.arange(k0, k1) ** 2
+
+    run_threads(fill, k, n_jobs, (out,))
+    np.testing.assert_array_equal(out, np.arange(k) ** 2)
+
+
+def test_thread_map_propagates_errors():
+    def boom(a, b):
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        thread_map(boom, [(0, 1), (1, 2)], 2)
+
+
+def test_threaded_row_passes_agree_with_numpy():
+    # large enough (> 8 MiB) for two threads to be used
+    from fsel.utils.parallel import any_nan, column_min_max, n_threads_for, take_rows
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((400_000, 3))
+    assert n_threads_for(X.nbytes, 2) == 2
+    order = rng.permutation(X.shape[0])
+    np.testing.assert_array_equal(take_rows(X, order, 2), X[order])
+    lo, hi = column_min_max(X, 2)
+    np.testing.assert_array_equal(lo, X.min(axis=0))
+    np.testing.assert_array_equal(hi, X.max(axis=0))
+    assert not any_nan(X, 2)
+    Y = X.copy()
+    Y[-1, 2] = np.nan
+    assert any_nan(Y, 2)
+    assert not any_nan(np.zeros((5, 2), dtype=np.int64), 2)
+
+
+def test_relieff_setup_threads_do_not_change_margins():
+    # a table over the threading threshold: scaling, class-order gather and NaN scans
+    # in threads must give the one-thread margins bit for bit
+    from fsel import ReliefF
+
+    rng = np.random.default_rng(3)
+    X = rng.random((12_000, 100))
+    y = (X[:, 0] + X[:, 1] > 1.0).astype(int)
+    kw = {"n_neighbors": 5, "sample_size": 10, "random_state": 0}
+    one = ReliefF(**kw, n_jobs=1).fit(X, y)
+    two = ReliefF(**kw, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(two.margin_, one.margin_)
