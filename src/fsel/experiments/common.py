@@ -58,13 +58,11 @@ def reproduction_n_jobs(n_jobs: int | None) -> int:
     >>> reproduction_n_jobs(None), reproduction_n_jobs(3)
     (1, 3)
     """
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int)):
-        raise TypeError(f"n_jobs must be an int or None, got {n_jobs!r}")
-    if n_jobs == 0:
-        raise ValueError("n_jobs == 0 has no meaning; use None, a positive int or -1")
-    from joblib import effective_n_jobs
+    from fsel.utils.parallel import effective_n_jobs
+    from fsel.utils.params import check_n_jobs
 
-    return int(effective_n_jobs(n_jobs))
+    check_n_jobs(n_jobs)
+    return effective_n_jobs(n_jobs)
 
 
 def with_n_jobs(make: Callable[..., Any], n_jobs: int | None) -> Callable[..., Any]:
