@@ -350,9 +350,17 @@ def _summary(gen: list[dict], real: list[dict], labels: dict[str, list[str]]) ->
 
 
 def robust_defaults(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
-    """Defaults by evidence (issue 23): binning rules, Relief scalings, integer columns."""
+    """Defaults by evidence (issue 23): binning rules, Relief scalings, integer columns.
+
+    ``n_jobs`` is accepted as by every reproduction (``fsel reproduce --n-jobs``); the
+    units run one at a time (each is cached), so results never depend on it."""
     from fsel.datasets import load
     from fsel.datasets.loaders import DatasetNotFoundError
     from fsel.experiments.cache import array_fingerprint, cache_for

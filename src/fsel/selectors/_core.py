@@ -93,7 +93,7 @@ class SelectorCore:
     --------
     >>> from fsel.selectors.information._fit import JMI
     >>> JMI._param_names()[:3]
-    ['categorical', 'discretize', 'mi_estimator']
+    ['categorical', 'device', 'discretize']
     """
 
     _target_kind = "classification"
