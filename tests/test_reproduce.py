@@ -544,5 +544,5 @@ def test_reproduction_n_jobs_follows_joblib():
         assert reproduction_n_jobs(None) == 3
     with pytest.raises(ValueError, match="n_jobs == 0"):
         reproduction_n_jobs(0)
-    with pytest.raises(TypeError, match="n_jobs must be an int"):
+    with pytest.raises(TypeError, match="n_jobs must be None or an int"):
         reproduction_n_jobs(1.5)
