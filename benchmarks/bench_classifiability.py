@@ -6,7 +6,7 @@ the default ``epsilon=0`` the search stops by itself after 6 features on mfeat).
 
 Side by side in one run:
 
-* **fsel incremental, numba** -- ``Classifiability(max_features=10, epsilon=-1)``,
+* **fsel incremental, numba** -- ``Classifiability(n_features_to_select=10, epsilon=-1)``,
   ``n_jobs=1`` (CPU and wall seconds, after an untimed warm-up fit for compilation) and
   ``n_jobs=2`` (wall seconds).
 * **fsel incremental, numpy** -- the same with ``FSEL_DISABLE_NUMBA=1`` (pure-numpy
@@ -78,9 +78,9 @@ def run_fsel(X: np.ndarray, y: np.ndarray, k: int, n_jobs: int) -> dict[str, Any
     from fsel import Classifiability
 
     def fit() -> Any:
-        return Classifiability(max_features=k, epsilon=-1.0, n_jobs=n_jobs).fit(X, y)
+        return Classifiability(n_features_to_select=k, epsilon=-1.0, n_jobs=n_jobs).fit(X, y)
 
-    Classifiability(max_features=2).fit(X[::20], y[::20])  # warm-up: numba compilation
+    Classifiability(n_features_to_select=2).fit(X[::20], y[::20])  # warm-up: numba compilation
     sel, cpu, wall = _timed(fit)
     return {
         "cpu_s": cpu,

@@ -1,11 +1,11 @@
-"""Benchmark: the nearest-neighbour information estimator (``estimator="knn"``).
+"""Benchmark: the nearest-neighbour information estimator (``mi_estimator="knn"``).
 
 Data: ``N`` rows of ``K`` continuous columns (standard normal, seed 0); class labels
 ``y = 1[x0 + sin(2 x1) + x2 x3 + 0.5 e > 0]`` (the first four columns relevant).
 
 Rows, in one run:
 
-* **JMI(20) knn** -- ``fsel.JMI(20, estimator="knn", n_jobs=J)`` on ``10,000 x 200``
+* **JMI(20) knn** -- ``fsel.JMI(20, mi_estimator="knn", n_jobs=J)`` on ``10,000 x 200``
   (the target: under 60 s on 2 cores with numba), for ``J = 1`` and ``2``: wall seconds
   and CPU seconds of this process (all threads);
 * **MIM knn** and scikit-learn's ``mutual_info_classif(n_neighbors=3)`` on the same
@@ -67,15 +67,15 @@ def main(argv: list[str] | None = None) -> int:
 
     n, d, k = (2000, 50, 10) if args.quick else (10_000, 200, 20)
     X, y = _data(n, d)
-    fsel.JMI(3, estimator="knn", n_jobs=2).fit(X[:300, :6], y[:300])  # compile
+    fsel.JMI(3, mi_estimator="knn", n_jobs=2).fit(X[:300, :6], y[:300])  # compile
     load0 = os.getloadavg()
     rows: list[dict[str, Any]] = []
     picks = None
     for jobs in (1, 2):
-        sel, wall, cpu = _timed(lambda j=jobs: fsel.JMI(k, estimator="knn", n_jobs=j).fit(X, y))
+        sel, wall, cpu = _timed(lambda j=jobs: fsel.JMI(k, mi_estimator="knn", n_jobs=j).fit(X, y))
         picks = sel.selection_order_.tolist()
         rows.append({"what": f"JMI({k}) knn", "n_jobs": jobs, "wall_s": wall, "cpu_s": cpu})
-    mim, wall_m, cpu_m = _timed(lambda: fsel.MIM(d, estimator="knn").fit(X, y))
+    mim, wall_m, cpu_m = _timed(lambda: fsel.MIM(d, mi_estimator="knn").fit(X, y))
     ref, wall_s, cpu_s = _timed(lambda: mutual_info_classif(X, y, n_neighbors=3, random_state=0))
     rows.append({"what": "MIM knn", "n_jobs": 1, "wall_s": wall_m, "cpu_s": cpu_m})
     rows.append(

@@ -6,7 +6,7 @@ Data: Ditzler et al.'s synthetic uniform data (:func:`fsel.datasets.make_npfs_un
 
 Side by side in one run:
 
-* **fsel NPFS** -- ``NPFS(fsel.JMI(10), n_bootstraps=100, alpha=0.01)`` with
+* **fsel NPFS** -- ``NPFS(fsel.JMI(10), n_resamples=100, alpha=0.01)`` with
   ``n_jobs=1`` (CPU seconds of this process, ``time.process_time``, and wall seconds)
   and with ``n_jobs=2`` on joblib's process (loky) and thread backends (wall seconds;
   the speed-up is wall(n_jobs=1) / wall(n_jobs=2)). A warm-up fit (numba compilation,
@@ -18,7 +18,7 @@ Side by side in one run:
 
 For each method: seconds, the ratio to NPFS(n_jobs=1), true positives (relevant
 features among the first 15) and false positives. ``--quick`` uses K=50, k*=5,
-n_bootstraps=20 and Boruta ``max_iter=20``.
+n_resamples=20 and Boruta ``max_iter=20``.
 
 The machine is shared: wall times are noisy under contention; CPU seconds of the
 single-process runs are the fairer comparison. Results go to
@@ -68,7 +68,7 @@ def run_npfs(X, y, k, n_boot, n_jobs, backend, k_star):
     def fit():
         with joblib.parallel_config(backend=backend):
             return fsel.NPFS(
-                fsel.JMI(k), n_bootstraps=n_boot, alpha=0.01, n_jobs=n_jobs, random_state=0
+                fsel.JMI(k), n_resamples=n_boot, alpha=0.01, n_jobs=n_jobs, random_state=0
             ).fit(X, y)
 
     fit()  # warm-up: compilation, worker start

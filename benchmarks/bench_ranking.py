@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         default=100,
         help="columns timed for mutual_info_regression (scaled to D); 0 = all",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--random-state", type=int, default=0)
     p.add_argument("--output", type=Path, default=None, help="output stem (no suffix)")
     _provenance.add_allow_dirty(p)
     args = p.parse_args(argv)

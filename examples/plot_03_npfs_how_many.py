@@ -23,7 +23,7 @@ from fsel.datasets import make_npfs_uniform
 from fsel.meta.plots import plot_relevant_vs_bootstraps, plot_selection_matrix
 
 X, y, relevant = make_npfs_uniform(n_samples=500, n_features=25, n_relevant=5, random_state=0)
-npfs = fsel.NPFS(fsel.JMI(10), n_bootstraps=100, alpha=0.01, random_state=0)
+npfs = fsel.NPFS(fsel.JMI(10), n_resamples=100, alpha=0.01, random_state=0)
 npfs.fit(X, y)
 print("truly relevant:", relevant.tolist())
 print("NPFS relevant: ", npfs.relevant_features_.tolist())
@@ -72,5 +72,5 @@ fig.tight_layout()
 # chance-correlated ones pass the test:
 
 for k in (3, 5, 10, 15):
-    found = fsel.NPFS(fsel.JMI(k), n_bootstraps=100, random_state=0).fit(X, y)
+    found = fsel.NPFS(fsel.JMI(k), n_resamples=100, random_state=0).fit(X, y)
     print(f"k = {k:2d}: {found.n_relevant_} relevant {sorted(found.relevant_features_.tolist())}")

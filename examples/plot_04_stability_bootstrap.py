@@ -24,9 +24,9 @@ criteria = ["MIM", "JMI", "MRMR", "CMIM", "DISR", "MIFS", "CIFE"]
 reports = {}
 for name in criteria:
     selector = getattr(fsel, name)(n_features_to_select=10)
-    matrix = selection_matrix(selector, X, y, n_replicates=30, random_state=0)
-    # one subset (row of feature indices) per bootstrap
-    subsets = [np.flatnonzero(matrix[:, b]) for b in range(matrix.shape[1])]
+    matrix = selection_matrix(selector, X, y, n_resamples=30, random_state=0)
+    # one row per bootstrap (every fsel matrix over resamples is replicates x features)
+    subsets = [np.flatnonzero(row) for row in matrix]
     reports[name] = stability_report(subsets, n_features=X.shape[1])
     r = reports[name]
     print(

@@ -31,7 +31,7 @@ indices = ["In", "In3", "K3", "chi2", "mi"]
 fig, axes = plt.subplots(1, len(indices), figsize=(12, 2.8))
 for ax, index in zip(axes, indices, strict=True):
     boot = fsel.BootstrapRanking(
-        index=index, n_bootstraps=50, n_features_to_select=2, random_state=0
+        index=index, n_resamples=50, n_features_to_select=2, random_state=0
     ).fit(X, y)
     colors = ["C3" if j in relevant else "C0" for j in range(X.shape[1])]
     ax.bar(range(X.shape[1]), boot.scores_, yerr=boot.score_std_, color=colors)
@@ -59,7 +59,7 @@ for ax, model in zip(axes, (1, 5), strict=True):
             k = len(relevant)
             plain = fsel.RankingIndex(index=index, n_features_to_select=k).fit(X, y)
             boot = fsel.BootstrapRanking(
-                index=index, n_bootstraps=30, n_features_to_select=k, random_state=seed
+                index=index, n_resamples=30, n_features_to_select=k, random_state=seed
             ).fit(X, y)
             rates[0, i] += set(plain.selection_order_) == set(relevant)
             rates[1, i] += set(boot.selection_order_) == set(relevant)

@@ -31,14 +31,14 @@ client = Client(cluster)
 
 tic = time.perf_counter()
 with dask_backend(client):
-    on_dask = fsel.NPFS(fsel.MIM(10), n_bootstraps=200, random_state=0).fit(X, y)
+    on_dask = fsel.NPFS(fsel.MIM(10), n_resamples=200, random_state=0).fit(X, y)
 dask_s = time.perf_counter() - tic
 
 client.close()
 cluster.close()
 
 tic = time.perf_counter()
-local = fsel.NPFS(fsel.MIM(10), n_bootstraps=200, random_state=0).fit(X, y)
+local = fsel.NPFS(fsel.MIM(10), n_resamples=200, random_state=0).fit(X, y)
 local_s = time.perf_counter() - tic
 
 print("relevant on Dask: ", sorted(on_dask.relevant_features_.tolist()))

@@ -58,7 +58,7 @@ def main() -> None:
     for name in INFORMATION:
         res[name] = pair(getattr(fsel, name), X, y, n_features_to_select=3, discretize=None)
     res["JMI-miller_madow"] = pair(
-        fsel.JMI, X, y, n_features_to_select=3, discretize=None, estimator="miller_madow"
+        fsel.JMI, X, y, n_features_to_select=3, discretize=None, mi_estimator="miller_madow"
     )
     rng = np.random.default_rng(1)
     Xf = X + rng.random(X.shape)  # floats, binned into 4 uniform bins on both devices

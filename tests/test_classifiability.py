@@ -90,7 +90,11 @@ def test_symbolic_differs_from_numeric():
     # numeric: scaled 0, .5, 1
     assert classifiability(X, y, radius_factor=1.0) == pytest.approx(2.5 / 3)
     # symbolic: every pair at distance 1, every sample a neighbour of every other
-    assert classifiability(X, y, radius_factor=1.0, categorical="auto") == pytest.approx(2 / 3)
+    assert classifiability(X, y, radius_factor=1.0, categorical=[0]) == pytest.approx(2 / 3)
+    # "auto" takes integers as numbers (the library's one rule), text as symbols
+    assert classifiability(X, y, radius_factor=1.0, categorical="auto") == pytest.approx(2.5 / 3)
+    Xs = np.array([["a"], ["b"], ["c"]], dtype=object)
+    assert classifiability(Xs, y, radius_factor=1.0) == pytest.approx(2 / 3)
 
 
 def test_mixed_hand_computed():
@@ -205,7 +209,7 @@ def test_selector_scores_equal_classifiability_of_subsets():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(80, 6))
     y = (X[:, 2] + 0.5 * X[:, 4] > 0).astype(int)
-    sel = Classifiability(max_features=3).fit(X, y)
+    sel = Classifiability(n_features_to_select=3).fit(X, y)
     order = list(sel.selection_order_)
     for t in range(len(order)):
         assert sel.selection_scores_[t] == pytest.approx(
@@ -283,20 +287,24 @@ def test_fitted_attributes_and_epsilon_stopping():
     k = sel.n_features_selected_
     assert sel.selection_order_[0] == 3
     assert sel.support_.sum() == k == sel.selection_scores_.size
-    assert sel.ranking_[sel.selection_order_].tolist() == list(range(1, k + 1))
-    assert np.all(sel.ranking_[~sel.support_] == k + 1)
+    # scikit-learn's RFE rule: 1 for the selected, the others by decreasing score
+    assert (sel.ranking_[sel.support_] == 1).all()
+    rest = np.flatnonzero(~sel.support_)
+    by_score = rest[np.lexsort((rest, -sel.scores_[rest]))]
+    assert sel.ranking_[by_score].tolist() == list(range(2, rest.size + 2))
     # the search stopped because no candidate gained more than epsilon
     if k < 5:
         assert np.nanmax(sel.candidate_scores_[-1]) <= sel.selection_scores_[-1]
     # a huge epsilon keeps nothing beyond... nothing: no first gain is that large
     big = Classifiability(epsilon=0.9).fit(X, y)
     assert big.n_features_selected_ == 0
-    capped = Classifiability(max_features=1).fit(X, y)
+    capped = Classifiability(n_features_to_select=1).fit(X, y)
     assert capped.selection_order_.tolist() == [3]
-    frac = Classifiability(max_features=0.4).fit(X, y)
+    frac = Classifiability(n_features_to_select=0.4).fit(X, y)
     assert frac.n_features_selected_ <= 2
-    both = Classifiability(max_features=3, n_features_to_select=1).fit(X, y)
-    assert both.selection_order_.tolist() == [3]
+    # the default "auto" lets the search decide; an int caps it
+    auto = Classifiability(n_features_to_select="auto").fit(X, y)
+    np.testing.assert_array_equal(auto.selection_order_, sel.selection_order_)
 
 
 def test_functional_api_and_registry():
@@ -305,7 +313,7 @@ def test_functional_api_and_registry():
     rng = np.random.default_rng(10)
     X = rng.normal(size=(100, 6))
     y = (X[:, 4] > 0).astype(int)
-    res = fsel.select(X, y, method="classifiability", k=2, radius_factor=2.0)
+    res = fsel.select(X, y, method="classifiability", n_features_to_select=2, radius_factor=2.0)
     assert res.features[0] == 4
     assert len(res.features) <= 2
 
@@ -314,9 +322,9 @@ def test_n_jobs_and_budget_do_not_change_results():
     rng = np.random.default_rng(8)
     X = rng.normal(size=(90, 7))
     y = (X[:, 0] + X[:, 2] > 0).astype(int)
-    ref = Classifiability(max_features=4).fit(X, y)
+    ref = Classifiability(n_features_to_select=4).fit(X, y)
     for kw in ({"n_jobs": 2}, {"memory_budget": 5_000}, {"n_jobs": -1, "memory_budget": 50_000}):
-        other = Classifiability(max_features=4, **kw).fit(X, y)
+        other = Classifiability(n_features_to_select=4, **kw).fit(X, y)
         np.testing.assert_array_equal(other.selection_order_, ref.selection_order_)
         np.testing.assert_array_equal(other.candidate_scores_, ref.candidate_scores_)
 
@@ -331,8 +339,10 @@ def test_categorical_options():
     masked = Classifiability(categorical=np.array([True, False])).fit(X, y)
     assert listed.symbolic_.tolist() == masked.symbolic_.tolist() == [True, False]
     ints = np.column_stack([X[:, 0].astype(int), X[:, 0].astype(int) * 3])
-    assert Classifiability().fit(ints, y).symbolic_.tolist() == [True, True]
-    assert Classifiability(categorical=None).fit(ints, y).symbolic_.tolist() == [False, False]
+    # "auto": integer columns are numbers, boolean columns categorical
+    assert Classifiability().fit(ints, y).symbolic_.tolist() == [False, False]
+    bools = np.column_stack([X[:, 0] > 0, X[:, 0] > 1])
+    assert Classifiability().fit(bools, y).symbolic_.tolist() == [True, True]
     np.testing.assert_array_equal(X, Xi)
 
 
@@ -374,8 +384,7 @@ def test_input_not_modified():
         ({"categorical": "all"}, ValueError, "categorical"),
         ({"categorical": [7]}, ValueError, "out of range"),
         ({"memory_budget": 0}, ValueError, "memory_budget"),
-        ({"max_features": 0}, ValueError, "at least 1"),
-        ({"max_features": 9}, ValueError, "larger than"),
+        ({"n_features_to_select": "all"}, ValueError, "auto"),
         ({"n_features_to_select": 0}, ValueError, "at least 1"),
         ({"n_jobs": 0}, ValueError, "n_jobs"),
     ],
@@ -420,8 +429,8 @@ def test_permuting_columns_permutes_the_selection(seed):
     X = rng.normal(size=(50, 5))
     y = (X[:, 1] - X[:, 3] > 0).astype(int)
     perm = rng.permutation(5)
-    a = Classifiability(max_features=3).fit(X, y)
-    b = Classifiability(max_features=3).fit(X[:, perm], y)
+    a = Classifiability(n_features_to_select=3).fit(X, y)
+    b = Classifiability(n_features_to_select=3).fit(X[:, perm], y)
     assert perm[b.selection_order_].tolist() == a.selection_order_.tolist()
 
 

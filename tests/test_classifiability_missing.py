@@ -279,8 +279,12 @@ def test_pandas_missing_values_are_holes():
     ints[[0, 9]] = pd.NA
     df = pd.DataFrame({"num": num, "cat": pd.Categorical(cat), "ints": ints})
     df.loc[[3, 5], "num"] = np.nan
-    sel = Classifiability(epsilon=-1.0, categorical="auto").fit(df, y)
+    sel = Classifiability(epsilon=-1.0, categorical=["cat", "ints"]).fit(df, y)
     assert sel.symbolic_.tolist() == [False, True, True]
+    # "auto": the category column is symbolic, the integer column a number
+    auto = Classifiability(epsilon=-1.0).fit(df, y)
+    assert auto.symbolic_.tolist() == [False, True, False]
+    assert auto.feature_types_ == ["numeric", "categorical", "integer"]
     codes = df["cat"].cat.codes.to_numpy().astype(float)
     codes[codes < 0] = np.nan
     X = np.column_stack([df["num"].to_numpy(), codes, df["ints"].to_numpy(float, na_value=np.nan)])

@@ -30,7 +30,7 @@ def test_group1_quick(tmp_path):
     rep = R.group1_table1(tmp_path, quick=True, seed=0)
     assert isinstance(rep, Reproduction)
     assert rep.name == "dongkothari-group1" and rep.quick
-    assert rep.command == "fsel reproduce dongkothari-group1 --seed 0 --quick"
+    assert rep.command == "fsel reproduce dongkothari-group1 --random-state 0 --quick"
     rows = _read(rep.tables["table1"])
     assert {int(r["n_attributes"]) for r in rows} == {1, 2, 3}
     for r in rows:

@@ -61,24 +61,24 @@ def _incomplete(seed: int = 0):
 
 def test_select_passes_the_rule():
     X, y = _incomplete()
-    res = fsel.select(X, y, method="k3", k=2)
+    res = fsel.select(X, y, method="k3", n_features_to_select=2)
     assert res.estimator.missing == "available" and res.features[0] == 2
-    res = fsel.select(X, y, method="classifiability", k=1, missing="partial")
+    res = fsel.select(X, y, method="classifiability", n_features_to_select=1, missing="partial")
     assert res.features.tolist() == [2]
     with pytest.raises(ValueError, match="missing values"):
-        fsel.select(X, y, method="k3", k=2, missing="error")
+        fsel.select(X, y, method="k3", n_features_to_select=2, missing="error")
     with pytest.raises(ValueError, match="missing must be one of"):
-        fsel.select(X, y, method="k3", k=2, missing="level")
+        fsel.select(X, y, method="k3", n_features_to_select=2, missing="level")
 
 
 def test_npfs_lets_the_wrapped_selector_decide():
     X, y = _incomplete(1)
     X0 = X.copy()
-    npfs = NPFS(RankingIndex(index="K3", n_features_to_select=1), n_bootstraps=20, random_state=0)
+    npfs = NPFS(RankingIndex(index="K3", n_features_to_select=1), n_resamples=20, random_state=0)
     npfs.fit(X, y)
     np.testing.assert_array_equal(X, X0)
     assert 2 in npfs.relevant_features_.tolist()
-    strict = NPFS(RankingIndex(index="K3", n_features_to_select=1, missing="error"), n_bootstraps=5)
+    strict = NPFS(RankingIndex(index="K3", n_features_to_select=1, missing="error"), n_resamples=5)
     with pytest.raises(ValueError, match="missing values"):
         strict.fit(X, y)
     with pytest.raises(ValueError, match="inf"):
@@ -88,7 +88,7 @@ def test_npfs_lets_the_wrapped_selector_decide():
 
 def test_cli_npfs_and_bootstrap_on_incomplete_data(shared_datasets, capsys):
     path = str(shared_datasets / "congressional_voting.npz")
-    args = ["select", path, "-m", "k3", "-k", "3", "-q", "--npfs", "--bootstraps", "20"]
+    args = ["select", path, "-m", "k3", "-k", "3", "-q", "--npfs", "--n-resamples", "20"]
     assert main([*args, "--random-state", "0"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("NPFS(k3):") and "physician-fee-freeze" in out

@@ -25,7 +25,7 @@ ARGS = [
     "-k",
     str(K),
     "--npfs",
-    "--bootstraps",
+    "--n-resamples",
     str(N_BOOT),
     "--alpha",
     str(ALPHA),
@@ -69,7 +69,7 @@ def test_generated_npfs_is_the_papers_uniform_data():
 def test_json_report_is_consistent(serial):
     report, _, _ = serial
     K_all = report["n_features"]
-    assert (report["alpha"], report["correction"], report["n_bootstraps"]) == (ALPHA, "bh", N_BOOT)
+    assert (report["alpha"], report["correction"], report["n_resamples"]) == (ALPHA, "bh", N_BOOT)
     rows = report["features"]
     assert len(rows) == report["n_relevant"] > 0
     assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
@@ -117,7 +117,7 @@ def test_png_is_written(serial):
 
 def test_two_jobs_give_the_same_report(serial, tmp_path):
     report, _, _ = serial
-    assert _run(tmp_path, "jobs2", "--jobs", "2") == report
+    assert _run(tmp_path, "jobs2", "--n-jobs", "2") == report
 
 
 def test_dask_scheduler_gives_the_same_report(serial, tmp_path):
@@ -133,7 +133,7 @@ def test_dask_scheduler_gives_the_same_report(serial, tmp_path):
 def test_no_correction_is_reported_as_none(tmp_path, capsys):
     args = [a if a != "bh" else "none" for a in ARGS]
     out = tmp_path / "none.json"
-    assert main([*args, "--bootstraps", "10", "--output", str(out)]) == 0
+    assert main([*args, "--n-resamples", "10", "--output", str(out)]) == 0
     report = json.loads(out.read_text())
     assert report["correction"] == "none" and report["alpha_effective"] == ALPHA
     assert f"alpha={ALPHA}, correction=none" in capsys.readouterr().out

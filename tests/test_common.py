@@ -49,8 +49,8 @@ noise_knockoffs = _NoiseKnockoffs()
 
 
 CONSTRUCT: dict[str, Callable[[], Any]] = {
-    "NPFS": lambda: fsel.NPFS(SelectKBest(f_classif, k=1), n_bootstraps=20, random_state=0),
-    "BootstrapRanking": lambda: fsel.BootstrapRanking(index="mi", n_bootstraps=5, random_state=0),
+    "NPFS": lambda: fsel.NPFS(SelectKBest(f_classif, k=1), n_resamples=20, random_state=0),
+    "BootstrapRanking": lambda: fsel.BootstrapRanking(index="mi", n_resamples=5, random_state=0),
     "KnockoffFilter": lambda: fsel.KnockoffFilter(
         fdr=0.5, offset=0, knockoffs=noise_knockoffs, random_state=0
     ),

@@ -69,6 +69,7 @@ TWIN_TESTS = {
 
 #: kernels checked in this file (the test names below).
 DIRECT = {
+    "_numba_labels.byte_counts",
     "_numba_counting.grouped_dense",
     "_numba_counting.grouped_touched",
     "_numba_counting.grouped_packed",
@@ -605,3 +606,12 @@ def test_expected_table_transpose():
         V = np.empty((2, 40, 33))
         kernel(W, V)
         np.testing.assert_array_equal(V, W.transpose(0, 2, 1))
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 7, 1001])
+def test_byte_counts_against_bincount(n):
+    pytest.importorskip("numba")
+    from fsel.kernels._numba_labels import byte_counts
+
+    y = np.random.default_rng(n).integers(0, 256, n).astype(np.uint8)
+    np.testing.assert_array_equal(byte_counts(y), np.bincount(y, minlength=256))

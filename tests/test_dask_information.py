@@ -90,9 +90,9 @@ def test_every_criterion_equals_in_memory_on_uneven_chunks(name):
 @pytest.mark.parametrize("name", ["JMI", "CMIM", "CMI"])
 def test_both_counting_backends(name, backend):
     X, y = _data(3)
-    mem = getattr(fsel, name)(5, estimator="miller_madow").fit(X, y)
+    mem = getattr(fsel, name)(5, mi_estimator="miller_madow").fit(X, y)
     Xd = da.from_array(X, chunks=(333, 4))  # column chunks are merged
-    got = getattr(fsel, name)(5, estimator="miller_madow").fit(Xd, y)  # y in memory
+    got = getattr(fsel, name)(5, mi_estimator="miller_madow").fit(Xd, y)  # y in memory
     _assert_same(mem, got)
 
 

@@ -112,7 +112,8 @@ def small_cases() -> list[Case]:
         Case("inf", np.where(base > 2, np.inf, base), y, may_have_result=False),
         Case("nan", np.where(base > 1.5, np.nan, base), y, nan=True),
         Case("all_nan_column", np.column_stack([base[:, :2], np.full(n, np.nan)]), y, nan=True),
-        Case("strings", np.array([["a", "b"]] * n, dtype=object), y, may_have_result=False),
+        # text columns are categorical by default (constant ones here)
+        Case("strings", np.array([["a", "b"]] * n, dtype=object), y),
         Case("object_numbers", base.astype(object), y),
         Case("complex", base.astype(complex), y, may_have_result=False),
         Case("empty_rows", np.empty((0, 3)), np.empty(0), may_have_result=False),
@@ -132,9 +133,9 @@ def small_cases() -> list[Case]:
         Case("float_target", base, base[:, 0] + rng.normal(size=n)),
         Case(
             "datetime_frame",
+            # a datetime column becomes seconds since the epoch
             pd.DataFrame({"a": base[:, 0], "d": pd.date_range("2020-01-01", periods=n)}),
             y,
-            may_have_result=False,
         ),
         Case(
             "duplicate_names",
@@ -151,10 +152,10 @@ def small_cases() -> list[Case]:
             y,
         ),
         Case(
+            # text among numbers: a categorical column
             "mixed_object_column",
             pd.DataFrame({"m": [1, "a"] * (n // 2), "f": base[:, 1]}),
             y,
-            may_have_result=False,
         ),
         Case(
             "nullable_bool_with_na",
@@ -214,9 +215,9 @@ def _check_contract(est: Any, X: Any, where: str) -> None:
     assert ((order >= 0) & (order < d)).all(), where
     assert support.sum() == order.size and support[order].all(), where
     ranking = np.asarray(est.ranking_)
-    assert ranking.shape == (d,) and sorted(ranking[order].tolist()) == list(
-        range(1, order.size + 1)
-    ), where
+    # scikit-learn's RFE rule: 1 for the kept features, 2, 3, ... for the others
+    assert ranking.shape == (d,) and (ranking[order] == 1).all(), where
+    assert sorted(ranking[~support].tolist()) == list(range(2, d - order.size + 2)), where
     scores = np.asarray(est.scores_, dtype=np.float64)
     assert scores.shape == (d,), where
     nan_scores = np.isnan(scores)
@@ -360,7 +361,7 @@ def test_select_api_on_odd_inputs(method):
         X_before = _snapshot(case.X)
         try:
             with time_limit(TIME_LIMIT_S):
-                res = fsel.select(case.X, case.y, method=method, k=1)
+                res = fsel.select(case.X, case.y, method=method, n_features_to_select=1)
         except (ValueError, TypeError) as exc:
             _check_clean_error(exc, where)
         else:
@@ -379,7 +380,7 @@ def test_npfs_wrapper_on_odd_inputs():
     from fsel.meta.npfs import NPFS
 
     def make():
-        return NPFS(METHODS["mim"].make(n_features_to_select=1), n_bootstraps=5, random_state=0)
+        return NPFS(METHODS["mim"].make(n_features_to_select=1), n_resamples=5, random_state=0)
 
     for case in small_cases():
         run_case("npfs(mim)", case, make=make)

@@ -217,14 +217,19 @@ def test_attributes_and_transform():
     y = (X[:, 1] > 0).astype(int)
     sel = fsel.JMI(3).fit(X, y)
     assert sel.n_features_in_ == 6
-    assert sel.ranking_[sel.selection_order_].tolist() == [1, 2, 3]
-    assert (sel.ranking_[~sel.support_] == 4).all()
+    # scikit-learn's RFE rule: 1 for the selected, then 2, 3, ... by decreasing score
+    assert (sel.ranking_[sel.selection_order_] == 1).all()
+    rest = np.flatnonzero(~sel.support_)
+    by_score = rest[np.lexsort((rest, -sel.scores_[rest]))]
+    assert sel.ranking_[by_score].tolist() == [2, 3, 4]
     assert sel.transform(X).shape == (200, 3)
     np.testing.assert_array_equal(sel.transform(X), X[:, sel.support_])
     assert sel.scores_.shape == (6,)
     assert sel.selection_order_[0] == 1
-    full = fsel.MIM().fit(X, y)
-    assert full.support_.all() and sorted(full.ranking_.tolist()) == [1, 2, 3, 4, 5, 6]
+    half = fsel.MIM().fit(X, y)  # the default keeps half of the features
+    assert half.support_.sum() == 3 and half.transform(X).shape == (200, 3)
+    full = fsel.MIM(6).fit(X, y)
+    assert full.support_.all() and (full.ranking_ == 1).all()
     assert fsel.MIM(0.5).fit(X, y).support_.sum() == 3
 
 
@@ -251,7 +256,7 @@ def test_input_never_modified():
         (np.ones((4, 2)), [0, 1, 0, 1], 3, "larger than the number of features"),
         (np.ones((4, 2)), [0, 1, 0, 1], 0, "at least 1"),
         (np.ones((4, 2)), [0.0, 1.0, np.nan, 1.0], 1, "y has 1 missing value"),
-        (np.array([["a", 1], ["b", 2]], dtype=object), [0, 1], 1, "not numeric"),
+        (np.array([[{"a": 1}, 1], [{}, 2]], dtype=object), [0, 1], 1, "not numeric"),
     ],
 )
 def test_bad_input_errors(X, y, k, match):
@@ -285,8 +290,10 @@ def test_pandas_and_polars_inputs_keep_names():
     assert list(sel.get_feature_names_out()) == [
         c for c, m in zip(df.columns, sel.support_, strict=True) if m
     ]
-    with pytest.raises(TypeError, match="'s' is not numeric"):
-        fsel.JMI(2).fit(df, y)
+    # text columns are categorical without a declaration
+    auto = fsel.JMI(2).fit(df, y)
+    assert auto.feature_types_ == ["numeric", "integer", "categorical", "categorical"]
+    np.testing.assert_array_equal(auto.scores_, sel.scores_)
     pl = pytest.importorskip("polars")
     pdf = pl.DataFrame({"a": df["a"].to_numpy(), "b": df["b"].to_numpy()})
     sel2 = fsel.JMI(1).fit(pdf, y)
@@ -322,7 +329,7 @@ def test_numba_and_numpy_give_identical_selections(monkeypatch):
 
 def test_select_function():
     X, y, _rel = fsel.datasets.make_npfs_uniform(1000, 10, 2, random_state=1)
-    res = fsel.select(X, y, method="mrmr", k=2)
+    res = fsel.select(X, y, method="mrmr", n_features_to_select=2)
     assert sorted(res.features.tolist()) == [0, 1]
     assert res.names == [f"x{i}" for i in res.features]
     assert res.scores.shape == (2,)

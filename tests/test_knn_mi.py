@@ -1,4 +1,4 @@
-"""The nearest-neighbour information estimator (``estimator="knn"``): its values against
+"""The nearest-neighbour information estimator (``mi_estimator="knn"``): its values against
 scikit-learn, exact Gaussian values and a brute-force twin; the criteria on it; its
 input rules (missing values, inf, sparse, Dask, DISR); regression targets."""
 
@@ -23,8 +23,7 @@ from fsel.kernels.knn_mi import (
 LN2 = np.log(2.0)
 #: the estimator parameter, by its name in this version (``estimator`` until the 0.2
 #: rename to ``mi_estimator``)
-_MI_PARAM = "mi_estimator" if "mi_estimator" in fsel.JMI().get_params() else "estimator"
-KNN = {_MI_PARAM: "knn"}
+KNN = {"mi_estimator": "knn"}
 
 
 # --------------------------------------------------------------------------- a twin
@@ -393,8 +392,8 @@ def test_regression_target_npfs_and_cli(tmp_path, capsys):
     y = X[:, 0] + np.sin(3 * X[:, 3]) + 0.1 * rng.normal(size=n)
     jmi = fsel.JMI(2, **KNN)
     with pytest.warns(UserWarning, match="subsample"):
-        fsel.NPFS(jmi, n_bootstraps=10, random_state=0).fit(X, y)
-    npfs = fsel.NPFS(jmi, n_bootstraps=20, resampling="subsample", random_state=0).fit(X, y)
+        fsel.NPFS(jmi, n_resamples=10, random_state=0).fit(X, y)
+    npfs = fsel.NPFS(jmi, n_resamples=20, resampling="subsample", random_state=0).fit(X, y)
     assert set(np.flatnonzero(npfs.support_).tolist()) == {0, 3}
     path = tmp_path / "reg.csv"
     with path.open("w") as fh:
@@ -402,11 +401,7 @@ def test_regression_target_npfs_and_cli(tmp_path, capsys):
         for row, t in zip(X, y, strict=True):
             fh.write(",".join(f"{v:.6f}" for v in row) + f",{t:.6f}\n")
     args = ["select", str(path), "--target", "target", "--method", "jmi", "-k", "2"]
-    from fsel.cli.main import build_parser
-
-    _, unknown = build_parser().parse_known_args([*args, "--mi-estimator", "knn"])
-    flag = "--estimator" if unknown else "--mi-estimator"  # before/after the 0.2 rename
-    code = main([*args, flag, "knn", "-q"])
+    code = main([*args, "--mi-estimator", "knn", "-q"])
     assert code == 0
     out = capsys.readouterr().out
     assert " a" in out and " d" in out
@@ -418,7 +413,9 @@ def test_report_runs_knn_methods_on_a_numeric_target():
     rng = np.random.default_rng(12)
     X = rng.normal(size=(240, 6))
     y = X[:, 1] - np.cos(2 * X[:, 4]) + 0.1 * rng.normal(size=240)
-    rep = fsel.report(X, y, methods="jmi-knn,k3", k=2, quick=True, progress=False)
+    rep = fsel.report(
+        X, y, methods="jmi-knn,k3", n_features_to_select=2, quick=True, progress=False
+    )
     assert rep.summary.task == "regression"
     assert sorted(rep.selections["jmi-knn"].features.tolist()) == [1, 4]
     assert np.isnan(rep.curves["jmi-knn"].ber).all()  # R^2 curves: no error rate

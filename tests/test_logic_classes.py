@@ -150,7 +150,7 @@ def test_npfs_on_the_cli_still_uses_the_estimator(tmp_path, capsys):
     X = rng.normal(size=(80, 5))
     y = (X[:, 1] > 0).astype(int)
     np.savez(tmp_path / "d.npz", X=X, y=y)
-    rc = main(["select", str(tmp_path / "d.npz"), "--npfs", "--bootstraps", "20", "-k", "1"])
+    rc = main(["select", str(tmp_path / "d.npz"), "--npfs", "--n-resamples", "20", "-k", "1"])
     assert rc == 0
     assert "relevant" in capsys.readouterr().out
 

@@ -119,7 +119,7 @@ def test_exact_small_case_by_hand():
     # P(Z <= 5) = 0.98027 < 0.99 so zeta = 6; p-value of z=10 is 0.25**10.
     M = np.zeros((4, 10), dtype=bool)
     M[0] = True
-    r = npfs_test(M, alpha=0.01)
+    r = npfs_test(M.T, alpha=0.01)
     assert r.threshold == 6
     assert r.counts.tolist() == [10, 0, 0, 0]
     assert r.relevant.tolist() == [0]
@@ -134,7 +134,7 @@ def test_varying_k_uses_poisson_binomial():
     M[0, :] = True
     M[1, 1:] = True
     M[2, 2] = True
-    r = npfs_test(M, alpha=0.2)
+    r = npfs_test(M.T, alpha=0.2)
     pmf = _poisson_binomial_pmf_loop([0.25, 0.5, 0.75])
     cdf = np.cumsum(pmf)
     zeta = int(np.flatnonzero(cdf >= 0.8)[0])
@@ -148,9 +148,9 @@ def test_corrections_nest_and_match_threshold():
     K, n = 60, 80
     probs = np.r_[np.full(8, 0.6), np.full(K - 8, 0.1)]
     M = rng.random((K, n)) < probs[:, None]
-    plain = npfs_test(M, 0.05)
-    bonf = npfs_test(M, 0.05, "bonferroni")
-    bh = npfs_test(M, 0.05, "bh")
+    plain = npfs_test(M.T, 0.05)
+    bonf = npfs_test(M.T, 0.05, "bonferroni")
+    bh = npfs_test(M.T, 0.05, "bh")
     for r in (plain, bonf, bh):
         np.testing.assert_array_equal(r.support, r.counts > r.threshold)
     assert set(bonf.relevant) <= set(bh.relevant) <= set(plain.relevant)
@@ -162,16 +162,16 @@ def test_corrections_nest_and_match_threshold():
     expected = set(order[: max(passed) + 1].tolist()) if passed else set()
     assert set(bh.relevant.tolist()) == expected
     with pytest.raises(ValueError, match="correction"):
-        npfs_test(M, 0.05, "holm")
+        npfs_test(M.T, 0.05, "holm")
 
 
 def test_curve_prefixes():
     M = np.zeros((5, 30), dtype=bool)
     M[0] = True
     M[1, ::2] = True
-    ns, counts = npfs_curve(M, [1, 5, 30], alpha=0.01)
+    ns, counts = npfs_curve(M.T, [1, 5, 30], alpha=0.01)
     for m, c in zip(ns, counts, strict=True):
-        assert c == npfs_test(M[:, :m], 0.01).n_relevant
+        assert c == npfs_test(M.T[:m], 0.01).n_relevant
 
 
 # ------------------------------------------------------------- the estimator
@@ -192,11 +192,11 @@ def _selectors():
 @pytest.mark.parametrize("name", ["kbest", "rfe", "callable", "jmi"])
 def test_any_selector_recovers_relevant(uniform, name):
     X, y, relevant = uniform
-    npfs = NPFS(_selectors()[name], n_bootstraps=30, random_state=0).fit(X, y)
+    npfs = NPFS(_selectors()[name], n_resamples=30, random_state=0).fit(X, y)
     assert set(relevant.tolist()) <= set(npfs.relevant_features_.tolist())
-    assert npfs.selection_matrix_.shape == (15, 30)
+    assert npfs.selection_matrix_.shape == (30, 15)
     assert npfs.selection_matrix_.dtype == bool
-    np.testing.assert_array_equal(npfs.counts_, npfs.selection_matrix_.sum(axis=1))
+    np.testing.assert_array_equal(npfs.counts_, npfs.selection_matrix_.sum(axis=0))
     assert (npfs.n_selected_per_replicate_ == 4).all()
     assert npfs.threshold_ == npfs_threshold(30, 4, 15, 0.01)
     np.testing.assert_array_equal(npfs.support_, npfs.counts_ > npfs.threshold_)
@@ -208,13 +208,18 @@ def test_any_selector_recovers_relevant(uniform, name):
     c = npfs.counts_[npfs.relevant_features_]
     assert (np.diff(c) <= 0).all()
     assert npfs.transform(X).shape == (X.shape[0], npfs.n_relevant_)
-    assert (npfs.ranking_[npfs.relevant_features_] == np.arange(1, npfs.n_relevant_ + 1)).all()
+    # scikit-learn's RFE rule: 1 for every relevant feature, the others 2, 3, ... by
+    # decreasing count, ties by index
+    assert (npfs.ranking_[npfs.relevant_features_] == 1).all()
+    rest = np.flatnonzero(~npfs.support_)
+    by_count = rest[np.lexsort((rest, -npfs.counts_[rest]))]
+    np.testing.assert_array_equal(npfs.ranking_[by_count], np.arange(2, rest.size + 2))
 
 
 def test_callable_and_kbest_give_same_matrix(uniform):
     X, y, _ = uniform
-    a = NPFS(_selectors()["kbest"], n_bootstraps=20, random_state=3).fit(X, y)
-    b = NPFS(_selectors()["callable"], n_bootstraps=20, random_state=3).fit(X, y)
+    a = NPFS(_selectors()["kbest"], n_resamples=20, random_state=3).fit(X, y)
+    b = NPFS(_selectors()["callable"], n_resamples=20, random_state=3).fit(X, y)
     np.testing.assert_array_equal(a.selection_matrix_, b.selection_matrix_)
 
 
@@ -233,28 +238,28 @@ _BACKENDS = [
 @pytest.mark.parametrize("backend,n_jobs", _BACKENDS)
 def test_same_result_for_any_backend(uniform, backend, n_jobs):
     X, y, _ = uniform
-    ref = NPFS(SelectKBest(f_classif, k=4), n_bootstraps=16, random_state=11).fit(X, y)
+    ref = NPFS(SelectKBest(f_classif, k=4), n_resamples=16, random_state=11).fit(X, y)
     with parallel_config(backend=backend):
-        got = NPFS(
-            SelectKBest(f_classif, k=4), n_bootstraps=16, random_state=11, n_jobs=n_jobs
-        ).fit(X, y)
+        got = NPFS(SelectKBest(f_classif, k=4), n_resamples=16, random_state=11, n_jobs=n_jobs).fit(
+            X, y
+        )
     np.testing.assert_array_equal(ref.selection_matrix_, got.selection_matrix_)
 
 
 def test_randomised_base_is_reproducible(uniform):
     X, y, _ = uniform
     base = RFE(DecisionTreeClassifier(max_features=2), n_features_to_select=4, step=4)
-    a = NPFS(base, n_bootstraps=10, random_state=1).fit(X, y)
-    b = NPFS(clone(base), n_bootstraps=10, random_state=1, n_jobs=2).fit(X, y)
+    a = NPFS(base, n_resamples=10, random_state=1).fit(X, y)
+    b = NPFS(clone(base), n_resamples=10, random_state=1, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(a.selection_matrix_, b.selection_matrix_)
     assert base.estimator.random_state is None  # the caller's selector is untouched
 
 
 def test_replicates_differ_and_seed_matters(uniform):
     X, y, _ = uniform
-    a = NPFS(SelectKBest(f_classif, k=6), n_bootstraps=20, random_state=1).fit(X, y)
-    b = NPFS(SelectKBest(f_classif, k=6), n_bootstraps=20, random_state=2).fit(X, y)
-    assert len({tuple(col) for col in a.selection_matrix_.T}) > 1
+    a = NPFS(SelectKBest(f_classif, k=6), n_resamples=20, random_state=1).fit(X, y)
+    b = NPFS(SelectKBest(f_classif, k=6), n_resamples=20, random_state=2).fit(X, y)
+    assert len({tuple(row) for row in a.selection_matrix_}) > 1
     assert not np.array_equal(a.selection_matrix_, b.selection_matrix_)
 
 
@@ -262,16 +267,16 @@ def test_replicates_differ_and_seed_matters(uniform):
 def test_other_resampling_schemes(uniform, scheme, n):
     X, y, relevant = uniform
     npfs = NPFS(
-        SelectKBest(f_classif, k=4), n_bootstraps=n, resampling=scheme, alpha=0.05, random_state=0
+        SelectKBest(f_classif, k=4), n_resamples=n, resampling=scheme, alpha=0.05, random_state=0
     ).fit(X, y)
-    assert npfs.selection_matrix_.shape == (15, n)
+    assert npfs.selection_matrix_.shape == (n, 15)
     assert set(relevant.tolist()) <= set(npfs.relevant_features_.tolist())
 
 
 def test_input_not_modified(uniform):
     X, y, _ = uniform
     X0, y0 = X.copy(), y.copy()
-    NPFS(SelectKBest(f_classif, k=4), n_bootstraps=5, random_state=0).fit(X, y)
+    NPFS(SelectKBest(f_classif, k=4), n_resamples=5, random_state=0).fit(X, y)
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
 
@@ -280,7 +285,7 @@ def test_dataframe_feature_names(uniform):
     pd = pytest.importorskip("pandas")
     X, y, _ = uniform
     df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
-    npfs = NPFS(SelectKBest(f_classif, k=4), n_bootstraps=20, random_state=0).fit(df, y)
+    npfs = NPFS(SelectKBest(f_classif, k=4), n_resamples=20, random_state=0).fit(df, y)
     assert list(npfs.feature_names_in_) == list(df.columns)
     assert set(npfs.get_feature_names_out()) >= {"f0", "f1", "f2"}
 
@@ -288,19 +293,19 @@ def test_dataframe_feature_names(uniform):
 def test_power_warning_names_smallest_n(uniform):
     X, y, _ = uniform
     # p0 = 5/15: (1/3)**4 = 0.012 > 0.01 >= (1/3)**5
-    with pytest.warns(NPFSPowerWarning, match=r"n_bootstraps >= 5"):
-        npfs = NPFS(_first_k(5), n_bootstraps=2, random_state=0).fit(X, y)
+    with pytest.warns(NPFSPowerWarning, match=r"n_resamples >= 5"):
+        npfs = NPFS(_first_k(5), n_resamples=2, random_state=0).fit(X, y)
     assert npfs.n_relevant_ == 0
     with pytest.warns(NPFSPowerWarning, match="all 15 features"):
-        NPFS(_first_k(15), n_bootstraps=5, random_state=0).fit(X, y)
+        NPFS(_first_k(15), n_resamples=5, random_state=0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        NPFS(_first_k(5), n_bootstraps=5, random_state=0).fit(X, y)
+        NPFS(_first_k(5), n_resamples=5, random_state=0).fit(X, y)
 
 
 def test_stability_report(uniform):
     X, y, _ = uniform
-    npfs = NPFS(_first_k(5), n_bootstraps=5, random_state=0).fit(X, y)
+    npfs = NPFS(_first_k(5), n_resamples=5, random_state=0).fit(X, y)
     assert npfs.stability_.kuncheva == pytest.approx(1.0)
     assert npfs.stability_.nogueira.stability == pytest.approx(1.0)
 
@@ -341,7 +346,7 @@ def test_relevant_curve_uses_the_fitted_alpha_and_correction(correction):
     y = (X @ w + rng.normal(size=150) > 0).astype(int)
     npfs = NPFS(
         SelectKBest(f_classif, k=4),
-        n_bootstraps=25,
+        n_resamples=25,
         alpha=0.3,
         correction=correction,
         random_state=0,
@@ -364,7 +369,7 @@ def test_plots_smoke(uniform, tmp_path):
     from fsel.meta.plots import plot_relevant_vs_bootstraps, plot_selection_matrix
 
     X, y, _ = uniform
-    npfs = NPFS(SelectKBest(f_classif, k=4), n_bootstraps=10, random_state=0).fit(X, y)
+    npfs = NPFS(SelectKBest(f_classif, k=4), n_resamples=10, random_state=0).fit(X, y)
     plot_selection_matrix(npfs, tmp_path / "m.png")
     plot_relevant_vs_bootstraps(npfs, tmp_path / "c.png", true_k=3)
     assert (tmp_path / "m.png").stat().st_size > 0 and (tmp_path / "c.png").stat().st_size > 0
@@ -377,7 +382,7 @@ def test_plots_smoke(uniform, tmp_path):
     [
         ({"selector": "jmi"}, TypeError, "selector"),
         ({"selector": DecisionTreeClassifier()}, TypeError, "get_support"),
-        ({"n_bootstraps": 0}, ValueError, "n_bootstraps"),
+        ({"n_resamples": 0}, ValueError, "n_resamples"),
         ({"alpha": 1.0}, ValueError, "alpha"),
         ({"correction": "holm"}, ValueError, "correction"),
         ({"resampling": "jackknife"}, ValueError, "resampling"),
@@ -404,9 +409,7 @@ def test_bad_data():
     with pytest.raises(ValueError, match="inconsistent"):
         NPFS(SelectKBest(k=1)).fit(np.ones((10, 3)), [0, 1])
     with pytest.raises(ValueError, match="returned feature index"):
-        NPFS(lambda X, y: [7], n_bootstraps=2).fit(
-            np.arange(30.0).reshape(10, 3), np.arange(10) % 2
-        )
+        NPFS(lambda X, y: [7], n_resamples=2).fit(np.arange(30.0).reshape(10, 3), np.arange(10) % 2)
 
 
 # ------------------------------------------------------------- statistical validity
@@ -429,7 +432,7 @@ def test_false_positive_rate_under_exact_null():
     for r in range(40):
         X = rng.uniform(0, 10, (50, K))
         y = rng.integers(0, 2, 50)
-        npfs = NPFS(_random_k(k), n_bootstraps=n, alpha=alpha, random_state=r).fit(X, y)
+        npfs = NPFS(_random_k(k), n_resamples=n, alpha=alpha, random_state=r).fit(X, y)
         rates.append(npfs.n_relevant_ / K)
     exact = binom.sf(npfs_threshold(n, k, K, alpha), n, k / K)
     assert exact <= alpha
@@ -455,14 +458,14 @@ def test_false_positive_rate_with_independent_target():
     for r in range(6):
         X = rng.uniform(0, 10, (200, 50))
         y = rng.integers(0, 2, 200)
-        rates.append(NPFS(fsel.JMI(5), n_bootstraps=100, random_state=r).fit(X, y).n_relevant_)
+        rates.append(NPFS(fsel.JMI(5), n_resamples=100, random_state=r).fit(X, y).n_relevant_)
     assert np.mean(rates) / 50 <= 0.03
 
 
 def test_verbose_progress_gives_same_result(uniform, capsys):
     X, y, _ = uniform
-    a = NPFS(SelectKBest(f_classif, k=4), n_bootstraps=8, random_state=0).fit(X, y)
-    b = NPFS(SelectKBest(f_classif, k=4), n_bootstraps=8, random_state=0, verbose=1).fit(X, y)
+    a = NPFS(SelectKBest(f_classif, k=4), n_resamples=8, random_state=0).fit(X, y)
+    b = NPFS(SelectKBest(f_classif, k=4), n_resamples=8, random_state=0, verbose=1).fit(X, y)
     np.testing.assert_array_equal(a.selection_matrix_, b.selection_matrix_)
     # the bar draws only on a terminal; under pytest stderr is captured, not a tty
     assert "NPFS" not in capsys.readouterr().err

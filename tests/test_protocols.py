@@ -102,7 +102,7 @@ def test_cv_error_matches_a_manual_loop():
     y = (X[:, 1] > 0).astype(int)
     mean, folds = P.cv_error(X, y, classifier="naive_bayes", n_splits=5, random_state=7)
     errs = []
-    for train in resample_indices(60, 5, scheme="kfold", random_state=7):
+    for train in resample_indices(60, 5, resampling="kfold", random_state=7):
         test = np.setdiff1d(np.arange(60), train)
         pred = GaussianNB().fit(X[train], y[train]).predict(X[test])
         errs.append(np.mean(pred != y[test]))
@@ -134,7 +134,7 @@ def test_bootstrap_oob_error_against_brute_force_and_n_jobs():
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
     # brute force: same bootstrap rows, sklearn k-NN on the OOB rows
-    for b, idx in enumerate(resample_indices(70, 6, scheme="bootstrap", random_state=11)):
+    for b, idx in enumerate(resample_indices(70, 6, resampling="bootstrap", random_state=11)):
         s = np.flatnonzero(SelectKBest(f_classif, k=2).fit(X[idx], y[idx]).get_support())
         np.testing.assert_array_equal(run.subsets[b], s)
         oob = np.setdiff1d(np.arange(70), idx)

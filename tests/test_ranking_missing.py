@@ -113,8 +113,8 @@ def test_selector_available_and_error() -> None:
     X_before = Xm.copy()
     sel = RankingIndex(index="In5", n_features_to_select=2).fit(Xm, y)
     np.testing.assert_array_equal(Xm, X_before)  # input untouched
-    np.testing.assert_allclose(sel.scores_, reference_available(Xm, y, "In5"), rtol=1e-12)
-    assert np.isnan(sel.scores_[0]) and sel.ranking_[0] == 3
+    np.testing.assert_allclose(sel.index_values_, reference_available(Xm, y, "In5"), rtol=1e-12)
+    assert np.isnan(sel.index_values_[0]) and sel.ranking_[0] == 5  # a NaN score ranks last
     assert sorted(sel.selection_order_.tolist()) == [1, 4]
     assert sel.__sklearn_tags__().input_tags.allow_nan
     strict = RankingIndex(index="K3", missing="error")
@@ -124,8 +124,8 @@ def test_selector_available_and_error() -> None:
     with pytest.raises(ValueError, match="missing must be one of"):
         RankingIndex(missing="mean").fit(Xm, y)
     # without NaN the default and "error" agree exactly
-    a = RankingIndex(index="chi2").fit(X, y).scores_
-    b = RankingIndex(index="chi2", missing="error").fit(X, y).scores_
+    a = RankingIndex(index="chi2").fit(X, y).index_values_
+    b = RankingIndex(index="chi2", missing="error").fit(X, y).index_values_
     assert np.array_equal(a, b)
 
 
@@ -141,7 +141,7 @@ def test_selector_pandas_nullable() -> None:
     sel = RankingIndex(index="K3").fit(df, y)
     Xf = np.column_stack([x0.astype(float), df["b"].to_numpy()])
     Xf[[2, 7, 11], 0] = np.nan
-    np.testing.assert_allclose(sel.scores_, reference_available(Xf, y, "K3"), rtol=1e-12)
+    np.testing.assert_allclose(sel.index_values_, reference_available(Xf, y, "K3"), rtol=1e-12)
 
 
 def test_batch_available_matches_sets() -> None:
@@ -169,23 +169,25 @@ def test_bootstrap_inherits_available() -> None:
     X = rng.standard_normal((n, d))
     y = X[:, 3] + 0.3 * rng.standard_normal(n)
     Xm = _holes(rng, X, 0.2)
-    boot = bootstrap_scores(Xm, y, "K3", n_bootstraps=6, random_state=7, missing="available")["K3"]
+    boot = bootstrap_scores(Xm, y, "K3", n_resamples=6, random_state=7, missing="available")["K3"]
     rows = resample_indices(n, 6, random_state=7)
     for b, idx in enumerate(rows):
         np.testing.assert_allclose(
             boot[b], reference_available(Xm[idx], y[idx], "K3"), rtol=1e-12, atol=1e-14
         )
-    sel = BootstrapRanking(index="K3", n_bootstraps=6, random_state=7, n_features_to_select=1).fit(
+    sel = BootstrapRanking(index="K3", n_resamples=6, random_state=7, n_features_to_select=1).fit(
         Xm, y
     )
-    np.testing.assert_allclose(sel.bootstrap_scores_, boot, rtol=0, atol=0)
+    np.testing.assert_allclose(sel.resample_scores_, boot, rtol=0, atol=0)
     assert sel.selection_order_.tolist() == [3]
     # without NaN: the default rule gives exactly the strict result
-    a = BootstrapRanking(index="In", n_bootstraps=5, random_state=0).fit(X, y)
-    c = BootstrapRanking(index="In", n_bootstraps=5, random_state=0, missing="error").fit(X, y)
-    assert np.array_equal(a.scores_, c.scores_) and np.array_equal(a.score_std_, c.score_std_)
+    a = BootstrapRanking(index="In", n_resamples=5, random_state=0).fit(X, y)
+    c = BootstrapRanking(index="In", n_resamples=5, random_state=0, missing="error").fit(X, y)
+    assert np.array_equal(a.index_values_, c.index_values_) and np.array_equal(
+        a.score_std_, c.score_std_
+    )
     with pytest.raises(ValueError, match="missing values"):
-        BootstrapRanking(index="In", n_bootstraps=5, missing="error").fit(Xm, y)
+        BootstrapRanking(index="In", n_resamples=5, missing="error").fit(Xm, y)
 
 
 def test_bootstrap_nan_resamples_left_out_of_mean() -> None:
@@ -195,13 +197,13 @@ def test_bootstrap_nan_resamples_left_out_of_mean() -> None:
     y = X[:, 1] + 0.1 * rng.standard_normal(n)
     X[:, 0] = np.nan
     X[:3, 0] = [0.0, 1.0, 2.0]  # 3 observed rows: In5 never scorable, In sometimes
-    sel = BootstrapRanking(index="In", n_bootstraps=20, random_state=1).fit(X, y)
-    col = sel.bootstrap_scores_[:, 0]
+    sel = BootstrapRanking(index="In", n_resamples=20, random_state=1).fit(X, y)
+    col = sel.resample_scores_[:, 0]
     ok = ~np.isnan(col)
     assert 0 < ok.sum() < 20
-    assert sel.scores_[0] == pytest.approx(col[ok].mean(), rel=1e-12)
+    assert sel.index_values_[0] == pytest.approx(col[ok].mean(), rel=1e-12)
     X[1:, 0] = np.nan  # one observed row: its copies hold one target value only
-    sel1 = BootstrapRanking(index="K3", n_bootstraps=5, random_state=1).fit(X, y)
-    assert np.isnan(sel1.bootstrap_scores_[:, 0]).all()
-    assert np.isnan(sel1.scores_[0]) and np.isnan(sel1.score_std_[0])
+    sel1 = BootstrapRanking(2, index="K3", n_resamples=5, random_state=1).fit(X, y)
+    assert np.isnan(sel1.resample_scores_[:, 0]).all()
+    assert np.isnan(sel1.index_values_[0]) and np.isnan(sel1.score_std_[0])
     assert sel1.selection_order_.tolist() == [1, 0]

@@ -183,11 +183,11 @@ LINE_Y = np.array([0, 0, 0, 1])
 @pytest.mark.parametrize(
     ("est", "margin"),
     [
-        (Relief(), [1.0, -1.0]),
-        (MRelief(), [0.5, -0.5]),
-        (ReliefF(n_neighbors=1), [1.0, -1.0]),
-        (SURF(), [1.0, -1.0]),
-        (MultiSURF(), [1.0, -1.0]),
+        (Relief(2), [1.0, -1.0]),
+        (MRelief(2), [0.5, -0.5]),
+        (ReliefF(2, n_neighbors=1), [1.0, -1.0]),
+        (SURF(2), [1.0, -1.0]),
+        (MultiSURF(2), [1.0, -1.0]),
     ],
 )
 def test_square_margins(est, margin):
@@ -311,7 +311,7 @@ def test_irelief_one_iteration_by_hand():
     assert z == pytest.approx([0.103845, 0.220268], abs=1e-6)
     assert w == pytest.approx([0.426435, 0.904518], abs=1e-6)
     with pytest.warns(ConvergenceWarning):  # ||w - w0|| = 0.3 > theta after one step
-        est = IRelief(sigma=0.5, max_iter=1).fit(X, y)
+        est = IRelief(2, sigma=0.5, max_iter=1).fit(X, y)
     assert est.n_iter_ == 1 and not est.converged_
     np.testing.assert_allclose(est.margin_, z, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(est.feature_importances_, w, rtol=1e-12)

@@ -104,7 +104,7 @@ def test_mrelief_noise_margin_formula(priors, sign):
 def test_quick_reproduction_outputs(shared_datasets, tmp_path):
     rep = rh.yanghu_multiclass(tmp_path, quick=True, data_path=shared_datasets)
     assert rep.name == "yanghu-multiclass" and rep.quick
-    assert rep.command == "fsel reproduce yanghu-multiclass --seed 0 --quick"
+    assert rep.command == "fsel reproduce yanghu-multiclass --random-state 0 --quick"
     assert "M-Relief" in rep.ours and rep.paper and rep.agreement
     for path in rep.tables.values():
         assert path.exists() and path.stat().st_size > 0

@@ -14,7 +14,9 @@ def test_report_adds_knockoffs_and_stability_selection():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 16))
     y = (X[:, :10].sum(axis=1) + rng.normal(size=300) > 0).astype(int)
-    rep = fsel.report(X, y, methods="mim", k=4, quick=True, progress=False, fdr=0.2)
+    rep = fsel.report(
+        X, y, methods="mim", n_features_to_select=4, quick=True, progress=False, fdr=0.2
+    )
     d = rep.to_dict()
     names = [f"x{j}" for j in range(16)]
     kf = KnockoffFilter(fsel.MIM(n_features_to_select=0.25), fdr=0.2, random_state=0).fit(X, y)
@@ -26,5 +28,7 @@ def test_report_adds_knockoffs_and_stability_selection():
     assert "How sure, with a guarantee" in page and "Stability selection" in page
     assert (
         "knockoffs"
-        not in fsel.report(X, y, methods="mim", k=4, quick=True, progress=False, fdr=None).to_dict()
+        not in fsel.report(
+            X, y, methods="mim", n_features_to_select=4, quick=True, progress=False, fdr=None
+        ).to_dict()
     )

@@ -83,7 +83,7 @@ def test_every_reproduction_runs_quick(name, tmp_path, shared_cache):
         pytest.skip(f"missing data: {exc}")
     assert isinstance(rep, Reproduction)
     assert rep.name == name and rep.quick and rep.seed == 0
-    assert name in rep.command and "--seed 0" in rep.command
+    assert name in rep.command and "--random-state 0" in rep.command
     for text in (rep.title, rep.paper, rep.ours, rep.agreement):
         assert isinstance(text, str) and text.strip()
     for path in rep.tables.values():
@@ -152,7 +152,18 @@ def test_cli_main_runs_one_with_html(tmp_path, capsys, shared_datasets):
     from fsel.cli.main import main
 
     out = tmp_path / "out"
-    rc = main(["reproduce", "brown-fig7", "--quick", "--seed", "3", "--output", str(out), "--html"])
+    rc = main(
+        [
+            "reproduce",
+            "brown-fig7",
+            "--quick",
+            "--random-state",
+            "3",
+            "--output",
+            str(out),
+            "--html",
+        ]
+    )
     assert rc == 0
     text = capsys.readouterr().out
     assert "agreement:" in text and "brown-fig7" in text
@@ -287,7 +298,7 @@ def _fake(tmp_path: Path) -> Reproduction:
     return Reproduction(
         name="demo",
         title="Demo & <test>",
-        command="fsel reproduce demo --seed 0",
+        command="fsel reproduce demo --random-state 0",
         seed=0,
         paper="Paper says **1**.",
         ours="| x | y |\n|---|---|\n| 1 | 2 |",
@@ -339,7 +350,7 @@ def test_make_docs_builds_the_page(tmp_path, monkeypatch):
     assert "**Paper.** Paper says **1**." in page and "**Agreement.** Agrees." in page
     assert "![fig](reproductions/brown-fig7/fig.png)" in page
     assert (tmp_path / "docs" / "reproductions" / "brown-fig7" / "fig.png").exists()
-    assert "Not run yet: `fsel reproduce brown-fig3 --seed 0`" in page
+    assert "Not run yet: `fsel reproduce brown-fig3 --random-state 0`" in page
     row = next(line for line in page.splitlines() if line.startswith("| [brown-fig7]"))
     assert "332 s cold (cached run: 2 s, 40 of 40 units cached)" in row
 
@@ -493,7 +504,7 @@ def test_every_reproduction_takes_n_jobs():
         assert "n_jobs" in params and params["n_jobs"].default is None, name
 
 
-@pytest.mark.parametrize("flag", ["--n-jobs", "--jobs", "-j"])
+@pytest.mark.parametrize("flag", ["--n-jobs", "-j"])
 def test_cli_n_jobs_reaches_the_reproduction(flag, monkeypatch, tmp_path, capsys):
     from fsel.cli.main import main
 
@@ -533,5 +544,5 @@ def test_reproduction_n_jobs_follows_joblib():
         assert reproduction_n_jobs(None) == 3
     with pytest.raises(ValueError, match="n_jobs == 0"):
         reproduction_n_jobs(0)
-    with pytest.raises(TypeError, match="n_jobs must be an int"):
+    with pytest.raises(TypeError, match="n_jobs must be None or an int"):
         reproduction_n_jobs(1.5)

@@ -49,7 +49,7 @@ def test_bootstrap_replicates_are_distinct():
 
 
 def test_subsample_without_replacement():
-    for i in resample_indices(50, 10, scheme="subsample", random_state=1, fraction=0.4):
+    for i in resample_indices(50, 10, resampling="subsample", random_state=1, fraction=0.4):
         assert i.size == 20 and np.unique(i).size == 20
 
 
@@ -63,8 +63,8 @@ def test_kfold_partitions_rows():
 
 @pytest.mark.parametrize("scheme", ["bootstrap", "subsample", "kfold"])
 def test_plan_matches_eager_indices(scheme):
-    plan = resample_plan(40, 5, scheme=scheme, random_state=3, fraction=0.5)
-    eager = resample_indices(40, 5, scheme=scheme, random_state=3, fraction=0.5)
+    plan = resample_plan(40, 5, resampling=scheme, random_state=3, fraction=0.5)
+    eager = resample_indices(40, 5, resampling=scheme, random_state=3, fraction=0.5)
     assert all(isinstance(p, Resample) for p in plan)
     for p, e in zip(plan, eager, strict=True):
         np.testing.assert_array_equal(p.indices(), e)
@@ -75,12 +75,12 @@ def test_plan_matches_eager_indices(scheme):
 
 
 def test_plan_bad_input():
-    with pytest.raises(ValueError, match="scheme"):
-        resample_plan(10, 2, scheme="jackknife")
+    with pytest.raises(ValueError, match="resampling"):
+        resample_plan(10, 2, resampling="jackknife")
     with pytest.raises(ValueError, match="at least 1"):
         resample_plan(10, 0)
     with pytest.raises(ValueError, match="fraction"):
-        resample_plan(10, 2, scheme="subsample", fraction=0.0)
+        resample_plan(10, 2, resampling="subsample", fraction=0.0)
     with pytest.raises(TypeError, match="random_state"):
         replicate_seeds("seed", 2)
 
@@ -190,7 +190,7 @@ def test_selection_matrix_any_selector_and_input_untouched():
         lambda Xb, yb: np.argsort(-f_classif(Xb, yb)[0])[:2], X, y, 15, random_state=0
     )
     np.testing.assert_array_equal(M1, M2)
-    assert M1.shape == (6, 15) and (M1.sum(axis=0) == 2).all()
+    assert M1.shape == (15, 6) and (M1.sum(axis=1) == 2).all()
     np.testing.assert_array_equal(X, X0)
     np.testing.assert_array_equal(y, y0)
 

@@ -91,7 +91,7 @@ def test_quick_study_runs_under_two_minutes_and_proposes_rules(tmp_path):
     from fsel.experiments.repro_robust import robust_defaults
 
     rep = robust_defaults(tmp_path, quick=True, seed=0)
-    assert rep.command == "fsel reproduce robust-defaults --seed 0 --quick"
+    assert rep.command == "fsel reproduce robust-defaults --random-state 0 --quick"
     assert "Proposed default" in rep.ours
     for rule in ("uniform/5", "quantile/5", "quantile/auto", "range", "robust", "rank"):
         assert f"| {rule} |" in rep.ours

@@ -158,22 +158,26 @@ def test_huge_values_with_a_finite_range_work(name):
 
 # ------------------------------------------------------------- datetime columns
 @pytest.mark.parametrize("name", ALL)
-def test_datetime_column_is_refused(name):
+def test_datetime_column_becomes_seconds(name):
     X, y = _table(6)
     frame = pd.DataFrame(X, columns=["a", "b", "c"])
     frame["when"] = pd.date_range("2020-01-01", periods=len(y), freq="D")
-    with pytest.raises(TypeError, match=r"column 'when' holds dates or times"):
-        _make(name).fit(frame, y)
+    sel = _make(name).fit(frame, y)
+    assert sel.feature_types_[-1] == "datetime"
+    # seconds since the epoch: the same fit as the numbers themselves
+    numbers = frame.assign(when=(frame["when"] - pd.Timestamp(0)).dt.total_seconds())
+    ref = _make(name).fit(numbers, y)
+    np.testing.assert_array_equal(sel.selection_order_, ref.selection_order_)
+    np.testing.assert_allclose(sel.scores_, ref.scores_, equal_nan=True)
 
 
-def test_datetime_column_refused_in_numpy_and_timedelta_too():
+def test_datetime_in_numpy_and_timedelta_too():
     X, y = _table(7)
     dates = np.array(["2020-01-01"] * len(y), dtype="datetime64[D]") + X[:, 0]
-    with pytest.raises(TypeError, match=r"column '0' holds dates or times"):
-        _make("mim").fit(dates.reshape(-1, 1), y)
+    sel = _make("mim", k=1).fit(dates.reshape(-1, 1), y)
+    assert sel.feature_types_ == ["datetime"]
     frame = pd.DataFrame({"a": X[:, 0], "dt": pd.to_timedelta(X[:, 1], unit="h")})
-    with pytest.raises(TypeError, match=r"column 'dt' holds dates or times"):
-        _make("relieff").fit(frame, y)
+    assert _make("relieff").fit(frame, y).feature_types_ == ["integer", "numeric"]
 
 
 def test_declared_categorical_datetime_is_used_as_codes():
@@ -205,7 +209,7 @@ def test_duplicate_column_names_refused_by_npfs():
     X, y = _table(10)
     frame = pd.DataFrame(X, columns=["a", "b", "a"])
     with pytest.raises(ValueError, match=r"NPFS: X has duplicate column names \['a'\]"):
-        NPFS(_make("mim", k=1), n_bootstraps=5).fit(frame, y)
+        NPFS(_make("mim", k=1), n_resamples=5).fit(frame, y)
 
 
 # ------------------------------------------------ boolean column with pd.NA

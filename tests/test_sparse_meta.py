@@ -30,8 +30,8 @@ def test_npfs_on_sparse_equals_dense_and_keeps_input(fmt):
     X, dense, y = _data()
     X = X.asformat(fmt)
     before = X.toarray().copy()
-    a = fsel.NPFS(fsel.JMI(3), n_bootstraps=15, random_state=0).fit(X, y)
-    b = fsel.NPFS(fsel.JMI(3), n_bootstraps=15, random_state=0).fit(dense, y)
+    a = fsel.NPFS(fsel.JMI(3), n_resamples=15, random_state=0).fit(X, y)
+    b = fsel.NPFS(fsel.JMI(3), n_resamples=15, random_state=0).fit(dense, y)
     np.testing.assert_array_equal(a.selection_matrix_, b.selection_matrix_)
     assert {7, 31} <= set(a.relevant_features_.tolist())
     np.testing.assert_array_equal(X.toarray(), before)
@@ -52,8 +52,8 @@ def test_replicates_receive_sparse_rows():
 
 def test_select_api_on_sparse():
     X, dense, y = _data()
-    a = fsel.select(X, y, method="jmi", k=4)
-    b = fsel.select(dense, y, method="jmi", k=4)
+    a = fsel.select(X, y, method="jmi", n_features_to_select=4)
+    b = fsel.select(dense, y, method="jmi", n_features_to_select=4)
     np.testing.assert_array_equal(a.features, b.features)
 
 

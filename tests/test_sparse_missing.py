@@ -113,9 +113,9 @@ def test_ranking_indices_refuse_stored_nan(index):
     with pytest.raises(ValueError, match="missing values"):
         fsel.RankingIndex(3, index=index, missing="error").fit(X, y)
     with pytest.raises(ValueError, match=NOT_SPARSE):
-        fsel.BootstrapRanking(index=index, n_bootstraps=4, random_state=0).fit(X, y)
+        fsel.BootstrapRanking(index=index, n_resamples=4, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match=NOT_SPARSE):
-        bootstrap_scores(X, yf, index, n_bootstraps=4, random_state=0, missing="available")
+        bootstrap_scores(X, yf, index, n_resamples=4, random_state=0, missing="available")
     # the dense table with the same holes is scored feature by feature
     scores = fsel.RankingIndex(3, index=index).fit(dense, y).scores_
     assert np.isfinite(scores).all()
@@ -127,21 +127,21 @@ def test_ranking_indices_sparse_without_nan_under_available():
     a = fsel.RankingIndex(4, index="K3").fit(sp.csr_matrix(clean), y)
     b = fsel.RankingIndex(4, index="K3").fit(clean, y)
     np.testing.assert_allclose(a.scores_, b.scores_, atol=1e-12)
-    kw = dict(n_bootstraps=6, n_features_to_select=4, random_state=0)
+    kw = dict(n_resamples=6, n_features_to_select=4, random_state=0)
     c = fsel.BootstrapRanking(index="In", **kw).fit(sp.csr_matrix(clean), y)
     e = fsel.BootstrapRanking(index="In", **kw).fit(clean, y)
-    np.testing.assert_allclose(c.bootstrap_scores_, e.bootstrap_scores_, atol=1e-12)
+    np.testing.assert_allclose(c.resample_scores_, e.resample_scores_, atol=1e-12)
 
 
 def test_npfs_passes_stored_nan_to_the_wrapped_rule():
     X, dense, y = _data()
-    a = fsel.NPFS(fsel.JMI(3), n_bootstraps=8, random_state=0).fit(X, y)
-    b = fsel.NPFS(fsel.JMI(3), n_bootstraps=8, random_state=0).fit(dense, y)
+    a = fsel.NPFS(fsel.JMI(3), n_resamples=8, random_state=0).fit(X, y)
+    b = fsel.NPFS(fsel.JMI(3), n_resamples=8, random_state=0).fit(dense, y)
     np.testing.assert_array_equal(a.selection_matrix_, b.selection_matrix_)
     with pytest.raises(ValueError, match=NOT_SPARSE):
-        fsel.NPFS(fsel.RankingIndex(3, index="K3"), n_bootstraps=4, random_state=0).fit(X, y)
+        fsel.NPFS(fsel.RankingIndex(3, index="K3"), n_resamples=4, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="missing values"):
-        fsel.NPFS(fsel.JMI(3, missing="error"), n_bootstraps=4, random_state=0).fit(X, y)
+        fsel.NPFS(fsel.JMI(3, missing="error"), n_resamples=4, random_state=0).fit(X, y)
 
 
 def test_npfs_tags_follow_the_wrapped_selector():
@@ -154,8 +154,8 @@ def test_npfs_tags_follow_the_wrapped_selector():
 
 def test_select_api_on_sparse_with_missing_values():
     X, dense, y = _data()
-    a = fsel.select(X, y, method="jmi", k=4, missing="level")
-    b = fsel.select(dense, y, method="jmi", k=4, missing="level")
+    a = fsel.select(X, y, method="jmi", n_features_to_select=4, missing="level")
+    b = fsel.select(dense, y, method="jmi", n_features_to_select=4, missing="level")
     np.testing.assert_array_equal(a.features, b.features)
     with pytest.raises(ValueError, match=NOT_SPARSE):
-        fsel.select(X, y, method="jmi", k=4, missing="available")
+        fsel.select(X, y, method="jmi", n_features_to_select=4, missing="available")

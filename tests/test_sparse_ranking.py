@@ -67,11 +67,11 @@ def test_selectors_on_sparse(index):
     a = fsel.RankingIndex(4, index=index).fit(X, y)
     b = fsel.RankingIndex(4, index=index).fit(dense, y)
     np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
-    np.testing.assert_allclose(a.scores_, b.scores_, atol=1e-12)
-    kw = dict(index=index, n_features_to_select=4, n_bootstraps=8, random_state=0)
+    np.testing.assert_allclose(a.index_values_, b.index_values_, atol=1e-12)
+    kw = dict(index=index, n_features_to_select=4, n_resamples=8, random_state=0)
     c = fsel.BootstrapRanking(**kw).fit(X, y)
     e = fsel.BootstrapRanking(**kw).fit(dense, y)
-    np.testing.assert_allclose(c.bootstrap_scores_, e.bootstrap_scores_, atol=1e-12)
+    np.testing.assert_allclose(c.resample_scores_, e.resample_scores_, atol=1e-12)
     np.testing.assert_array_equal(c.selection_order_, e.selection_order_)
 
 

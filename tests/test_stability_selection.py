@@ -103,9 +103,9 @@ def test_stability_selection_errors():
 
 # ----------------------------------------------------------------- calibrated NPFS
 def test_permutation_test_by_hand():
-    M = np.zeros((3, 10), dtype=bool)
-    M[0, :9] = True  # count 9
-    M[1, :4] = True  # count 4
+    M = np.zeros((10, 3), dtype=bool)  # replicates x features
+    M[:9, 0] = True  # count 9
+    M[:4, 1] = True  # count 4
     null = np.array([[4, 3, 2], [5, 2, 1]])  # pooled: 1 2 2 3 4 5
     r = npfs_permutation_test(M, null, alpha=0.2)
     # F(4) = 5/6 >= 0.8 > F(3) = 4/6: zeta = 4
@@ -128,10 +128,10 @@ def test_calibrated_npfs_holds_alpha_when_y_is_unrelated():
         X = rng.integers(0, 4, size=(n, p)) * rng.uniform(0.5, 2, size=p)  # unequal levels
         X[:, : p // 2] = np.round(X[:, : p // 2] + rng.normal(size=(n, p // 2)), 1)
         y = rng.integers(0, 2, n)
-        base = NPFS(fsel.JMI(4), n_bootstraps=30, alpha=alpha, random_state=r).fit(X, y)
+        base = NPFS(fsel.JMI(4), n_resamples=30, alpha=alpha, random_state=r).fit(X, y)
         cal = NPFS(
             fsel.JMI(4),
-            n_bootstraps=30,
+            n_resamples=30,
             alpha=alpha,
             random_state=r,
             null="permutation",

@@ -36,7 +36,13 @@ def small_report():
     X, y = _classification()
     X0, y0 = X.copy(), y.copy()
     rep = fsel.report(
-        X, y, methods="mim,k3,relieff", k=3, n_bootstraps=20, n_folds=3, progress=False
+        X,
+        y,
+        methods="mim,k3,relieff",
+        n_features_to_select=3,
+        n_resamples=20,
+        n_folds=3,
+        progress=False,
     )
     assert np.array_equal(X, X0) and np.array_equal(y, y0)  # inputs untouched
     return X, y, rep
@@ -46,7 +52,7 @@ def small_report():
 def test_selections_match_the_methods_run_directly(small_report):
     X, y, rep = small_report
     for m in ("mim", "k3", "relieff"):
-        direct = fsel.select(X, y, method=m, k=3)
+        direct = fsel.select(X, y, method=m, n_features_to_select=3)
         assert rep.selections[m].features.tolist() == direct.features.tolist()
         np.testing.assert_allclose(rep.selections[m].scores, direct.scores)
     # the known relevant features are found by every method
@@ -79,7 +85,7 @@ def test_frequencies_stability_and_npfs_against_a_direct_bootstrap_loop(small_re
     for m in ("mim", "k3"):  # deterministic methods: refit on the same bootstrap rows
         Z = np.zeros((B, d))
         for b, idx in enumerate(resample_indices(X.shape[0], B, random_state=0)):
-            Z[b, fsel.select(X[idx], y[idx], method=m, k=3).features] = 1
+            Z[b, fsel.select(X[idx], y[idx], method=m, n_features_to_select=3).features] = 1
         p = Z.mean(axis=0)
         np.testing.assert_allclose(rep.frequencies[m], p)
         kbar = p.sum()
@@ -105,9 +111,9 @@ def test_curves_against_a_direct_cross_validation(small_report):
     acc = np.zeros((folds, k))
     ber = np.zeros((folds, k))
     base = np.zeros(folds)
-    for f, train in enumerate(resample_indices(n, folds, scheme="kfold", random_state=0)):
+    for f, train in enumerate(resample_indices(n, folds, resampling="kfold", random_state=0)):
         test = np.setdiff1d(np.arange(n), train)
-        order = fsel.select(X[train], y[train], method="k3", k=k).features
+        order = fsel.select(X[train], y[train], method="k3", n_features_to_select=k).features
         for m in range(1, k + 1):
             model = make_pipeline(StandardScaler(), KNeighborsClassifier(5))
             pred = model.fit(X[np.ix_(train, order[:m])], y[train]).predict(
@@ -144,7 +150,7 @@ def test_regression_target_gets_ranking_indices_and_r2():
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, size=(200, 8))
     y = np.sin(3 * X[:, 1]) + X[:, 6] ** 2 + 0.05 * rng.normal(size=200)
-    rep = fsel.report(X, y, k=2, quick=True, progress=False)
+    rep = fsel.report(X, y, n_features_to_select=2, quick=True, progress=False)
     assert rep.summary.task == "regression"
     assert rep.methods == ["k3", "in", "chi2", "mi-index"]
     assert rep.summary.target_range[0] == pytest.approx(y.min())
@@ -159,7 +165,7 @@ def test_missing_values_are_counted_and_do_not_break_the_page(tmp_path):
     X, y = _classification(120, 6)
     X[[0, 3, 7], 1] = np.nan
     X[10, 4] = np.nan
-    rep = fsel.report(X, y, methods="mim,k3", k=2, quick=True, progress=False)
+    rep = fsel.report(X, y, methods="mim,k3", n_features_to_select=2, quick=True, progress=False)
     assert rep.summary.missing.tolist() == [0, 3, 0, 0, 1, 0]
     assert "4 missing values" in rep.summary_text()
     # each method either ran or is reported with its one-line error
@@ -175,7 +181,7 @@ def test_dataframe_names_and_categorical_types():
     names = ["age", "dose", "weight", "height", "bmi", "pulse"]
     df = pd.DataFrame(X, columns=names)
     df["site"] = pd.Categorical(np.where(X[:, 0] > 0, "north", "south"))
-    rep = fsel.report(df, y, methods="mim", k=2, quick=True, progress=False)
+    rep = fsel.report(df, y, methods="mim", n_features_to_select=2, quick=True, progress=False)
     assert rep.summary.feature_names == [*names, "site"]
     assert rep.summary.feature_types == ["numeric"] * 6 + ["categorical"]
     assert {rep.name(f) for f in rep.selections["mim"].features} == {"weight", "pulse"}
@@ -185,9 +191,9 @@ def test_bad_input_gives_one_line_errors():
     X, y = _classification(60, 6)
     for kwargs, msg in [
         ({"methods": "nope"}, "unknown method"),
-        ({"k": 7}, "larger than the number of features"),
+        ({"n_features_to_select": 7}, "larger than the number of features"),
         ({"alpha": 1.5}, "alpha"),
-        ({"n_bootstraps": 1}, "n_bootstraps"),
+        ({"n_resamples": 1}, "n_resamples"),
         ({"task": "clustering"}, "task"),
     ]:
         with pytest.raises(ValueError, match=msg):
@@ -198,7 +204,7 @@ def test_bad_input_gives_one_line_errors():
 
 def test_fixed_seed_same_report_and_cache_resumes(tmp_path):
     X, y = _classification(100, 6)
-    kw = {"k": 2, "quick": True, "progress": False, "cache_dir": tmp_path / "c"}
+    kw = {"n_features_to_select": 2, "quick": True, "progress": False, "cache_dir": tmp_path / "c"}
     with track_cache() as first:
         a = fsel.report(X, y, methods="mim", **kw)
     assert first.computed > 0 and first.cached == 0
@@ -208,7 +214,7 @@ def test_fixed_seed_same_report_and_cache_resumes(tmp_path):
     assert second.cached == first.computed and second.computed > 0
     np.testing.assert_array_equal(a.bootstrap_matrices["mim"], b.bootstrap_matrices["mim"])
     np.testing.assert_array_equal(a.curves["mim"].scores, b.curves["mim"].scores)
-    c = fsel.report(X, y, methods="mim,relieff", k=2, quick=True, progress=False)
+    c = fsel.report(X, y, methods="mim,relieff", n_features_to_select=2, quick=True, progress=False)
     for m in ("mim", "relieff"):
         np.testing.assert_array_equal(b.frequencies[m], c.frequencies[m])
         assert b.selections[m].features.tolist() == c.selections[m].features.tolist()
@@ -245,7 +251,7 @@ def test_cli_report_writes_the_page_and_resumes(tmp_path, capsys):
     printed = capsys.readouterr()
     assert "selected by every method" in printed.out and "report.html" in printed.err
     page = (out / "report.html").read_text()
-    assert "fsel report " in page and "--methods mim,k3 -k 2 --bootstraps 20" in page
+    assert "fsel report " in page and "--methods mim,k3 -k 2 --n-resamples 20" in page
     assert "g2" in page and (out / ".cache").is_dir()
     with track_cache() as stats:
         assert main(argv) == 0
@@ -346,7 +352,9 @@ def test_k_equal_to_the_number_of_features_and_string_labels():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(90, 3))
     y = np.where(X[:, 0] > 0, "yes", "no")
-    rep = fsel.report(X, y, methods="mim,relieff", k=3, quick=True, progress=False)
+    rep = fsel.report(
+        X, y, methods="mim,relieff", n_features_to_select=3, quick=True, progress=False
+    )
     # every method keeps every feature: NPFS and Kuncheva are undefined, Jaccard is 1
     assert rep.npfs is None and np.isnan(rep.kuncheva).all()
     np.testing.assert_array_equal(rep.jaccard, np.ones((2, 2)))
@@ -362,8 +370,8 @@ def test_integer_codes_reach_the_selectors_as_codes():
     rng = np.random.default_rng(0)
     X = rng.integers(0, 8, size=(300, 8))
     y = ((X[:, 1] > 3) ^ (X[:, 6] > 5)).astype(int)
-    rep = fsel.report(X, y, methods="jmi", k=2, quick=True, progress=False)
-    direct = fsel.select(X, y, method="jmi", k=2)
+    rep = fsel.report(X, y, methods="jmi", n_features_to_select=2, quick=True, progress=False)
+    direct = fsel.select(X, y, method="jmi", n_features_to_select=2)
     assert rep.selections["jmi"].features.tolist() == direct.features.tolist()
     assert sorted(direct.features.tolist()) == [1, 6]
     assert rep.summary.feature_types == ["integer"] * 8
@@ -371,13 +379,15 @@ def test_integer_codes_reach_the_selectors_as_codes():
 
 def test_progress_bar_on_stderr_and_jobs_do_not_change_the_result(capsys):
     X, y = _classification(80, 6)
-    a = fsel.report(X, y, methods="mim", k=2, quick=True, progress=True)
+    a = fsel.report(X, y, methods="mim", n_features_to_select=2, quick=True, progress=True)
     err = capsys.readouterr().err
     assert "fsel report" in err and "|" in err
     from joblib import parallel_config
 
     with parallel_config(backend="threading"):
-        b = fsel.report(X, y, methods="mim", k=2, quick=True, progress=False, n_jobs=2)
+        b = fsel.report(
+            X, y, methods="mim", n_features_to_select=2, quick=True, progress=False, n_jobs=2
+        )
     assert capsys.readouterr().err == ""
     np.testing.assert_array_equal(a.bootstrap_matrices["mim"], b.bootstrap_matrices["mim"])
 

@@ -162,7 +162,7 @@ for _name, (_cls, _text) in _KNN_SUMMARY.items():
             f"{_cls} with nearest-neighbour (KSG) information, no binning: {_text}.",
             target="any",
             # no bins, so no missing level: each term on its observed rows
-            fixed=(("estimator", "knn"), ("missing", "available")),
+            fixed=(("mi_estimator", "knn"), ("missing", "available")),
         )
     )
 _INDEX_SUMMARY = {

@@ -1,4 +1,4 @@
-"""The functional form: ``fsel.select(X, y, method="jmi", k=10, **params)``."""
+"""The functional form: ``fsel.select(X, y, method="jmi", n_features_to_select=10, **params)``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from fsel._registry import get_method
+from fsel.utils.params import check_n_features_to_select_param
 
 __all__ = ["SelectionResult", "select"]
 
@@ -26,7 +27,8 @@ class SelectionResult:
         Their names (column names of a DataFrame, else ``"x<i>"``).
     scores : ndarray of float
         The score of each selected feature (per-step criterion value for greedy
-        methods, weight or index value for rankers).
+        methods, weight for Relief, the raw index value, ``index_values_``, for the
+        ranking indices).
     estimator : object
         The fitted estimator, for everything else it exposes.
     """
@@ -55,6 +57,8 @@ def result_from_estimator(method: str, est: Any, feature_names: Any = None) -> S
     order = np.asarray(est.selection_order_, dtype=np.intp)
     if hasattr(est, "selection_scores_"):
         scores = np.asarray(est.selection_scores_, dtype=float)
+    elif hasattr(est, "index_values_"):  # a ranking index: its own values, as published
+        scores = np.asarray(est.index_values_, dtype=float)[order]
     else:
         scores = np.asarray(est.scores_, dtype=float)[order]
     if feature_names is None:
@@ -70,12 +74,12 @@ def select(
     X: Any,
     y: Any,
     method: str = "jmi",
-    k: int | None = 10,
+    n_features_to_select: int | float | str | None = None,
     *,
     missing: str | None = None,
     **params: Any,
 ) -> SelectionResult:
-    """Select ``k`` features of ``X`` for ``y`` with a named method.
+    """Select ``n_features_to_select`` features of ``X`` for ``y`` with a named method.
 
     Parameters
     ----------
@@ -83,8 +87,10 @@ def select(
     y : array-like of shape (n_samples,)
     method : str
         A short name from ``fsel methods`` (e.g. ``"jmi"``, ``"mrmr"``, ``"relieff"``).
-    k : int or None
-        Number of features; None ranks all.
+    n_features_to_select : int, float, "auto" or None, default=None
+        Number of features (a float in (0, 1]: that fraction); None keeps the method's
+        default: half of the features, or ``"auto"`` for a method that decides the
+        count itself (classifiability).
     missing : str or None
         The method's missing-value rule (SPEC section 10), passed as its ``missing``
         parameter: None keeps the method's default (its own rule for NaN, None,
@@ -101,7 +107,7 @@ def select(
     >>> rng = np.random.default_rng(0)
     >>> X = rng.integers(0, 4, size=(300, 8))
     >>> y = (X[:, 1] > 1).astype(int) ^ (X[:, 6] > 2).astype(int)
-    >>> res = fsel.select(X, y, method="jmi", k=2)
+    >>> res = fsel.select(X, y, method="jmi", n_features_to_select=2)
     >>> sorted(res.features.tolist())
     [1, 6]
     >>> res.names[0] in ("x1", "x6")
@@ -111,15 +117,18 @@ def select(
 
     >>> Xm = X.astype(float)
     >>> Xm[::7, 1] = np.nan
-    >>> fsel.select(Xm, y, method="chi2", k=1).features.tolist()
+    >>> fsel.select(Xm, y, method="chi2", n_features_to_select=1).features.tolist()
     [1]
     """
     m = get_method(method)
+    check_n_features_to_select_param(n_features_to_select, allow_auto=True)
     if missing is not None:
         accepted = m.make().get_params(deep=False)
         if "missing" not in accepted:
             raise ValueError(f"method {m.name!r} has no missing-value rule ('missing')")
         params["missing"] = missing
-    est = m.make(n_features_to_select=k, **params)
+    if n_features_to_select is not None:
+        params["n_features_to_select"] = n_features_to_select
+    est = m.make(**params)
     est.fit(X, y)
     return result_from_estimator(m.name, est)

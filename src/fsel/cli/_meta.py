@@ -37,7 +37,7 @@ def run_knockoff(args: argparse.Namespace, base: Any, data: Any) -> tuple[dict, 
         fdr=args.fdr,
         n_draws=args.draws,
         random_state=args.random_state,
-        n_jobs=args.jobs,
+        n_jobs=args.n_jobs,
     )
     with _context(args):
         kf.fit(data.X, data.y)
@@ -71,6 +71,11 @@ def run_knockoff(args: argparse.Namespace, base: Any, data: Any) -> tuple[dict, 
     return out, ["rank", "index", "name", "W"]
 
 
+def _n_pairs(args: argparse.Namespace) -> int:
+    """Complementary pairs of ``--stability``: ``--n-resamples``, default 50."""
+    return 50 if args.n_resamples is None else int(args.n_resamples)
+
+
 def run_stability(args: argparse.Namespace, base: Any, data: Any) -> tuple[dict, list[str]]:
     """Fit ``StabilitySelection(base, threshold, n_resamples)``; the record and columns.
 
@@ -86,9 +91,9 @@ def run_stability(args: argparse.Namespace, base: Any, data: Any) -> tuple[dict,
     ss = StabilitySelection(
         base,
         threshold=args.threshold,
-        n_resamples=args.n_resamples,
+        n_resamples=_n_pairs(args),
         random_state=args.random_state,
-        n_jobs=args.jobs,
+        n_jobs=args.n_jobs,
     )
     with _context(args):
         ss.fit(data.X, data.y)
@@ -106,7 +111,7 @@ def run_stability(args: argparse.Namespace, base: Any, data: Any) -> tuple[dict,
         "n_samples": int(data.X.shape[0]),
         "n_features": int(data.X.shape[1]),
         "threshold": args.threshold,
-        "n_resamples": args.n_resamples,
+        "n_resamples": _n_pairs(args),
         "average_selected": float(ss.average_selected_),
         "error_bound": _finite(ss.error_bound_),
         "unimodal_error_bound": None if math.isnan(unimodal) else _finite(unimodal),
@@ -116,7 +121,7 @@ def run_stability(args: argparse.Namespace, base: Any, data: Any) -> tuple[dict,
     }
     print(
         f"stability({args.method}): {len(rows)} of {data.X.shape[1]} features selected in "
-        f">= {args.threshold:g} of {2 * args.n_resamples} half-samples; expected false "
+        f">= {args.threshold:g} of {2 * _n_pairs(args)} half-samples; expected false "
         f"selections <= {ss.error_bound_:.3g} (q = {ss.average_selected_:.3g})"
     )
     print(f"{'rank':>4}  {'index':>5}  {'freq':>5}  name")

@@ -101,6 +101,7 @@ def read_data(
     categorical: list[str] | None = None,
     target_file: str | None = None,
     names_file: str | None = None,
+    numeric: list[str] | None = None,
 ) -> LoadedData:
     """Read a data file and split it into features and target.
 
@@ -113,8 +114,14 @@ def read_data(
     -- gives a scipy.sparse CSR matrix, never densified. ``target_file``: labels, one
     per row (``.npy``, or text/CSV with one label a line); ``names_file``: feature
     names, one a line (e.g. a vocabulary).
+
+    CSV and Parquet columns need no declaration: text columns are categorical, text
+    columns whose every cell parses as a date become dates (taken as seconds since the
+    epoch), the selectors decide the rest (``categorical="auto"``). ``categorical``
+    lists columns to take as categorical as well, ``numeric`` columns to take as
+    numbers (booleans as 0/1, text that parses as numbers).
     """
-    loaded = _read_data(path, target, categorical, target_file)
+    loaded = _read_data(path, target, categorical, target_file, numeric)
     if target_file is not None and not (path.endswith(".npz") and _is_sparse_npz(Path(path))):
         loaded.y = _read_labels(target_file, loaded.X.shape[0])
     if names_file is not None:
@@ -166,7 +173,11 @@ def _is_sparse_npz(p: Path) -> bool:
 
 
 def _read_data(
-    path: str, target: str | None, categorical: list[str] | None, target_file: str | None
+    path: str,
+    target: str | None,
+    categorical: list[str] | None,
+    target_file: str | None,
+    numeric: list[str] | None = None,
 ) -> LoadedData:
     if path.startswith("generated:"):
         return _generated(path.partition(":")[2])
@@ -272,33 +283,86 @@ def _read_data(
     for c in categorical:
         if c not in feat:
             raise CliError(f"--categorical: no feature column {c!r} in {path}")
+    numeric = list(numeric or [])
+    for c in numeric:
+        if c not in feat:
+            raise CliError(f"--numeric: no feature column {c!r} in {path}")
+        if c in categorical:
+            raise CliError(f"column {c!r} is given both to --categorical and --numeric")
+        cols[c] = _as_numbers(cols[c], c)
     cat_idx = [feat.index(c) for c in categorical]
-    non_numeric = [
-        n for i, n in enumerate(feat) if cols[n].dtype.kind not in "biuf" and i not in cat_idx
-    ]
-    holes = [n for n in non_numeric if _has_holes(cols[n])]
-    if holes:
-        raise CliError(
-            f"column(s) {', '.join(map(repr, holes))} have missing values (empty cells); "
-            "fill or drop them first"
+    for n in feat:
+        if cols[n].dtype.kind == "O" and n not in categorical:
+            cols[n] = _parse_dates(cols[n])
+    if all(cols[n].dtype.kind in "biuf" for n in feat):
+        return LoadedData(
+            np.column_stack([cols[n] for n in feat]), cols[target], feat, cat_idx, target
         )
-    if non_numeric:
-        raise CliError(
-            f"non-numeric column(s) {', '.join(map(repr, non_numeric))} not declared "
-            f"categorical; pass --categorical {','.join(non_numeric)} or drop them"
-        )
-    if any(i in cat_idx for i in range(len(feat))):
-        X = np.empty((len(cols[target]), len(feat)), dtype=np.float64)
+    # a mixed table: the selectors decide what each column is (categorical="auto")
+    try:
+        import pandas as pd
+
+        X: Any = pd.DataFrame({n: cols[n] for n in feat}, columns=feat)
+    except ImportError:  # pragma: no cover - pandas is part of the usual install
+        X = np.empty((len(cols[target]), len(feat)), dtype=object)
         for i, n in enumerate(feat):
-            col = cols[n]
-            if i in cat_idx:
-                _, inv = np.unique(col.astype(str), return_inverse=True)
-                X[:, i] = inv.reshape(-1)
-            else:
-                X[:, i] = col
-    else:
-        X = np.column_stack([cols[n] for n in feat])
+            X[:, i] = cols[n]
     return LoadedData(X, cols[target], feat, cat_idx, target)
+
+
+def _as_numbers(col: np.ndarray, name: str) -> np.ndarray:
+    """``--numeric``: a column as float64 (booleans 0/1, text that parses as numbers;
+    an empty cell is missing)."""
+    if col.dtype.kind in "biuf":
+        return col.astype(np.float64)
+    out = np.empty(col.shape[0], dtype=np.float64)
+    for i, v in enumerate(col.tolist()):
+        if v is None or (isinstance(v, float) and v != v) or type(v).__name__ == "NAType":
+            out[i] = np.nan
+            continue
+        text = str(v).strip()
+        if text.lower() in ("true", "false"):
+            out[i] = float(text.lower() == "true")
+            continue
+        try:
+            out[i] = float(text) if text else np.nan
+        except ValueError:
+            raise CliError(f"--numeric: column {name!r} holds {text!r}, not a number") from None
+    return out
+
+
+def _parse_dates(col: np.ndarray) -> np.ndarray:
+    """A text column whose every non-empty cell parses as a date or a date and time,
+    as ``datetime64`` (empty cells NaT); any other column unchanged."""
+    cells = [v for v in col.tolist() if isinstance(v, str) and v.strip() != ""]
+    if not cells or any(not isinstance(v, str) for v in col.tolist() if not _is_hole(v)):
+        return col
+    if not all(any(ch in v for ch in "-/:") and any(ch.isdigit() for ch in v) for v in cells):
+        return col
+    try:
+        import warnings
+
+        import pandas as pd
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = pd.to_datetime(pd.Series(col, dtype=object), errors="raise", format="mixed")
+        if getattr(parsed.dt, "tz", None) is not None:
+            parsed = parsed.dt.tz_convert("UTC").dt.tz_localize(None)
+        return parsed.to_numpy(dtype="datetime64[ns]")
+    except ImportError:  # pragma: no cover - pandas is part of the usual install
+        try:
+            return np.array(
+                [v if isinstance(v, str) else "NaT" for v in col.tolist()], dtype="datetime64[s]"
+            )
+        except ValueError:
+            return col
+    except (ValueError, TypeError, OverflowError):
+        return col
+
+
+def _is_hole(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and v != v) or type(v).__name__ == "NAType"
 
 
 def _has_holes(col: np.ndarray) -> bool:

@@ -31,7 +31,7 @@ _FLAG_PARAMS = {
     "bins": "n_bins",
     "device": "device",
     "discretize": "discretize",
-    "estimator": "estimator",
+    "mi_estimator": "mi_estimator",
     "beta": "beta",
     "gamma": "gamma",
     "metric": "metric",
@@ -41,7 +41,6 @@ _FLAG_PARAMS = {
     "max_iter": "max_iter",
     "epsilon": "epsilon",
     "radius_factor": "radius_factor",
-    "max_features": "max_features",
     "n_slices": "n_slices",
     "n_bins_x": "n_bins_x",
     "n_bins_y": "n_bins_y",
@@ -90,16 +89,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", "-m", default="jmi", help="method name (see 'fsel methods')")
     p.add_argument(
         "-k",
-        "--n-features",
-        dest="k",
-        type=int,
+        "--n-features-to-select",
+        dest="n_features_to_select",
+        type=_n_features,
         default=None,
-        help="number of features to select (default: 10, or all if fewer)",
+        metavar="N",
+        help="number of features to select: an int, a fraction in (0, 1], or 'auto' "
+        "where the method decides (classifiability); default: the method's own "
+        "(half of the features; classifiability: auto)",
     )
-    p.add_argument("--categorical", help="comma-separated columns to treat as categorical")
+    p.add_argument(
+        "--categorical",
+        help="comma-separated columns to take as categorical too (text, category and "
+        "boolean columns are without it)",
+    )
+    p.add_argument(
+        "--numeric",
+        help="comma-separated columns to take as numbers although they would be "
+        "categorical (booleans as 0/1, text holding numbers)",
+    )
     p.add_argument("--output", "-o", help="write the result to FILE.json or FILE.csv")
-    p.add_argument("--jobs", "-j", type=int, default=None, help="parallel jobs (n_jobs)")
-    p.add_argument("--random-state", type=int, default=None, help="seed for randomised methods")
+    p.add_argument(
+        "--n-jobs", "-j", type=int, default=None, help="parallel workers (joblib's rule)"
+    )
+    p.add_argument(
+        "--random-state", type=int, default=None, help="seed for randomised methods and NPFS"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument(
         "--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks"
@@ -114,9 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--discretize", choices=["uniform", "quantile", "none"], help="binning of float columns"
     )
     g.add_argument(
-        "--estimator",
+        "--mi-estimator",
         choices=["plugin", "miller_madow", "knn"],
-        help="entropy estimator (knn: nearest neighbours, no binning)",
+        help="how mutual information is estimated (information criteria; knn: nearest "
+        "neighbours, no binning)",
     )
     g.add_argument(
         "--device",
@@ -144,7 +160,6 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--max-iter", type=int)
     g.add_argument("--epsilon", type=float)
     g.add_argument("--radius-factor", type=float)
-    g.add_argument("--max-features", type=int)
     g.add_argument("--n-slices", type=int)
     g.add_argument("--n-bins-x", type=int)
     g.add_argument("--n-bins-y", type=int)
@@ -171,7 +186,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     n = p.add_argument_group("NPFS: the Neyman-Pearson bootstrap test around the method")
     n.add_argument("--npfs", action="store_true", help="infer how many features are relevant")
-    n.add_argument("--bootstraps", type=int, default=100, help="bootstrap replicates (n)")
+    n.add_argument(
+        "--n-resamples",
+        type=int,
+        default=None,
+        help="resamples (NPFS: n, default 100; --stability: complementary pairs, default 50)",
+    )
+    n.add_argument(
+        "--resampling",
+        choices=["bootstrap", "subsample", "kfold"],
+        default="bootstrap",
+        help="how the rows are resampled (default: bootstrap)",
+    )
     n.add_argument("--alpha", type=float, default=0.01, help="significance level")
     n.add_argument("--correction", choices=["none", "bonferroni", "bh"], default="none")
     n.add_argument(
@@ -201,7 +227,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--stability", action="store_true", help="stability selection (complementary pairs)"
     )
     f.add_argument("--threshold", type=float, default=0.6, help="selection-frequency threshold")
-    f.add_argument("--n-resamples", type=int, default=50, help="complementary pairs (--stability)")
     p.set_defaults(func=_cmd_select)
 
     try:
@@ -262,9 +287,16 @@ def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> d
         if key not in accepted:
             raise CliError(f"{key!r} is not a parameter of {args.method}")
         params[key] = _literal(value)
+    if args.n_jobs is not None:
+        from fsel.utils.params import check_n_jobs
+
+        try:
+            check_n_jobs(args.n_jobs, "--n-jobs")
+        except (TypeError, ValueError) as exc:
+            raise CliError(str(exc)) from None
     wrapped = args.npfs or args.fdr is not None or args.stability
-    if args.jobs is not None and "n_jobs" in accepted and not wrapped:
-        params["n_jobs"] = args.jobs
+    if args.n_jobs is not None and "n_jobs" in accepted and not wrapped:
+        params["n_jobs"] = args.n_jobs
     if args.random_state is not None and "random_state" in accepted:
         params["random_state"] = args.random_state
     if "verbose" in accepted and not args.quiet and not wrapped:
@@ -287,13 +319,11 @@ def _cmd_select(args: argparse.Namespace) -> int:
                 "--scheduler the target is a column of the Dask-read table (--target)"
             )
         return _select_on_dask(args, method, cats)
+    nums = [c for c in (args.numeric or "").split(",") if c]
     data = read_data(
-        _resolve_data(args.data), args.target, cats, args.target_file, args.feature_names
+        _resolve_data(args.data), args.target, cats, args.target_file, args.feature_names, nums
     )
-    n_features = data.X.shape[1]
-    k = args.k if args.k is not None else min(10, n_features)
-    if k < 1 or k > n_features:
-        raise CliError(f"-k {k} is out of range: the table has {n_features} features")
+    _check_k(args.n_features_to_select, data.X.shape[1])
 
     # a plain selection fits the method's logic class: same fit, no scikit-learn import
     # (most of a small job's start-up); NPFS and the bootstrap wrap a real estimator
@@ -308,13 +338,15 @@ def _cmd_select(args: argparse.Namespace) -> int:
         from fsel.meta.bootstrap_ranking import BootstrapRanking
 
         est_cls = BootstrapRanking
-        fixed["n_bootstraps"] = args.bootstrap
+        fixed["n_resamples"] = args.bootstrap
     params = _estimator_params(args, est_cls, fixed)
     if "categorical" in est_cls._param_names() and data.categorical:
         params.setdefault("categorical", data.categorical)
-    if args.fdr is not None and args.k is None:
-        k = 0.25  # a quarter of the 2p columns [X, knockoffs]
-    base = est_cls(**{**fixed, **params}, n_features_to_select=k)
+    if args.n_features_to_select is not None:
+        params["n_features_to_select"] = args.n_features_to_select
+    elif args.fdr is not None:
+        params["n_features_to_select"] = 0.25  # a quarter of the 2p columns [X, knockoffs]
+    base = est_cls(**{**fixed, **params})
 
     if args.fdr is not None or args.stability:
         from fsel.cli._meta import run_knockoff, run_stability
@@ -349,8 +381,15 @@ def _report_selection(
         "params": {k_: v for k_, v in base._constructor_params().items() if _jsonable(v)},
         **res.to_dict(),
     }
+    types = list(getattr(base, "feature_types_", []) or [])
+    if len(types) == n_features:
+        out["feature_types"] = dict(zip(data.feature_names, types, strict=True))
     where = " (Dask)" if "scheduler" in extra else ""
     print(f"{method.name}: {len(res.features)} of {n_features} features from {args.data}{where}")
+    for kind, note in (("categorical", ""), ("datetime", " (seconds since 1970-01-01)")):
+        cols = [n for n, t in zip(data.feature_names, types, strict=False) if t == kind]
+        if cols:
+            print(f"taken as {kind}{note}: {', '.join(cols)}")
     print(f"{'rank':>4}  {'index':>5}  {'score':>10}  name")
     for row in out["features"]:
         print(f"{row['rank']:>4}  {row['index']:>5}  {row['score']:>10.4f}  {row['name']}")
@@ -364,12 +403,14 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
     from fsel.meta.npfs import NPFS
 
     correction = None if args.correction == "none" else args.correction
+    n_resamples = 100 if args.n_resamples is None else args.n_resamples
     npfs = NPFS(
         base,
-        n_bootstraps=args.bootstraps,
+        n_resamples=n_resamples,
+        resampling=args.resampling,
         alpha=args.alpha,
         correction=correction,
-        n_jobs=args.jobs,
+        n_jobs=args.n_jobs,
         random_state=args.random_state,
         verbose=0 if args.quiet else 1,
         null=args.null,
@@ -394,7 +435,8 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
         "target": data.target,
         "n_samples": int(data.X.shape[0]),
         "n_features": int(data.X.shape[1]),
-        "n_bootstraps": args.bootstraps,
+        "n_resamples": n_resamples,
+        "resampling": args.resampling,
         "alpha": args.alpha,
         "correction": correction or "none",
         "null": args.null,
@@ -405,7 +447,8 @@ def _run_npfs(args: argparse.Namespace, base: Any, data: Any) -> int:
     }
     print(
         f"NPFS({args.method}): {npfs.n_relevant_} relevant of {data.X.shape[1]} features "
-        f"(count > {npfs.threshold_} of {args.bootstraps} bootstraps, alpha={args.alpha}, "
+        f"(count > {npfs.threshold_} of {n_resamples} {args.resampling} resamples, "
+        f"alpha={args.alpha}, "
         f"correction={correction or 'none'})"
     )
     print(f"{'rank':>4}  {'index':>5}  {'count':>5}  {'p-value':>9}  name")
@@ -445,14 +488,35 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
     params.pop("n_jobs", None)
     with _dask_context(args.scheduler):
         data = read_data_dask(args.data, args.target, cats)
-        n_features = len(data.feature_names)
-        k = args.k if args.k is not None else min(10, n_features)
-        if k < 1 or k > n_features:
-            raise CliError(f"-k {k} is out of range: the table has {n_features} features")
-        base = est_cls(**{**fixed, **params}, n_features_to_select=k)
+        _check_k(args.n_features_to_select, len(data.feature_names))
+        if args.n_features_to_select is not None:
+            params["n_features_to_select"] = args.n_features_to_select
+        base = est_cls(**{**fixed, **params})
         with _named_columns(data.feature_names):
             base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"scheduler": args.scheduler})
+
+
+def _n_features(text: str) -> Any:
+    """``-k``'s value: an int, a fraction in (0, 1] or ``auto``."""
+    if text == "auto":
+        return text
+    value = _literal(text)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise argparse.ArgumentTypeError(f"expected an int, a fraction or 'auto', got {text!r}")
+    return value
+
+
+def _check_k(k: Any, n_features: int) -> None:
+    """Refuse a ``-k`` the table cannot give, with the table's size in the message."""
+    from fsel.utils.params import check_n_features_to_select_param
+
+    try:
+        check_n_features_to_select_param(k, allow_auto=True)
+    except (TypeError, ValueError) as exc:
+        raise CliError(f"-k: {exc}") from None
+    if isinstance(k, int) and k > n_features:
+        raise CliError(f"-k {k} is out of range: the table has {n_features} features")
 
 
 class _named_columns:

@@ -3,7 +3,7 @@
 ::
 
     fsel report DATA --target y [--methods jmi,mrmr,cmim,relieff,multisurf,k3] [-k K]
-                [--bootstraps B] [--alpha A] [--folds F] [--output DIR] [--quick]
+                [--n-resamples B] [--alpha A] [--folds F] [--output DIR] [--quick]
 
 Writes ``DIR/report.html`` (self-contained, works offline), its figures as PNG,
 ``report.json`` and ``selections.csv`` (``DIR`` defaults to ``fsel-report``). Finished
@@ -42,14 +42,14 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "-k",
-        "--n-features",
-        dest="k",
+        "--n-features-to-select",
+        dest="n_features_to_select",
         type=int,
         default=None,
         help="features each method selects (default: min(20, half the features))",
     )
     p.add_argument(
-        "--bootstraps", type=int, default=None, help="bootstrap samples (default 100; 20 quick)"
+        "--n-resamples", type=int, default=None, help="bootstrap samples (default 100; 20 quick)"
     )
     p.add_argument("--alpha", type=float, default=0.01, help="NPFS level (default 0.01)")
     p.add_argument(
@@ -69,10 +69,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--categorical", help="comma-separated columns to treat as categorical")
     p.add_argument("--output", "-o", default="fsel-report", metavar="DIR", help="output folder")
     p.add_argument("--quick", action="store_true", help="a small, fast run")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--random-state", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--no-cache", action="store_true", help="recompute everything")
     p.add_argument(
-        "--jobs", "-j", type=int, default=None, help="parallel workers for the bootstraps"
+        "--n-jobs", "-j", type=int, default=None, help="parallel workers for the bootstraps"
     )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
@@ -92,18 +92,18 @@ def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         data.X,
         _class_names(path, data.y),
         methods=args.methods,
-        k=args.k,
-        n_bootstraps=args.bootstraps,
+        n_features_to_select=args.n_features_to_select,
+        n_resamples=args.n_resamples,
         alpha=args.alpha,
         n_folds=args.folds,
         quick=args.quick,
         task=args.task,
         feature_names=data.feature_names,
         categorical=data.categorical,
-        random_state=args.seed,
+        random_state=args.random_state,
         cache_dir=None if args.no_cache else out / ".cache",
         progress=False if args.quiet else None,
-        n_jobs=args.jobs,
+        n_jobs=args.n_jobs,
         fdr=args.fdr or None,
     )
     rep.command = cli_command(_argv(args, rep.params))
@@ -137,10 +137,10 @@ def _argv(args: argparse.Namespace, params: dict[str, Any]) -> list[str]:
     if args.target:
         argv += ["--target", args.target]
     argv += ["--methods", ",".join(params["methods"]), "-k", str(params["k"])]
-    argv += ["--bootstraps", str(params["n_bootstraps"]), "--folds", str(params["n_folds"])]
+    argv += ["--n-resamples", str(params["n_bootstraps"]), "--folds", str(params["n_folds"])]
     argv += ["--alpha", f"{params['alpha']:g}", "--task", params["task"]]
     argv += ["--fdr", f"{args.fdr:g}"]
     if args.categorical:
         argv += ["--categorical", args.categorical]
-    argv += ["--seed", str(params["random_state"]), "--output", str(args.output)]
+    argv += ["--random-state", str(params["random_state"]), "--output", str(args.output)]
     return argv

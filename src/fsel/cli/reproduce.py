@@ -3,7 +3,7 @@
 ::
 
     fsel reproduce --list
-    fsel reproduce brown-fig3 [--quick] [--seed 0] [--output DIR] [--data PATH] [--html]
+    fsel reproduce brown-fig3 [--quick] [--random-state 0] [--output DIR] [--data PATH] [--html]
                    [--n-jobs N]
     fsel reproduce --all --quick --output fsel-output
 
@@ -47,7 +47,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="reduced run (well under a minute) for CI and smoke tests",
     )
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument(
+        "--random-state", dest="seed", type=int, default=0, help="random seed (default 0)"
+    )
     p.add_argument(
         "--output",
         "-o",
@@ -65,7 +67,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true", help="recompute everything and cache nothing")
     p.add_argument(
         "--n-jobs",
-        "--jobs",
         "-j",
         dest="n_jobs",
         type=int,

@@ -42,9 +42,9 @@ def reproduce_command(name: str, seed: int, quick: bool) -> str:
     Examples
     --------
     >>> reproduce_command("brown-fig3", 0, True)
-    'fsel reproduce brown-fig3 --seed 0 --quick'
+    'fsel reproduce brown-fig3 --random-state 0 --quick'
     """
-    return f"fsel reproduce {name} --seed {seed}" + (" --quick" if quick else "")
+    return f"fsel reproduce {name} --random-state {seed}" + (" --quick" if quick else "")
 
 
 def reproduction_n_jobs(n_jobs: int | None) -> int:
@@ -58,13 +58,11 @@ def reproduction_n_jobs(n_jobs: int | None) -> int:
     >>> reproduction_n_jobs(None), reproduction_n_jobs(3)
     (1, 3)
     """
-    if n_jobs is not None and (isinstance(n_jobs, bool) or not isinstance(n_jobs, int)):
-        raise TypeError(f"n_jobs must be an int or None, got {n_jobs!r}")
-    if n_jobs == 0:
-        raise ValueError("n_jobs == 0 has no meaning; use None, a positive int or -1")
-    from joblib import effective_n_jobs
+    from fsel.utils.parallel import effective_n_jobs
+    from fsel.utils.params import check_n_jobs
 
-    return int(effective_n_jobs(n_jobs))
+    check_n_jobs(n_jobs)
+    return effective_n_jobs(n_jobs)
 
 
 def with_n_jobs(make: Callable[..., Any], n_jobs: int | None) -> Callable[..., Any]:

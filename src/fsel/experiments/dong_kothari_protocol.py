@@ -161,7 +161,9 @@ def _ours(
     from fsel.selectors.classifiability import Classifiability
 
     sel = Classifiability(
-        radius_factor=radius_factor, categorical=symbolic, max_features=max_features
+        radius_factor=radius_factor,
+        categorical=symbolic,
+        n_features_to_select="auto" if max_features is None else max_features,
     )
     t0 = time.process_time()
     sel.fit(X, y)

@@ -98,7 +98,7 @@ def build_page(outputs: Path, docs_dir: Path, *, figures_subdir: str = "reproduc
         for name in by_module[module]:
             js = outputs / name / "reproduction.json"
             if not js.exists():
-                cmd = f"fsel reproduce {name} --seed 0"
+                cmd = f"fsel reproduce {name} --random-state 0"
                 index.append(f"| {name} | not run | `{cmd}` |")
                 sections.append(f"## {name}\n\nNot run yet: `{cmd}`.\n")
                 continue

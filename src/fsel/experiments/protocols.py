@@ -313,7 +313,7 @@ def bootstrap_oob_error(
         if X_eval.shape != X.shape:
             raise ValueError(f"X_eval must have the shape of X {X.shape}, got {X_eval.shape}")
     indices = resample_indices(
-        X.shape[0], n_bootstraps, scheme="bootstrap", random_state=random_state
+        X.shape[0], n_bootstraps, resampling="bootstrap", random_state=random_state
     )
     results = run_replicates(
         _bootstrap_task,
@@ -687,7 +687,7 @@ def cv_error(
 ) -> tuple[float, np.ndarray]:
     """k-fold cross-validated error of naive Bayes or CART on some features.
 
-    Folds come from :func:`fsel.meta.resampling.resample_indices` (``scheme="kfold"``).
+    Folds come from :func:`fsel.meta.resampling.resample_indices` (``resampling="kfold"``).
     ``classifier`` is ``"naive_bayes"`` (Gaussian naive Bayes), ``"cart"`` (a
     scikit-learn decision tree, ``random_state=0``) or any classifier estimator.
     Returns the mean error and the per-fold errors.
@@ -712,7 +712,7 @@ def cv_error(
         model = classifier
     n = X.shape[0]
     errs = []
-    for train in resample_indices(n, n_splits, scheme="kfold", random_state=random_state):
+    for train in resample_indices(n, n_splits, resampling="kfold", random_state=random_state):
         test = np.ones(n, dtype=bool)
         test[train] = False
         m = clone(model).fit(X[train], y[train])

@@ -15,7 +15,7 @@
 * ``ditzler-ocr`` -- the noisy OCR digits (8x8 digits in a 16x16 field of uniform
   noise), NPFS(JMI, k=64), n=100.
 
-Full runs use ``$FSEL_N_JOBS`` workers (``fsel reproduce --jobs``); results do not
+Full runs use ``$FSEL_N_JOBS`` workers (``fsel reproduce --n-jobs``); results do not
 depend on it. Every unit of work is cached under ``<output>/.cache``: one NPFS fit
 (Fig. 1, OCR), one ``K x n`` selection matrix (Fig. 2), one cross-validation fold of
 one data set (UCI), so an interrupted run resumes where it stopped. On a terminal the
@@ -64,7 +64,7 @@ def _npfs(k: int, n: int, seed: int, n_jobs: int | None, alpha: float = 0.01) ->
 
     return NPFS(
         _jmi(k),
-        n_bootstraps=n,
+        n_resamples=n,
         alpha=alpha,
         n_jobs=reproduction_n_jobs(n_jobs),
         random_state=seed,
@@ -226,7 +226,7 @@ def ditzler_fig2(
         curves = {}
         for k in ks:
             parts = {
-                "protocol": "ditzler-fig2-selection-matrix",
+                "protocol": "ditzler-fig2-selection-matrix-by-row",
                 "selector": estimator_fingerprint(_jmi(k)),
                 "data": array_fingerprint(X, y),
                 "n_bootstraps": n_max,
@@ -256,7 +256,7 @@ def ditzler_fig2(
             marks = [m for m in (100, n_max) if m <= n_max]
             cells = []
             for m in marks:
-                r = npfs_test(Mx[:, :m], alpha=0.01)
+                r = npfs_test(Mx[:m], alpha=0.01)
                 tp = len(set(r.relevant.tolist()) & set(relevant.tolist()))
                 cells.append(f"{r.n_relevant} ({tp} true)")
                 final[(K, k)] = (r.n_relevant, tp)
@@ -405,7 +405,7 @@ def _cv_errors(
     from fsel.meta.resampling import resample_indices
 
     out: dict[str, list[float]] = {}
-    folds = resample_indices(X.shape[0], n_folds, scheme="kfold", random_state=seed)
+    folds = resample_indices(X.shape[0], n_folds, resampling="kfold", random_state=seed)
     for f, train in enumerate(folds):
         parts = {
             "protocol": "ditzler-uci-fold",

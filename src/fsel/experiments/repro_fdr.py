@@ -203,7 +203,7 @@ def _npfs(null: str) -> Callable[..., np.ndarray]:
         extra = {"null": "permutation", "n_permutations": 4 if quick else 10} if null else {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # NPFS's power warning on tiny runs
-            est = NPFS(_jmi(m), n_bootstraps=nb, alpha=0.01, random_state=seed, **extra)
+            est = NPFS(_jmi(m), n_resamples=nb, alpha=0.01, random_state=seed, **extra)
             return est.fit(X, y).support_
 
     return run

@@ -68,6 +68,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.experiments.common import reproduce_command
 from fsel.experiments.report import Reproduction, write_csv
 from fsel.utils.progress import Progress
 
@@ -177,10 +178,10 @@ def _info_methods() -> dict[str, Callable[..., Any]]:
 
 def _knn_available() -> str | None:
     """The parameter that selects the nearest-neighbour information estimator
-    (``mi_estimator``, or ``estimator`` before the 0.2 names), None without it."""
+    (``mi_estimator``), None without it."""
     import fsel
 
-    for param in ("mi_estimator", "estimator"):
+    for param in ("mi_estimator",):
         try:
             fsel.JMI(2, **{param: "knn"}).fit(
                 np.random.default_rng(0).normal(size=(30, 3)), np.arange(30) % 2
@@ -349,9 +350,17 @@ def _summary(gen: list[dict], real: list[dict], labels: dict[str, list[str]]) ->
 
 
 def robust_defaults(
-    output_dir: Path, *, quick: bool = False, seed: int = 0, data_path: Any = None
+    output_dir: Path,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    data_path: Any = None,
+    n_jobs: int | None = None,
 ) -> Reproduction:
-    """Defaults by evidence (issue 23): binning rules, Relief scalings, integer columns."""
+    """Defaults by evidence (issue 23): binning rules, Relief scalings, integer columns.
+
+    ``n_jobs`` is accepted as by every reproduction (``fsel reproduce --n-jobs``); the
+    units run one at a time (each is cached), so results never depend on it."""
     from fsel.datasets import load
     from fsel.datasets.loaders import DatasetNotFoundError
     from fsel.experiments.cache import array_fingerprint, cache_for
@@ -461,11 +470,10 @@ def robust_defaults(
         f"{choice.get('relief')}, integer columns as {choice['integers']}. "
         f"{len(gen) + len(real)} units in {seconds:.0f} s."
     )
-    quick_flag = " --quick" if quick else ""
     return Reproduction(
         name="robust-defaults",
         title="Defaults by evidence: binning rules, Relief scalings, integer columns",
-        command=f"fsel reproduce robust-defaults --seed {seed}{quick_flag}",
+        command=reproduce_command("robust-defaults", seed, quick),
         seed=seed,
         paper=(
             "No paper. Issue 23 asks for defaults that survive heavy tails and outliers: "

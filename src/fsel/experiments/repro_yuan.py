@@ -32,7 +32,7 @@ Protocol choices the paper leaves open (stated, not tuned):
   continuous data they do not occur.
 
 Reproductions: ``yuan-table1``, ``yuan-table2``, ``yuan-sensitivity``
-(``fsel reproduce NAME [--quick] [--seed S]``). They cache every block of data sets of
+(``fsel reproduce NAME [--quick] [--random-state S]``). They cache every block of data sets of
 one model (the joblib task of :func:`simulate`: 250 data sets without bootstrap, 5
 with), so an interrupted run resumes with the blocks that were left, and draw a
 progress bar over the data sets on a terminal.
@@ -237,7 +237,7 @@ def _bootstrap_task(
             X,
             y,
             names,
-            n_bootstraps=n_bootstraps,
+            n_resamples=n_bootstraps,
             random_state=boot_seed,
             batch_size=n_bootstraps,
             **params,

@@ -12,7 +12,7 @@ for every ``n_jobs`` and joblib backend.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -24,7 +24,19 @@ from fsel.kernels.ranking_indices import (
 )
 from fsel.meta.resampling import resample_indices, run_replicates
 from fsel.selectors._base import BaseSelector
-from fsel.selectors.ranking._fit import _fit_setup, order_by_score
+from fsel.selectors.ranking._fit import (
+    RANKING_PARAM_KINDS,
+    _ranking_setup,
+    _ranking_table_options,
+    order_by_score,
+    oriented_scores,
+)
+from fsel.utils.params import (
+    check_n_jobs,
+    check_n_resamples,
+    check_option,
+    check_random_state_param,
+)
 from fsel.utils.validation import is_sparse
 
 __all__ = ["BootstrapRanking", "bootstrap_scores"]
@@ -64,19 +76,19 @@ def bootstrap_scores(
     y: np.ndarray,
     indices: str | Sequence[str] = INDEX_NAMES,
     *,
-    n_bootstraps: int = 100,
+    n_resamples: int = 100,
     random_state: Any = None,
     n_jobs: int | None = None,
     n_slices: int | str = "auto",
     n_bins_x: int | str = "auto",
     n_bins_y: int | str = "auto",
     batch_size: int | None = None,
-    missing: str = "error",
+    missing: str = "available",
 ) -> dict[str, np.ndarray]:
-    """Ranking indices of every feature on ``n_bootstraps`` bootstrap resamples.
+    """Ranking indices of every feature on ``n_resamples`` bootstrap resamples.
 
     Replicate ``b`` uses the rows
-    ``resample_indices(n, n_bootstraps, random_state=random_state)[b]``, so a direct
+    ``resample_indices(n, n_resamples, random_state=random_state)[b]``, so a direct
     loop with the same seeds gives the same numbers. ``"auto"`` slice counts resolve
     with the number of rows (a bootstrap resample has as many rows as the data).
 
@@ -92,7 +104,7 @@ def bootstrap_scores(
     indices : str or sequence of str
         Index names (``In, In3, In5, K1, K2, K3, chi2, mi``); all are computed from the
         same resamples.
-    n_bootstraps : int
+    n_resamples : int
     random_state : None, int, SeedSequence or Generator
     n_jobs : int or None
         Parallel workers (joblib); results do not depend on it.
@@ -102,15 +114,16 @@ def bootstrap_scores(
         Resamples scored per vectorised kernel call (one joblib task each); None picks
         it from the data shape (about 2M values a call, at least 8 tasks). Results do
         not depend on it.
-    missing : {"error", "available"}, default="error"
+    missing : {"available", "error"}, default="available"
         ``"available"``: NaN in ``X`` is a missing value and every feature of every
         resample is scored on the rows of that resample where it is observed (NaN when
         they are too few or hold one target value only); see
-        :func:`fsel.kernels.ranking_indices.ranking_scores`.
+        :func:`fsel.kernels.ranking_indices.ranking_scores`. ``"error"`` refuses NaN.
+        The default is :class:`BootstrapRanking`'s.
 
     Returns
     -------
-    dict of name to ndarray of shape (n_bootstraps, n_features)
+    dict of name to ndarray of shape (n_resamples, n_features)
 
     Examples
     --------
@@ -118,7 +131,7 @@ def bootstrap_scores(
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((100, 3))
     >>> y = np.sin(2 * X[:, 2]) + 0.2 * rng.standard_normal(100)
-    >>> s = bootstrap_scores(X, y, ["In", "K3"], n_bootstraps=20, random_state=0)
+    >>> s = bootstrap_scores(X, y, ["In", "K3"], n_resamples=20, random_state=0)
     >>> s["In"].shape, int(s["In"].mean(axis=0).argmin()), int(s["K3"].mean(axis=0).argmax())
     ((20, 3), 2, 2)
     """
@@ -130,12 +143,10 @@ def bootstrap_scores(
         X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     names = (indices,) if isinstance(indices, str) else tuple(indices)
-    if isinstance(n_bootstraps, (bool, np.bool_)) or not isinstance(
-        n_bootstraps, (int, np.integer)
-    ):
-        raise TypeError(f"n_bootstraps must be an int, got {n_bootstraps!r}")
-    if n_bootstraps < 1:
-        raise ValueError(f"n_bootstraps must be at least 1, got {n_bootstraps}")
+    n_resamples = check_n_resamples(n_resamples)
+    check_n_jobs(n_jobs)
+    check_random_state_param(random_state)
+    check_option(missing, ("available", "error"), "missing")
     if X.ndim != 2 or y.shape != (X.shape[0],):
         raise ValueError(
             f"expected X of shape (n_samples, n_features) and y of shape (n_samples,); got "
@@ -144,15 +155,15 @@ def bootstrap_scores(
     if y.size and (y == y[0]).all():
         raise ValueError("y is constant: a ranking index needs a target that varies")
     n, d = X.shape
-    rows = np.stack(resample_indices(n, int(n_bootstraps), random_state=random_state))
+    rows = np.stack(resample_indices(n, int(n_resamples), random_state=random_state))
     # batch size depends on the data shape only (never on n_jobs): identical results
     if batch_size is None:
-        per_batch = max(1, min(_BATCH_ELEMENTS // (n * d), -(-n_bootstraps // _MIN_TASKS)))
+        per_batch = max(1, min(_BATCH_ELEMENTS // (n * d), -(-n_resamples // _MIN_TASKS)))
     elif isinstance(batch_size, (int, np.integer)) and batch_size >= 1:
         per_batch = int(batch_size)
     else:
         raise ValueError(f"batch_size must be None or an int >= 1, got {batch_size!r}")
-    batches = [rows[i : i + per_batch] for i in range(0, n_bootstraps, per_batch)]
+    batches = [rows[i : i + per_batch] for i in range(0, n_resamples, per_batch)]
     params = {"n_slices": n_slices, "n_bins_x": n_bins_x, "n_bins_y": n_bins_y}
     parts = run_replicates(
         _score_replicates,
@@ -194,10 +205,11 @@ class BootstrapRanking(BaseSelector):
     Parameters
     ----------
     index : {"In", "In3", "In5", "K1", "K2", "K3", "chi2", "mi"}, default="K3"
-    n_bootstraps : int, default=100
+    n_resamples : int, default=100
         ``B``, the number of resamples (Yuan: 50-200, 100 in his simulation).
     n_features_to_select : int, float or None, default=None
-        None ranks all features; an int is a count, a float in (0, 1] a fraction.
+        None selects half of the features (rounded down, at least one); an int is a
+        count, a float in (0, 1] a fraction.
     n_slices, n_bins_x, n_bins_y : int or "auto", default="auto"
         As in :class:`fsel.RankingIndex` (resolved with the number of rows).
     n_jobs : int or None, default=None
@@ -214,12 +226,16 @@ class BootstrapRanking(BaseSelector):
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
-        Bootstrap mean of the index.
+        Bootstrap mean of the index, oriented so that higher is better (negated for
+        ``In, In3, In5``).
+    index_values_ : ndarray of shape (n_features,)
+        Bootstrap mean of the raw index (lower is better for ``In, In3, In5``).
     score_std_ : ndarray of shape (n_features,)
         Bootstrap standard deviation of the index (``ddof=1``; 0 when ``B = 1``).
-    bootstrap_scores_ : ndarray of shape (n_bootstraps, n_features)
-        The index on every resample.
+    resample_scores_ : ndarray of shape (n_resamples, n_features)
+        The raw index on every resample (replicates x features).
     higher_is_better_ : bool
+        Direction of ``index_values_`` and ``resample_scores_``.
     selection_order_, support_, ranking_, n_features_in_, feature_names_in_
         As in :class:`fsel.RankingIndex`.
 
@@ -236,22 +252,28 @@ class BootstrapRanking(BaseSelector):
     >>> from fsel import BootstrapRanking
     >>> from fsel.datasets import make_yuan_regression
     >>> X, y, genuine = make_yuan_regression(1, n_samples=200, random_state=0)
-    >>> sel = BootstrapRanking(index="K3", n_bootstraps=30, n_features_to_select=4,
+    >>> sel = BootstrapRanking(index="K3", n_resamples=30, n_features_to_select=4,
     ...                        random_state=0).fit(X, y)
     >>> sorted(sel.selection_order_.tolist()) == genuine.tolist()
     True
-    >>> sel.bootstrap_scores_.shape, sel.higher_is_better_
+    >>> sel.resample_scores_.shape, sel.higher_is_better_
     ((30, 10), True)
     """
 
     _target_kind = "numeric"
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        **RANKING_PARAM_KINDS,
+        "n_resamples": "n_resamples",
+        "n_jobs": "n_jobs",
+        "random_state": "random_state",
+    }
 
     def __init__(
         self,
         n_features_to_select: int | float | None = None,
         *,
         index: str = "K3",
-        n_bootstraps: int = 100,
+        n_resamples: int = 100,
         n_slices: int | str = "auto",
         n_bins_x: int | str = "auto",
         n_bins_y: int | str = "auto",
@@ -260,7 +282,7 @@ class BootstrapRanking(BaseSelector):
         missing: str = "available",
     ) -> None:
         self.index = index
-        self.n_bootstraps = n_bootstraps
+        self.n_resamples = n_resamples
         self.n_features_to_select = n_features_to_select
         self.n_slices = n_slices
         self.n_bins_x = n_bins_x
@@ -286,18 +308,24 @@ class BootstrapRanking(BaseSelector):
         -------
         self
         """
-        values, target, spec, params, k = _fit_setup(self, X, y, accept_sparse=True)
+        return super().fit(X, y)
+
+    def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        return _ranking_table_options(params)
+
+    def _fit(self, table: Any, y: Any, classes: Any, params: dict[str, Any]) -> BootstrapRanking:
+        values, spec, kw, k = _ranking_setup(self, table)
         boot = bootstrap_scores(
             values,
-            target,
+            np.asarray(y, dtype=np.float64),
             spec.name,
-            n_bootstraps=self.n_bootstraps,
-            random_state=self.random_state,
+            n_resamples=self.n_resamples,
+            random_state=self._seed_sequence(),
             n_jobs=self.n_jobs,
             missing="available",
-            **params,
+            **kw,
         )[spec.name]
-        self.bootstrap_scores_ = boot
+        self.resample_scores_ = boot
         nan = np.isnan(boot)
         if nan.any():
             mean, self.score_std_ = _nan_mean_std(boot, nan)
@@ -305,7 +333,11 @@ class BootstrapRanking(BaseSelector):
             mean = boot.mean(axis=0)
             self.score_std_ = boot.std(axis=0, ddof=1) if boot.shape[0] > 1 else np.zeros_like(mean)
         self.higher_is_better_ = spec.higher_is_better
-        self._set_selection(order_by_score(mean, spec.higher_is_better)[:k], mean)
+        self.index_values_ = mean
+        self._set_selection(
+            order_by_score(mean, spec.higher_is_better)[:k],
+            oriented_scores(mean, spec.higher_is_better),
+        )
         return self
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]

@@ -268,8 +268,9 @@ class KnockoffFilter(BaseSelector):
         For an fsel selector: its pick order (``"auto"``, ``"order"``) or its
         ``scores_``.
     categorical : "auto", list or mask, default="auto"
-        Which columns are categorical (string, object, category and boolean columns
-        with ``"auto"``; integer columns are numeric). Gaussian knockoffs are not valid
+        Which columns are categorical: with ``"auto"`` the library's one rule
+        (:func:`fsel.utils.validation.column_types`: text, category and boolean columns
+        are, integer columns are numeric, datetimes are seconds). Gaussian knockoffs are not valid
         for a categorical column: with ``knockoffs="gaussian"`` any categorical column
         is an error (pass knockoffs built by a valid sampler instead).
     offset : {1, 0}, default=1
@@ -361,6 +362,9 @@ class KnockoffFilter(BaseSelector):
 
     # ------------------------------------------------------------------ validation
     def _check_params(self) -> None:
+        from fsel.utils.params import validate_params
+
+        validate_params(self, {"n_jobs": "n_jobs", "random_state": "random_state"})
         q = self.fdr
         if isinstance(q, bool) or not isinstance(q, numbers.Real) or not 0 < q < 1:
             raise ValueError(f"fdr must be a number in (0, 1), got {q!r}")
@@ -388,28 +392,6 @@ class KnockoffFilter(BaseSelector):
                 f"feature_importances_, or a callable (X, y) -> importances; got {sel!r}"
             )
 
-    def _categorical_columns(self, X: Any, n_features: int, names: list[str] | None) -> np.ndarray:
-        """The columns taken as categorical (see ``categorical``)."""
-        from fsel.utils.validation import _categorical_mask
-
-        if not (isinstance(self.categorical, str) and self.categorical == "auto"):
-            return _categorical_mask(self.categorical, n_features, names)
-        if hasattr(X, "dtypes") and type(X).__module__.startswith("pandas"):
-            return np.array([getattr(d, "kind", "O") not in "iuf" for d in X.dtypes])
-        if type(X).__module__.startswith("polars"):
-            return np.array([not (d.is_numeric() and str(d) != "Boolean") for d in X.dtypes])
-        arr = np.asarray(X)
-        if arr.dtype.kind == "b":
-            return np.ones(n_features, dtype=bool)
-        if arr.dtype.kind == "O":
-            return np.array(
-                [
-                    not all(isinstance(v, numbers.Real) for v in arr[:, j].tolist())
-                    for j in range(n_features)
-                ]
-            )
-        return np.zeros(n_features, dtype=bool)
-
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any) -> KnockoffFilter:
         """Draw the knockoffs, compute the statistics and apply the threshold.
@@ -427,7 +409,15 @@ class KnockoffFilter(BaseSelector):
         """
         self._check_params()
         name = type(self).__name__
-        table = check_table(X, min_samples=3, estimator_name=name, allow_missing=True)
+        # which columns are categorical: the library's one rule
+        # (fsel.utils.validation.column_types; a list or a mask overrides it)
+        table = check_table(
+            X,
+            categorical=self.categorical,
+            min_samples=3,
+            estimator_name=name,
+            allow_missing=True,
+        )
         n_samples, p = table.values.shape
         if table.has_missing:
             col = int(np.flatnonzero(table.missing)[0])
@@ -436,7 +426,7 @@ class KnockoffFilter(BaseSelector):
                 "need complete data: impute the missing values or drop those rows first"
             )
         names = None if table.feature_names is None else [str(c) for c in table.feature_names]
-        categorical = self._categorical_columns(X, p, names)
+        categorical = np.asarray(table.categorical, dtype=bool)
         _check_feature_names(self, X, reset=True)
         self.n_features_in_ = p
         check_target(y, n_samples, kind=self._target_kind, estimator_name=name)

@@ -35,7 +35,7 @@ import numbers
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.stats import binom
@@ -46,6 +46,7 @@ from fsel.meta.resampling import selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
 from fsel.utils.compat import check_feature_names as _check_feature_names
+from fsel.utils.params import validate_params
 from fsel.utils.validation import (
     check_table,
     check_target,
@@ -197,7 +198,8 @@ def min_bootstraps(k: float, K: int, alpha: float = 0.01) -> int | None:
 # --------------------------------------------------------------------------- the test
 @dataclass(frozen=True)
 class NPFSResult:
-    """Outcome of :func:`npfs_test` on a ``K x n`` selection matrix.
+    """Outcome of :func:`npfs_test` on an ``n x K`` (replicates x features) selection
+    matrix.
 
     Attributes
     ----------
@@ -234,7 +236,8 @@ class NPFSResult:
 
 
 def npfs_test(matrix: Any, alpha: float = 0.01, correction: str | None = None) -> NPFSResult:
-    r"""Apply the NPFS test to a ``K x n`` 0/1 matrix of bootstrap selections.
+    r"""Apply the NPFS test to an ``n x K`` 0/1 matrix of bootstrap selections (one row
+    per replicate, one column per feature).
 
     The null law of each count is :math:`B(n, k/K)` when every column selects ``k``
     features, else the Poisson-binomial law of a sum of Bernoulli(:math:`k_l/K`)
@@ -245,16 +248,17 @@ def npfs_test(matrix: Any, alpha: float = 0.01, correction: str | None = None) -
     Examples
     --------
     >>> import numpy as np
-    >>> M = np.zeros((4, 10), dtype=bool)
-    >>> M[0] = True                     # feature 0 picked every time (k = 1, K = 4)
-    >>> M[1:, :] = False
+    >>> M = np.zeros((10, 4), dtype=bool)
+    >>> M[:, 0] = True                  # feature 0 picked every time (k = 1, K = 4)
     >>> r = npfs_test(M, alpha=0.01)
     >>> r.threshold, r.relevant.tolist()   # B(10, 1/4): P(Z <= 6) >= 0.99
     (6, [0])
     """
     X = np.asarray(matrix)
     if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
-        raise ValueError(f"the selection matrix must be 2-D (K x n) and non-empty, got {X.shape}")
+        raise ValueError(
+            f"the selection matrix must be 2-D (replicates x features) and non-empty, got {X.shape}"
+        )
     if X.dtype != bool:
         if not np.isin(X, (0, 1)).all():
             raise ValueError("the selection matrix must hold only 0/1 or booleans")
@@ -262,9 +266,9 @@ def npfs_test(matrix: Any, alpha: float = 0.01, correction: str | None = None) -
     alpha = _check_alpha(alpha)
     if correction not in _CORRECTIONS:
         raise ValueError(f"correction must be None, 'bonferroni' or 'bh', got {correction!r}")
-    K, n = X.shape
-    counts = X.sum(axis=1).astype(np.intp)
-    n_sel = X.sum(axis=0).astype(np.intp)
+    n, K = X.shape
+    counts = X.sum(axis=0).astype(np.intp)
+    n_sel = X.sum(axis=1).astype(np.intp)
     p = n_sel / K
     cdf, tail = _null_cdf_sf(n, p)
     pvalues = tail[counts]
@@ -321,7 +325,7 @@ def npfs_permutation_test(
     Examples
     --------
     >>> import numpy as np
-    >>> M = np.zeros((4, 10), dtype=bool); M[0] = True
+    >>> M = np.zeros((10, 4), dtype=bool); M[:, 0] = True
     >>> null = np.array([[3, 2, 3, 2], [2, 3, 2, 3]])   # permuted y: no favourite
     >>> r = npfs_permutation_test(M, null, alpha=0.05)
     >>> r.threshold, r.relevant.tolist(), round(float(r.pvalues[0]), 3)   # 1 / 9
@@ -332,8 +336,8 @@ def npfs_permutation_test(
     alpha = _check_alpha(alpha)
     if correction not in _CORRECTIONS:
         raise ValueError(f"correction must be None, 'bonferroni' or 'bh', got {correction!r}")
-    K, n = X.shape
-    counts = X.sum(axis=1).astype(np.intp)
+    n, K = X.shape
+    counts = X.sum(axis=0).astype(np.intp)
     pooled = np.sort(null.reshape(-1))
     m = pooled.size
     n_ge = m - np.searchsorted(pooled, counts, side="left")
@@ -350,7 +354,7 @@ def npfs_permutation_test(
             a_eff = alpha * (int(ok[-1]) + 1) / K
             support = pvalues <= pvalues[order[int(ok[-1])]]
             threshold = int(counts[support].min()) - 1
-    n_sel = X.sum(axis=0).astype(np.intp)
+    n_sel = X.sum(axis=1).astype(np.intp)
     rank = np.lexsort((np.arange(K), -counts))
     return NPFSResult(
         counts=counts,
@@ -366,7 +370,7 @@ def npfs_permutation_test(
 
 def npfs_curve(
     matrix: Any,
-    n_bootstraps: Sequence[int] | None = None,
+    n_resamples: Sequence[int] | None = None,
     *,
     alpha: float = 0.01,
     correction: str | None = None,
@@ -374,7 +378,7 @@ def npfs_curve(
     """Number of relevant features found with the first ``n`` bootstraps, for each ``n``.
 
     The curve of Ditzler et al.'s Fig. 2, computed from one ``K x N`` matrix by
-    testing its first ``n`` columns (so the curves for all ``n`` share their draws).
+    testing its first ``n`` rows (so the curves for all ``n`` share their draws).
 
     Returns
     -------
@@ -384,19 +388,21 @@ def npfs_curve(
     Examples
     --------
     >>> import numpy as np
-    >>> M = np.zeros((4, 10), dtype=bool); M[0] = True
+    >>> M = np.zeros((10, 4), dtype=bool); M[:, 0] = True
     >>> npfs_curve(M, [1, 3, 10])[1].tolist()
     [0, 0, 1]
     """
     X = np.asarray(matrix)
     if X.ndim != 2:
-        raise ValueError(f"the selection matrix must be 2-D (K x n), got shape {X.shape}")
-    total = X.shape[1]
-    ns = np.arange(1, total + 1) if n_bootstraps is None else np.asarray(n_bootstraps, np.intp)
+        raise ValueError(
+            f"the selection matrix must be 2-D (replicates x features), got shape {X.shape}"
+        )
+    total = X.shape[0]
+    ns = np.arange(1, total + 1) if n_resamples is None else np.asarray(n_resamples, np.intp)
     if ns.size and (ns.min() < 1 or ns.max() > total):
         raise ValueError(f"every n must lie in [1, {total}]")
     out = np.array(
-        [npfs_test(X[:, :m], alpha=alpha, correction=correction).n_relevant for m in ns.tolist()],
+        [npfs_test(X[:m], alpha=alpha, correction=correction).n_relevant for m in ns.tolist()],
         dtype=np.intp,
     )
     return ns, out
@@ -406,7 +412,7 @@ def npfs_curve(
 class NPFS(BaseSelector):
     r"""Neyman-Pearson feature selection around any base selector.
 
-    Runs ``selector`` on ``n_bootstraps`` resamples of the rows, counts how often
+    Runs ``selector`` on ``n_resamples`` resamples of the rows, counts how often
     each feature is picked (:math:`z_i`) and keeps the features picked significantly
     more often than chance:
 
@@ -429,7 +435,7 @@ class NPFS(BaseSelector):
         seed, so a randomised base selector is reproducible too. If ``k`` varies
         between replicates, the null law is the exact Poisson-binomial law of the
         per-replicate rates ``k_l / K`` (the binomial when ``k`` is constant).
-    n_bootstraps : int, default=100
+    n_resamples : int, default=100
         Number of replicates ``n``.
     alpha : float, default=0.01
         Size of the test (per feature; or the family-wise / false-discovery level
@@ -452,7 +458,7 @@ class NPFS(BaseSelector):
         terminal); above 1, joblib's own messages too.
     resampling : {"bootstrap", "subsample", "kfold"}, default="bootstrap"
         How the rows are resampled: bootstrap (the paper), half subsamples without
-        replacement, or the ``n_bootstraps`` training sets of a shuffled k-fold split.
+        replacement, or the ``n_resamples`` training sets of a shuffled k-fold split.
     null : {"binomial", "permutation"}, default="binomial"
         The null law of the counts. ``"binomial"`` is the paper's: a feature picked at
         random, :math:`B(n, k/K)`; it ignores that the resamples share one data set,
@@ -469,10 +475,11 @@ class NPFS(BaseSelector):
 
     Attributes
     ----------
-    selection_matrix_ : ndarray of bool, shape (n_features, n_bootstraps)
-        Entry ``[i, l]`` is True when replicate ``l`` selected feature ``i``.
+    selection_matrix_ : ndarray of bool, shape (n_resamples, n_features)
+        Entry ``[l, i]`` is True when replicate ``l`` selected feature ``i`` (one row
+        per replicate).
     counts_ : ndarray of int, shape (n_features,)
-        :math:`z_i`, the row sums of ``selection_matrix_``.
+        :math:`z_i`, the column sums of ``selection_matrix_``.
     threshold_ : int
         The critical count :math:`\zeta`; ``support_ == counts_ > threshold_``.
     pvalues_ : ndarray of float, shape (n_features,)
@@ -484,12 +491,14 @@ class NPFS(BaseSelector):
     selection_order_ : ndarray of int
         Same as ``relevant_features_``.
     ranking_ : ndarray of int
-        1.. for the relevant features in that order; the others share the next rank.
+        scikit-learn's ``RFE`` rule: 1 for every relevant feature, the others 2, 3,
+        ... by decreasing count (ties by column index). When no feature is relevant,
+        ``support_`` is all False and every feature is ranked 2, 3, ... by its count.
     scores_ : ndarray of float
-        The counts, as floats.
+        The counts, as floats (higher is better).
     p0_ : float
         Mean null selection probability ``k / K``.
-    n_selected_per_replicate_ : ndarray of int, shape (n_bootstraps,)
+    n_selected_per_replicate_ : ndarray of int, shape (n_resamples,)
         ``k_l``, what the base selector returned on each replicate.
     alpha_effective_ : float
         Level the threshold was computed at.
@@ -504,7 +513,7 @@ class NPFS(BaseSelector):
     Warns
     -----
     NPFSPowerWarning
-        When ``n_bootstraps`` is too small for any feature to pass; the message gives
+        When ``n_resamples`` is too small for any feature to pass; the message gives
         the smallest number that could.
 
     References
@@ -517,7 +526,7 @@ class NPFS(BaseSelector):
     >>> from sklearn.feature_selection import SelectKBest, f_classif
     >>> from fsel.datasets import make_npfs_uniform
     >>> X, y, relevant = make_npfs_uniform(400, 20, 3, random_state=0)
-    >>> npfs = NPFS(SelectKBest(f_classif, k=2), n_bootstraps=50, random_state=0)
+    >>> npfs = NPFS(SelectKBest(f_classif, k=2), n_resamples=50, random_state=0)
     >>> npfs.fit(X, y).relevant_features_.tolist()   # k=2 was too small: 3 found
     [2, 0, 1]
     >>> npfs.threshold_, npfs.counts_[:4].tolist()   # B(50, 2/20): P(Z <= 10) >= 0.99
@@ -525,11 +534,18 @@ class NPFS(BaseSelector):
     """
 
     _target_kind = "any"
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        "n_resamples": "n_resamples",
+        "correction": _CORRECTIONS,
+        "n_jobs": "n_jobs",
+        "random_state": "random_state",
+        "resampling": ("bootstrap", "subsample", "kfold"),
+    }
 
     def __init__(
         self,
         selector: Any,
-        n_bootstraps: int = 100,
+        n_resamples: int = 100,
         alpha: float = 0.01,
         correction: str | None = None,
         n_jobs: int | None = None,
@@ -540,7 +556,7 @@ class NPFS(BaseSelector):
         n_permutations: int = 20,
     ) -> None:
         self.selector = selector
-        self.n_bootstraps = n_bootstraps
+        self.n_resamples = n_resamples
         self.alpha = alpha
         self.correction = correction
         self.n_jobs = n_jobs
@@ -562,18 +578,8 @@ class NPFS(BaseSelector):
             raise TypeError(
                 f"selector {type(sel).__name__} has no get_support(); it must be a feature selector"
             )
-        nb = self.n_bootstraps
-        if isinstance(nb, bool) or not isinstance(nb, numbers.Integral) or nb < 1:
-            raise ValueError(f"n_bootstraps must be a positive int, got {nb!r}")
+        validate_params(self, self._param_kinds)
         _check_alpha(self.alpha)
-        if self.correction not in _CORRECTIONS:
-            raise ValueError(
-                f"correction must be None, 'bonferroni' or 'bh', got {self.correction!r}"
-            )
-        if self.resampling not in ("bootstrap", "subsample", "kfold"):
-            raise ValueError(
-                f"resampling must be 'bootstrap', 'subsample' or 'kfold', got {self.resampling!r}"
-            )
         if self.null not in ("binomial", "permutation"):
             raise ValueError(f"null must be 'binomial' or 'permutation', got {self.null!r}")
         npm = self.n_permutations
@@ -625,13 +631,13 @@ class NPFS(BaseSelector):
         self.n_features_in_ = n_features
         check_target(y, n_samples, kind=self._target_kind, estimator_name=name)
         yw = y if hasattr(y, "iloc") else np.asarray(y)
-        if self.resampling == "kfold" and not 2 <= self.n_bootstraps <= n_samples:
+        if self.resampling == "kfold" and not 2 <= self.n_resamples <= n_samples:
             raise ValueError(
-                f"{name}: with resampling='kfold', n_bootstraps is the number of folds and "
-                f"must be in [2, n_samples={n_samples}], got {self.n_bootstraps}"
+                f"{name}: with resampling='kfold', n_resamples is the number of folds and "
+                f"must be in [2, n_samples={n_samples}], got {self.n_resamples}"
             )
 
-        sel_mi = getattr(self.selector, "mi_estimator", getattr(self.selector, "estimator", None))
+        sel_mi = getattr(self.selector, "mi_estimator", None)
         if self.resampling == "bootstrap" and isinstance(sel_mi, str) and sel_mi == "knn":
             warnings.warn(
                 f"{name}: a bootstrap sample repeats rows, which the nearest-neighbour "
@@ -641,8 +647,8 @@ class NPFS(BaseSelector):
                 stacklevel=2,
             )
         run = dict(
-            n_replicates=int(self.n_bootstraps),
-            scheme=self.resampling,
+            n_resamples=int(self.n_resamples),
+            resampling=self.resampling,
             n_jobs=self.n_jobs,
             random_state=self.random_state,
             verbose=max(0, int(self.verbose) - 1),
@@ -650,7 +656,7 @@ class NPFS(BaseSelector):
         if self.verbose and self.verbose > 0:
             from fsel.utils.progress import Progress
 
-            with Progress(int(self.n_bootstraps), desc="NPFS bootstraps") as bar:
+            with Progress(int(self.n_resamples), desc="NPFS resamples") as bar:
                 M = selection_matrix(self.selector, Xw, yw, progress=bar.update, **run)
         else:
             M = selection_matrix(self.selector, Xw, yw, **run)
@@ -671,7 +677,7 @@ class NPFS(BaseSelector):
             perm = np.random.default_rng(perm_seed).permutation(n_samples)
             yp = y.iloc[perm] if hasattr(y, "iloc") else y[perm]
             Mp = selection_matrix(self.selector, X, yp, **{**run, "random_state": resample_seed})
-            rows.append(Mp.sum(axis=1))
+            rows.append(Mp.sum(axis=0))
         return np.vstack(rows)
 
     def _apply_test(self, M: np.ndarray, null_counts: np.ndarray | None = None) -> None:
@@ -690,10 +696,9 @@ class NPFS(BaseSelector):
         self.n_relevant_ = res.n_relevant
         self.relevant_features_ = res.relevant
         self._set_selection(res.relevant, res.counts)
-        n = M.shape[1]
+        n, K = M.shape
         if res.threshold >= n and null_counts is None:
             kbar = float(res.n_selected.mean())
-            K = M.shape[0]
             if self.correction == "bonferroni":
                 level = self.alpha / K
             elif self.correction == "bh":
@@ -708,9 +713,9 @@ class NPFS(BaseSelector):
                 )
             else:
                 msg = (
-                    f"with n_bootstraps={n} no feature can pass the test at "
+                    f"with n_resamples={n} no feature can pass the test at "
                     f"alpha={self.alpha} (k={kbar:g} of K={K}, threshold {res.threshold}); "
-                    f"use n_bootstraps >= {need}"
+                    f"use n_resamples >= {need}"
                 )
             warnings.warn(msg, NPFSPowerWarning, stacklevel=3)
 
@@ -718,7 +723,7 @@ class NPFS(BaseSelector):
     def stability_(self) -> StabilityReport:
         """Kuncheva and Nogueira stability of the replicate selections."""
         check_is_fitted(self, "selection_matrix_")
-        return stability_report(self.selection_matrix_.T)
+        return stability_report(self.selection_matrix_)
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()

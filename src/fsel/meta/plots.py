@@ -51,7 +51,7 @@ def plot_selection_matrix(
     title: str | None = None,
     feature_names: Sequence[str] | None = None,
 ) -> Any:
-    """Draw the features x bootstraps selection matrix, relevant rows highlighted.
+    """Draw a selection matrix as features x resamples, relevant rows highlighted.
 
     Black cells: feature not selected on that bootstrap; white: selected; rows the
     test found relevant are drawn in orange (dark: not selected, light: selected), as
@@ -59,9 +59,10 @@ def plot_selection_matrix(
 
     Parameters
     ----------
-    npfs : fitted NPFS or array of shape (n_features, n_bootstraps)
+    npfs : fitted NPFS or array of shape (n_resamples, n_features)
         A fitted :class:`fsel.NPFS` (its ``selection_matrix_`` and ``support_`` are
-        used) or a 0/1 matrix.
+        used) or a 0/1 matrix, one row per resample (as every fsel matrix over
+        resamples); it is drawn transposed, one row per feature, as in the paper.
     path : str or Path, optional
         Where to save the figure (format from the suffix, e.g. ``.png``).
     relevant : sequence of int, optional
@@ -79,13 +80,13 @@ def plot_selection_matrix(
     Examples
     --------
     >>> import numpy as np
-    >>> M = np.random.default_rng(0).random((6, 20)) < 0.3
+    >>> M = np.random.default_rng(0).random((20, 6)) < 0.3
     >>> fig = plot_selection_matrix(M, relevant=[0, 2])
     >>> fig.axes[0].get_ylabel()
     'feature'
     """
     if hasattr(npfs, "selection_matrix_"):
-        M = np.asarray(npfs.selection_matrix_, dtype=bool)
+        M = np.asarray(npfs.selection_matrix_, dtype=bool).T
         if relevant is None:
             relevant = np.flatnonzero(npfs.support_)
         if feature_names is None and hasattr(npfs, "feature_names_in_"):
@@ -100,7 +101,7 @@ def plot_selection_matrix(
         M = np.asarray(npfs)
         if M.ndim != 2:
             raise ValueError(f"the selection matrix must be 2-D, got shape {M.shape}")
-        M = M.astype(bool)
+        M = M.astype(bool).T
         default_title = f"selection matrix ({M.shape[0]} features x {M.shape[1]} bootstraps)"
     K, n = M.shape
     rel = np.zeros(K, dtype=bool)

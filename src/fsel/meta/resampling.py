@@ -16,7 +16,7 @@ rules hold everywhere:
 * backends that cannot stream results (joblib's ``"multiprocessing"``) are run with
   ``return_as="list"``, with the same results.
 
-Replicates can be described lazily by a :class:`Resample` (its scheme and child seed;
+Replicates can be described lazily by a :class:`Resample` (its resampling and child seed;
 :func:`resample_plan`), so that the rows of each replicate are drawn inside the
 worker and only a few bytes per task travel; :func:`selection_matrix` runs any
 selector on every replicate, and :func:`dask_backend` points all of this at a Dask
@@ -38,6 +38,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from fsel.utils.compat import joblib_memmap_threshold_is_set, joblib_runs_in_processes
+from fsel.utils.params import seed_sequence
 from fsel.utils.validation import is_sparse
 
 __all__ = [
@@ -55,28 +56,22 @@ __all__ = [
 ]
 
 
-def replicate_seeds(random_state: Any, n_replicates: int) -> list[np.random.SeedSequence]:
+def replicate_seeds(random_state: Any, n_resamples: int) -> list[np.random.SeedSequence]:
     """Spawn one independent child seed per replicate.
 
-    ``random_state`` may be None (fresh entropy), an int, a ``SeedSequence`` or a
-    ``numpy.random.Generator`` (its bit generator's seed sequence is used, so the
-    caller's generator is not advanced). A legacy ``RandomState`` is turned into a
-    seed by drawing one integer from it.
+    ``random_state`` may be None (fresh entropy), an int, a ``SeedSequence`` (copied
+    first: it is never mutated, so the same object twice gives the same children) or a
+    ``Generator``/``RandomState`` instance (consumed: the root seed is drawn from it,
+    as scikit-learn draws from a ``RandomState``); see :func:`fsel.utils.params.seed_sequence`.
+
+    Examples
+    --------
+    >>> s = np.random.SeedSequence(0)
+    >>> a, b = replicate_seeds(s, 2), replicate_seeds(s, 2)
+    >>> a[1].generate_state(1) == b[1].generate_state(1), s.n_children_spawned
+    (array([ True]), 0)
     """
-    if isinstance(random_state, np.random.SeedSequence):
-        root = random_state
-    elif isinstance(random_state, np.random.Generator):
-        root = random_state.bit_generator.seed_seq  # type: ignore[attr-defined]
-    elif isinstance(random_state, np.random.RandomState):
-        root = np.random.SeedSequence(int(random_state.randint(0, 2**31 - 1)))
-    elif random_state is None or isinstance(random_state, (int, np.integer)):
-        root = np.random.SeedSequence(None if random_state is None else int(random_state))
-    else:
-        raise TypeError(
-            f"random_state must be None, an int, a SeedSequence or a Generator, "
-            f"got {type(random_state).__name__}"
-        )
-    return root.spawn(int(n_replicates))
+    return seed_sequence(random_state).spawn(int(n_resamples))
 
 
 def bootstrap_indices(n_samples: int, seed: np.random.SeedSequence) -> np.ndarray:
@@ -109,29 +104,29 @@ def kfold_indices(n_samples: int, n_splits: int, random_state: Any = None) -> li
 
 def resample_indices(
     n_samples: int,
-    n_replicates: int,
+    n_resamples: int,
     *,
-    scheme: str = "bootstrap",
+    resampling: str = "bootstrap",
     random_state: Any = None,
     fraction: float = 0.5,
 ) -> list[np.ndarray]:
-    """Row indices of ``n_replicates`` resamples.
+    """Row indices of ``n_resamples`` resamples.
 
     Parameters
     ----------
-    scheme : {"bootstrap", "subsample", "kfold"}
-        ``"kfold"`` returns the ``n_replicates`` training sets of a shuffled k-fold split.
+    resampling : {"bootstrap", "subsample", "kfold"}
+        ``"kfold"`` returns the ``n_resamples`` training sets of a shuffled k-fold split.
     """
-    if n_replicates < 1:
-        raise ValueError(f"the number of replicates must be at least 1, got {n_replicates}")
-    if scheme == "kfold":
-        return kfold_indices(n_samples, n_replicates, random_state)
-    seeds = replicate_seeds(random_state, n_replicates)
-    if scheme == "bootstrap":
+    if n_resamples < 1:
+        raise ValueError(f"the number of replicates must be at least 1, got {n_resamples}")
+    if resampling == "kfold":
+        return kfold_indices(n_samples, n_resamples, random_state)
+    seeds = replicate_seeds(random_state, n_resamples)
+    if resampling == "bootstrap":
         return [bootstrap_indices(n_samples, s) for s in seeds]
-    if scheme == "subsample":
+    if resampling == "subsample":
         return [subsample_indices(n_samples, s, fraction) for s in seeds]
-    raise ValueError(f"scheme must be 'bootstrap', 'subsample' or 'kfold', got {scheme!r}")
+    raise ValueError(f"resampling must be 'bootstrap', 'subsample' or 'kfold', got {resampling!r}")
 
 
 def _mappable(value: Any) -> bool:
@@ -267,7 +262,7 @@ def run_replicates(
 # --------------------------------------------------------------------------- lazy plans
 @dataclass(frozen=True)
 class Resample:
-    """One replicate, described by its scheme and child seed (a few bytes to ship).
+    """One replicate, described by its resampling and child seed (a few bytes to ship).
 
     :meth:`indices` draws the rows; for the bootstrap and the subsample schemes it
     gives exactly the rows :func:`resample_indices` gives for the same seed, so a plan
@@ -275,7 +270,7 @@ class Resample:
 
     Attributes
     ----------
-    scheme : {"bootstrap", "subsample", "kfold"}
+    resampling : {"bootstrap", "subsample", "kfold"}
     n_samples : int
     seed : numpy.random.SeedSequence or None
         The replicate's child seed (None for a k-fold training set).
@@ -285,7 +280,7 @@ class Resample:
         The explicit training rows of a k-fold replicate.
     """
 
-    scheme: str
+    resampling: str
     n_samples: int
     seed: np.random.SeedSequence | None = None
     fraction: float = 0.5
@@ -295,7 +290,7 @@ class Resample:
         """The row indices of this replicate."""
         if self.rows is not None:
             return self.rows
-        if self.scheme == "bootstrap":
+        if self.resampling == "bootstrap":
             return bootstrap_indices(self.n_samples, self.seed)  # type: ignore[arg-type]
         return subsample_indices(self.n_samples, self.seed, self.fraction)  # type: ignore[arg-type]
 
@@ -315,9 +310,9 @@ class Resample:
 
 def resample_plan(
     n_samples: int,
-    n_replicates: int,
+    n_resamples: int,
     *,
-    scheme: str = "bootstrap",
+    resampling: str = "bootstrap",
     random_state: Any = None,
     fraction: float = 0.5,
 ) -> list[Resample]:
@@ -334,23 +329,25 @@ def resample_plan(
     >>> all((p.indices() == e).all() for p, e in zip(plan, eager))
     True
     """
-    if n_replicates < 1:
-        raise ValueError(f"the number of replicates must be at least 1, got {n_replicates}")
+    if n_resamples < 1:
+        raise ValueError(f"the number of replicates must be at least 1, got {n_resamples}")
     if n_samples < 1:
         raise ValueError(f"n_samples must be at least 1, got {n_samples}")
-    if scheme == "kfold":
-        folds = kfold_indices(n_samples, n_replicates, random_state)
-        seeds = replicate_seeds(random_state, n_replicates)
+    if resampling == "kfold":
+        folds = kfold_indices(n_samples, n_resamples, random_state)
+        seeds = replicate_seeds(random_state, n_resamples)
         return [
             Resample("kfold", n_samples, seed=s, rows=f) for s, f in zip(seeds, folds, strict=True)
         ]
-    if scheme not in ("bootstrap", "subsample"):
-        raise ValueError(f"scheme must be 'bootstrap', 'subsample' or 'kfold', got {scheme!r}")
-    if scheme == "subsample" and not 0 < fraction <= 1:
+    if resampling not in ("bootstrap", "subsample"):
+        raise ValueError(
+            f"resampling must be 'bootstrap', 'subsample' or 'kfold', got {resampling!r}"
+        )
+    if resampling == "subsample" and not 0 < fraction <= 1:
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
     return [
-        Resample(scheme, n_samples, seed=s, fraction=fraction)
-        for s in replicate_seeds(random_state, n_replicates)
+        Resample(resampling, n_samples, seed=s, fraction=fraction)
+        for s in replicate_seeds(random_state, n_resamples)
     ]
 
 
@@ -433,19 +430,21 @@ def selection_matrix(
     selector: Any,
     X: Any,
     y: Any,
-    n_replicates: int = 100,
+    n_resamples: int = 100,
     *,
-    scheme: str = "bootstrap",
+    resampling: str = "bootstrap",
     fraction: float = 0.5,
     n_jobs: int | None = None,
     random_state: Any = None,
     progress: Callable[[], None] | None = None,
     verbose: int = 0,
 ) -> np.ndarray:
-    """Run a selector on ``n_replicates`` resamples of the rows: a ``K x n`` 0/1 matrix.
+    """Run a selector on ``n_resamples`` resamples of the rows: a replicates x features
+    0/1 matrix.
 
-    Entry ``[i, l]`` is True when feature ``i`` was selected on replicate ``l``
-    (Ditzler, Polikar & Rosen 2015, the matrix :math:`\\mathbf{X}` of NPFS).
+    Entry ``[l, i]`` is True when replicate ``l`` selected feature ``i`` (the transpose
+    of the matrix :math:`\\mathbf{X}` of Ditzler, Polikar & Rosen 2015; fsel keeps
+    every matrix over replicates with one row per replicate).
 
     Parameters
     ----------
@@ -456,8 +455,8 @@ def selection_matrix(
     X : array-like or DataFrame of shape (n_samples, n_features)
         Passed to the selector row-subset, with its columns and dtypes unchanged.
     y : array-like of shape (n_samples,)
-    n_replicates : int
-    scheme : {"bootstrap", "subsample", "kfold"}
+    n_resamples : int
+    resampling : {"bootstrap", "subsample", "kfold"}
     fraction : float
         Subsample fraction.
     n_jobs : int or None
@@ -471,7 +470,7 @@ def selection_matrix(
 
     Returns
     -------
-    ndarray of bool, shape (n_features, n_replicates)
+    ndarray of bool, shape (n_resamples, n_features)
 
     Examples
     --------
@@ -480,8 +479,8 @@ def selection_matrix(
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(60, 4)); y = (X[:, 0] > 0).astype(int)
     >>> M = selection_matrix(SelectKBest(f_classif, k=1), X, y, 10, random_state=0)
-    >>> M.shape, M.sum(axis=1).tolist()
-    ((4, 10), [10, 0, 0, 0])
+    >>> M.shape, M.sum(axis=0).tolist()
+    ((10, 4), [10, 0, 0, 0])
     """
     if is_sparse(X):  # replicates take rows: CSR, converted once (COO has no rows)
         X = X.tocsr()
@@ -494,10 +493,14 @@ def selection_matrix(
         n_samples, n_features = X.shape
     if not hasattr(y, "iloc") and not type(y).__module__.startswith("polars"):
         y = np.asarray(y)
-    if not isinstance(n_replicates, numbers.Integral) or n_replicates < 1:
-        raise ValueError(f"the number of replicates must be a positive int, got {n_replicates!r}")
+    if not isinstance(n_resamples, numbers.Integral) or n_resamples < 1:
+        raise ValueError(f"the number of replicates must be a positive int, got {n_resamples!r}")
     plan = resample_plan(
-        n_samples, int(n_replicates), scheme=scheme, random_state=random_state, fraction=fraction
+        n_samples,
+        int(n_resamples),
+        resampling=resampling,
+        random_state=random_state,
+        fraction=fraction,
     )
     chosen = run_replicates(
         _select_on_replicate,
@@ -510,9 +513,9 @@ def selection_matrix(
         selector=selector,
         n_features=n_features,
     )
-    out = np.zeros((n_features, len(plan)), dtype=bool)
+    out = np.zeros((len(plan), n_features), dtype=bool)
     for j, idx in enumerate(chosen):
-        out[idx, j] = True
+        out[j, idx] = True
     return out
 
 

@@ -269,6 +269,9 @@ class StabilitySelection(BaseSelector):
             raise ValueError(f"n_resamples must be a positive int, got {nr!r}")
         if self.resampling not in _RESAMPLING:
             raise ValueError(f"resampling must be one of {_RESAMPLING}, got {self.resampling!r}")
+        from fsel.utils.params import validate_params
+
+        validate_params(self, {"n_jobs": "n_jobs", "random_state": "random_state"})
 
     def _plan(self, n_samples: int) -> list[np.ndarray]:
         B = int(self.n_resamples)

@@ -9,7 +9,7 @@ default information criteria, the Relief family and a ranking index) and collect
   the run time);
 * their **agreement**: a features x methods matrix of ranks, and methods x methods
   Kuncheva and Jaccard indices of the selected sets;
-* their **stability** under ``n_bootstraps`` bootstrap samples (one resampling engine,
+* their **stability** under ``n_resamples`` bootstrap samples (one resampling engine,
   :func:`fsel.meta.resampling.selection_matrix`): Nogueira et al.'s estimate with its
   confidence interval and the per-feature selection frequencies;
 * **how sure**: the NPFS test (Ditzler et al. 2015, :func:`fsel.meta.npfs.npfs_test`)
@@ -214,7 +214,7 @@ class FeatureReport:
     selections : dict of str to MethodSelection
     errors : dict of str to str
         Methods that failed on this table, with their one-line error.
-    bootstrap_matrices : dict of str to ndarray of bool, shape (n_features, n_bootstraps)
+    bootstrap_matrices : dict of str to ndarray of bool, shape (n_resamples, n_features)
     frequencies : dict of str to ndarray, shape (n_features,)
         Fraction of the bootstraps that selected each feature.
     stability : dict of str to NogueiraStability or None
@@ -412,8 +412,8 @@ def report(
     y: Any,
     *,
     methods: Any = None,
-    k: int | None = None,
-    n_bootstraps: int | None = None,
+    n_features_to_select: int | None = None,
+    n_resamples: int | None = None,
     alpha: float = 0.01,
     n_folds: int | None = None,
     quick: bool = False,
@@ -428,7 +428,7 @@ def report(
 ) -> FeatureReport:
     """Which features matter for ``y``, how sure, how stable, and is keeping them worth it.
 
-    Runs every method on the whole table, on ``n_bootstraps`` bootstrap samples
+    Runs every method on the whole table, on ``n_resamples`` bootstrap samples
     (stability, NPFS) and inside the training folds of a ``n_folds``-fold
     cross-validation (the curves), and returns a :class:`FeatureReport`.
 
@@ -443,9 +443,9 @@ def report(
         ``jmi, mrmr, cmim, relieff, multisurf, k3`` for class labels, the ranking
         indices ``k3, in, chi2, mi-index`` for a regression target. The first method is
         the one NPFS tests.
-    k : int, optional
+    n_features_to_select : int, optional
         Features each method selects; default ``min(20, n_features // 2)`` (at least 1).
-    n_bootstraps : int, optional
+    n_resamples : int, optional
         Bootstrap samples for stability and NPFS; default 100 (20 with ``quick``).
     alpha : float
         Level of the NPFS test.
@@ -471,7 +471,7 @@ def report(
         joblib workers for the bootstrap replicates (the results do not depend on it).
     fdr : float or None
         Target false discovery rate of the knockoff filter run beside NPFS on the first
-        method (with stability selection on ``n_bootstraps // 2`` complementary pairs);
+        method (with stability selection on ``n_resamples // 2`` complementary pairs);
         None skips both.
 
     Returns
@@ -485,7 +485,9 @@ def report(
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(120, 6))
     >>> y = (X[:, 1] + X[:, 4] > 0).astype(int)
-    >>> rep = fsel.report(X, y, methods="mim,relieff", k=2, quick=True, progress=False)
+    >>> rep = fsel.report(
+    ...     X, y, methods="mim,relieff", n_features_to_select=2, quick=True, progress=False
+    ... )
     >>> sorted(rep.selections["mim"].features.tolist())
     [1, 4]
     >>> sorted(rep.consensus.tolist())
@@ -508,6 +510,9 @@ def report(
         raise TypeError(f"quick must be True or False, got {quick!r}")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    from fsel.utils.params import check_n_jobs
+
+    check_n_jobs(n_jobs)
     seed = _check_int("random_state", random_state, 0)
     values, y_arr, summary, cat = prepare(X, y, feature_names, categorical, task)
     task = summary.task
@@ -537,14 +542,14 @@ def report(
             resolved.append(meth.name)
     names = resolved
 
-    k = min(20, max(1, d // 2)) if k is None else _check_int("k", k, 1)
-    if k > d:
-        raise ValueError(f"k={k} is larger than the number of features ({d})")
-    B = (
-        (20 if quick else 100)
-        if n_bootstraps is None
-        else _check_int("n_bootstraps", n_bootstraps, 2)
+    k = (
+        min(20, max(1, d // 2))
+        if n_features_to_select is None
+        else _check_int("n_features_to_select", n_features_to_select, 1)
     )
+    if k > d:
+        raise ValueError(f"n_features_to_select={k} is larger than the number of features ({d})")
+    B = (20 if quick else 100) if n_resamples is None else _check_int("n_resamples", n_resamples, 2)
     folds = (3 if quick else 5) if n_folds is None else _check_int("n_folds", n_folds, 2)
     if folds > n:
         raise ValueError(f"n_folds={folds} is larger than the number of rows ({n})")
@@ -577,7 +582,7 @@ def report(
         "categorical": cat,
     }
     cache = ResultCache(cache_dir)
-    trains = resample_indices(n, folds, scheme="kfold", random_state=seed)
+    trains = resample_indices(n, folds, resampling="kfold", random_state=seed)
 
     selections: dict[str, MethodSelection] = {}
     errors: dict[str, str] = {}
@@ -615,7 +620,7 @@ def report(
                     lambda sel=sel: timed(_fit_unit, sel, X_sel, y_arr),
                 )
                 bar.update()
-                parts = {**key, "unit": "report-bootstrap", "B": B, "seed": seed}
+                parts = {**key, "unit": "report-resamples", "B": B, "seed": seed}
                 stored = cache.get(parts)
                 if stored is None:
                     stored = timed(
@@ -666,11 +671,11 @@ def report(
             curves[m] = CurveResult(kept + 1, S[:, kept], Bm[:, kept])
 
     ok = [m for m in names if m in selections]
-    freqs = {m: mats[m].mean(axis=1) for m in ok}
+    freqs = {m: mats[m].mean(axis=0) for m in ok}
     stab: dict[str, Any] = {}
     for m in ok:
         try:
-            stab[m] = nogueira_stability(mats[m].T, alpha=0.05)
+            stab[m] = nogueira_stability(mats[m], alpha=0.05)
         except ValueError:
             stab[m] = None
     q = len(ok)
@@ -683,7 +688,7 @@ def report(
             if fa.size == fb.size and 0 < fa.size < d:
                 kun[i, j] = kuncheva_index(fa, fb, d)
     npfs = None
-    if ok and mats[ok[0]].sum(axis=0).min() < d:
+    if ok and mats[ok[0]].sum(axis=1).min() < d:
         npfs = npfs_test(mats[ok[0]], alpha=alpha)
     guar = None
     if ok and fdr is not None:
@@ -723,8 +728,9 @@ def report(
 
 def _python_command(params: dict[str, Any], quick: bool) -> str:
     return (
-        f"fsel.report(X, y, methods={','.join(params['methods'])!r}, k={params['k']}, "
-        f"n_bootstraps={params['n_bootstraps']}, alpha={params['alpha']}, "
+        f"fsel.report(X, y, methods={','.join(params['methods'])!r}, "
+        f"n_features_to_select={params['k']}, "
+        f"n_resamples={params['n_bootstraps']}, alpha={params['alpha']}, "
         f"n_folds={params['n_folds']}, task={params['task']!r}, "
         f"random_state={params['random_state']})"
     )

@@ -105,7 +105,7 @@ def prepare(
 ) -> tuple[np.ndarray, np.ndarray, DataSummary, list[int]]:
     """The numeric table (NaN kept), the validated target, the data summary and the
     categorical columns."""
-    from fsel.utils.validation import check_target
+    from fsel.utils.validation import _missing_mask, check_target, column_types
 
     names, cols = _column_arrays(X)
     n_features = len(cols)
@@ -128,10 +128,21 @@ def prepare(
             cat.add(names.index(str(c)))
         else:
             raise ValueError(f"fsel.report: categorical column {c!r} is not a feature")
+    listed = sorted(cat) if categorical is not None else "auto"
     if hasattr(X, "columns"):  # pandas category, polars Categorical/Enum columns
         for j, c in enumerate(X.columns):
             if str(X[c].dtype).startswith(("category", "Categorical", "Enum")):
                 cat.add(j)
+    # which columns are categorical: the library's one rule (text, category, boolean)
+    arrays = [np.asarray(c) for c in cols]
+    mask, _ = column_types(
+        arrays,
+        [_missing_mask(a) for a in arrays],
+        listed,
+        None,
+        [j in cat for j in range(n_features)],
+    )
+    cat |= {int(j) for j in np.flatnonzero(mask)}
     values = np.empty((n_samples, n_features))
     types = []
     missing = np.zeros(n_features, dtype=np.int64)

@@ -68,7 +68,7 @@ class BaseSelector(SelectorMixin, BaseEstimator, SelectorCore):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
         # the nearest-neighbour information estimator needs dense rows
-        mi = getattr(self, "mi_estimator", getattr(self, "estimator", None))
+        mi = getattr(self, "mi_estimator", None)
         tags.input_tags.sparse = self._accepts_sparse and not (isinstance(mi, str) and mi == "knn")
         # a family that handles missing values has a ``missing`` parameter; "error"
         # refuses them (SPEC section 10)

@@ -10,19 +10,38 @@ public estimators (``fsel.JMI``, ``fsel.ReliefF``, ...) are those classes with
     class JMI(InformationSelector, _fit.JMI):  # the estimator: docs + scikit-learn API
         __doc__ = ...
 
-so ``fit`` runs the same code either way. A job that needs only the computation, such as
-``fsel select`` on the command line, fits the plain class and never imports
-scikit-learn (about a second of a small job's start-up); everything else uses the
-estimators.
+so ``fit`` runs the same code either way.
+
+The one fit template
+--------------------
+Every selector's ``fit`` is :meth:`SelectorCore.fit`, the same sequence everywhere:
+
+1. validate the parameters from the family's declarative table ``_param_kinds``
+   (:func:`fsel.utils.params.validate_params`: one validator per kind of parameter);
+2. the family's hook ``_before_validation(X, y, params)`` (e.g. Relief's imputation);
+3. Dask input goes to the family's ``_fit_dask`` (information criteria, ReliefF with
+   ``sample_size``; the others refuse it with a clear error);
+4. validate the input once into a :class:`~fsel.utils.validation.Table` (values, the
+   ``missing`` and ``categorical`` masks, the feature names) and the target, with the
+   options of ``_table_options(params)``;
+5. the family's ``_fit(table, y, classes, params)``; seeds come from
+   :meth:`SelectorCore._seed_sequence`, a copy of ``random_state``.
+
+A job that needs only the computation, such as ``fsel select`` on the command line,
+fits the plain class and never imports scikit-learn (about a second of a small job's
+start-up); everything else uses the estimators.
 
 Fitted attributes set here
 --------------------------
 n_features_in_ : int
 selection_order_ : ndarray of int, the selected feature indices in the order picked
 support_ : ndarray of bool, the mask of selected features
-ranking_ : ndarray of int, 1 for the first pick, 2 for the second, ...; every feature
-    that was not selected shares rank ``n_selected + 1``
-scores_ : ndarray of float, one score per feature (meaning documented per selector)
+ranking_ : ndarray of int, scikit-learn's ``RFE`` rule (:func:`rfe_ranking`): 1 for every
+    selected feature, the others ranked 2, 3, ... by decreasing ``scores_``
+scores_ : ndarray of float, one score per feature, higher is better (meaning documented
+    per selector)
+feature_types_ : list of str, how each column was taken (``"numeric"``, ``"integer"``,
+    ``"categorical"``, ``"datetime"``; :func:`fsel.utils.validation.column_types`)
 
 The estimators add ``feature_names_in_`` (when fitted on a DataFrame with string
 columns) through scikit-learn's own check.
@@ -31,31 +50,107 @@ columns) through scikit-learn's own check.
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from fsel.utils.validation import Table, check_table, check_target
+from fsel.utils.params import seed_sequence, validate_params
+from fsel.utils.validation import Table, check_table, check_target, is_dask
 
-__all__ = ["SelectorCore"]
+__all__ = ["SelectorCore", "rfe_ranking"]
+
+
+def rfe_ranking(support: Any, scores: Any) -> np.ndarray:
+    """Ranks in scikit-learn's ``RFE`` convention: 1 for every selected feature; the
+    others 2, 3, ... by decreasing score, ties broken by column index, a feature whose
+    score is NaN after every scored one.
+
+    Examples
+    --------
+    >>> rfe_ranking([True, False, False, True, False], [0.9, 0.1, np.nan, 0.5, 0.3]).tolist()
+    [1, 3, 4, 1, 2]
+    """
+    support = np.asarray(support, dtype=bool)
+    scores = np.asarray(scores, dtype=np.float64)
+    ranking = np.ones(support.size, dtype=np.intp)
+    rest = np.flatnonzero(~support)
+    key = scores[rest]
+    np.negative(key, out=key)  # decreasing score; NaN stays NaN, which sorts last
+    rest = rest[np.argsort(key, kind="stable")]  # stable: ties keep the column order
+    del key
+    ranking[rest] = np.arange(2, rest.size + 2)
+    return ranking
 
 
 class SelectorCore:
     """Shared fitting logic of fsel selectors (not used directly).
 
     Subclasses set ``_target_kind`` to ``"classification"``, ``"regression"`` or
-    ``"any"`` and implement ``__init__`` and ``fit``.
+    ``"any"``, declare their parameters' kinds in ``_param_kinds`` and implement
+    ``__init__``, ``_table_options`` and ``_fit`` (the module says how ``fit`` runs).
 
     Examples
     --------
     >>> from fsel.selectors.information._fit import JMI
     >>> JMI._param_names()[:3]
-    ['categorical', 'discretize', 'estimator']
+    ['categorical', 'device', 'discretize']
     """
 
     _target_kind = "classification"
     #: scikit-learn input tag ``sparse``: every family takes scipy.sparse input
     _accepts_sparse = True
+    #: parameter name -> kind of :data:`fsel.utils.params.PARAMETER_KINDS`, or a tuple
+    #: of the allowed values of an enum-like option
+    _param_kinds: ClassVar[dict[str, Any]] = {}
+
+    # ------------------------------------------------------------ the one template
+    def fit(self, X: Any, y: Any) -> Any:
+        """Fit the selector on ``X`` and ``y`` (the family's docstring says how).
+
+        Returns
+        -------
+        self
+        """
+        params = self._check_param_table()
+        X, y = self._before_validation(X, y, params)
+        if is_dask(X):
+            return self._fit_dask(X, y, params)
+        if is_dask(y):  # X is in memory already: so may its labels be
+            y = y.compute()
+        table, y_out, classes = self._validate_fit_data(X, y, **self._table_options(params))
+        return self._fit(table, y_out, classes, params)
+
+    def _check_param_table(self) -> dict[str, Any]:
+        """The checked values of the parameters of ``_param_kinds``."""
+        return validate_params(self, self._param_kinds)
+
+    def _before_validation(self, X: Any, y: Any, params: dict[str, Any]) -> tuple[Any, Any]:
+        """Hook before the input is validated (default: nothing)."""
+        return X, y
+
+    def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Keyword arguments of :meth:`_validate_fit_data` (default: dense or sparse,
+        missing values unless ``missing="error"``, the ``categorical`` parameter)."""
+        return {
+            "categorical": params.get("categorical", getattr(self, "categorical", None)),
+            "allow_missing": params.get("missing", "error") != "error",
+            "accept_sparse": True,
+        }
+
+    def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> Any:
+        """Dask input: refused unless the family runs on Dask (the usual message)."""
+        check_table(X, estimator_name=type(self).__name__)  # raises the Dask TypeError
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _fit(
+        self, table: Table, y: np.ndarray, classes: np.ndarray | None, params: dict[str, Any]
+    ) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _seed_sequence(self) -> np.random.SeedSequence:
+        """The root seed of this fit: a copy of ``random_state`` (see
+        :func:`fsel.utils.params.seed_sequence`)."""
+        return seed_sequence(getattr(self, "random_state", None))
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -114,6 +209,7 @@ class SelectorCore:
         )
         self._record_feature_names(X)
         self.n_features_in_ = table.values.shape[1]
+        self.feature_types_ = list(table.feature_types)
         y_out, classes = check_target(
             y, table.values.shape[0], kind=self._target_kind, estimator_name=name
         )
@@ -129,7 +225,5 @@ class SelectorCore:
         support = np.zeros(d, dtype=bool)
         support[order] = True
         self.support_ = support
-        ranking = np.full(d, order.size + 1, dtype=np.intp)
-        ranking[order] = np.arange(1, order.size + 1)
-        self.ranking_ = ranking
         self.scores_ = np.asarray(scores, dtype=np.float64)
+        self.ranking_ = rfe_ranking(support, self.scores_)

@@ -8,8 +8,12 @@ this module, so that bad input gets the same clear message everywhere:
   the input held — ``NaN``, ``None``, ``pd.NA``, a polars null — and each family applies
   its own rule, SPEC section 10); NaN, ``None`` or ``pd.NA`` in ``y``, named by row;
 * mismatched lengths, an empty table, a single class;
-* ``k`` smaller than 1 or larger than the number of features;
-* a non-numeric column that was not declared categorical.
+* ``n_features_to_select`` smaller than 1 or larger than the number of features;
+* a column that is neither numeric, text, categorical, boolean nor a date.
+
+Which columns are categorical is decided in one place, :func:`column_types`
+(``categorical="auto"``: text, categorical and boolean dtypes are; datetime columns
+become seconds since the epoch), and recorded on the ``Table``.
 
 The caller's arrays are never modified: every function here returns new arrays.
 """
@@ -31,6 +35,7 @@ __all__ = [
     "check_table",
     "check_target",
     "check_unique_names",
+    "column_types",
     "is_continuous_target",
     "is_dataframe",
     "is_sparse",
@@ -54,12 +59,31 @@ class Table:
         True for the columns that hold at least one missing value (NaN in ``values``);
         None when no value is missing (always the case when missing values were not
         allowed).
+    categorical : ndarray of shape (n_features,), bool
+        True for the categorical columns (their values are level codes, compared for
+        equality only), decided in one place from ``categorical=`` and the columns'
+        dtypes by :func:`column_types`. Every family reads it here.
+    feature_types : list of str
+        How each column was taken: ``"categorical"``, ``"datetime"`` (seconds since
+        the epoch), ``"integer"`` (codes) or ``"numeric"``.
     """
 
     values: np.ndarray
     discrete: np.ndarray
     feature_names: np.ndarray | None
     missing: np.ndarray | None = None
+    categorical: np.ndarray | None = None
+    feature_types: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        d = self.values.shape[1]
+        if self.categorical is None:
+            self.categorical = np.zeros(d, dtype=bool)
+        if self.feature_types is None:
+            self.feature_types = [
+                "categorical" if c else ("integer" if k else "numeric")
+                for c, k in zip(self.categorical.tolist(), self.discrete.tolist(), strict=True)
+            ]
 
     @property
     def is_sparse(self) -> bool:
@@ -98,6 +122,8 @@ def _missing_mask(col: np.ndarray) -> np.ndarray:
     """Cells of a column that are missing: NaN, None, ``pd.NA`` or ``pd.NaT``."""
     if col.dtype.kind == "f":
         return np.isnan(col)
+    if col.dtype.kind in "mM":
+        return np.isnat(col)
     if col.dtype.kind != "O":
         return np.zeros(col.shape, dtype=bool)
     out = np.zeros(col.shape, dtype=bool)
@@ -194,8 +220,11 @@ def _check_sparse(
         if not allow_missing:
             raise _missing_error(estimator_name, str(int(np.flatnonzero(missing)[0])))
     mask = _categorical_mask(categorical, n_features, None)
+    auto = categorical is None or (isinstance(categorical, str) and categorical == "auto")
+    if auto and kind == "b":
+        mask[:] = True  # boolean columns are categorical by default
     discrete = mask | (kind in "biu")
-    return Table(values=M, discrete=discrete, feature_names=None, missing=missing)
+    return Table(values=M, discrete=discrete, feature_names=None, missing=missing, categorical=mask)
 
 
 def is_dataframe(X: Any) -> bool:
@@ -255,14 +284,19 @@ def _codes(values: np.ndarray, missing: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
-def _dataframe_columns(X: Any) -> tuple[list[str], list[np.ndarray], list[bool], list[bool]]:
-    """Column names, column arrays, 'declared categorical by dtype' flags and
-    'integer or boolean dtype' flags (an integer column with missing values arrives as
-    floats with NaN and must still be taken as codes)."""
+def _dataframe_columns(
+    X: Any,
+) -> tuple[list[str], list[np.ndarray], list[bool], list[bool], list[str]]:
+    """Column names, column arrays, 'categorical by dtype' flags (pandas ``category``,
+    polars ``Categorical``/``Enum``), 'integer or boolean dtype' flags (an integer column
+    with missing values arrives as floats with NaN and must still be taken as codes) and
+    each column's dtype family for :func:`column_types` (``"bool"``, ``"string"``,
+    ``"datetime"`` or ``""``)."""
     names = [str(c) for c in X.columns]
     cols: list[np.ndarray] = []
     declared: list[bool] = []
     integral: list[bool] = []
+    family: list[str] = []
     if type(X).__module__.startswith("polars"):
         for c in X.columns:
             s = X[c]
@@ -273,17 +307,31 @@ def _dataframe_columns(X: Any) -> tuple[list[str], list[np.ndarray], list[bool],
             cols.append(s.to_numpy())
             declared.append(is_cat)
             integral.append(s.dtype.is_integer() or dt == "Boolean")
+            if dt == "Boolean":
+                family.append("bool")
+            elif dt in ("Utf8", "String"):
+                family.append("string")
+            elif dt.startswith(("Datetime", "Date")):
+                family.append("datetime")
+            else:
+                family.append("")
     else:
         for c in X.columns:
             s = X[c]
-            is_cat = str(s.dtype) == "category"
+            dt = str(s.dtype)
+            is_cat = dt == "category"
+            kind = getattr(s.dtype, "kind", "O")
             if is_cat:
                 codes = s.cat.codes.to_numpy().astype(np.float64)
                 codes[codes < 0] = np.nan  # a missing category
                 cols.append(codes)
                 integral.append(False)
+            elif kind == "M" or dt.startswith("datetime64"):
+                if getattr(s.dt, "tz", None) is not None:
+                    s = s.dt.tz_convert("UTC").dt.tz_localize(None)
+                cols.append(s.to_numpy(dtype="datetime64[ns]"))
+                integral.append(False)
             else:
-                kind = getattr(s.dtype, "kind", "O")
                 is_int = kind in "iub"
                 if is_int and s.hasnans:  # nullable Int64/boolean holding pd.NA
                     cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))
@@ -291,7 +339,138 @@ def _dataframe_columns(X: Any) -> tuple[list[str], list[np.ndarray], list[bool],
                     cols.append(s.to_numpy())
                 integral.append(is_int)
             declared.append(is_cat)
-    return names, cols, declared, integral
+            if dt in ("bool", "boolean"):
+                family.append("bool")
+            elif dt.startswith("string") or dt == "str":
+                family.append("string")
+            elif kind == "M" or dt.startswith("datetime64"):
+                family.append("datetime")
+            else:
+                family.append("")
+    return names, cols, declared, integral, family
+
+
+#: A non-float column with at least this share of distinct values (over at least
+#: ``_ID_MIN_ROWS`` observed rows) looks like an identifier: ``fit`` warns.
+_ID_SHARE = 0.95
+_ID_MIN_ROWS = 20
+
+
+def _is_string_column(col: np.ndarray, miss: np.ndarray) -> bool:
+    """A text column: a numpy string array, or an object column holding at least one
+    string (the others may be numbers); objects of any other kind are not text."""
+    if col.dtype.kind in "US":
+        return True
+    if col.dtype.kind != "O":
+        return False
+    values = col[~miss].tolist()
+    if any(not isinstance(v, (str, bytes, Real, bool, np.bool_)) for v in values):
+        return False  # e.g. a dict: refused as "not a string or a number"
+    return any(isinstance(v, (str, bytes)) for v in values)
+
+
+def column_types(
+    cols: list[np.ndarray],
+    missing: list[np.ndarray],
+    categorical: Any,
+    names: list[str] | None,
+    declared: Any = None,
+    family: list[str] | None = None,
+    integral: Any = None,
+) -> tuple[np.ndarray, list[str]]:
+    """Which columns are categorical, and how each column is taken: the one rule.
+
+    With ``categorical="auto"`` (or None) a column is categorical when its dtype is
+    pandas ``category``/``string``, polars ``Categorical``/``Enum``/``Utf8``/``String``,
+    boolean, or an object column holding text; numeric columns are not. A list of
+    column names/indices or a boolean mask overrides the rule: the listed columns are
+    categorical, and of the others only those that cannot be numbers (text, a
+    categorical dtype) are. Datetime columns become seconds since the epoch and are
+    never categorical unless listed.
+
+    Returns the categorical mask and each column's type: ``"categorical"``,
+    ``"datetime"``, ``"integer"`` (integer or boolean values taken as codes) or
+    ``"numeric"``.
+
+    Examples
+    --------
+    >>> cols = [np.array(["a", "b"], dtype=object), np.array([1.5, 2.0]),
+    ...         np.array([True, False]), np.array([1, 2])]
+    >>> miss = [np.zeros(2, bool)] * 4
+    >>> mask, kinds = column_types(cols, miss, "auto", None)
+    >>> mask.tolist(), kinds
+    ([True, False, True, False], ['categorical', 'numeric', 'categorical', 'integer'])
+    """
+    d = len(cols)
+    family = family or [""] * d
+    declared_mask = np.zeros(d, dtype=bool) if declared is None else np.asarray(declared, bool)
+    auto = categorical is None or (isinstance(categorical, str) and categorical == "auto")
+    listed = np.zeros(d, dtype=bool) if auto else _categorical_mask(categorical, d, names)
+    mask = np.zeros(d, dtype=bool)
+    kinds: list[str] = []
+    for j, col in enumerate(cols):
+        is_date = col.dtype.kind == "M" or family[j] == "datetime"
+        textual = family[j] == "string" or _is_string_column(col, missing[j])
+        boolean = (
+            col.dtype.kind == "b" or family[j] == "bool" or _is_boolean_objects(col, missing[j])
+        )
+        must = bool(declared_mask[j]) or (textual and not is_date)
+        if auto:
+            mask[j] = must or (boolean and not is_date)
+        else:
+            mask[j] = bool(listed[j]) or must
+        if mask[j]:
+            kinds.append("categorical")
+        elif is_date:
+            kinds.append("datetime")
+        elif col.dtype.kind in "biu" or boolean or (integral is not None and integral[j]):
+            kinds.append("integer")
+        else:
+            kinds.append("numeric")
+    return mask, kinds
+
+
+def _is_boolean_objects(col: np.ndarray, miss: np.ndarray) -> bool:
+    """An object column holding only booleans (and missing values), e.g. a CSV
+    True/False column with empty cells."""
+    if col.dtype.kind != "O":
+        return False
+    values = col[~miss].tolist()
+    return bool(values) and all(isinstance(v, (bool, np.bool_)) for v in values)
+
+
+def _seconds(col: np.ndarray) -> np.ndarray:
+    """A datetime column as float seconds since 1970-01-01 (NaT -> NaN)."""
+    out = (col - np.datetime64(0, "s")) / np.timedelta64(1, "s")
+    return np.asarray(out, dtype=np.float64)
+
+
+def _warn_identifiers(labels: list[str], estimator_name: str) -> None:
+    if labels:
+        import warnings
+
+        warnings.warn(
+            f"{estimator_name}: column(s) {', '.join(map(repr, labels))} hold a distinct "
+            "value in nearly every row, like an identifier; such a column looks "
+            "informative on any target: drop it unless its values mean something",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _looks_like_identifier(col: np.ndarray, miss: np.ndarray) -> bool:
+    """A non-float column with a distinct value in nearly every observed row."""
+    obs = col[~miss] if miss.any() else col
+    n = obs.shape[0]
+    if n < _ID_MIN_ROWS or col.dtype.kind == "f":
+        return False
+    if obs.dtype.kind in "iu" and int(obs.max()) - int(obs.min()) + 1 < _ID_SHARE * n:
+        return False  # too narrow a range for that many distinct values
+    try:
+        distinct = np.unique(obs).size
+    except TypeError:
+        distinct = np.unique(obs.astype(str)).size
+    return distinct >= _ID_SHARE * n
 
 
 _FLOAT_EXACT = 2**53  # integers beyond this magnitude are not all exact in float64
@@ -433,7 +612,7 @@ def check_table(
     names: list[str] | None
     if is_dataframe(X):
         check_unique_names(X, estimator_name)
-        names, cols, declared, integral = _dataframe_columns(X)
+        names, cols, declared, integral, family = _dataframe_columns(X)
         n_features = len(cols)
         n_samples = len(cols[0]) if cols else 0
     else:
@@ -463,6 +642,9 @@ def check_table(
                 if not allow_missing:
                     raise _missing_error(estimator_name, str(int(np.flatnonzero(missing)[0])))
             mask = _categorical_mask(categorical, n_features, None)
+            auto = categorical is None or (isinstance(categorical, str) and categorical == "auto")
+            if auto and arr.dtype.kind == "b":
+                mask[:] = True  # boolean columns are categorical by default
             if keep_integer and arr.dtype.kind in "iub" and not mask.any():
                 return Table(arr, np.ones(n_features, dtype=bool), None)
             discrete = mask | (arr.dtype.kind in "iub")
@@ -473,7 +655,7 @@ def check_table(
                     values[:, j] = _integer_as_float(
                         arr[:, j], str(j), estimator_name, bool(mask[j]) or keep_integer
                     )
-                return Table(values, discrete, None)
+                return Table(values, discrete, None, categorical=mask)
             if read_only and arr.dtype == np.float64 and not mask.any():
                 values = arr.view()  # the caller only reads it: no copy
                 values.flags.writeable = False
@@ -483,21 +665,26 @@ def check_table(
                 _check_float_range(values, None, estimator_name)
             for j in np.flatnonzero(mask & (arr.dtype.kind == "f")):
                 values[:, j] = _codes(values[:, j], np.isnan(values[:, j]))
-            return Table(values, discrete, None, missing)
+            return Table(values, discrete, None, missing, categorical=mask)
         names = None
         cols = [arr[:, j] for j in range(n_features)]
         declared = [False] * n_features
         integral = [False] * n_features
+        family = [""] * n_features
     _check_shape(n_samples, n_features, min_samples, estimator_name)
-    cat_mask = _categorical_mask(categorical, n_features, names) | np.asarray(declared, bool)
+    cols = [np.asarray(c) for c in cols]
+    misses = [_missing_mask(c) for c in cols]
+    cat_mask, kinds = column_types(cols, misses, categorical, names, declared, family, integral)
     values = np.empty((n_samples, n_features), dtype=np.float64)
     discrete = np.zeros(n_features, dtype=bool)
     missing = np.zeros(n_features, dtype=bool)
+    identifiers: list[str] = []
     for j, col in enumerate(cols):
-        col = np.asarray(col)
         label = names[j] if names is not None else str(j)
         kind = _column_kind(col)
-        miss = _missing_mask(col)
+        miss = misses[j]
+        if kinds[j] != "numeric" and kinds[j] != "datetime" and _looks_like_identifier(col, miss):
+            identifiers.append(label)
         if miss.any():
             if not allow_missing:
                 raise _missing_error(estimator_name, label)
@@ -513,12 +700,10 @@ def check_table(
         elif kind in ("int", "bool"):
             values[:, j] = _integer_as_float(col, label, estimator_name, keep_integer)
             discrete[j] = True
-        elif col.dtype.kind in "mM":
-            raise TypeError(
-                f"{estimator_name}: column {label!r} holds dates or times (dtype "
-                f"{col.dtype}); convert it explicitly to numbers (e.g. days since a "
-                f"reference date, or year/month columns), or declare it categorical=[{label!r}]"
-            )
+        elif col.dtype.kind == "M":
+            values[:, j] = _seconds(col)  # seconds since the epoch; NaT is missing
+        elif col.dtype.kind == "m":
+            values[:, j] = col / np.timedelta64(1, "s")  # a duration in seconds
         elif kind == "float":
             values[:, j] = col
             discrete[j] = integral[j]
@@ -545,12 +730,15 @@ def check_table(
                 isinstance(v, (bool, np.bool_, Integral)) for v in observed.tolist()
             )
     _check_float_range(values, names, estimator_name)
+    _warn_identifiers(identifiers, estimator_name)
     fn = np.asarray(names, dtype=object) if names is not None else None
     return Table(
         values=values,
         discrete=discrete,
         feature_names=fn,
         missing=missing if missing.any() else None,
+        categorical=cat_mask,
+        feature_types=kinds,
     )
 
 
@@ -684,30 +872,29 @@ def _is_numeric_target(arr: np.ndarray) -> bool:
 def check_n_features_to_select(k: Any, n_features: int, *, allow_none: bool = True) -> int:
     """Return the number of features to select, checking ``1 <= k <= n_features``.
 
-    ``None`` means all features (a complete ranking); a float in (0, 1] is a fraction.
+    ``None`` means half of the features (rounded down, at least one:
+    :func:`fsel.utils.params.default_n_features`); a float in (0, 1] is a fraction
+    (rounded, at least one).
+
+    Examples
+    --------
+    >>> check_n_features_to_select(None, 9), check_n_features_to_select(0.5, 9)
+    (4, 4)
     """
+    from fsel.utils.params import check_n_features_to_select_param, default_n_features
+
     if k is None:
         if allow_none:
-            return n_features
+            return default_n_features(n_features)
         raise ValueError("n_features_to_select must be given")
-    if isinstance(k, (bool, np.bool_)):
-        raise TypeError(f"n_features_to_select must be an int or a float, got {k!r}")
-    if isinstance(k, Integral):
-        k = int(k)
-        if k < 1:
-            raise ValueError(f"n_features_to_select must be at least 1, got {k}")
-        if k > n_features:
-            raise ValueError(
-                f"n_features_to_select={k} is larger than the number of features ({n_features})"
-            )
-        return k
+    k = check_n_features_to_select_param(k)
     if isinstance(k, float):
-        if not 0 < k <= 1:
-            raise ValueError(
-                f"n_features_to_select as a float must be a fraction in (0, 1], got {k}"
-            )
         return max(1, round(k * n_features))
-    raise TypeError(f"n_features_to_select must be an int, a float or None, got {k!r}")
+    if k > n_features:
+        raise ValueError(
+            f"n_features_to_select={k} is larger than the number of features ({n_features})"
+        )
+    return k
 
 
 # ----------------------------------------------------------------------------- Dask
@@ -739,13 +926,18 @@ def is_continuous_target(y: Any) -> bool:
 def check_random_state(seed: Any) -> np.random.RandomState:
     """A ``numpy.random.RandomState`` from ``random_state`` (scikit-learn's rule, without
     importing scikit-learn): None gives numpy's global instance, an int a new one seeded
-    with it, an instance itself.
+    with it, an instance itself. A ``SeedSequence`` gives a new instance on a copy of it
+    (never mutated, so the same object gives the same draws); a ``Generator`` is consumed
+    (a seed is drawn from it).
 
     Examples
     --------
     >>> check_random_state(0).randint(100) == np.random.RandomState(0).randint(100)
     True
     >>> check_random_state(None) is np.random.mtrand._rand
+    True
+    >>> s = np.random.SeedSequence(1)
+    >>> check_random_state(s).randint(100) == check_random_state(s).randint(100)
     True
     """
     if seed is None or seed is np.random:
@@ -754,6 +946,10 @@ def check_random_state(seed: Any) -> np.random.RandomState:
         return np.random.RandomState(seed)
     if isinstance(seed, np.random.RandomState):
         return seed
+    if isinstance(seed, (np.random.SeedSequence, np.random.Generator)):
+        from fsel.utils.params import seed_sequence
+
+        return np.random.RandomState(np.random.MT19937(seed_sequence(seed)))
     raise ValueError(f"{seed!r} cannot be used to seed a numpy.random.RandomState instance")
 
 
@@ -777,12 +973,16 @@ class DaskTable:
     discrete : ndarray of bool
         Columns taken as codes (integer, boolean, categorical or declared).
     feature_names : ndarray of str or None
+    categorical : ndarray of bool
+        The categorical columns (pandas ``category`` or declared), as
+        :attr:`Table.categorical`.
     """
 
     blocks: list[Any]
     y_blocks: list[Any]
     discrete: np.ndarray
     feature_names: np.ndarray | None
+    categorical: np.ndarray | None = None
 
 
 def _dask_last_column(part: Any) -> np.ndarray:
@@ -832,11 +1032,13 @@ def check_dask_table(
         names = list(X.columns)
         cat_cols: list[int] = []
         declared = np.zeros(len(names), dtype=bool)
+        category = np.zeros(len(names), dtype=bool)
         for j, dt in enumerate(X.dtypes):
             kind = getattr(dt, "kind", "O")
             if str(dt) == "category":
                 cat_cols.append(j)
                 declared[j] = True
+                category[j] = True
             elif kind in "iub":
                 declared[j] = True
             elif kind != "f":
@@ -854,13 +1056,17 @@ def check_dask_table(
             blocks = [dask.delayed(_dask_frame_block)(p, cat_cols, True) for p in parts]
             y_blocks = [dask.delayed(_dask_last_column)(p) for p in parts]
             n_features = len(names)
-            mask = _categorical_mask(categorical, n_features, names) | declared
+            cat = _categorical_mask(categorical, n_features, names) | category
+            mask = cat | declared
             fn = np.asarray(names, dtype=object)
-            return DaskTable(blocks=blocks, y_blocks=y_blocks, discrete=mask, feature_names=fn)
+            return DaskTable(
+                blocks=blocks, y_blocks=y_blocks, discrete=mask, feature_names=fn, categorical=cat
+            )
         blocks = [dask.delayed(_dask_frame_block)(p, cat_cols) for p in X.to_delayed()]
         chunks: tuple = (np.nan,) * X.npartitions
         n_features = len(names)
-        mask = _categorical_mask(categorical, n_features, names) | declared
+        cat = _categorical_mask(categorical, n_features, names) | category
+        mask = cat | declared
     elif hasattr(X, "chunks") and hasattr(X, "to_delayed"):
         if X.ndim != 2:
             raise ValueError(f"{estimator_name}: expected a 2-D dask array, got {X.ndim}-D")
@@ -872,7 +1078,8 @@ def check_dask_table(
             X = X.rechunk({1: -1})
         n_features = X.shape[1]
         blocks, chunks = _dask_row_blocks(X, "X", estimator_name)
-        mask = _categorical_mask(categorical, n_features, None) | (X.dtype.kind in "biu")
+        cat = _categorical_mask(categorical, n_features, None)
+        mask = cat | (X.dtype.kind in "biu")
     else:
         raise TypeError(f"{estimator_name}: unsupported Dask collection for X: {type(X)}")
     if n_features == 0:
@@ -918,4 +1125,6 @@ def check_dask_table(
         bounds = np.concatenate([[0], np.cumsum(chunks)]).astype(np.int64)
         y_blocks = [arr[bounds[i] : bounds[i + 1]] for i in range(len(chunks))]
     fn = np.asarray(names, dtype=object) if names is not None else None
-    return DaskTable(blocks=blocks, y_blocks=y_blocks, discrete=mask, feature_names=fn)
+    return DaskTable(
+        blocks=blocks, y_blocks=y_blocks, discrete=mask, feature_names=fn, categorical=cat
+    )

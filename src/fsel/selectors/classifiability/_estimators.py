@@ -19,11 +19,11 @@ class Classifiability(BaseSelector, _fit.Classifiability):
 
     .. math:: L(v + f) - L(v) > \epsilon,
 
-    and stops otherwise (or at ``max_features``). ``L`` is defined in
-    :func:`classifiability`: range-normalised Euclidean distance on numeric features,
-    1 per differing symbolic feature, neighbourhood radius ``radius_factor`` times the
-    RMS nearest-neighbour distance (recomputed for every candidate subset, as the
-    definition requires), ``L = mean_i sum_c p_i(c)^2``.
+    and stops otherwise (or at ``n_features_to_select`` features when it is an int).
+    ``L`` is defined in :func:`classifiability`: range-normalised Euclidean distance on
+    numeric features, 1 per differing symbolic feature, neighbourhood radius
+    ``radius_factor`` times the RMS nearest-neighbour distance (recomputed for every
+    candidate subset, as the definition requires), ``L = mean_i sum_c p_i(c)^2``.
 
     Candidates are evaluated incrementally and exactly: the squared distances of the
     selected set are kept (``D2(v + f) = D2(v) + delta_f^2``) with every row sorted,
@@ -34,23 +34,23 @@ class Classifiability(BaseSelector, _fit.Classifiability):
 
     Parameters
     ----------
-    n_features_to_select : int, float in (0, 1] or None, default=None
-        Most features to select, the library-wide name (used by :func:`fsel.select`
-        and the CLI's ``-k``; the first positional parameter, as in every fsel
-        selector: ``Classifiability(3)``). It is the same cap as ``max_features``; when
-        both are given the smaller applies. The search may still stop earlier on
-        ``epsilon``: classifiability decides how many features to keep.
+    n_features_to_select : "auto", int, float in (0, 1] or None, default="auto"
+        ``"auto"``: the search decides how many features to keep; it stops when the
+        score stops improving by more than ``epsilon``. An int (a float: that
+        fraction of the features; None: half of them) is an upper bound: the search
+        stops there or earlier on ``epsilon``.
     epsilon : float, default=0.0
         Smallest gain in ``L`` that still adds a feature (the paper's ``e``).
     radius_factor : float, default=3.0
         ``d = radius_factor * r`` with ``r`` the RMS nearest-neighbour distance.
-    max_features : int, float in (0, 1] or None, default=None
-        Most features to select (None: no limit besides ``epsilon``).
-    categorical : "auto", None, bool mask or list of column indices/names, default="auto"
-        Symbolic columns (distance 1 when values differ). ``"auto"``: columns of
-        integer, boolean or categorical dtype (the library's discrete mask); None:
-        only pandas/polars categorical columns. Binary 0/1 columns give the same
-        distances either way.
+    categorical : "auto", bool mask or list of column indices/names, default="auto"
+        Symbolic columns (distance 1 when values differ).
+        ``"auto"``: the library's one rule
+        (:func:`fsel.utils.validation.column_types`): text, pandas
+        ``category``/``string``, polars ``Categorical``/``Utf8`` and boolean columns
+        are categorical, numeric ones (integers included) are not; a list or a mask
+        overrides it.
+        Binary 0/1 columns give the same distances either way.
     n_jobs : int or None, default=None
         Threads over candidates. Results do not depend on it.
     memory_budget : int, default=256 MiB
@@ -81,7 +81,8 @@ class Classifiability(BaseSelector, _fit.Classifiability):
         ``L(v + f)`` at the last step where ``f`` was evaluated: for selected features
         the ``L`` reached when they were added.
     support_, ranking_, n_features_selected_, n_features_in_, feature_names_in_
-        As in every fsel selector (unselected features share the last rank).
+        As in every fsel selector (``ranking_``: 1 for the selected features, the
+        others 2, 3, ... by decreasing ``scores_``, never evaluated ones last).
     symbolic_ : ndarray of bool
         The columns treated as symbolic.
 

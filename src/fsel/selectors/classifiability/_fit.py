@@ -11,8 +11,8 @@ The numeric work lives in :mod:`fsel.kernels.classifiability`.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-from typing import Any
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -26,15 +26,18 @@ from fsel.kernels.classifiability import (
 from fsel.kernels.classifiability_partial import PartialSearch, subset_scores_partial
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
 from fsel.selectors._core import SelectorCore
+from fsel.utils.parallel import effective_n_jobs
+from fsel.utils.params import (
+    check_categorical,
+    check_memory_budget,
+    check_option,
+)
 from fsel.utils.validation import (
     Table,
-    _categorical_mask,
-    check_missing_policy,
     check_n_features_to_select,
     check_table,
     check_target,
     is_continuous_target,
-    is_dataframe,
 )
 
 __all__ = ["Classifiability", "classifiability"]
@@ -52,35 +55,10 @@ def _check_radius_factor(radius_factor: Any) -> float:
     return rf
 
 
-def _check_memory_budget(memory_budget: Any) -> int:
-    if isinstance(memory_budget, (bool, np.bool_)) or not isinstance(memory_budget, Integral):
-        raise TypeError(f"memory_budget must be an int (bytes), got {memory_budget!r}")
-    if memory_budget <= 0:
-        raise ValueError(f"memory_budget must be positive, got {memory_budget}")
-    return int(memory_budget)
-
-
-def _check_categorical(categorical: Any) -> None:
-    if isinstance(categorical, str) and categorical != "auto":
-        raise ValueError(
-            "categorical must be 'auto', None, a boolean mask or a list of columns, "
-            f"got {categorical!r}"
-        )
-
-
-def _symbolic_mask(X: Any, table: Table, categorical: Any) -> np.ndarray:
-    """The symbolic columns: ``"auto"`` -> the table's discrete mask (integer, boolean
-    and categorical dtypes); otherwise the listed columns plus categorical dtypes."""
-    if isinstance(categorical, str):
-        return table.discrete.copy()
-    names = None if table.feature_names is None else [str(c) for c in table.feature_names]
-    mask = _categorical_mask(categorical, table.values.shape[1], names)
-    if is_dataframe(X):
-        for j, c in enumerate(X.columns):
-            dt = str(X[c].dtype)
-            if dt == "category" or dt.startswith(("Categorical", "Enum")):
-                mask[j] = True
-    return mask
+def _symbolic_mask(table: Table, categorical: Any) -> np.ndarray:
+    """The symbolic columns: the table's categorical columns (the one rule of
+    :func:`fsel.utils.validation.column_types`)."""
+    return table.categorical.copy()
 
 
 def classifiability(
@@ -122,9 +100,13 @@ def classifiability(
     radius_factor : float, default=3.0
         ``d = radius_factor * r``; the paper's value is 3. ``0`` is legal: only exact
         duplicates (or, failing those, the nearest samples) are neighbours.
-    categorical : None, "auto", bool mask or list of column indices/names
-        Symbolic columns. None: only pandas/polars categorical columns; ``"auto"``:
-        also every integer and boolean column.
+    categorical : "auto", bool mask or list of column indices/names, default="auto"
+        Symbolic columns.
+        ``"auto"``: the library's one rule
+        (:func:`fsel.utils.validation.column_types`): text, pandas
+        ``category``/``string``, polars ``Categorical``/``Utf8`` and boolean columns
+        are categorical, numeric ones (integers included) are not; a list or a mask
+        overrides it.
     return_samples : bool, default=False
         Also return the per-sample values ``sum_c p_i(c)^2`` (their mean is ``L``).
     memory_budget : int
@@ -179,9 +161,9 @@ def classifiability(
     """
     name = "classifiability"
     rf = _check_radius_factor(radius_factor)
-    budget = _check_memory_budget(memory_budget)
-    _check_categorical(categorical)
-    missing = check_missing_policy(missing, MISSING_RULES, name)
+    budget = check_memory_budget(memory_budget)
+    check_categorical(categorical)
+    missing = check_option(missing, MISSING_RULES, "missing", name)
     table = check_table(
         X,
         categorical=categorical,
@@ -191,7 +173,7 @@ def classifiability(
         accept_sparse=True,
     )
     y_codes, classes = check_target(y, table.values.shape[0], estimator_name=name)
-    symbolic = _symbolic_mask(X, table, categorical)
+    symbolic = _symbolic_mask(table, categorical)
     n, d = table.values.shape
     feats = _check_features(features, d)
     n_classes = classes.size
@@ -265,13 +247,20 @@ def step_gain(value: float, current: float) -> float:
 class Classifiability(SelectorCore):
     """The logic of :class:`fsel.selectors.classifiability.Classifiability` (documented there)."""
 
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        "n_features_to_select": "n_features_to_select_or_auto",
+        "categorical": "categorical",
+        "n_jobs": "n_jobs",
+        "memory_budget": "memory_budget",
+        "missing": MISSING_RULES,
+    }
+
     def __init__(
         self,
-        n_features_to_select: int | float | None = None,
+        n_features_to_select: int | float | str | None = "auto",
         *,
         epsilon: float = 0.0,
         radius_factor: float = 3.0,
-        max_features: int | float | None = None,
         categorical: Any = "auto",
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
@@ -280,7 +269,6 @@ class Classifiability(SelectorCore):
         self.n_features_to_select = n_features_to_select
         self.epsilon = epsilon
         self.radius_factor = radius_factor
-        self.max_features = max_features
         self.categorical = categorical
         self.n_jobs = n_jobs
         self.memory_budget = memory_budget
@@ -298,30 +286,27 @@ class Classifiability(SelectorCore):
         -------
         self
         """
+        return super().fit(X, y)
+
+    def _check_param_table(self) -> dict[str, Any]:
+        params = super()._check_param_table()
         if isinstance(self.epsilon, (bool, np.bool_)) or not isinstance(self.epsilon, Real):
             raise TypeError(f"epsilon must be a real number, got {self.epsilon!r}")
-        eps = float(self.epsilon)
-        if not np.isfinite(eps):
+        if not np.isfinite(float(self.epsilon)):
             raise ValueError(f"epsilon must be finite, got {self.epsilon!r}")
-        rf = _check_radius_factor(self.radius_factor)
-        budget = _check_memory_budget(self.memory_budget)
-        if self.n_jobs is not None and (
-            isinstance(self.n_jobs, (bool, np.bool_))
-            or not isinstance(self.n_jobs, Integral)
-            or self.n_jobs == 0
-        ):
-            raise ValueError(f"n_jobs must be None or a non-zero int, got {self.n_jobs!r}")
-        _check_categorical(self.categorical)
-        missing = check_missing_policy(self.missing, MISSING_RULES, type(self).__name__)
-        table, y_codes, classes = self._validate_fit_data(
-            X,
-            y,
-            categorical=self.categorical,
-            min_samples=2,
-            allow_missing=missing != "error",
-            accept_sparse=True,
-        )
-        if is_continuous_target(y):
+        params["radius_factor"] = _check_radius_factor(self.radius_factor)
+        return params
+
+    def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "categorical": params["categorical"],
+            "min_samples": 2,
+            "allow_missing": params["missing"] != "error",
+            "accept_sparse": True,
+        }
+
+    def _fit(self, table: Any, y_codes: Any, classes: Any, params: dict[str, Any]) -> Any:
+        if is_continuous_target(classes):
             raise ValueError(
                 "Classifiability needs class labels, but y is a continuous target "
                 f"({classes.size} distinct values, not all whole numbers, in {y_codes.size} "
@@ -330,17 +315,21 @@ class Classifiability(SelectorCore):
                 "float class labels as integers or strings, or rank a regression target "
                 "with fsel.RankingIndex"
             )
-        symbolic = _symbolic_mask(X, table, self.categorical)
+        eps = float(self.epsilon)
+        rf = params["radius_factor"]
+        budget = params["memory_budget"]
+        n_jobs = effective_n_jobs(params["n_jobs"])
+        symbolic = _symbolic_mask(table, params["categorical"])
         self.classes_ = classes
         d = table.values.shape[1]
-        k_max = min(
-            check_n_features_to_select(self.max_features, d),
-            check_n_features_to_select(self.n_features_to_select, d),
-        )
+        if isinstance(self.n_features_to_select, str) and self.n_features_to_select == "auto":
+            k_max = d  # the search decides: it stops when the score stops improving
+        else:
+            k_max = check_n_features_to_select(self.n_features_to_select, d)
         n_classes = classes.size
         Xs = _scaled(table, symbolic)
         engine = PartialSearch if table.has_missing else IncrementalSearch
-        search = engine(Xs, symbolic, y_codes, n_classes, rf, budget, self.n_jobs)
+        search = engine(Xs, symbolic, y_codes, n_classes, rf, budget, n_jobs)
         current = empty_subset_value(y_codes, n_classes)
         order: list[int] = []
         step_scores: list[float] = []

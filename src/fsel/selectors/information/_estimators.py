@@ -32,7 +32,8 @@ _PARAMS_DOC = """
     ----------
     n_features_to_select : int, float or None, default=None
         Number of features to select; a float in (0, 1] is a fraction of the features;
-        None ranks all features.
+        None selects half of them (rounded down, at least one), as scikit-learn's
+        ``RFE`` does. ``scores_`` and ``ranking_`` still cover every feature.
     discretize : {"uniform", "quantile"} or None, default="quantile"
         How float columns are binned: equal-frequency (the default: the rule that
         recovered the relevant columns best in ``fsel reproduce robust-defaults``, on
@@ -49,10 +50,13 @@ _PARAMS_DOC = """
         rows (6 bins for 2,000 rows, 2 for 100, 50 for a million), so the joint table
         of two features and the target keeps rows in every cell as ``N`` grows. Bin
         edges are learned in ``fit`` (``bin_edges_``).
-    categorical : list of column names/indices, bool mask or None, default=None
-        Extra columns to treat as categorical codes (pandas ``category`` columns
-        always are). Non-numeric columns must be declared here.
-    estimator : {"plugin", "miller_madow", "knn"}, default="plugin"
+    categorical : "auto", list of column names/indices or bool mask, default="auto"
+        Which columns are categorical (taken as codes, never binned). ``"auto"``:
+        string, object, pandas ``category``/``string``, polars ``Categorical``/``Utf8``
+        and boolean columns are; a list or a mask overrides the rule
+        (:func:`fsel.utils.validation.column_types`). Integer columns are taken as
+        codes either way; datetime columns become seconds since the epoch (binned).
+    mi_estimator : {"plugin", "miller_madow", "knn"}, default="plugin"
         Entropy estimator (plug-in maximum likelihood, or with the Miller-Madow bias
         correction), or ``"knn"``: the nearest-neighbour estimator
         (:mod:`fsel.kernels.knn_mi`; Kraskov-Stoegbauer-Grassberger, Ross for class
@@ -62,7 +66,7 @@ _PARAMS_DOC = """
         sparse and Dask input are refused.
     n_neighbors : int, default=3
         The nearest-neighbour estimator's ``k`` (scikit-learn's default); used with
-        ``estimator="knn"`` only.
+        ``mi_estimator="knn"`` only.
     missing : {"level", "available", "error"}, default="level"
         What a missing value (NaN, None, ``pd.NA``, a polars null) in ``X`` means
         (SPEC section 10):
@@ -109,8 +113,8 @@ _ATTRS_DOC = """
     support_ : ndarray of bool
         Mask of the selected features.
     ranking_ : ndarray of int
-        1 for the first pick, 2 for the second...; unselected features share
-        ``n_selected + 1``.
+        scikit-learn's ``RFE`` convention: 1 for every selected feature, the others
+        2, 3, ... by decreasing ``scores_`` (ties by column index).
     scores_ : ndarray of float
         Per feature: the criterion value at the step it was picked; for features
         left unselected, their score at the last step.
@@ -120,16 +124,16 @@ _ATTRS_DOC = """
         Number of distinct codes of every feature after discretisation; for a column
         with missing values this includes the missing level, which is its last code
         (``n_levels_ - 1``), under both ``"level"`` and ``"available"``. Not set with
-        ``estimator="knn"`` (nothing is binned).
+        ``mi_estimator="knn"`` (nothing is binned).
     bin_edges_ : list
         Inner bin edges per column (None for columns taken as codes), learned on the
         observed values only; a missing value falls in no bin but in the missing level.
-        All None with ``estimator="knn"``.
+        All None with ``mi_estimator="knn"``.
     y_bin_edges_ : ndarray or None
         Inner bin edges of a continuous target (float values that are not all
         integers), binned like a float feature with ``n_bins`` and ``discretize``
         (a ``UserWarning`` says so); None for class labels, and always None with
-        ``estimator="knn"``, which takes such a target as it is (regression).
+        ``mi_estimator="knn"``, which takes such a target as it is (regression).
     device_ : str
         Where the fit ran: ``"cpu"`` or ``"cuda"``.
     timings_ : dict

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -25,13 +25,9 @@ from fsel.kernels.information import InformationTable, SparseInformationTable
 from fsel.selectors._core import SelectorCore
 from fsel.selectors.information import _knn
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
+from fsel.utils.parallel import effective_n_jobs
 from fsel.utils.progress import Progress
-from fsel.utils.validation import (
-    check_dask_table,
-    check_missing_policy,
-    check_n_features_to_select,
-    is_dask,
-)
+from fsel.utils.validation import check_dask_table, check_n_features_to_select
 
 #: the binning of float columns unless ``discretize=``/``n_bins=`` say otherwise: the
 #: rule with the best recovery in ``fsel reproduce robust-defaults`` (issue 23); the
@@ -82,8 +78,8 @@ class InformationSelector(SelectorCore):
         *,
         discretize: str | None = DEFAULT_DISCRETIZE,
         n_bins: int | str = DEFAULT_N_BINS,
-        categorical: Any = None,
-        estimator: str = "plugin",
+        categorical: Any = "auto",
+        mi_estimator: str = "plugin",
         n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
@@ -94,7 +90,7 @@ class InformationSelector(SelectorCore):
         self.discretize = discretize
         self.n_bins = n_bins
         self.categorical = categorical
-        self.estimator = estimator
+        self.mi_estimator = mi_estimator
         self.n_neighbors = n_neighbors
         self.missing = missing
         self.n_jobs = n_jobs
@@ -104,9 +100,16 @@ class InformationSelector(SelectorCore):
     def _criterion_params(self) -> dict[str, float]:
         return {}
 
-    def _n_threads(self) -> int:
-        from fsel.utils.parallel import effective_n_jobs
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        "n_features_to_select": "n_features_to_select",
+        "discretize": ("uniform", "quantile", None),
+        "categorical": "categorical",
+        "mi_estimator": ("plugin", "miller_madow", "knn"),
+        "missing": ("level", "available", "error"),
+        "n_jobs": "n_jobs",
+    }
 
+    def _n_threads(self) -> int:
         return effective_n_jobs(self.n_jobs)
 
     def fit(self, X: Any, y: Any) -> InformationSelector:
@@ -134,35 +137,50 @@ class InformationSelector(SelectorCore):
         -------
         self
         """
-        if self.estimator not in ("plugin", "miller_madow", "knn"):
-            raise ValueError(
-                f"estimator must be 'plugin', 'miller_madow' or 'knn', got {self.estimator!r}"
-            )
-        if self.discretize not in ("uniform", "quantile", None):  # n_bins: in discretize
-            raise ValueError(
-                f"discretize must be 'uniform', 'quantile' or None, got {self.discretize!r}"
-            )
-        missing = check_missing_policy(
-            self.missing, ("level", "available", "error"), type(self).__name__
-        )
-        knn = self.estimator == "knn"  # the CPU only (knn_table checks device)
-        self.device_ = "cpu" if knn else _resolve_device(self.device, type(self).__name__)
-        t_setup = time.perf_counter()
-        if knn:
-            info, k = _knn.knn_table(self, X, y, missing)
-        elif hasattr(X, "__cuda_array_interface__"):  # codes already on the GPU
+        if hasattr(X, "__cuda_array_interface__"):  # codes already on the GPU
+            params = self._check_param_table()
+            X, y = self._before_validation(X, y, params)
             info, k = self._fit_gpu_array(X, y)
-        elif is_dask(X):
-            if self.device_ == "cuda":
-                raise ValueError(
-                    f"{type(self).__name__}: device='cuda' does not run on Dask input yet; "
-                    "compute X (or a sample of it) to memory, or use device='cpu'"
-                )
-            info, k = self._fit_dask_table(X, y, missing)
+            return self._select(info, k, params)
+        return super().fit(X, y)
+
+    def _before_validation(self, X: Any, y: Any, params: dict[str, Any]) -> tuple[Any, Any]:
+        knn = params["mi_estimator"] == "knn"
+        if knn:  # the CPU only, dense in-memory input (check_knn_input says why)
+            _knn.check_knn_input(self, X, y)
+        self.device_ = "cpu" if knn else _resolve_device(self.device, type(self).__name__)
+        params["_t_setup"] = time.perf_counter()
+        return X, y
+
+    def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        knn = params["mi_estimator"] == "knn"  # no sparse input, floats scaled
+        return {
+            "categorical": params["categorical"],
+            "keep_integer": not knn,
+            "allow_missing": params["missing"] != "error",
+            # read by discretize_sparse, never written
+            "accept_sparse": False if knn else "no_copy",
+        }
+
+    def _fit(self, table: Any, y: Any, classes: Any, params: dict[str, Any]) -> Any:
+        if params["mi_estimator"] == "knn":
+            info, k = _knn.knn_information_table(self, table, y, classes, params["missing"])
         else:
-            if is_dask(y):  # X is in memory already: so may its labels be
-                y = y.compute()
-            info, k = self._fit_memory_table(X, y, missing)
+            info, k = self._memory_information_table(table, y, classes, params["missing"])
+        return self._select(info, k, params)
+
+    def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> Any:
+        if self.device_ == "cuda":
+            raise ValueError(
+                f"{type(self).__name__}: device='cuda' does not run on Dask input yet; "
+                "compute X (or a sample of it) to memory, or use device='cpu'"
+            )
+        info, k = self._fit_dask_table(X, y, params["missing"])
+        return self._select(info, k, params)
+
+    def _select(self, info: Any, k: int, params: dict[str, Any]) -> InformationSelector:
+        """The greedy selection over an information table; sets the fitted attributes."""
+        t_setup = params.get("_t_setup", time.perf_counter())
         self.relevance_ = info.relevance
         t_setup = time.perf_counter() - t_setup
         t_select = time.perf_counter()
@@ -193,17 +211,11 @@ class InformationSelector(SelectorCore):
         self._set_selection(result.order, scores)
         return self
 
-    def _fit_memory_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:
-        """The information table of an in-memory (dense or sparse) ``X`` and the number
-        of features to select; sets the fitted input attributes."""
-        table, y_codes, classes = self._validate_fit_data(
-            X,
-            y,
-            categorical=self.categorical,
-            keep_integer=True,
-            allow_missing=missing != "error",
-            accept_sparse="no_copy",  # read by discretize_sparse, never written
-        )
+    def _memory_information_table(
+        self, table: Any, y_codes: Any, classes: Any, missing: str
+    ) -> tuple[Any, int]:
+        """The information table of a validated in-memory (dense or sparse) table and
+        the number of features to select; sets the fitted input attributes."""
         k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
         y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
         is_sparse, missing_cols = table.is_sparse, table.missing
@@ -213,8 +225,8 @@ class InformationSelector(SelectorCore):
                     f"{type(self).__name__}: missing='available' is not supported for sparse "
                     "input; use missing='level' (a stored NaN is one more level)"
                 )
-            # sparse codes and the O(nnz) table, same engine (SPEC section 11); a stored
-            # NaN is the last level of its column, as missing="level" does densely
+            # sparse codes and the O(nnz) table, same engine; a stored NaN is the last
+            # level of its column, as missing="level" does densely
             codes, n_levels, edges = discretize_sparse(
                 table.values, table.discrete, self.n_bins, self.discretize
             )
@@ -229,14 +241,14 @@ class InformationSelector(SelectorCore):
             )
         # one warning for the columns whose bins hold nearly all rows in one bin
         self._warn_crowded(crowded_columns(codes, n_levels, edges, table.values, missing_cols))
-        # the codes are this fit's own (no memory shared with the caller's data): the
-        # table may pack feature pairs over them instead of into a second copy (not for
-        # CMIM, whose lazy kernel reads the unpacked matrix)
+        # the codes are this fit's own (no memory shared with the caller's data, which
+        # a validated table shares only when it is the caller's array): the table may
+        # pack feature pairs over them instead of into a second copy (not for CMIM,
+        # whose lazy kernel reads the unpacked matrix)
         own = (
             not is_sparse
             and isinstance(codes, np.ndarray)
             and not np.may_share_memory(codes, table.values)
-            and not (isinstance(X, np.ndarray) and np.may_share_memory(codes, X))
         )
         del table  # the codes are all the engine needs: free the validated copy
         self.bin_edges_ = edges
@@ -255,8 +267,8 @@ class InformationSelector(SelectorCore):
             codes,
             n_levels,
             y_codes,
-            estimator=self.estimator,
-            n_jobs=self._n_threads(),
+            estimator=self.mi_estimator,
+            n_jobs=effective_n_jobs(self.n_jobs),
             **extra,
         )
         return info, k
@@ -279,7 +291,7 @@ class InformationSelector(SelectorCore):
             )
         from fsel.kernels.gpu.information import GpuInformationTable
 
-        return GpuInformationTable(codes, n_levels, y_codes, estimator=self.estimator)
+        return GpuInformationTable(codes, n_levels, y_codes, estimator=self.mi_estimator)
 
     def _fit_gpu_array(self, X: Any, y: Any) -> tuple[Any, int]:
         """The GPU table of integer codes already on the GPU (``__cuda_array_interface__``,
@@ -317,7 +329,9 @@ class InformationSelector(SelectorCore):
         self.classes_ = classes
         self.y_bin_edges_ = None
         t0 = time.perf_counter()
-        info = GpuInformationTable(codes, n_levels, y_codes.reshape(-1), estimator=self.estimator)
+        info = GpuInformationTable(
+            codes, n_levels, y_codes.reshape(-1), estimator=self.mi_estimator
+        )
         info.codes.transfer_s = seconds  # the layout pass on the GPU (no host copy)
         info.setup_seconds = {  # where the set-up's time went (timings_)
             "labels_s": t_labels,
@@ -337,6 +351,10 @@ class InformationSelector(SelectorCore):
         n_features = data.discrete.size
         k = check_n_features_to_select(self.n_features_to_select, n_features)
         self.n_features_in_ = n_features
+        self.feature_types_ = [
+            "categorical" if c else ("integer" if k else "numeric")
+            for c, k in zip(data.categorical.tolist(), data.discrete.tolist(), strict=True)
+        ]
         if data.feature_names is not None and all(isinstance(c, str) for c in data.feature_names):
             self.feature_names_in_ = data.feature_names
         elif hasattr(self, "feature_names_in_"):
@@ -347,7 +365,7 @@ class InformationSelector(SelectorCore):
             data.discrete,
             n_bins=self.n_bins,
             strategy=self.discretize,
-            estimator=self.estimator,
+            estimator=self.mi_estimator,
             estimator_name=name,
             missing=missing,
         )
@@ -485,8 +503,8 @@ class MIFS(InformationSelector):
         beta: float = 1.0,
         discretize: str | None = DEFAULT_DISCRETIZE,
         n_bins: int | str = DEFAULT_N_BINS,
-        categorical: Any = None,
-        estimator: str = "plugin",
+        categorical: Any = "auto",
+        mi_estimator: str = "plugin",
         n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
@@ -498,7 +516,7 @@ class MIFS(InformationSelector):
             discretize=discretize,
             n_bins=n_bins,
             categorical=categorical,
-            estimator=estimator,
+            mi_estimator=mi_estimator,
             n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
@@ -524,8 +542,8 @@ class BetaGamma(InformationSelector):
         gamma: float = 1.0,
         discretize: str | None = DEFAULT_DISCRETIZE,
         n_bins: int | str = DEFAULT_N_BINS,
-        categorical: Any = None,
-        estimator: str = "plugin",
+        categorical: Any = "auto",
+        mi_estimator: str = "plugin",
         n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
@@ -537,7 +555,7 @@ class BetaGamma(InformationSelector):
             discretize=discretize,
             n_bins=n_bins,
             categorical=categorical,
-            estimator=estimator,
+            mi_estimator=mi_estimator,
             n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,
@@ -563,8 +581,8 @@ class CMI(InformationSelector):
         tol: float = DEFAULT_CMI_TOL,
         discretize: str | None = DEFAULT_DISCRETIZE,
         n_bins: int | str = DEFAULT_N_BINS,
-        categorical: Any = None,
-        estimator: str = "plugin",
+        categorical: Any = "auto",
+        mi_estimator: str = "plugin",
         n_neighbors: int = 3,
         missing: str = "level",
         n_jobs: int | None = None,
@@ -576,7 +594,7 @@ class CMI(InformationSelector):
             discretize=discretize,
             n_bins=n_bins,
             categorical=categorical,
-            estimator=estimator,
+            mi_estimator=mi_estimator,
             n_neighbors=n_neighbors,
             missing=missing,
             n_jobs=n_jobs,

@@ -47,8 +47,8 @@ class RankingIndex(BaseSelector, _fit.RankingIndex):
     ----------
     index : {"In", "In3", "In5", "K1", "K2", "K3", "chi2", "mi"}, default="K3"
     n_features_to_select : int, float or None, default=None
-        None ranks all features (support is all features); an int is a count, a float
-        in (0, 1] a fraction.
+        None selects half of the features (rounded down, at least one); an int is a
+        count, a float in (0, 1] a fraction. ``scores_`` ranks every feature.
     n_slices : int or "auto", default="auto"
         Slices of ``y`` for the K-S indices; ``"auto"`` is ``clip(n // 20, 2, 10)``.
     n_bins_x, n_bins_y : int or "auto", default="auto"
@@ -70,14 +70,18 @@ class RankingIndex(BaseSelector, _fit.RankingIndex):
     Attributes
     ----------
     scores_ : ndarray of shape (n_features,)
-        The index of every feature.
+        The index of every feature oriented so that higher is better: the index itself
+        for ``K1, K2, K3, chi2, mi``, its negation for ``In, In3, In5``.
+    index_values_ : ndarray of shape (n_features,)
+        The raw index of every feature (lower is better for ``In, In3, In5``).
     higher_is_better_ : bool
-        Direction of ``scores_``.
+        Direction of ``index_values_``.
     selection_order_ : ndarray of int
         Selected features, best first (ties to the lower index).
     support_ : ndarray of bool
     ranking_ : ndarray of int
-        1 for the best feature; unselected features share ``n_selected + 1``.
+        1 for every selected feature; the others 2, 3, ... by decreasing ``scores_``
+        (ties by column index, a NaN score last).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         Only when fitted on a DataFrame with string column names.

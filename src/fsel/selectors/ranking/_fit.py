@@ -7,15 +7,29 @@ an index into a scikit-learn selector. The bootstrapped version is
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from fsel.kernels.ranking_indices import MISSING_RULES, get_index, ranking_scores, resolve_slices
 from fsel.selectors._core import SelectorCore
-from fsel.utils.validation import check_missing_policy, check_n_features_to_select
+from fsel.utils.validation import check_n_features_to_select
 
-__all__ = ["RankingIndex", "order_by_score"]
+__all__ = ["RankingIndex", "order_by_score", "oriented_scores"]
+
+
+def oriented_scores(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
+    """Index values as scores where higher is better: the values of a higher-is-better
+    index, the negated values of a lower-is-better one (``In``, ``In3``, ``In5``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> oriented_scores(np.array([0.2, 0.5]), higher_is_better=False).tolist()
+    [-0.2, -0.5]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    return values.copy() if higher_is_better else -values
 
 
 def order_by_score(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
@@ -33,31 +47,38 @@ def order_by_score(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
     return np.argsort(-scores if higher_is_better else scores, kind="stable")
 
 
-def _fit_setup(
-    est: Any, X: Any, y: Any, accept_sparse: bool = False
-) -> tuple[Any, np.ndarray, Any, dict[str, Any], int]:
-    """Shared ``fit`` preamble of the ranking selectors: validate data and parameters.
+#: the parameters every ranking selector shares, by kind (fsel.utils.params)
+RANKING_PARAM_KINDS: dict[str, Any] = {
+    "n_features_to_select": "n_features_to_select",
+    "missing": MISSING_RULES,
+}
 
-    Returns the feature matrix (NaN for a missing value unless ``missing="error"``; a
-    scipy.sparse CSC matrix for sparse input when ``accept_sparse``),
-    the numeric target, the index spec, the slice counts (checked; ``"auto"`` kept, the
-    kernels resolve it with the rows each column is scored on) and the number of
-    features to select. A numeric target (float, integer or boolean) keeps its values,
-    which the difference indices need; other labels (strings, ...) become class codes
-    ``0..c-1`` (``check_target(kind="numeric")``).
-    """
+
+def _ranking_setup(est: Any, table: Any) -> tuple[Any, Any, dict[str, Any], int]:
+    """Shared part of the ranking selectors' ``_fit``: the index spec, the slice counts
+    (checked; ``"auto"`` kept, the kernels resolve it with the rows each column is
+    scored on) and the number of features to select. The table holds NaN for a missing
+    value unless ``missing="error"`` (a scipy.sparse CSC matrix for sparse input); the
+    target was validated with ``check_target(kind="numeric")``: a numeric target keeps
+    its values, which the difference indices need, other labels (strings, ...) became
+    class codes ``0..c-1``."""
     spec = get_index(est.index)
-    missing = check_missing_policy(est.missing, MISSING_RULES, type(est).__name__)
-    table, y_out, _ = est._validate_fit_data(
-        X, y, min_samples=2, allow_missing=missing != "error", accept_sparse=accept_sparse
-    )
     n, d = table.values.shape
     k = check_n_features_to_select(est.n_features_to_select, d)
     params = {"n_slices": est.n_slices, "n_bins_x": est.n_bins_x, "n_bins_y": est.n_bins_y}
     resolve_slices(est.n_slices, n, kind="ks")
     resolve_slices(est.n_bins_x, n, kind="table")
     resolve_slices(est.n_bins_y, n, kind="table")
-    return table.values, np.asarray(y_out, dtype=np.float64), spec, params, k
+    return table.values, spec, params, k
+
+
+def _ranking_table_options(params: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "min_samples": 2,
+        "allow_missing": params["missing"] != "error",
+        "accept_sparse": True,
+        "categorical": "auto",
+    }
 
 
 class RankingIndex(SelectorCore):
@@ -82,6 +103,8 @@ class RankingIndex(SelectorCore):
         self.n_bins_y = n_bins_y
         self.missing = missing
 
+    _param_kinds: ClassVar[dict[str, Any]] = RANKING_PARAM_KINDS
+
     def fit(self, X: Any, y: Any) -> RankingIndex:
         """Score every feature and select the best ``n_features_to_select``.
 
@@ -98,10 +121,21 @@ class RankingIndex(SelectorCore):
         -------
         self
         """
+        return super().fit(X, y)
+
+    def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        return _ranking_table_options(params)
+
+    def _fit(self, table: Any, y: Any, classes: Any, params: dict[str, Any]) -> RankingIndex:
         # sparse X: a CSC matrix; the kernel sorts only the stored values of each column
         # (a stored NaN is refused there: per-feature deletion needs dense columns)
-        values, target, spec, params, k = _fit_setup(self, X, y, accept_sparse=True)
-        scores = ranking_scores(values, target, spec.name, missing="available", **params)[spec.name]
+        values, spec, kw, k = _ranking_setup(self, table)
+        target = np.asarray(y, dtype=np.float64)
+        scores = ranking_scores(values, target, spec.name, missing="available", **kw)[spec.name]
         self.higher_is_better_ = spec.higher_is_better
-        self._set_selection(order_by_score(scores, spec.higher_is_better)[:k], scores)
+        self.index_values_ = scores
+        self._set_selection(
+            order_by_score(scores, spec.higher_is_better)[:k],
+            oriented_scores(scores, spec.higher_is_better),
+        )
         return self

@@ -23,27 +23,30 @@ Every estimator of :mod:`fsel.selectors.relief` follows the same steps in ``fit`
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from fsel.kernels.distances import (
-    DEFAULT_MEMORY_BUDGET,
-    _issparse,
-    effective_n_jobs,
-)
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
 from fsel.kernels.neighbors import knn_by_class
 from fsel.kernels.relief_margins import ExpectedDiff
 from fsel.kernels.scaling import check_scaling, scale_dense, scale_sparse
 from fsel.selectors._core import SelectorCore
-from fsel.utils.parallel import any_nan, column_min_max, n_threads_for, spans, thread_map
+from fsel.utils.parallel import (
+    any_nan,
+    column_min_max,
+    effective_n_jobs,
+    n_threads_for,
+    spans,
+    thread_map,
+)
 from fsel.utils.validation import (
-    _categorical_mask,
     check_n_features_to_select,
     check_random_state,
     is_continuous_target,
     is_dask,
     is_dataframe,
+    is_sparse,
 )
 
 __all__ = ["MISSING_POLICIES", "BaseRelief", "positive_unit"]
@@ -55,8 +58,9 @@ MISSING_POLICIES = ("expected", "impute-mean", "impute-median", "error")
 
 _PARAMS_DOC = """
     n_features_to_select : int, float or None, default=None
-        How many features ``transform`` keeps: None keeps all (a complete ranking),
-        an int is a count, a float in (0, 1] a fraction.
+        How many features ``transform`` keeps: None keeps half of them (rounded down,
+        at least one), an int is a count, a float in (0, 1] a fraction. The weights
+        rank every feature.
     metric : {"manhattan", "euclidean"}, default="manhattan"
         Distance used to find neighbours, in the min-max scaled feature space.
         Euclidean distances use BLAS.
@@ -84,11 +88,14 @@ _PARAMS_DOC = """
         other policies. ``"impute-mean"``/``"impute-median"`` replace each hole by the
         mean (median) of its column's observed values before scaling; ``"error"``
         raises a ValueError.
-    categorical : None, bool mask or list of column names/indices, default=None
+    categorical : "auto", bool mask or list of column names/indices, default="auto"
         Nominal features: their per-feature difference is 0 (same level) or 1
-        (different levels) instead of the scaled absolute difference. pandas
-        ``category`` and polars ``Categorical``/``Enum`` columns are nominal without
-        being listed.
+        (different levels) instead of the scaled absolute difference.
+        ``"auto"``: the library's one rule
+        (:func:`fsel.utils.validation.column_types`): text, pandas
+        ``category``/``string``, polars ``Categorical``/``Utf8`` and boolean columns
+        are categorical, numeric ones (integers included) are not; a list or a mask
+        overrides it. Datetime columns are taken as seconds since the epoch.
     scaling : {"range", "robust", "rank"}, default="robust"
         How a numeric feature's difference is scaled to ``[0, 1]``: ``"range"``
         divides by the column's range (the papers' rule; one extreme value squeezes
@@ -125,18 +132,6 @@ def positive_unit(mbar: np.ndarray) -> np.ndarray:
     w = np.where(m > MARGIN_TOL, m, 0.0)
     norm = float(np.sqrt(np.sum(w * w)))
     return w / norm if norm > 0 else np.zeros_like(w)
-
-
-def _declared_nominal(X: Any, categorical: Any, n_features: int) -> np.ndarray:
-    """Nominal columns: listed in ``categorical`` or with a categorical dtype."""
-    names = [str(c) for c in X.columns] if is_dataframe(X) else None
-    mask = _categorical_mask(categorical, n_features, names)
-    if is_dataframe(X):
-        for j, c in enumerate(X.columns):
-            dt = str(X[c].dtype)
-            if dt == "category" or dt.startswith("Categorical") or dt.startswith("Enum"):
-                mask[j] = True
-    return mask
 
 
 def _impute(X: Any, policy: str) -> Any:
@@ -220,7 +215,7 @@ class BaseRelief(SelectorCore):
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
-        categorical: Any = None,
+        categorical: Any = "auto",
         scaling: str = DEFAULT_SCALING,
     ) -> None:
         self.n_features_to_select = n_features_to_select
@@ -231,20 +226,14 @@ class BaseRelief(SelectorCore):
         self.categorical = categorical
         self.scaling = scaling
 
-    # ------------------------------------------------------------------ validation
-    def _check_params(self) -> None:
-        name = type(self).__name__
-        if self.metric not in METRICS:
-            raise ValueError(f"{name}: metric must be one of {METRICS}, got {self.metric!r}")
-        if self.missing not in MISSING_POLICIES:
-            raise ValueError(
-                f"{name}: missing must be one of {MISSING_POLICIES}, got {self.missing!r}"
-            )
-        mb = self.memory_budget
-        if isinstance(mb, bool) or not isinstance(mb, Integral) or mb <= 0:
-            raise ValueError(f"{name}: memory_budget must be a positive int (bytes), got {mb!r}")
-        effective_n_jobs(self.n_jobs)
-        check_scaling(self.scaling, name)
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        "n_features_to_select": "n_features_to_select",
+        "metric": METRICS,
+        "n_jobs": "n_jobs",
+        "memory_budget": "memory_budget",
+        "missing": MISSING_POLICIES,
+        "categorical": "categorical",
+    }
 
     @staticmethod
     def _check_positive(name: str, value: Any, *, integer: bool = False) -> None:
@@ -273,7 +262,11 @@ class BaseRelief(SelectorCore):
         -------
         self
         """
-        self._check_params()
+        return super().fit(X, y)
+
+    def _before_validation(self, X: Any, y: Any, params: dict[str, Any]) -> tuple[Any, Any]:
+        """The kind of target, and the imputation rules (before validation)."""
+        check_scaling(self.scaling, type(self).__name__)
         self._resolve_device()
         if is_dask(X):
             if getattr(self, "device_", "cpu") == "cuda":
@@ -281,7 +274,7 @@ class BaseRelief(SelectorCore):
                     f"{type(self).__name__}: device='cuda' does not run on Dask input yet; "
                     "use device='cpu'"
                 )
-            return self._fit_dask(X, y)
+            return X, y
         regression = is_continuous_target(y)
         if regression and not self._supports_regression:
             raise ValueError(
@@ -291,20 +284,22 @@ class BaseRelief(SelectorCore):
                 "discretise y"
             )
         self._target_kind = "regression" if regression else "classification"
-        X_in = X
-        if self.missing in ("impute-mean", "impute-median") and not _issparse(X):
-            X = _impute(X, self.missing)
-        table, y_codes, classes = self._validate_fit_data(
-            X,
-            y,
-            categorical=self.categorical,
-            min_samples=2,
-            allow_missing=self.missing == "expected",
-            accept_sparse=True,
-            read_only=True,  # values are only read (scaled into a new array)
-        )
+        if params["missing"] in ("impute-mean", "impute-median") and not is_sparse(X):
+            X = _impute(X, params["missing"])
+        return X, y
+
+    def _table_options(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "categorical": params["categorical"],
+            "min_samples": 2,
+            "allow_missing": params["missing"] == "expected",
+            "accept_sparse": True,
+            "read_only": True,  # values are only read (scaled into a new array)
+        }
+
+    def _fit(self, table: Any, y_codes: Any, classes: Any, params: dict[str, Any]) -> BaseRelief:
         self._y_target = None
-        if regression:
+        if self._target_kind == "regression":
             # RReliefF: one "class" for the neighbour search, the target kept aside
             self._y_target = np.asarray(y_codes, dtype=np.float64)
             y_codes = np.zeros(self._y_target.size, dtype=np.intp)
@@ -315,9 +310,9 @@ class BaseRelief(SelectorCore):
             self.classes_ = classes
         n, d = table.values.shape
         k = check_n_features_to_select(self.n_features_to_select, d)
-        nominal = _declared_nominal(X_in, self.categorical, d)
+        nominal = table.categorical
         values = table.values
-        if _issparse(values):
+        if is_sparse(values):
             return self._fit_sparse(table, y_codes, classes, nominal, k)
         holes = None
         if self.missing == "expected" and any_nan(values, effective_n_jobs(self.n_jobs)):
@@ -360,7 +355,7 @@ class BaseRelief(SelectorCore):
         self._set_selection(order, w)
         return self
 
-    def _fit_dask(self, X: Any, y: Any) -> BaseRelief:
+    def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> BaseRelief:
         """Dask input: only :class:`ReliefF` with ``sample_size`` runs there."""
         name = type(self).__name__
         raise TypeError(
@@ -475,7 +470,7 @@ class BaseRelief(SelectorCore):
         """:meth:`_knn` on the GPU (:mod:`fsel.kernels.gpu.relief`); the scaled matrix
         goes to the GPU once per fit."""
         name = type(self).__name__
-        if expected is not None or _issparse(Z):
+        if expected is not None or is_sparse(Z):
             raise ValueError(
                 f"{name}: device='cuda' needs dense X without missing values; use "
                 "device='cpu' (or impute: missing='impute-mean')"
@@ -521,7 +516,7 @@ class BaseRelief(SelectorCore):
     ) -> ExpectedDiff | None:
         """Kononenko's expected differences for the holes of ``Z`` (None without holes,
         unless ``always``)."""
-        if _issparse(Z):
+        if is_sparse(Z):
             return None
         if not always and not any_nan(Z, effective_n_jobs(self.n_jobs)):
             return None

@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _issparse, map_distance_rows
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, map_distance_rows
 from fsel.kernels.neighbors import absdiff_rows
 from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
+from fsel.utils.validation import is_sparse
 
 __all__ = ["IRelief", "irelief_coefficients"]
 
@@ -115,7 +116,7 @@ class IRelief(BaseRelief):
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
-        categorical: Any = None,
+        categorical: Any = "auto",
         scaling: str = DEFAULT_SCALING,
     ) -> None:
         super().__init__(
@@ -140,21 +141,21 @@ class IRelief(BaseRelief):
         # samples sorted by class (the margin is a sum over samples): each class is a
         # contiguous run of columns, so the coefficients are scaled in place
         order = np.argsort(y, kind="stable")
-        Z = Z[order].tocsr() if _issparse(Z) else np.ascontiguousarray(Z[order])
+        Z = Z[order].tocsr() if is_sparse(Z) else np.ascontiguousarray(Z[order])
         bounds = np.r_[0, np.cumsum(np.bincount(y, minlength=priors.size))]
         y = y[order]
         # missing values: expected differences in the margins (of Z) and in the
         # weighted distances (of Z * w, rebuilt every iteration: E|w X - w v| is
         # w E|X - v|, and the squared form scales by w^2)
         ed_z = self._expected_model(Z, y, priors.size)
-        sparse = _issparse(Z)
+        sparse = is_sparse(Z)
         w = np.full(d, 1.0 / np.sqrt(d))
         z = np.zeros(d)
         self.converged_ = False
         self.n_iter_ = 0
         for _ in range(int(self.max_iter)):
             self.n_iter_ += 1
-            Zw = Z.multiply(w).tocsr() if _issparse(Z) else Z * w
+            Zw = Z.multiply(w).tocsr() if is_sparse(Z) else Z * w
             ed_w = None if ed_z is None else self._expected_model(Zw, y, priors.size, always=True)
 
             def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:

@@ -6,13 +6,12 @@ which neighbours enter the margin ``m_n`` and with which coefficients.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
-    _issparse,
     fits_full,
     full_distance_matrix,
     map_distance_rows,
@@ -28,11 +27,11 @@ from fsel.kernels.neighbors import (
 from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
 from fsel.utils.parallel import effective_n_jobs, take_rows
 from fsel.utils.validation import (
-    _categorical_mask,
     check_dask_table,
     check_n_features_to_select,
     is_continuous_target,
     is_dask,
+    is_sparse,
 )
 
 _SAMPLE_DOC = """    sample_size : int, float or None, default=None
@@ -81,6 +80,11 @@ def _nearest_hit_miss(idx: np.ndarray, dist: np.ndarray, y: np.ndarray):
 class _Sampled(BaseRelief):
     """A Relief estimator with reference samples (``sample_size``, ``random_state``)."""
 
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        **BaseRelief._param_kinds,
+        "random_state": "random_state",
+    }
+
     def __init__(
         self,
         n_features_to_select: int | float | None = None,
@@ -89,7 +93,7 @@ class _Sampled(BaseRelief):
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
-        categorical: Any = None,
+        categorical: Any = "auto",
         scaling: str = DEFAULT_SCALING,
         sample_size: int | float | None = None,
         random_state: Any = None,
@@ -129,7 +133,7 @@ class _OneNeighbour(_Sampled):
         rows = self._ref_rows
         ed = self._expected_model(Z, y, C)
         n_ref = n if rows is None else rows.size
-        sparse = _issparse(Z)
+        sparse = is_sparse(Z)
         # sparse (often wide): the per-row margins are not kept, only chunk sums
         spans = self._spans(n_ref, C + (Z.shape[1] // 6 if sparse else 0))
         if rows is None and ed is None and len(spans) == 1 and not sparse:
@@ -194,7 +198,7 @@ class ReliefF(_Sampled):
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
-        categorical: Any = None,
+        categorical: Any = "auto",
         scaling: str = DEFAULT_SCALING,
         sample_size: int | float | None = None,
         random_state: Any = None,
@@ -233,7 +237,7 @@ class ReliefF(_Sampled):
         # a class never offers more than its size: with many small classes (one
         # sample each) the lists hold one slot per class, not k
         k_eff = max(1, min(k, int(np.bincount(y, minlength=C).max())))
-        sparse = _issparse(Z)
+        sparse = is_sparse(Z)
         # sparse (often wide): the per-row margins are not kept, only chunk sums
         spans = self._spans(n_ref, C * k_eff + (Z.shape[1] // 6 if sparse else 0))
         if rows is None and ed is None and len(spans) == 1 and not sparse:
@@ -261,7 +265,7 @@ class ReliefF(_Sampled):
                 out[a:b] = m
         return (total if sparse else out.sum(axis=0)) / n_ref
 
-    def _fit_dask(self, X: Any, y: Any) -> ReliefF:
+    def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> ReliefF:
         """ReliefF on a row-chunked Dask table (SPEC: the same margins as in memory).
 
         The references are drawn exactly as in memory (:meth:`_reference_rows` once the
@@ -283,13 +287,9 @@ class ReliefF(_Sampled):
                 f"{name}: missing={self.missing!r} is not supported on Dask input; impute "
                 "the holes first (missing values are refused on Dask)"
             )
-        data = check_dask_table(X, y, estimator_name=name)
+        data = check_dask_table(X, y, categorical=params["categorical"], estimator_name=name)
         d = data.discrete.size
-        names = None if data.feature_names is None else [str(c) for c in data.feature_names]
-        nominal = _categorical_mask(self.categorical, d, names)
-        if hasattr(X, "dtypes") and hasattr(X, "columns"):
-            nominal |= np.array([str(t) == "category" for t in X.dtypes], dtype=bool)
-        if nominal.any():
+        if data.categorical.any():
             raise ValueError(
                 f"{name}: categorical features are not supported on Dask input; encode "
                 "them as numbers or fit in memory"
@@ -318,6 +318,7 @@ class ReliefF(_Sampled):
         )
         self._target_kind = "classification"
         self.n_features_in_ = d
+        self.feature_types_ = ["integer" if k else "numeric" for k in data.discrete.tolist()]
         if data.feature_names is not None and all(isinstance(c, str) for c in data.feature_names):
             self.feature_names_in_ = data.feature_names
         elif hasattr(self, "feature_names_in_"):
@@ -340,7 +341,7 @@ class ReliefF(_Sampled):
         ed = self._expected_model(Z, y0, 1)
         k_eff = max(1, min(k, n - 1))
         sig = k_eff / 3.0
-        spans = self._spans(ref.size, 2 * k_eff + (d // 6 if _issparse(Z) else 0))
+        spans = self._spans(ref.size, 2 * k_eff + (d // 6 if is_sparse(Z) else 0))
         span_t = float(np.ptp(t))
         n_dc = 0.0
         n_da = np.zeros(d)
@@ -401,7 +402,7 @@ class _RadiusRelief(_Sampled):
         rows = self._ref_rows
         if getattr(self, "device_", "cpu") == "cuda":
             return self._mean_margin_gpu(Z, y, priors, rows)
-        if rows is not None or _issparse(Z) or np.isnan(Z).any():
+        if rows is not None or is_sparse(Z) or np.isnan(Z).any():
             return self._mean_margin_at(Z, y, priors, rows)
         if fits_full(n, budget):
             # the mean margin is a sum over samples: group them by class (the compiled
@@ -430,7 +431,7 @@ class _RadiusRelief(_Sampled):
     def _mean_margin_gpu(self, Z, y, priors, rows):
         """The mean margin on the GPU (:func:`fsel.kernels.gpu.relief.radius_margin_gpu`):
         dense data without holes only."""
-        if _issparse(Z) or np.isnan(Z).any():
+        if is_sparse(Z) or np.isnan(Z).any():
             raise ValueError(
                 f"{type(self).__name__}: device='cuda' needs dense X without missing values; "
                 "use device='cpu' (or impute: missing='impute-mean')"

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, _issparse, effective_n_jobs
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET
 from fsel.kernels.neighbors import (
     GAUSS_P,
     GAUSS_TOL,
@@ -14,6 +14,8 @@ from fsel.kernels.neighbors import (
     gaussian_hit_total_sums,
 )
 from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief
+from fsel.utils.parallel import effective_n_jobs
+from fsel.utils.validation import is_sparse
 
 __all__ = [
     "SIGMA_RULES",
@@ -172,7 +174,7 @@ class PRelief(BaseRelief):
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "expected",
-        categorical: Any = None,
+        categorical: Any = "auto",
         scaling: str = DEFAULT_SCALING,
     ) -> None:
         super().__init__(
@@ -216,7 +218,7 @@ class PRelief(BaseRelief):
         return arr
 
     def _mean_margin(self, Z, y, priors, nominal=None):
-        if not _issparse(Z):
+        if not is_sparse(Z):
             return self._mean_margin_dense(Z, y, priors, nominal)
         # sparse: one densified column (N values) at a time; P-Relief is per feature
         Zc = Z.tocsc()
