@@ -5,7 +5,8 @@ Selecting terms of a sparse text matrix
 Bag-of-words and TF-IDF matrices are sparse: most documents use few of the terms.
 fsel's information criteria take a ``scipy.sparse`` matrix as it is and count from its
 non-zeros, so one greedy step costs ``O(nnz)``, not ``O(N K)``, and the matrix is never
-densified (SPEC section 11). Here a small corpus is generated from two topics, turned
+densified (docs/user_guide/missing_sparse.rst). Here a small corpus is generated from two topics,
+turned
 into counts by scikit-learn's ``CountVectorizer``, and JMI picks the terms that tell
 the topics apart; the result is the same as on the dense copy.
 """

@@ -92,7 +92,8 @@ def select(
         default: half of the features, or ``"auto"`` for a method that decides the
         count itself (classifiability).
     missing : str or None
-        The method's missing-value rule (SPEC section 10), passed as its ``missing``
+        The method's missing-value rule (docs/user_guide/missing_sparse.rst), passed as its
+        ``missing``
         parameter: None keeps the method's default (its own rule for NaN, None,
         ``pd.NA`` in ``X``: ``"level"`` for the information criteria, ``"expected"``
         for the Relief family, ``"partial"`` for classifiability, ``"available"`` for

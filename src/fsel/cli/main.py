@@ -166,7 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--missing",
         metavar="RULE",
-        help="missing-value rule of the method (SPEC section 10; default: the method's "
+        help="missing-value rule of the method (docs/user_guide/missing_sparse.rst; default: the "
+        "method's "
         "own rule, e.g. 'level' for the information criteria, 'expected' for Relief, "
         "'partial' for classifiability, 'available' for the ranking indices; 'error' "
         "refuses missing values)",

@@ -1,4 +1,4 @@
-"""Generators of the synthetic data sets the five papers use (SPEC section 8).
+"""Generators of the synthetic data sets the five papers use (docs/reproductions.md).
 
 Every generator returns ``(X, y, relevant)`` where ``relevant`` holds the 0-based
 indices of the truly relevant features, and takes a ``random_state`` (None, int or

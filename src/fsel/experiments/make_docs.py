@@ -68,7 +68,8 @@ more than it is:
   alpha = 0.01 are our choices. `ditzler-ocr`: the paper does not say how the pixels
   were discretised; we report both the raw 17-level codes and 5 equal-width bins.
   The UCI data sets are the closest ones in `../shared/datasets`, not the paper's list.
-* **Dong & Kothari 2003.** Our `L` is SPEC section 4's `mean_i sum_c p_i(c)^2`, on a
+* **Dong & Kothari 2003.** Our `L` is the rule (docs/user_guide/classifiability.rst): `mean_i sum_c
+  p_i(c)^2`, on a
   different scale from the paper's printed values (whose normalisation the paper does
   not fully specify). "ID3" is scikit-learn's entropy tree with binary splits on the
   codes, not ID3's multiway splits; the wrapper is scikit-learn's forward

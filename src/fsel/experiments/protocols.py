@@ -335,7 +335,8 @@ def bootstrap_oob_error(
 
 # --------------------------------------------------------------------------- stability
 def kuncheva_stability(subsets: Sequence[np.ndarray], n_features: int) -> float:
-    """Mean pairwise Kuncheva consistency of equal-size subsets (SPEC section 7),
+    """Mean pairwise Kuncheva consistency of equal-size subsets
+    (docs/user_guide/npfs_stability.rst),
     computed by :func:`fsel.meta.stability.mean_pairwise_kuncheva`."""
     from fsel.meta.stability import mean_pairwise_kuncheva
 

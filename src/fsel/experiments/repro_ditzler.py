@@ -166,7 +166,7 @@ def ditzler_fig1(
     )
     if unable:
         agreement += (
-            f" For k in {unable} the SPEC rule cannot declare any feature relevant with "
+            f" For k in {unable} the NPFS rule cannot declare any feature relevant with "
             f"n={n} (p0^n > alpha: k=24 needs n >= {min_bootstraps(24, K, 0.01)}), so our "
             "panel is empty and NPFS warns, whereas the paper's Fig. 1(d) shows rows "
             "highlighted; the paper's exact threshold computation for that panel is unknown."
@@ -585,7 +585,7 @@ def ditzler_ocr(
     output_dir.mkdir(parents=True, exist_ok=True)
     X, y, digit_pixels = make_noisy_ocr(random_state=seed)
     n = 5 if quick else 100
-    # two readings of the pixels: their raw values 0..16 as codes (SPEC: integer
+    # two readings of the pixels: their raw values 0..16 as codes (integer
     # columns are codes), and 5 equal-width bins (the UCI protocol's discretisation)
     variants = {"raw codes": X, "5 equal-width bins": X.astype(np.float64)}
     cache = cache_for(output_dir)

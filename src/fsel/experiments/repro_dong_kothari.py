@@ -17,7 +17,8 @@ Targets (``fsel reproduce NAME``):
 
 Choices the paper leaves open, written down here:
 
-* ``L`` is SPEC section 4's ``mean_i sum_c p_i(c)^2`` (in [1/c, 1]); the paper's printed
+* ``L`` is the rule (docs/user_guide/classifiability.rst): ``mean_i sum_c p_i(c)^2`` (in [1/c, 1]);
+  the paper's printed
   values (which fall below 0.5 for two classes) use a normalisation it does not fully
   specify, so Table 1 is compared on its claim (the gap between 1 attribute and 2-3
   attributes shrinks as N grows) and the paper's ``C = 2 L - 1`` form is also shown.
@@ -289,7 +290,7 @@ def group1_table1(
     )
     failed = [text for text, held in claims if not held]
     agreement = (
-        "Our L (SPEC's mean sum_c p^2, >= 0.5 for two classes) sits on a different scale "
+        "Our L (our mean sum_c p^2, >= 0.5 for two classes) sits on a different scale "
         "from the paper's printed values. Of the paper's Table 1 claim (the relevant "
         "attribute alone is the most classifiable, and its lead over the sets with 1 and "
         f"2 added noise attributes shrinks as N grows), {len(claims) - len(failed)} of "

@@ -6,7 +6,7 @@ Target (``fsel reproduce NAME``):
                     features and on complete real sets from ``../shared/datasets``,
                     values are removed completely at random (MCAR) or not at random
                     (MNAR), and every method selects ``k`` features three ways: with
-                    its own missing-value rule (SPEC section 10, the estimator's
+                    its own missing-value rule (docs/user_guide/missing_sparse.rst, the estimator's
                     default ``missing``), after mean imputation, and after dropping
                     every incomplete row.
 
@@ -366,8 +366,9 @@ def missing_values(
         command=reproduce_command("missing-values", seed, quick),
         seed=seed,
         paper=(
-            "No paper. Issue 12 asks whether each family's principled rule (SPEC section "
-            "10: a missing level for the information criteria, Kononenko's expected "
+            "No paper. Issue 12 asks whether each family's principled rule "
+            "(docs/user_guide/missing_sparse.rst: a missing level for the information criteria, "
+            "Kononenko's expected "
             "difference for Relief, the partial distance for classifiability, the observed "
             "rows per feature for the ranking indices) beats mean imputation and dropping "
             "incomplete rows, under MCAR and MNAR holes."

@@ -8,7 +8,8 @@ of non-empty cells. Every entropy the criteria need follows from these sums:
 ``H = log2 N - (sum n log2 n) / N``.
 
 :func:`available_nlogn` is the same count for pairwise deletion (missing values,
-SPEC section 10): a row is skipped for feature ``k`` when ``C[k]`` holds that feature's
+docs/user_guide/missing_sparse.rst): a row is skipped for feature ``k`` when ``C[k]`` holds that
+feature's
 missing code or ``z`` is negative, and every marginal of the kept cells is summed too
 (per feature, the entropies then use that feature's own sample size).
 

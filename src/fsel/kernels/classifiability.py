@@ -1,4 +1,5 @@
-"""Neighbourhood class-purity counts of Dong & Kothari's classifiability (SPEC section 4).
+"""Neighbourhood class-purity counts of Dong & Kothari's classifiability
+(docs/user_guide/classifiability.rst).
 
 Pure numpy functions on validated arrays (the estimator in
 :mod:`fsel.selectors.classifiability` validates once and calls them).
@@ -150,7 +151,8 @@ def radius_sq(nn2: np.ndarray, radius_factor: float) -> float:
 
 
 def empty_subset_value(y: np.ndarray, n_classes: int) -> float:
-    """``L`` of the empty feature set: ``sum_c prior(c)**2`` (SPEC section 4)."""
+    """``L`` of the empty feature set: ``sum_c prior(c)**2``
+    (docs/user_guide/classifiability.rst)."""
     prior = np.bincount(y, minlength=n_classes) / y.size
     return float(np.sum(prior**2))
 

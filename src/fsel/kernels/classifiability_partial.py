@@ -26,7 +26,8 @@ from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, block_rows_for_budget,
 __all__ = ["PartialSearch", "subset_scores_partial"]
 
 # ------------------------------------------------------- missing values: partial distance
-# SPEC section 10. Over a subset ``v`` of ``k`` features, a pair (i, j) has the sum of
+# docs/user_guide/missing_sparse.rst. Over a subset ``v`` of ``k`` features, a pair (i, j) has the
+# sum of
 # its *observed* per-feature contributions ``S_v(i, j)`` and their number ``C_v(i, j)``;
 # the partial distance is
 #
@@ -150,7 +151,8 @@ def subset_scores_partial(
 
 
 class PartialSearch:
-    """The forward search with missing values (partial distance, SPEC section 10).
+    """The forward search with missing values (partial distance,
+    docs/user_guide/missing_sparse.rst).
 
     Same interface as :class:`IncrementalSearch` (``add``, ``evaluate``). ``S`` and
     ``C`` of the selected set are kept for all pairs when ``16 * N**2`` bytes fit half

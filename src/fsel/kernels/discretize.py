@@ -1,6 +1,6 @@
 """Discretisation: turn a numeric table into integer codes ``0..a-1`` per column.
 
-Rules (SPEC section 1):
+Rules (docs/user_guide/information.rst):
 
 * columns flagged *discrete* (integer, boolean, categorical) are taken as codes as
   they are — their distinct values are remapped to ``0..a-1`` in sorted order and
@@ -10,7 +10,8 @@ Rules (SPEC section 1):
   grows with the number of rows, :func:`fsel.kernels.binning.auto_n_bins`);
   a float column with no more distinct values than ``n_bins`` is kept as codes;
 * ``strategy=None`` takes every column as codes;
-* missing values (NaN, SPEC section 10), when allowed: the edges of a column are learned
+* missing values (NaN, docs/user_guide/missing_sparse.rst), when allowed: the edges of a column are
+  learned
   on its observed values only, the observed values are binned/compacted as above, and
   the missing cells get one more code, the last one (``a - 1``): "is missing" is a
   level of its column. Columns without NaN are coded exactly as without the option.

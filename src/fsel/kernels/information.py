@@ -1,6 +1,6 @@
 r"""Entropy, mutual information and conditional mutual information on discrete codes.
 
-Plug-in (maximum-likelihood) estimates in bits by default (SPEC section 1):
+Plug-in (maximum-likelihood) estimates in bits by default (docs/user_guide/information.rst):
 
 .. math::
 
@@ -303,7 +303,8 @@ class InformationTable:
     n_jobs : int
         Threads for the counting pass (numba back-end).
     missing_codes : ndarray of shape (n_features,) or None
-        Pairwise deletion (``missing="available"``, SPEC section 10): the code that
+        Pairwise deletion (``missing="available"``, docs/user_guide/missing_sparse.rst): the code
+        that
         marks a missing value of every feature (-1 for a feature without any). Each
         term is then estimated on the rows where its own variables are observed, with
         its own sample size: ``I(Xk;Y)`` where ``Xk`` is observed; the pair terms where

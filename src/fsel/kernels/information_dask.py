@@ -47,7 +47,8 @@ of the count table, which changes no entropy), so the selection equals the in-me
 one on the same data: exactly for uniform bins and integer codes, to rounding for the
 scores.
 
-Missing values (SPEC section 10): a NaN is one more level of its column, its last code,
+Missing values (docs/user_guide/missing_sparse.rst): a NaN is one more level of its column, its
+last code,
 after binning the observed values (``missing="level"``, as in memory); pairwise deletion
 (``missing="available"``) is not supported here. A continuous float target is binned
 like a float feature, as in memory.

@@ -1,4 +1,4 @@
-"""Nonparametric feature ranking indices of Yuan (SPEC section 5).
+"""Nonparametric feature ranking indices of Yuan (docs/user_guide/ranking.rst).
 
 Each index scores every column ``x`` of a matrix ``X`` against a numeric target ``y``
 (a regression target, or class labels coded as numbers) and is computed for all
@@ -41,7 +41,8 @@ Rules where the paper is silent (all deterministic)
 * **Equal-count slices** (``y`` slices of the K-S indices, ``x`` and ``y`` slices of
   ``chi2``/``mi``): a variable with no more distinct values than slices gets one slice
   per distinct value (a class target gives one slice per class, as discretisation
-  does in SPEC section 1). Otherwise the sorted sample is cut by *items*: an item is
+  does in docs/user_guide/information.rst). Otherwise the sorted sample is cut by *items*: an item
+  is
   one distinct value with all its ties, covering the 0-based sorted positions
   ``first..last``; its mid position is ``p = (first + last) / 2`` and its midpoint
   coordinate ``u = (p + 1/2) H / n``, in ``(0, H)``, is the centre of the interval
@@ -71,7 +72,7 @@ Rules where the paper is silent (all deterministic)
   to every strictly monotone transform of ``x`` whichever slice a shared ``y`` item
   gets.
 * **Chi-square expectation**: the expected count of cell ``(s, t)`` is
-  ``N_s. N_.t / N``. With exactly equal-count slices this is SPEC's ``N / (S T)``;
+  ``N_s. N_.t / N``. With exactly equal-count slices this is ``N / (S T)``;
   with unequal slices (ties, bootstrap duplicates, discrete columns) it is the
   Pearson statistic of independence, so a feature is never rewarded for an uneven
   marginal. Cells of an empty row or column contribute nothing.
@@ -143,7 +144,7 @@ __all__ = [
 
 INDEX_NAMES = ("In", "In3", "In5", "K1", "K2", "K3", "chi2", "mi")
 
-#: Difference sequences ``d_0..d_m`` and the scale of the sum (SPEC section 5).
+#: Difference sequences ``d_0..d_m`` and the scale of the sum (docs/user_guide/ranking.rst).
 DIFFERENCE_COEFFICIENTS: dict[str, tuple[np.ndarray, str]] = {
     "In": (np.array([-1.0, 1.0]), "1/(2n)"),
     "In3": (np.array([0.194, 0.281, 0.383, -0.858]), "1"),
@@ -182,7 +183,7 @@ def difference_index(X: Any, y: Any, index: str = "In") -> np.ndarray:
         I_n^m = \\sum_{i=1}^{n-m}\\Big(\\sum_{j=0}^{m} d_j\\, y_{(i+j)}\\Big)^2
 
     with the Hall, Kay & Titterington (1990) optimal sequences ``d`` for ``m = 3, 5``
-    (SPEC section 5), ``y_(i)`` the concomitants of ``y`` sorted by ``x`` (stable sort:
+    (docs/user_guide/ranking.rst), ``y_(i)`` the concomitants of ``y`` sorted by ``x`` (stable sort:
     tied ``x`` keep their row order).
 
     Parameters
@@ -496,7 +497,7 @@ def _scores(
     return out
 
 
-#: ``missing=`` rules of the ranking indices (SPEC section 10).
+#: ``missing=`` rules of the ranking indices (docs/user_guide/missing_sparse.rst).
 MISSING_RULES = ("available", "error")
 
 
@@ -583,8 +584,9 @@ def ranking_scores(
         ``S`` and ``T`` of the chi-square / MI table (``"auto"``:
         ``clip(floor(sqrt(n / 5)), 2, 10)``).
     missing : {"error", "available"}, default="error"
-        ``"error"``: NaN in ``X`` is a ``ValueError``. ``"available"`` (SPEC section
-        10): every column is scored on the rows where it is observed, exactly as the
+        ``"error"``: NaN in ``X`` is a ``ValueError``. ``"available"``
+        (docs/user_guide/missing_sparse.rst): every column is scored on the rows where it is
+        observed, exactly as the
         complete-data indices score that sub-table (``"auto"`` slice counts resolve with
         its number of rows); a column with too few observed rows for an index, or whose
         observed rows hold one target value only, scores NaN. Without NaN both rules

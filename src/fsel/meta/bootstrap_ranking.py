@@ -1,4 +1,4 @@
-"""Bootstrapped nonparametric ranking indices (Yuan, Section III; SPEC section 5).
+"""Bootstrapped nonparametric ranking indices (Yuan, Section III; docs/user_guide/ranking.rst).
 
 A feature's score is the average of its ranking index over ``B`` bootstrap resamples
 of the rows. The resamples come from the one resampling engine

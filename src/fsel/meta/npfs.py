@@ -10,7 +10,8 @@ Neyman-Pearson test of size :math:`\alpha` declares feature ``i`` relevant iff
     z_i > \zeta, \qquad
     \zeta = \min\{t \in \mathbb{Z} : F_{B(n, p_0)}(t) \ge 1 - \alpha\}
 
-(SPEC section 6). The number of relevant features need not be ``k``: the test trims a
+(docs/user_guide/npfs_stability.rst). The number of relevant features need not be ``k``: the test
+trims a
 ``k`` chosen too large and, given enough bootstraps, grows one chosen too small.
 
 Beyond the paper: one-sided p-values :math:`P(Z \ge z_i \mid H_0)`, optional
@@ -123,7 +124,8 @@ def _check_nkK(n: Any, k: Any, K: Any) -> tuple[int, int, int]:
 
 
 def npfs_threshold(n: int, k: int, K: int, alpha: float = 0.01) -> int:
-    r"""The NPFS critical count :math:`\zeta` (Ditzler et al. 2015, eq. 3; SPEC 6).
+    r"""The NPFS critical count :math:`\zeta` (Ditzler et al. 2015, eq. 3;
+    docs/user_guide/npfs_stability.rst).
 
     :math:`\zeta` is the smallest integer with
     :math:`F_{B(n, k/K)}(\zeta) \ge 1 - \alpha`; a feature selected in more than
@@ -422,7 +424,8 @@ class NPFS(BaseSelector):
         \qquad p_0 = k / K,
 
     where ``k`` is the number of features the base selector returns (Ditzler, Polikar
-    & Rosen 2015; SPEC section 6). The number of relevant features is an output, not
+    & Rosen 2015; docs/user_guide/npfs_stability.rst). The number of relevant features is an
+    output, not
     an input: it can be smaller or larger than ``k``.
 
     Parameters
@@ -728,7 +731,8 @@ class NPFS(BaseSelector):
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
-        # missing values are the wrapped selector's business (SPEC section 10); sparse X
+        # missing values are the wrapped selector's business (docs/user_guide/missing_sparse.rst);
+        # sparse X
         # goes to it row-subset: as sparse as it accepts
         sel = getattr(self, "selector", None)
         try:

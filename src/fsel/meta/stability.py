@@ -230,7 +230,8 @@ def information_consistency(a: Any, b: Any, codes: Any) -> float:
 
     finds the maximum-weight matching (Hungarian algorithm,
     :func:`scipy.optimize.linear_sum_assignment`) and returns the matched weight total
-    (SPEC section 7). A feature matched with itself weighs 1/2, so identical subsets
+    (docs/user_guide/npfs_stability.rst). A feature matched with itself weighs 1/2, so identical
+    subsets
     of size ``k`` score ``k/2`` (for non-constant features). A pair of constant
     features (zero entropies) weighs 0. Entropies and mutual information are plug-in
     estimates in bits from :mod:`fsel.kernels.information`.

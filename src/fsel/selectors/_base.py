@@ -71,6 +71,6 @@ class BaseSelector(SelectorMixin, BaseEstimator, SelectorCore):
         mi = getattr(self, "mi_estimator", None)
         tags.input_tags.sparse = self._accepts_sparse and not (isinstance(mi, str) and mi == "knn")
         # a family that handles missing values has a ``missing`` parameter; "error"
-        # refuses them (SPEC section 10)
+        # refuses them (docs/user_guide/missing_sparse.rst)
         tags.input_tags.allow_nan = getattr(self, "missing", "error") != "error"
         return tags

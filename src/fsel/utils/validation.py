@@ -6,7 +6,8 @@ this module, so that bad input gets the same clear message everywhere:
 * inf in ``X``; NaN in ``X`` unless the caller allows missing values
   (``allow_missing=True``: a missing value is kept as NaN in ``Table.values``, whatever
   the input held — ``NaN``, ``None``, ``pd.NA``, a polars null — and each family applies
-  its own rule, SPEC section 10); NaN, ``None`` or ``pd.NA`` in ``y``, named by row;
+  its own rule, docs/user_guide/missing_sparse.rst); NaN, ``None`` or ``pd.NA`` in ``y``, named by
+  row;
 * mismatched lengths, an empty table, a single class;
 * ``n_features_to_select`` smaller than 1 or larger than the number of features;
 * a column that is neither numeric, text, categorical, boolean nor a date.
@@ -174,7 +175,8 @@ def _check_sparse(
 ) -> Table:
     """A scipy.sparse input as a float64 CSC copy (sorted indices, no duplicates, no
     explicit zeros): never densified, the caller's matrix untouched. An implicit zero is
-    the value 0 (SPEC section 11); a stored NaN is a missing value. ``no_copy``: a
+    the value 0 (docs/user_guide/missing_sparse.rst); a stored NaN is a missing value. ``no_copy``:
+    a
     canonical CSR or CSC matrix whose dtype needs no conversion is returned as it is
     (to be read, never written), explicit zeros included."""
     if X.ndim != 2:

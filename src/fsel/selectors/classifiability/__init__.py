@@ -1,4 +1,5 @@
-"""Classifiability-based forward subset selection (Dong & Kothari 2003, SPEC section 4).
+"""Classifiability-based forward subset selection (Dong & Kothari 2003,
+docs/user_guide/classifiability.rst).
 
 :func:`classifiability` measures how easily labelled data can be classified;
 :class:`Classifiability` adds, one at a time, the feature that increases it most. The

@@ -1,4 +1,5 @@
-"""Classifiability-based forward subset selection (Dong & Kothari 2003, SPEC section 4).
+"""Classifiability-based forward subset selection (Dong & Kothari 2003,
+docs/user_guide/classifiability.rst).
 
 :func:`classifiability` measures how easily labelled data can be classified: for each
 sample, the class fractions ``p_i(c)`` among its neighbours within a radius ``d``;
@@ -42,7 +43,7 @@ from fsel.utils.validation import (
 
 __all__ = ["Classifiability", "classifiability"]
 
-#: ``missing=`` rules of classifiability (SPEC section 10).
+#: ``missing=`` rules of classifiability (docs/user_guide/missing_sparse.rst).
 MISSING_RULES = ("partial", "error")
 
 
@@ -112,7 +113,8 @@ def classifiability(
     memory_budget : int
         Bytes allowed for distance blocks (no ``N x N`` matrix beyond it is built).
     missing : {"partial", "error"}, default="partial"
-        Missing values in ``X`` (NaN, None, ``pd.NA``; SPEC section 10). ``"partial"``:
+        Missing values in ``X`` (NaN, None, ``pd.NA``; docs/user_guide/missing_sparse.rst).
+        ``"partial"``:
         the partial-distance rule. Over a subset of ``k`` features, a pair's squared
         distance is ``(k / c) * sum`` of its ``c`` observed per-feature terms: a numeric
         term is observed when both values are, a symbolic term always (a missing
@@ -133,7 +135,8 @@ def classifiability(
     Notes
     -----
     ``L`` measures neighbourhood *purity*: a neighbourhood made only of another class
-    also scores 1 (SPEC section 4 follows the paper's ``w_jk = p_i(j) p_i(k)``). With
+    also scores 1 (docs/user_guide/classifiability.rst follows the paper's ``w_jk = p_i(j)
+    p_i(k)``). With
     few neighbours per sample the purity of random labels is inflated (about
     ``0.5 + 0.5 E[1/k]`` for two balanced classes and ``k`` neighbours), so a pure-noise
     feature can score above a weakly relevant one; a larger ``radius_factor`` reduces

@@ -2,7 +2,8 @@
 
 Each criterion keeps running sums over the selected set ``S`` and updates them with the
 terms of the newest selected feature only (:class:`fsel.kernels.information.PairTerms`),
-so a step costs ``O(N K)`` (Brown, Pocock, Zhao & Lujan 2012, Table 1 / SPEC section 2):
+so a step costs ``O(N K)`` (Brown, Pocock, Zhao & Lujan 2012, Table 1 /
+docs/user_guide/information.rst):
 
 =========  ===============================================================
 MIM        ``I(Xk;Y)``

@@ -69,7 +69,7 @@ _PARAMS_DOC = """
         ``mi_estimator="knn"`` only.
     missing : {"level", "available", "error"}, default="level"
         What a missing value (NaN, None, ``pd.NA``, a polars null) in ``X`` means
-        (SPEC section 10):
+        (docs/user_guide/missing_sparse.rst):
 
         * ``"level"``: one more level of its column, "is missing", after binning the
           observed values (the bin edges are learned on them alone). Every term is
@@ -163,7 +163,8 @@ def _doc(summary: str, formula: str, extra_params: str = "", example: str = "JMI
 
         {formula}
 
-    Greedy forward selection (SPEC section 2): the first pick maximises ``I(Xk;Y)``;
+    Greedy forward selection (docs/user_guide/information.rst): the first pick maximises
+    ``I(Xk;Y)``;
     ties go to the lowest index; a feature is never picked twice.
 {_PARAMS_DOC}{extra_params}{_ATTRS_DOC}
     References

@@ -55,7 +55,7 @@ class RankingIndex(BaseSelector, _fit.RankingIndex):
         ``S`` and ``T`` of the chi-square / MI table; ``"auto"`` is
         ``clip(floor(sqrt(n / 5)), 2, 10)``.
     missing : {"available", "error"}, default="available"
-        Missing values in ``X`` (NaN, None, ``pd.NA``; SPEC section 10).
+        Missing values in ``X`` (NaN, None, ``pd.NA``; docs/user_guide/missing_sparse.rst).
         ``"available"``: every feature is scored on the rows where it is observed,
         exactly as the complete-data index scores that sub-table (``"auto"`` slice
         counts use its number of rows ``n_k``). It assumes the values are missing at

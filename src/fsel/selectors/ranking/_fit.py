@@ -1,4 +1,4 @@
-"""Rank features by one nonparametric ranking index (Yuan; SPEC section 5).
+"""Rank features by one nonparametric ranking index (Yuan; docs/user_guide/ranking.rst).
 
 The indices themselves live in :mod:`fsel.kernels.ranking_indices`; this module turns
 an index into a scikit-learn selector. The bootstrapped version is

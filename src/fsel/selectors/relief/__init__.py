@@ -1,4 +1,4 @@
-"""The Relief family as nonparametric Bayes-error minimisation (SPEC section 3).
+"""The Relief family as nonparametric Bayes-error minimisation (docs/user_guide/relief.rst).
 
 Relief (Kira & Rendell 1992), ReliefF (Kononenko 1994), I-Relief (Sun 2007),
 P-Relief and M-Relief (Yang & Hu 2012), SURF (Greene et al. 2009) and MultiSURF

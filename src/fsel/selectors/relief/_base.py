@@ -1,4 +1,4 @@
-"""Shared machinery of the Relief family (Yang & Hu 2012, SPEC section 3).
+"""Shared machinery of the Relief family (Yang & Hu 2012, docs/user_guide/relief.rst).
 
 Every estimator of :mod:`fsel.selectors.relief` follows the same steps in ``fit``:
 
@@ -72,7 +72,7 @@ _PARAMS_DOC = """
         this is ever built.
     missing : {"expected", "impute-mean", "impute-median", "error"}, default="expected"
         What to do with missing values (NaN, None, pd.NA, ...) in ``X``.
-        ``"expected"`` (Kononenko 1994, SPEC section 10): a missing component
+        ``"expected"`` (Kononenko 1994, docs/user_guide/missing_sparse.rst): a missing component
         contributes the *expected* difference, in the neighbour distances and in
         the margins alike. For a numeric (range-scaled) feature with one side missing
         it is ``E|X - v|`` with ``X`` drawn from the observed values of the feature in

@@ -266,7 +266,7 @@ class ReliefF(_Sampled):
         return (total if sparse else out.sum(axis=0)) / n_ref
 
     def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> ReliefF:
-        """ReliefF on a row-chunked Dask table (SPEC: the same margins as in memory).
+        """ReliefF on a row-chunked Dask table (the same margins as in memory).
 
         The references are drawn exactly as in memory (:meth:`_reference_rows` once the
         number of rows is known), the exact ``k`` nearest hits/misses are found chunk by
