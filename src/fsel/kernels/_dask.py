@@ -11,10 +11,12 @@ __all__ = [
     "BlockActor",
     "actor_sum",
     "add_arrays",
+    "add_counts",
     "block_actors",
     "client_futures",
     "map_futures",
     "merge_per_worker",
+    "narrow_counts",
     "reduce_futures",
     "scheduler_client",
     "tree_reduce",
@@ -176,11 +178,31 @@ class BlockActor:
         self.blocks = blocks
 
     def sum_map(self, fn: Any, args: tuple) -> Any:
-        """``sum(fn(block, *args) for each block)`` (``fn`` returns a fresh array)."""
+        """``sum(fn(block, *args) for each block)`` (``fn`` returns a fresh array), as
+        int32 when an int64 sum fits (:func:`narrow_counts`)."""
         out = fn(self.blocks[0], *args)
         for b in self.blocks[1:]:
             out += fn(b, *args)
-        return out
+        return narrow_counts(out)
+
+
+def narrow_counts(a: np.ndarray) -> np.ndarray:
+    """An int64 table as int32 when its values fit (half the bytes to send), else
+    itself."""
+    if a.dtype == np.int64 and a.size and a.min() >= -(2**31) and a.max() < 2**31:
+        return a.astype(np.int32)
+    return a
+
+
+def add_counts(out: np.ndarray | None, a: np.ndarray) -> np.ndarray:
+    """``out + a`` for tables of :func:`narrow_counts`, in place where it can (``out``
+    None: a writable copy of ``a``): int32 while the sum surely fits, else int64."""
+    if out is None:
+        return a.copy() if not a.flags.writeable else a
+    if out.dtype == np.int32 and (a.dtype != np.int32 or int(out.max()) + int(a.max()) >= 2**31):
+        out = out.astype(np.int64)
+    out += a
+    return out
 
 
 def block_actors(client: Any, futures: list[Any], placed: list[Any]) -> list[Any] | None:
@@ -208,6 +230,10 @@ def block_actors(client: Any, futures: list[Any], placed: list[Any]) -> list[Any
 def actor_sum(actors: list[Any], fn: Any, args: tuple) -> Any:
     """``sum over all blocks of fn(block, *args)`` through the actors of
     :func:`block_actors` (the actor handles, ``client.gather`` of its futures): one
-    call per worker, all in flight at once, the per-worker sums added on the client."""
+    call per worker, all in flight at once, the per-worker sums added on the client
+    as they arrive."""
     calls = [a.sum_map(fn, args) for a in actors]
-    return add_arrays(*[c.result() for c in calls])
+    out = None
+    for c in calls:  # added one at a time: the client holds two tables at most
+        out = add_counts(out, c.result())
+    return out

@@ -180,46 +180,64 @@ def _merge_observed(*parts: tuple) -> tuple:
     return count, lo, hi
 
 
-_GRID = 128  # sub-intervals per target and counting pass
-_GATHER = 256  # a target's candidates are gathered once at most this many remain
+_GRID = 128  # the most sub-intervals of an interval in one counting pass
+_CELLS = 1 << 15  # histogram cells of one counting pass, all its intervals together
+_GATHER = 64  # an interval's values are gathered once at most this many remain
 
 
-def _search_pass(x: Any, cols: np.ndarray, state: list[tuple]) -> list[np.ndarray]:
-    """One chunk's part of a counting pass. ``state`` holds per target its column
-    (index into ``cols``), the interval ``(a, b]`` and whether to gather: a histogram of
-    the values over ``_GRID`` equal parts of ``(a, b]`` (with the counts at or below
-    ``a`` first and above ``b`` last), or the values in ``(a, b]`` themselves."""
+def _search_pass(
+    x: Any, cols: np.ndarray, state: tuple[np.ndarray, ...], g: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One chunk's part of a counting pass over the intervals ``state = (col, a, b,
+    gather)`` (column index into ``cols``, the interval ``(a, b]``, whether to gather):
+    ``(hist, counts, values)``, ``hist`` one row per counted interval, the counts of
+    the chunk's values over the edges :func:`_grid` ``(a, b, g)`` (first the count at or
+    below ``a``, then one per part, then the count above ``b``, zero-padded to
+    ``g + 2``); ``values`` the chunk's values inside each gathered interval, one
+    interval after the other, ``counts`` how many each."""
     X = np.asarray(x)
-    out: list[np.ndarray] = []
-    cache: dict[int, np.ndarray] = {}
-    for c, a, b, gather in state:
-        if c not in cache:  # each column sorted once per pass: a target costs O(G log n)
+    col, a, b, gather = state
+    hist = np.zeros((int((~gather).sum()), g + 2), dtype=np.int64)
+    counts = np.zeros(int(gather.sum()), dtype=np.int64)
+    values: list[np.ndarray] = []
+    sorted_cols: dict[int, np.ndarray] = {}
+    h = k = 0
+    for c, lo, hi, gat in zip(col.tolist(), a.tolist(), b.tolist(), gather.tolist(), strict=True):
+        if c not in sorted_cols:  # each column sorted once per pass
             v = X[:, cols[c]].astype(np.float64, copy=False)
-            cache[c] = np.sort(v[~np.isnan(v)])
-        v = cache[c]
-        if gather:
-            lo, hi = np.searchsorted(v, [a, b], side="right")
-            out.append(v[lo:hi].copy())
+            sorted_cols[c] = np.sort(v[~np.isnan(v)])
+        v = sorted_cols[c]
+        if gat:
+            i, j = np.searchsorted(v, [lo, hi], side="right")
+            values.append(v[i:j])
+            counts[k] = j - i
+            k += 1
         else:
-            pos = np.searchsorted(v, _grid(a, b), side="right")  # values <= each edge
-            out.append(np.concatenate(([pos[0]], np.diff(pos), [v.size - pos[-1]])))
-    return out
+            pos = np.searchsorted(v, _grid(lo, hi, g), side="right")  # values <= each edge
+            hist[h, 0] = pos[0]
+            hist[h, 1 : pos.size] = np.diff(pos)
+            hist[h, pos.size] = v.size - pos[-1]
+            h += 1
+    flat = np.concatenate(values) if values else np.zeros(0)
+    return hist, counts, flat
 
 
-def _merge_search(*parts: list[np.ndarray]) -> list[np.ndarray]:
-    out = []
-    for items in zip(*parts, strict=True):
-        if items[0].dtype.kind == "f":
-            out.append(np.concatenate(items))
-        else:
-            out.append(np.sum(items, axis=0))
-    return out
+def _merge_search(*parts: tuple[np.ndarray, np.ndarray, np.ndarray]) -> tuple:
+    """The sum of the histograms of :func:`_search_pass` parts and their gathered
+    values regrouped per interval (a combine step of the tree reduction)."""
+    hist = parts[0][0].copy()
+    for p in parts[1:]:
+        hist += p[0]
+    counts = np.sum([p[1] for p in parts], axis=0)
+    ids = np.concatenate([np.repeat(np.arange(p[1].size), p[1]) for p in parts])
+    values = np.concatenate([p[2] for p in parts])[np.argsort(ids, kind="stable")]
+    return hist, counts, values
 
 
-def _grid(a: float, b: float) -> np.ndarray:
-    """The ``_GRID + 1`` edges ``a = e_0 < ... < e_G = b`` of a counting pass (repeats
+def _grid(a: float, b: float, g: int) -> np.ndarray:
+    """The ``g + 1`` edges ``a = e_0 < ... < e_g = b`` of a counting pass (repeats
     removed where ``(a, b]`` holds few floats)."""
-    e = a + (b - a) * (np.arange(_GRID + 1, dtype=np.float64) / _GRID)
+    e = a + (b - a) * (np.arange(g + 1, dtype=np.float64) / g)
     e[0], e[-1] = a, b
     return np.unique(e)
 
@@ -230,12 +248,15 @@ def dask_quantiles(blocks: list[Any], cols: np.ndarray, qs: np.ndarray) -> list[
     of the whole column ``cols[i]`` (an all-missing column gives an empty array).
 
     Each wanted order statistic is found by counting passes: the interval that holds
-    it is cut into 128 equal parts and every chunk counts its values per part (from its
-    sorted column, a tree reduction of histograms); the part that holds the rank
-    becomes the next interval; once at most 256 values remain in it they are gathered
-    and sorted. The
-    interpolation is then numpy's own (:func:`linear_quantile`). Usually three or four
-    passes; each reads every chunk once.
+    it is cut into equal parts and every chunk counts its values per part (from its
+    sorted column; the chunks' histograms are summed in a tree on the workers); the
+    part that holds the rank becomes the next interval; once at most 64 values remain
+    in it they are gathered and sorted. The interpolation is then numpy's own
+    (:func:`linear_quantile`). Order statistics in one interval share its histogram
+    (the first pass counts one per column), and a pass has at most ``2**15`` cells in
+    all (up to 128 parts per interval, fewer when many intervals are open), so the
+    client holds ``O(columns * quantiles)`` numbers, whatever the number of chunks.
+    Usually four or five passes; each reads every chunk once.
 
     Parameters
     ----------
@@ -254,9 +275,10 @@ def dask_quantiles(blocks: list[Any], cols: np.ndarray, qs: np.ndarray) -> list[
     qs = np.asarray(qs, dtype=np.float64)
     parts = [dask.delayed(_observed_stats)(x, cols) for x in blocks]
     count, lo, hi = tree_reduce(parts, _merge_observed).compute()
-    # targets: (column index, rank) -> interval (a, b], count <= a, gather?, value
-    targets: dict[tuple[int, int], dict[str, Any]] = {}
+    # the targets (order statistics): column, rank, interval (a, b] that holds it, the
+    # count at or below a, whether to gather, and the value once found (NaN before)
     plan: list[tuple | None] = []
+    t_col, t_rank = [], []
     for c in range(cols.size):
         n = int(count[c])
         if n == 0:
@@ -264,45 +286,58 @@ def dask_quantiles(blocks: list[Any], cols: np.ndarray, qs: np.ndarray) -> list[
             continue
         prev, nxt, gamma = _ranks(n, qs)
         plan.append((prev, nxt, gamma))
-        for r in np.union1d(prev, nxt).tolist():
-            one = bool(lo[c] == hi[c])
-            targets[(c, int(r))] = {
-                "a": float(np.nextafter(lo[c], -np.inf)),
-                "b": float(hi[c]),
-                "below": 0,
-                "gather": n <= _GATHER,
-                "value": float(lo[c]) if one else None,
-            }
+        r = np.union1d(prev, nxt)
+        t_col.append(np.full(r.size, c, dtype=np.int64))
+        t_rank.append(r)
+    col = np.concatenate(t_col) if t_col else np.zeros(0, dtype=np.int64)
+    rank = np.concatenate(t_rank) if t_rank else np.zeros(0, dtype=np.int64)
+    a = np.nextafter(lo[col], -np.inf)
+    b = hi[col].astype(np.float64)
+    below = np.zeros(col.size, dtype=np.int64)
+    gather = count[col] <= _GATHER
+    value = np.where(lo[col] == hi[col], lo[col], np.nan)
     while True:
-        open_ = [(key, t) for key, t in targets.items() if t["value"] is None]
-        if not open_:
+        open_ = np.flatnonzero(np.isnan(value))
+        if not open_.size:
             break
-        state = [(key[0], t["a"], t["b"], t["gather"]) for key, t in open_]
-        parts = [dask.delayed(_search_pass)(x, cols, state) for x in blocks]
-        res = tree_reduce(parts, _merge_search).compute()
-        for (key, t), got in zip(open_, res, strict=True):
-            r = key[1]
-            if t["gather"]:
-                t["value"] = float(np.sort(got)[r - t["below"]])
+        # one histogram (or gather) per distinct interval of the open targets
+        key = np.column_stack([col[open_], a[open_], b[open_], gather[open_]])
+        key, inv = np.unique(key, axis=0, return_inverse=True)
+        inv = inv.ravel()
+        state = (key[:, 0].astype(np.int64), key[:, 1], key[:, 2], key[:, 3] > 0)
+        g = int(min(_GRID, max(8, _CELLS // max(int((~state[3]).sum()), 1))))
+        parts = [dask.delayed(_search_pass)(x, cols, state, g) for x in blocks]
+        hist, counts, values = tree_reduce(parts, _merge_search).compute()
+        del parts
+        offsets = np.concatenate(([0], np.cumsum(counts)))
+        h = k = 0
+        for s in range(key.shape[0]):
+            m = open_[inv == s]
+            if state[3][s]:  # gathered: the ranks are read off the sorted values
+                got = np.sort(values[offsets[k] : offsets[k + 1]])
+                value[m] = got[rank[m] - below[m]]
+                k += 1
                 continue
-            edges = _grid(t["a"], t["b"])
-            inside = got[1 : edges.size]  # the parts (e[i-1], e[i]], i = 1, 2, ...
-            cum = t["below"] + np.cumsum(inside)
-            i = int(np.searchsorted(cum, r, side="right"))  # the part that holds rank r
-            t["below"] = int(cum[i - 1]) if i else t["below"]
-            t["a"], t["b"] = float(edges[i]), float(edges[i + 1])
-            t["gather"] = int(inside[i]) <= _GATHER
-            if np.nextafter(t["a"], np.inf) >= t["b"]:  # a single float left in (a, b]
-                t["value"] = t["b"]
+            edges = _grid(state[1][s], state[2][s], g)
+            inside = hist[h, 1 : edges.size]  # the parts (e[i-1], e[i]], i = 1, 2, ...
+            h += 1
+            cum = below[m[0]] + np.cumsum(inside)  # ``below`` is one per interval
+            i = np.searchsorted(cum, rank[m], side="right")  # the part of each rank
+            below[m] = np.where(i > 0, cum[np.maximum(i - 1, 0)], below[m])
+            a[m], b[m] = edges[i], edges[i + 1]
+            gather[m] = inside[i] <= _GATHER
+            single = np.nextafter(a[m], np.inf) >= b[m]  # a single float left in (a, b]
+            value[m[single]] = b[m[single]]
     out: list[np.ndarray] = []
+    found = {(int(c), int(r)): v for c, r, v in zip(col, rank, value, strict=True)}
     for c in range(cols.size):
         if plan[c] is None:
             out.append(np.zeros(0))
             continue
         prev, nxt, gamma = plan[c]
-        a = np.array([targets[(c, int(r))]["value"] for r in prev])
-        b = np.array([targets[(c, int(r))]["value"] for r in nxt])
-        out.append(linear_quantile(a, b, gamma))
+        lo_v = np.array([found[(c, int(r))] for r in prev])
+        hi_v = np.array([found[(c, int(r))] for r in nxt])
+        out.append(linear_quantile(lo_v, hi_v, gamma))
     return out
 
 

@@ -389,14 +389,16 @@ class DaskInformationTable:
     def _sums(H: np.ndarray, group: int) -> tuple[np.ndarray, ...]:
         """The four outputs of :func:`grouped_nlogn` from a summed count table."""
         K = H.shape[0]
-        full = H.reshape(K, -1)
-        coarse = H.reshape(K, H.shape[1], -1, group).sum(axis=3).reshape(K, -1)
-        return (
-            nlogn(full).sum(axis=1),
-            nlogn(coarse).sum(axis=1),
-            np.count_nonzero(full, axis=1),
-            np.count_nonzero(coarse, axis=1),
-        )
+        s_full, s_coarse = np.zeros(K), np.zeros(K)
+        m_full, m_coarse = np.zeros(K, dtype=np.int64), np.zeros(K, dtype=np.int64)
+        for k in range(K):  # one feature at a time: temporaries of one table row
+            full = H[k].reshape(1, -1)
+            coarse = H[k].reshape(1, H.shape[1], -1, group).sum(axis=3).reshape(1, -1)
+            s_full[k] = nlogn(full).sum(axis=1)[0]
+            s_coarse[k] = nlogn(coarse).sum(axis=1)[0]
+            m_full[k] = np.count_nonzero(full)
+            m_coarse[k] = np.count_nonzero(coarse)
+        return s_full, s_coarse, m_full, m_coarse
 
     # entropies and pair terms from sums of c log2 c: the same numbers as in memory
     _h = InformationTable._h
