@@ -21,7 +21,8 @@ import numpy as np
 from fsel.kernels.binning import crowded_columns
 from fsel.kernels.discretize import discretize as _discretize
 from fsel.kernels.discretize_sparse import discretize_sparse
-from fsel.kernels.information import InformationTable, SparseInformationTable
+from fsel.kernels.information import InformationTable
+from fsel.kernels.information_sparse import SparseInformationTable
 from fsel.selectors._core import SelectorCore
 from fsel.selectors.information import _knn
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
