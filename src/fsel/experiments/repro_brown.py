@@ -311,7 +311,7 @@ def table4_pareto(
     accuracy rank of the 9 criteria over the UCI sets."""
     from scipy.stats import spearmanr
 
-    from fsel.experiments.protocols import average_ranks, pareto_ranks
+    from fsel.experiments.rank_comparison import average_ranks, pareto_ranks
 
     output_dir = Path(output_dir)
     names, n_boot, rows, acc, kun, inf, boot_err = _accuracy_and_stability(
@@ -393,7 +393,7 @@ def fig9_significance(
 ) -> Reproduction:
     """Fig. 9: Friedman test on the accuracy ranks, Nemenyi post-hoc at 90/95/99%, drawn
     as a significant-dominance partial order (and a critical-difference diagram)."""
-    from fsel.experiments.protocols import (
+    from fsel.experiments.rank_comparison import (
         friedman_test,
         nemenyi_critical_difference,
         nemenyi_significance,
