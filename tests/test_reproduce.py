@@ -211,16 +211,16 @@ def test_yuan_rerun_computes_nothing_and_no_cache_recomputes(tmp_path, monkeypat
     """An interrupted or repeated run resumes from the per-block cache; --no-cache
     bypasses it."""
     from fsel.cli.main import main
-    from fsel.experiments import repro_yuan
+    from fsel.experiments import yuan_protocol
 
     calls = []
-    real = repro_yuan._plain_task
+    real = yuan_protocol._plain_task
 
     def counting(*a, **k):
         calls.append(a[0])
         return real(*a, **k)
 
-    monkeypatch.setattr(repro_yuan, "_plain_task", counting)
+    monkeypatch.setattr(yuan_protocol, "_plain_task", counting)
     out = tmp_path / "out"
     table = out / "yuan-table1" / "table_iv1_detection.csv"
     assert main(["reproduce", "yuan-table1", "--quick", "--output", str(out)]) == 0
