@@ -502,7 +502,7 @@ def test_futures_helpers_merge_per_worker_and_reduce_in_a_tree():
 def test_the_table_on_a_client_holds_one_block_per_worker(monkeypatch):
     pytest.importorskip("distributed")
     from fsel.kernels.information_dask import dask_information_table
-    from fsel.utils.validation import check_dask_table
+    from fsel.utils.dask_table import check_dask_table
 
     X, y = _data(9)
     Xd = da.from_array(X, chunks=(UNEVEN, 10))
@@ -524,7 +524,7 @@ def test_the_table_on_a_client_holds_one_block_per_worker(monkeypatch):
 def test_data_persisted_on_a_client_is_encoded_straight_into_merged_blocks():
     pytest.importorskip("distributed")
     from fsel.kernels.information_dask import _raw_futures
-    from fsel.utils.validation import check_dask_table
+    from fsel.utils.dask_table import check_dask_table
 
     X, y = _data(12)
     X[:, 9] = np.where(np.arange(X.shape[0]) % 7 == 0, np.nan, X[:, 9])  # holes: a level
@@ -546,7 +546,7 @@ def test_steps_on_a_client_run_through_one_actor_per_worker(monkeypatch):
     pytest.importorskip("distributed")
     from fsel.kernels import _dask as helpers
     from fsel.kernels import information_dask as kd
-    from fsel.utils.validation import check_dask_table
+    from fsel.utils.dask_table import check_dask_table
 
     X, y = _data(14)
     X[:, 2] = np.round(X[:, 2])  # integer values among floats

@@ -12,7 +12,7 @@ dask = pytest.importorskip("dask")
 
 import fsel  # noqa: E402
 from fsel.kernels.relief_dask import relieff_margin_dask  # noqa: E402
-from fsel.utils.validation import check_dask_table  # noqa: E402
+from fsel.utils.dask_table import check_dask_table  # noqa: E402
 
 UNEVEN = (37, 200, 1, 262)
 

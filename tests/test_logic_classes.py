@@ -18,7 +18,8 @@ from sklearn.utils import check_random_state as sk_check_random_state
 from sklearn.utils.multiclass import type_of_target
 
 from fsel._registry import METHODS
-from fsel.utils.validation import check_random_state, is_continuous_target
+from fsel.utils.targets import is_continuous_target
+from fsel.utils.validation import check_random_state
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "fsel"
 

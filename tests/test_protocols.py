@@ -14,6 +14,7 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.neighbors import KNeighborsClassifier
 
 from fsel.experiments import protocols as P
+from fsel.experiments import rank_comparison as RC
 from fsel.experiments.cache import (
     ResultCache,
     array_fingerprint,
@@ -247,7 +248,7 @@ def test_pareto_ranks_toy_table():
     # C is dominated by A and B; D by A, B, C and E
     acc = [0.9, 0.8, 0.7, 0.6, 0.95]
     stab = [0.8, 0.9, 0.7, 0.5, 0.6]
-    assert P.pareto_ranks(acc, stab).tolist() == [1, 1, 3, 5, 1]
+    assert RC.pareto_ranks(acc, stab).tolist() == [1, 1, 3, 5, 1]
 
 
 @settings(max_examples=50, deadline=None)
@@ -255,13 +256,13 @@ def test_pareto_ranks_toy_table():
 def test_pareto_ranks_property(pairs):
     acc = [a for a, _ in pairs]
     stab = [s for _, s in pairs]
-    got = P.pareto_ranks(acc, stab)
+    got = RC.pareto_ranks(acc, stab)
     assert got.tolist() == _brute_pareto(acc, stab)
     assert got.min() == 1  # someone is always non-dominated
 
 
 def test_average_ranks_with_ties():
-    R, avg = P.average_ranks(np.array([[3.0, 1.0, 3.0], [1.0, 2.0, 3.0]]), higher_is_better=False)
+    R, avg = RC.average_ranks(np.array([[3.0, 1.0, 3.0], [1.0, 2.0, 3.0]]), higher_is_better=False)
     assert R.tolist() == [[2.5, 1.0, 2.5], [1.0, 2.0, 3.0]]
     assert avg.tolist() == [1.75, 1.5, 2.75]
 
@@ -270,7 +271,7 @@ def test_average_ranks_with_ties():
 def test_friedman_matches_scipy(seed):
     rng = np.random.default_rng(seed)
     S = rng.integers(0, 4, size=(12, 5)).astype(float)  # many ties
-    res = P.friedman_test(S)
+    res = RC.friedman_test(S)
     ref = stats.friedmanchisquare(*S.T)
     assert res.statistic == pytest.approx(ref.statistic)
     assert res.pvalue == pytest.approx(ref.pvalue)
@@ -282,7 +283,7 @@ def test_friedman_matches_scipy(seed):
 
 def test_friedman_validates():
     with pytest.raises(ValueError):
-        P.friedman_test(np.ones((1, 3)))
+        RC.friedman_test(np.ones((1, 3)))
 
 
 # Demsar (2006), Table 5: critical values q_alpha of the two-tailed Nemenyi test
@@ -295,22 +296,22 @@ DEMSAR_Q = {
 @pytest.mark.parametrize("alpha", sorted(DEMSAR_Q))
 def test_nemenyi_q_matches_published_table(alpha):
     for k, q in zip(range(2, 11), DEMSAR_Q[alpha], strict=False):
-        assert P.nemenyi_q(k, alpha) == pytest.approx(q, abs=1e-3)
+        assert RC.nemenyi_q(k, alpha) == pytest.approx(q, abs=1e-3)
 
 
 def test_nemenyi_critical_difference_and_significance():
     # Demsar's worked example: k=4 classifiers, N=14 data sets, CD(0.05) = 1.25
-    cd = P.nemenyi_critical_difference(4, 14, 0.05)
+    cd = RC.nemenyi_critical_difference(4, 14, 0.05)
     assert cd == pytest.approx(2.569 * np.sqrt(4 * 5 / (6 * 14)), abs=1e-3)
-    cds = {a: P.nemenyi_critical_difference(3, 10, a) for a in (0.10, 0.05, 0.01)}
+    cds = {a: RC.nemenyi_critical_difference(3, 10, a) for a in (0.10, 0.05, 0.01)}
     assert cds[0.10] < cds[0.05] < cds[0.01]
     gap = (cds[0.05] + cds[0.01]) / 2  # significant at 95% but not at 99%
-    L = P.nemenyi_significance([1.0, 1.0 + gap, 1.0 + 10], 10)
+    L = RC.nemenyi_significance([1.0, 1.0 + gap, 1.0 + 10], 10)
     assert L[0, 1] == pytest.approx(0.95)
     assert L[0, 2] == pytest.approx(0.99)
     assert L[1, 0] == 0 and np.all(np.diag(L) == 0)
     with pytest.raises(ValueError):
-        P.nemenyi_q(1)
+        RC.nemenyi_q(1)
 
 
 # ------------------------------------------------------------------ probe ROC
@@ -334,9 +335,9 @@ def test_diagrams_are_written(tmp_path):
     pytest.importorskip("matplotlib")
     names = ["a", "b", "c"]
     r = [1.2, 2.0, 2.8]
-    p1 = P.plot_critical_difference(names, r, 1.0, tmp_path / "cd.png")
-    L = P.nemenyi_significance(r, 30)
-    p2 = P.plot_dominance_diagram(names, r, L, tmp_path / "dom.png")
+    p1 = RC.plot_critical_difference(names, r, 1.0, tmp_path / "cd.png")
+    L = RC.nemenyi_significance(r, 30)
+    p2 = RC.plot_dominance_diagram(names, r, L, tmp_path / "dom.png")
     for p in (p1, p2):
         assert p.read_bytes()[:4] == b"\x89PNG"
 

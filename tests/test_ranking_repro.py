@@ -8,13 +8,9 @@ import numpy as np
 import pytest
 
 from fsel.datasets import make_yuan_regression
-from fsel.experiments import repro_yuan
-from fsel.experiments.repro_yuan import (
-    PAPER_TABLE1,
-    PAPER_TABLE2,
-    REPRODUCTIONS,
-    simulate,
-)
+from fsel.experiments import repro_yuan, yuan_protocol
+from fsel.experiments.repro_yuan import REPRODUCTIONS
+from fsel.experiments.yuan_protocol import PAPER_TABLE1, PAPER_TABLE2, simulate
 from fsel.kernels.ranking_indices import INDEX_NAMES, ranking_scores
 
 
@@ -31,7 +27,7 @@ def test_simulation_matches_a_direct_loop():
         models=[2], indices=["In", "K3", "mi"], n_datasets=4, n_repeats=2, random_state=5
     )
     assert sim.detected.shape == (1, 3, 2, 4)
-    root = repro_yuan.replicate_seeds(5, 6)[1]
+    root = yuan_protocol.replicate_seeds(5, 6)[1]
     for i, seed in enumerate(root.spawn(8)):
         data_seed, _ = seed.spawn(2)
         X, y, _ = make_yuan_regression(2, n_samples=200, random_state=data_seed)

@@ -211,16 +211,16 @@ def test_yuan_rerun_computes_nothing_and_no_cache_recomputes(tmp_path, monkeypat
     """An interrupted or repeated run resumes from the per-block cache; --no-cache
     bypasses it."""
     from fsel.cli.main import main
-    from fsel.experiments import repro_yuan
+    from fsel.experiments import yuan_protocol
 
     calls = []
-    real = repro_yuan._plain_task
+    real = yuan_protocol._plain_task
 
     def counting(*a, **k):
         calls.append(a[0])
         return real(*a, **k)
 
-    monkeypatch.setattr(repro_yuan, "_plain_task", counting)
+    monkeypatch.setattr(yuan_protocol, "_plain_task", counting)
     out = tmp_path / "out"
     table = out / "yuan-table1" / "table_iv1_detection.csv"
     assert main(["reproduce", "yuan-table1", "--quick", "--output", str(out)]) == 0
@@ -417,13 +417,15 @@ def test_brown_fig9_writes_real_tables(tmp_path, shared_datasets, shared_cache):
 
 def test_brown_nemenyi_csv_is_header_only_without_significant_pairs(tmp_path, monkeypatch):
     """No significant pair: the CSV holds the header and nothing else."""
-    from fsel.experiments import brown_protocol, protocols, repro_brown
+    from fsel.experiments import brown_protocol, rank_comparison, repro_brown
 
     names = brown_protocol._QUICK_UCI
     acc = np.tile(np.linspace(0.8, 0.9, len(repro_brown.CRITERIA)), (len(names), 1))
     fake = (names, 5, [], acc, acc, acc, np.zeros((len(names), 5, 9)))
     monkeypatch.setattr(repro_brown, "_accuracy_and_stability", lambda *a: fake)
-    monkeypatch.setattr(protocols, "nemenyi_significance", lambda r, n: np.zeros((len(r), len(r))))
+    monkeypatch.setattr(
+        rank_comparison, "nemenyi_significance", lambda r, n: np.zeros((len(r), len(r)))
+    )
     rep = repro_brown.fig9_significance(tmp_path, quick=True)
     text = Path(rep.tables["nemenyi_pairs"]).read_text()
     assert text.splitlines() == ["better,worse,confidence,rank_better,rank_worse"]

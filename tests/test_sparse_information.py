@@ -22,7 +22,8 @@ from _criteria import INFORMATION_CRITERIA
 from fsel.kernels import _counting
 from fsel.kernels.discretize import discretize
 from fsel.kernels.discretize_sparse import discretize_sparse
-from fsel.kernels.information import InformationTable, SparseInformationTable
+from fsel.kernels.information import InformationTable
+from fsel.kernels.information_sparse import SparseInformationTable
 
 CRITERIA = INFORMATION_CRITERIA
 DTYPES = [np.bool_, np.int8, np.uint16, np.float32, np.float64]

@@ -11,7 +11,7 @@ from sklearn.utils import get_tags
 
 import fsel
 from fsel.kernels.discretize_sparse import discretize_sparse
-from fsel.kernels.information import SparseInformationTable
+from fsel.kernels.information_sparse import SparseInformationTable
 from fsel.kernels.ranking_indices import ranking_scores
 from fsel.meta.bootstrap_ranking import bootstrap_scores
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from fsel.utils.validation import check_missing_policy, check_table, check_target
+from fsel.utils.targets import check_target
+from fsel.utils.validation import check_missing_policy, check_table
 
 
 def _frame():

@@ -2,9 +2,10 @@
 
 * :mod:`fsel.experiments.protocols` -- the papers' evaluation protocols, reusable with
   any selector: bootstrap out-of-bag 3-NN error, stability (Kuncheva, information
-  consistency), similarity of selectors and a classical-MDS map, Pareto ranks, the
-  Friedman test with the Nemenyi post-hoc and its diagrams, feature-selection ROC
-  against probes, balanced error rate, k-fold naive Bayes / CART error.
+  consistency), similarity of selectors and a classical-MDS map, feature-selection ROC
+  against probes, balanced error rate, k-fold naive Bayes / CART error;
+  :mod:`fsel.experiments.rank_comparison` -- Pareto ranks, the Friedman test with the
+  Nemenyi post-hoc and its diagrams.
 * :mod:`fsel.experiments.registry` -- discovers every ``repro_*.py`` module's
   ``REPRODUCTIONS`` and runs them; :mod:`fsel.experiments.report` holds the
   :class:`~fsel.experiments.report.Reproduction` result type.
@@ -16,7 +17,9 @@
   :mod:`fsel.reporting`; figures are drawn with :mod:`fsel.utils.figures`);
   :mod:`fsel.experiments.make_docs` -- generates ``docs/reproductions.md``.
 * ``repro_brown`` (Brown et al. 2012), ``repro_ditzler``, ``repro_yang_hu``,
-  ``repro_yuan``, ``repro_dong_kothari`` -- the reproductions of each paper.
+  ``repro_yuan``, ``repro_dong_kothari`` -- the reproductions of each paper (a paper's
+  shared protocol in ``<paper>_protocol.py``, e.g. ``yuan_protocol``; Brown et al.'s
+  NIPS/ARCENE target in ``brown_nips``).
 """
 
 from __future__ import annotations

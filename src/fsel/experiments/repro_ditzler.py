@@ -442,7 +442,7 @@ def ditzler_uci(
 
     from fsel.datasets import list_datasets, load
     from fsel.datasets.loaders import DatasetNotFoundError
-    from fsel.experiments.protocols import average_ranks
+    from fsel.experiments.rank_comparison import average_ranks
 
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)

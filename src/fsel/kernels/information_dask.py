@@ -478,7 +478,7 @@ def dask_information_table(
     ----------
     blocks, y_blocks : lists of dask.delayed.Delayed
         Matching row chunks of the features ``(n_i, n_features)`` and of the labels
-        (see :func:`fsel.utils.validation.check_dask_table`).
+        (see :func:`fsel.utils.dask_table.check_dask_table`).
     discrete : bool ndarray of shape (n_features,)
         Columns taken as codes.
     n_bins, strategy

@@ -198,7 +198,7 @@ def relieff_margin_dask(
     ----------
     blocks, y_blocks : lists of dask.delayed.Delayed
         Matching row chunks of the features ``(n_i, D)`` (numbers, no missing values)
-        and of the labels (:func:`fsel.utils.validation.check_dask_table` makes them).
+        and of the labels (:func:`fsel.utils.dask_table.check_dask_table` makes them).
     references : ndarray of int, or callable
         Global row indices of the reference rows (sorted and unique on return use;
         e.g. drawn with a seeded generator), or a function of the number of rows

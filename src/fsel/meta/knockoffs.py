@@ -34,7 +34,8 @@ from fsel.meta._knockoff_construction import (
 from fsel.meta.resampling import replicate_seeds, run_replicates
 from fsel.selectors._base import BaseSelector
 from fsel.utils.compat import check_feature_names as _check_feature_names
-from fsel.utils.validation import check_table, check_target
+from fsel.utils.targets import check_target
+from fsel.utils.validation import check_table
 
 __all__ = ["KnockoffFilter", "default_statistic", "knockoff_importances", "rfe_ranking"]
 
@@ -269,7 +270,7 @@ class KnockoffFilter(BaseSelector):
         ``scores_``.
     categorical : "auto", list or mask, default="auto"
         Which columns are categorical: with ``"auto"`` the library's one rule
-        (:func:`fsel.utils.validation.column_types`: text, category and boolean columns
+        (:func:`fsel.utils.column_types.column_types`: text, category and boolean columns
         are, integer columns are numeric, datetimes are seconds). Gaussian knockoffs are not valid
         for a categorical column: with ``knockoffs="gaussian"`` any categorical column
         is an error (pass knockoffs built by a valid sampler instead).
@@ -410,7 +411,7 @@ class KnockoffFilter(BaseSelector):
         self._check_params()
         name = type(self).__name__
         # which columns are categorical: the library's one rule
-        # (fsel.utils.validation.column_types; a list or a mask overrides it)
+        # (fsel.utils.column_types.column_types; a list or a mask overrides it)
         table = check_table(
             X,
             categorical=self.categorical,

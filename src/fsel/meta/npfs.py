@@ -48,13 +48,8 @@ from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
 from fsel.utils.compat import check_feature_names as _check_feature_names
 from fsel.utils.params import validate_params
-from fsel.utils.validation import (
-    check_table,
-    check_target,
-    check_unique_names,
-    is_dataframe,
-    is_sparse,
-)
+from fsel.utils.targets import check_target
+from fsel.utils.validation import check_table, check_unique_names, is_dataframe, is_sparse
 
 __all__ = [
     "NPFS",

@@ -53,12 +53,8 @@ from fsel.meta.resampling import (
 )
 from fsel.selectors._base import BaseSelector
 from fsel.utils.compat import check_feature_names as _check_feature_names
-from fsel.utils.validation import (
-    check_table,
-    check_target,
-    check_unique_names,
-    is_dataframe,
-)
+from fsel.utils.targets import check_target
+from fsel.utils.validation import check_table, check_unique_names, is_dataframe
 
 __all__ = [
     "StabilitySelection",

@@ -105,7 +105,9 @@ def prepare(
 ) -> tuple[np.ndarray, np.ndarray, DataSummary, list[int]]:
     """The numeric table (NaN kept), the validated target, the data summary and the
     categorical columns."""
-    from fsel.utils.validation import _missing_mask, check_target, column_types
+    from fsel.utils.column_types import column_types
+    from fsel.utils.targets import check_target
+    from fsel.utils.validation import _missing_mask
 
     names, cols = _column_arrays(X)
     n_features = len(cols)

@@ -41,7 +41,7 @@ ranking_ : ndarray of int, scikit-learn's ``RFE`` rule (:func:`rfe_ranking`): 1 
 scores_ : ndarray of float, one score per feature, higher is better (meaning documented
     per selector)
 feature_types_ : list of str, how each column was taken (``"numeric"``, ``"integer"``,
-    ``"categorical"``, ``"datetime"``; :func:`fsel.utils.validation.column_types`)
+    ``"categorical"``, ``"datetime"``; :func:`fsel.utils.column_types.column_types`)
 
 The estimators add ``feature_names_in_`` (when fitted on a DataFrame with string
 columns) through scikit-learn's own check.
@@ -54,8 +54,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from fsel.utils.dask_table import is_dask
 from fsel.utils.params import seed_sequence, validate_params
-from fsel.utils.validation import Table, check_table, check_target, is_dask
+from fsel.utils.targets import check_target
+from fsel.utils.validation import Table, check_table
 
 __all__ = ["SelectorCore", "rfe_ranking"]
 

@@ -46,7 +46,7 @@ class Classifiability(BaseSelector, _fit.Classifiability):
     categorical : "auto", bool mask or list of column indices/names, default="auto"
         Symbolic columns (distance 1 when values differ).
         ``"auto"``: the library's one rule
-        (:func:`fsel.utils.validation.column_types`): text, pandas
+        (:func:`fsel.utils.column_types.column_types`): text, pandas
         ``category``/``string``, polars ``Categorical``/``Utf8`` and boolean columns
         are categorical, numeric ones (integers included) are not; a list or a mask
         overrides it.

@@ -33,13 +33,8 @@ from fsel.utils.params import (
     check_memory_budget,
     check_option,
 )
-from fsel.utils.validation import (
-    Table,
-    check_n_features_to_select,
-    check_table,
-    check_target,
-    is_continuous_target,
-)
+from fsel.utils.targets import check_target, is_continuous_target
+from fsel.utils.validation import Table, check_n_features_to_select, check_table
 
 __all__ = ["Classifiability", "classifiability"]
 
@@ -58,7 +53,7 @@ def _check_radius_factor(radius_factor: Any) -> float:
 
 def _symbolic_mask(table: Table, categorical: Any) -> np.ndarray:
     """The symbolic columns: the table's categorical columns (the one rule of
-    :func:`fsel.utils.validation.column_types`)."""
+    :func:`fsel.utils.column_types.column_types`)."""
     return table.categorical.copy()
 
 
@@ -104,7 +99,7 @@ def classifiability(
     categorical : "auto", bool mask or list of column indices/names, default="auto"
         Symbolic columns.
         ``"auto"``: the library's one rule
-        (:func:`fsel.utils.validation.column_types`): text, pandas
+        (:func:`fsel.utils.column_types.column_types`): text, pandas
         ``category``/``string``, polars ``Categorical``/``Utf8`` and boolean columns
         are categorical, numeric ones (integers included) are not; a list or a mask
         overrides it.

@@ -54,7 +54,7 @@ _PARAMS_DOC = """
         Which columns are categorical (taken as codes, never binned). ``"auto"``:
         string, object, pandas ``category``/``string``, polars ``Categorical``/``Utf8``
         and boolean columns are; a list or a mask overrides the rule
-        (:func:`fsel.utils.validation.column_types`). Integer columns are taken as
+        (:func:`fsel.utils.column_types.column_types`). Integer columns are taken as
         codes either way; datetime columns become seconds since the epoch (binned).
     mi_estimator : {"plugin", "miller_madow", "knn"}, default="plugin"
         Entropy estimator (plug-in maximum likelihood, or with the Miller-Madow bias

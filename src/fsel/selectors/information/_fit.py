@@ -21,13 +21,15 @@ import numpy as np
 from fsel.kernels.binning import crowded_columns
 from fsel.kernels.discretize import discretize as _discretize
 from fsel.kernels.discretize_sparse import discretize_sparse
-from fsel.kernels.information import InformationTable, SparseInformationTable
+from fsel.kernels.information import InformationTable
+from fsel.kernels.information_sparse import SparseInformationTable
 from fsel.selectors._core import SelectorCore
 from fsel.selectors.information import _knn
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
+from fsel.utils.dask_table import check_dask_table
 from fsel.utils.parallel import effective_n_jobs
 from fsel.utils.progress import Progress
-from fsel.utils.validation import check_dask_table, check_n_features_to_select
+from fsel.utils.validation import check_n_features_to_select
 
 #: the binning of float columns unless ``discretize=``/``n_bins=`` say otherwise: the
 #: rule with the best recovery in ``fsel reproduce robust-defaults`` (issue 23); the

@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from fsel.utils.validation import check_n_features_to_select, is_dask
+from fsel.utils.dask_table import is_dask
+from fsel.utils.validation import check_n_features_to_select
 
 __all__ = ["check_knn_input", "check_n_neighbors", "knn_information_table", "knn_table"]
 

@@ -32,6 +32,7 @@ from fsel.kernels.neighbors import knn_by_class
 from fsel.kernels.relief_margins import ExpectedDiff
 from fsel.kernels.scaling import check_scaling, scale_dense, scale_sparse
 from fsel.selectors._core import SelectorCore
+from fsel.utils.dask_table import is_dask
 from fsel.utils.parallel import (
     any_nan,
     column_min_max,
@@ -40,11 +41,10 @@ from fsel.utils.parallel import (
     spans,
     thread_map,
 )
+from fsel.utils.targets import is_continuous_target
 from fsel.utils.validation import (
     check_n_features_to_select,
     check_random_state,
-    is_continuous_target,
-    is_dask,
     is_dataframe,
     is_sparse,
 )
@@ -92,7 +92,7 @@ _PARAMS_DOC = """
         Nominal features: their per-feature difference is 0 (same level) or 1
         (different levels) instead of the scaled absolute difference.
         ``"auto"``: the library's one rule
-        (:func:`fsel.utils.validation.column_types`): text, pandas
+        (:func:`fsel.utils.column_types.column_types`): text, pandas
         ``category``/``string``, polars ``Categorical``/``Utf8`` and boolean columns
         are categorical, numeric ones (integers included) are not; a list or a mask
         overrides it. Datetime columns are taken as seconds since the epoch.

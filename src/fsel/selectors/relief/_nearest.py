@@ -25,14 +25,10 @@ from fsel.kernels.neighbors import (
     row_mean_std,
 )
 from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
+from fsel.utils.dask_table import check_dask_table, is_dask
 from fsel.utils.parallel import effective_n_jobs, take_rows
-from fsel.utils.validation import (
-    check_dask_table,
-    check_n_features_to_select,
-    is_continuous_target,
-    is_dask,
-    is_sparse,
-)
+from fsel.utils.targets import is_continuous_target
+from fsel.utils.validation import check_n_features_to_select, is_sparse
 
 _SAMPLE_DOC = """    sample_size : int, float or None, default=None
         Reference samples whose margins are averaged: None uses every sample (the
