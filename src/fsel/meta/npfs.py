@@ -43,13 +43,10 @@ from scipy.stats import binom
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from fsel.meta.resampling import selection_matrix
+from fsel.meta.resampling import check_meta_input, selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
-from fsel.utils.compat import check_feature_names as _check_feature_names
 from fsel.utils.params import validate_params
-from fsel.utils.targets import check_target
-from fsel.utils.validation import check_table, check_unique_names, is_dataframe, is_sparse
 
 __all__ = [
     "NPFS",
@@ -600,35 +597,9 @@ class NPFS(BaseSelector):
         """
         self._check_params()
         name = type(self).__name__
-        if is_dataframe(X):
-            check_unique_names(X, name)
-            n_samples, n_features = int(X.shape[0]), int(X.shape[1])
-            if n_samples < 2 or n_features < 1:
-                raise ValueError(
-                    f"{name}: X has {n_samples} sample(s) and {n_features} feature(s); at "
-                    "least 2 samples and 1 feature are required"
-                )
-            _check_feature_names(self, X, reset=True)
-            Xw = X
-        elif is_sparse(X):
-            # validated once (never densified); the replicates take rows of a CSR copy; a
-            # stored NaN goes through: the wrapped selector applies its own rule
-            table = check_table(
-                X, min_samples=2, estimator_name=name, accept_sparse=True, allow_missing=True
-            )
-            n_samples, n_features = table.values.shape
-            del table
-            _check_feature_names(self, X, reset=True)
-            Xw = X.tocsr()
-        else:
-            # missing values go through: the wrapped selector applies its own rule
-            table = check_table(X, min_samples=2, estimator_name=name, allow_missing=True)
-            n_samples, n_features = table.values.shape
-            _check_feature_names(self, X, reset=True)
-            Xw = np.asarray(X)
-        self.n_features_in_ = n_features
-        check_target(y, n_samples, kind=self._target_kind, estimator_name=name)
-        yw = y if hasattr(y, "iloc") else np.asarray(y)
+        Xw, yw, n_samples, _ = check_meta_input(
+            self, X, y, min_samples=2, accept_sparse=True
+        )
         if self.resampling == "kfold" and not 2 <= self.n_resamples <= n_samples:
             raise ValueError(
                 f"{name}: with resampling='kfold', n_resamples is the number of folds and "

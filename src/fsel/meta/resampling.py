@@ -44,6 +44,7 @@ from fsel.utils.validation import is_sparse
 __all__ = [
     "Resample",
     "bootstrap_indices",
+    "check_meta_input",
     "dask_backend",
     "kfold_indices",
     "replicate_seeds",
@@ -564,3 +565,65 @@ def dask_backend(scheduler_address: Any = None, **client_kwargs: Any) -> Iterato
     finally:
         if own:
             client.close()
+
+
+def check_meta_input(
+    est: Any, X: Any, y: Any, *, min_samples: int, accept_sparse: bool = False
+) -> tuple[Any, Any, int, int]:
+    """Validate the input of a meta-estimator (NPFS, StabilitySelection) once.
+
+    A DataFrame is passed on as it is (its columns and dtypes are the wrapped
+    selector's business) after a check of its shape and names; a scipy.sparse matrix
+    (``accept_sparse=True``) is validated without densifying and passed on as CSR rows;
+    anything else is validated as a table whose missing values go through (the wrapped
+    selector applies its own rule). Records ``feature_names_in_`` and
+    ``n_features_in_`` on ``est`` and checks ``y`` against ``est._target_kind``.
+
+    Returns ``(X_work, y_work, n_samples, n_features)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> class Meta:
+    ...     _target_kind = "classification"
+    >>> m = Meta()
+    >>> Xw, yw, n, p = check_meta_input(m, np.zeros((5, 3)), [0, 1, 0, 1, 1], min_samples=4)
+    >>> (n, p, m.n_features_in_)
+    (5, 3, 3)
+    """
+    from fsel.utils.compat import check_feature_names
+    from fsel.utils.targets import check_target
+    from fsel.utils.validation import check_table, check_unique_names, is_dataframe, is_sparse
+
+    name = type(est).__name__
+    if is_dataframe(X):
+        check_unique_names(X, name)
+        n_samples, n_features = int(X.shape[0]), int(X.shape[1])
+        if n_samples < min_samples or n_features < 1:
+            raise ValueError(
+                f"{name}: X has {n_samples} sample(s) and {n_features} feature(s); at "
+                f"least {min_samples} samples and 1 feature are required"
+            )
+        Xw = X
+    elif accept_sparse and is_sparse(X):
+        table = check_table(
+            X,
+            min_samples=min_samples,
+            estimator_name=name,
+            accept_sparse=True,
+            allow_missing=True,
+        )
+        n_samples, n_features = table.values.shape
+        del table
+        Xw = X.tocsr()
+    else:
+        table = check_table(X, min_samples=min_samples, estimator_name=name, allow_missing=True)
+        n_samples, n_features = table.values.shape
+        Xw = np.asarray(X)
+    check_feature_names(est, X, reset=True)
+    est.n_features_in_ = n_features
+    check_target(y, n_samples, kind=est._target_kind, estimator_name=name)
+    yw = y if hasattr(y, "iloc") else np.asarray(y)
+    if type(yw).__module__.startswith("polars"):
+        yw = yw.to_numpy()
+    return Xw, yw, n_samples, n_features

@@ -46,15 +46,13 @@ import numpy as np
 from fsel.meta.knockoffs import rfe_ranking
 from fsel.meta.resampling import (
     bootstrap_indices,
+    check_meta_input,
     replicate_seeds,
     run_replicates,
     subsample_indices,
     support_indices,
 )
 from fsel.selectors._base import BaseSelector
-from fsel.utils.compat import check_feature_names as _check_feature_names
-from fsel.utils.targets import check_target
-from fsel.utils.validation import check_table, check_unique_names, is_dataframe
 
 __all__ = [
     "StabilitySelection",
@@ -292,26 +290,7 @@ class StabilitySelection(BaseSelector):
         self
         """
         self._check_params()
-        name = type(self).__name__
-        if is_dataframe(X):
-            check_unique_names(X, name)
-            n_samples, p = int(X.shape[0]), int(X.shape[1])
-            if n_samples < 4 or p < 1:
-                raise ValueError(
-                    f"{name}: X has {n_samples} sample(s) and {p} feature(s); at least 4 "
-                    "samples and 1 feature are required"
-                )
-            Xw = X
-        else:
-            table = check_table(X, min_samples=4, estimator_name=name, allow_missing=True)
-            n_samples, p = table.values.shape
-            Xw = np.asarray(X)
-        _check_feature_names(self, X, reset=True)
-        self.n_features_in_ = p
-        check_target(y, n_samples, kind=self._target_kind, estimator_name=name)
-        yw = y if hasattr(y, "iloc") else np.asarray(y)
-        if type(yw).__module__.startswith("polars"):
-            yw = yw.to_numpy()
+        Xw, yw, n_samples, p = check_meta_input(self, X, y, min_samples=4)
         plan = self._plan(n_samples)
         # a randomised selector's seed: a sibling of each fit's seed (spawn key extended
         # by a fixed word), independent of the rows drawn
