@@ -108,3 +108,16 @@ def test_outlier_cells_defeat_the_range_but_not_robust_or_rank():
         found[rule] = len({0, 1} & set(sel.selection_order_.tolist()))
     assert found["robust"] == 2 and found["rank"] == 2
     assert found["range"] < 2
+
+
+@pytest.mark.parametrize("scaling", ["robust", "rank"])
+def test_scale_dense_threads_give_the_same_columns(scaling):
+    # each column is scaled on its own: threads over the columns change nothing
+    rng = np.random.default_rng(5)
+    X = rng.lognormal(0.0, 2.0, size=(300, 9))
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[:, 4] = 1.0  # a constant column stays zero
+    one, c1 = scale_dense(X, scaling, n_jobs=1)
+    three, c3 = scale_dense(X, scaling, n_jobs=3)
+    np.testing.assert_array_equal(c1, c3)
+    np.testing.assert_array_equal(one, three)

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from fsel.kernels.binning import sparse_quantiles
+from fsel.utils.parallel import thread_map
 
 __all__ = ["ROBUST_QUANTILES", "SCALINGS", "check_scaling", "scale_dense", "scale_sparse"]
 
@@ -68,8 +69,13 @@ def _average_ranks(v: np.ndarray) -> np.ndarray:
     return r
 
 
-def scale_dense(values: np.ndarray, scaling: str = "range") -> tuple[np.ndarray, np.ndarray]:
+def scale_dense(
+    values: np.ndarray, scaling: str = "range", n_jobs: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
     """Scale every column of a dense table by ``scaling``; NaN stays NaN.
+
+    ``n_jobs`` threads share the columns of the ``"robust"`` and ``"rank"`` rules (each
+    column is scaled on its own, so the result does not depend on it).
 
     Returns the scaled copy (values in ``[0, 1]``) and the mask of constant columns
     (all-zero there).
@@ -103,22 +109,38 @@ def scale_dense(values: np.ndarray, scaling: str = "range") -> tuple[np.ndarray,
             scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         return scaled, constant
     scaled = np.zeros_like(values)
-    for j in np.flatnonzero(ok).tolist():
-        col = values[:, j]
-        obs = ~np.isnan(col) if holes else slice(None)
-        v = col[obs]
-        if scaling == "rank":
-            out = (_average_ranks(v) - 1.0) / _rank_scale(v.size)
-        else:
-            q_lo, q_hi = np.quantile(v, ROBUST_QUANTILES)
-            if q_hi > q_lo:
-                out = (np.clip(v, q_lo, q_hi) - q_lo) / (q_hi - q_lo)
-            else:  # more than 90% of the rows at one value: the range rule
-                out = (v - lo[j]) / ptp[j]
-        if holes:
-            scaled[:, j] = np.nan
-        scaled[obs, j] = out
+    cols = [(j,) for j in np.flatnonzero(ok).tolist()]
+    thread_map(
+        lambda j: _scale_column(values, scaled, j, scaling, holes, lo[j], ptp[j]), cols, n_jobs
+    )
     return scaled, constant
+
+
+def _scale_column(
+    values: np.ndarray,
+    scaled: np.ndarray,
+    j: int,
+    scaling: str,
+    holes: bool,
+    lo: float,
+    ptp: float,
+) -> None:
+    """Write column ``j`` of ``values`` scaled by the ``"robust"`` or ``"rank"`` rule
+    into ``scaled`` (its holes stay NaN); the rules are stated in the module docstring."""
+    col = values[:, j]
+    obs = ~np.isnan(col) if holes else slice(None)
+    v = col[obs]
+    if scaling == "rank":
+        out = (_average_ranks(v) - 1.0) / _rank_scale(v.size)
+    else:
+        q_lo, q_hi = np.quantile(v, ROBUST_QUANTILES)
+        if q_hi > q_lo:
+            out = (np.clip(v, q_lo, q_hi) - q_lo) / (q_hi - q_lo)
+        else:  # more than 90% of the rows at one value: the range rule
+            out = (v - lo) / ptp
+    if holes:
+        scaled[:, j] = np.nan
+    scaled[obs, j] = out
 
 
 def scale_sparse(Xc: Any, scaling: str = "range") -> tuple[Any, np.ndarray]:

@@ -332,7 +332,7 @@ class BaseRelief(SelectorCore):
         else:
             # each column mapped to [0, 1] by the scaling rule, on a private copy (the
             # holes stay NaN; fsel.kernels.scaling states the rules)
-            scaled, constant = scale_dense(values, self.scaling)
+            scaled, constant = scale_dense(values, self.scaling, effective_n_jobs(self.n_jobs))
             ok = ~constant
         n_classes = classes.size
         priors = np.bincount(y_codes, minlength=n_classes) / n
