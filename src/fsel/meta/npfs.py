@@ -597,9 +597,7 @@ class NPFS(BaseSelector):
         """
         self._check_params()
         name = type(self).__name__
-        Xw, yw, n_samples, _ = check_meta_input(
-            self, X, y, min_samples=2, accept_sparse=True
-        )
+        Xw, yw, n_samples, _ = check_meta_input(self, X, y, min_samples=2, accept_sparse=True)
         if self.resampling == "kfold" and not 2 <= self.n_resamples <= n_samples:
             raise ValueError(
                 f"{name}: with resampling='kfold', n_resamples is the number of folds and "
