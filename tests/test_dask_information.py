@@ -542,7 +542,7 @@ def test_data_persisted_on_a_client_is_encoded_straight_into_merged_blocks():
 
 def test_steps_on_a_client_run_through_one_actor_per_worker(monkeypatch):
     # a greedy step is one direct call per worker (no task for the scheduler); the
-    # futures path (more workers than FAN_IN) gives the same selection
+    # futures path (blocks of unknown placement) gives the same selection
     pytest.importorskip("distributed")
     from fsel.kernels import _dask as helpers
     from fsel.kernels import information_dask as kd
@@ -581,8 +581,6 @@ def test_steps_on_a_client_run_through_one_actor_per_worker(monkeypatch):
         monkeypatch.setattr(kd, "block_actors", lambda *a: None)  # the futures path
         on_futures = {n: getattr(fsel, n)(5).fit(Xd, yd) for n in mem}
         assert helpers.block_actors(client, [], []) is None
-        many = [f"tcp://w{i}" for i in range(helpers.FAN_IN + 1)]
-        assert helpers.block_actors(client, list(range(len(many))), many) is None
         assert helpers.block_actors(client, [0], [None]) is None  # placement unknown
     for n, est in mem.items():
         _assert_same(est, on_actors[n])
@@ -600,11 +598,11 @@ def test_a_failed_actor_call_falls_back_to_the_futures_path(monkeypatch):
     real = kd.actor_sum
     failures: list[int] = []
 
-    def flaky(actors, fn, args):
+    def flaky(actors, fn, args, table_bytes=0):
         if fn is kd._hist_pair and not failures:  # the first greedy step's call dies
             failures.append(1)
             raise OSError("Timed out trying to connect to tcp://127.0.0.1:1 (worker lost)")
-        return real(actors, fn, args)
+        return real(actors, fn, args, table_bytes)
 
     monkeypatch.setattr(kd, "actor_sum", flaky)
     with _local_client() as client:
@@ -724,3 +722,53 @@ def test_actor_tables_narrow_to_int32_and_add_back_exactly():
     twice = kd.add_counts(kd.add_counts(None, small), small)
     assert twice.dtype == np.int32
     np.testing.assert_array_equal(twice, [[2, 4], [6, 8]])
+
+
+class _FakeCall:
+    def __init__(self, value, log, name):
+        self.value, self.log, self.name = value, log, name
+
+    def result(self):
+        self.log.append(("done", self.name))
+        return self.value
+
+
+class _FakeActor:
+    """An actor handle whose calls answer at once, logging when they are sent and
+    when their results are taken."""
+
+    def __init__(self, name, blocks, log):
+        self.name, self.blocks, self.log = name, blocks, log
+
+    def sum_map(self, fn, args):
+        self.log.append(("sent", self.name))
+        out = sum(fn(b, *args) for b in self.blocks)
+        return _FakeCall(out, self.log, self.name)
+
+
+def test_actor_sums_over_many_workers_bound_the_tables_in_flight(monkeypatch):
+    # any number of workers: one call each; while the tables fit IN_FLIGHT_BYTES all
+    # calls are sent at once, else only that many are in flight at a time
+    from fsel.kernels import _dask as kd
+
+    rng = np.random.default_rng(4)
+    blocks = [[rng.integers(0, 9, size=(3, 4)) for _ in range(i % 3 + 1)] for i in range(20)]
+    want = sum(b.sum(axis=0) * 2 for bs in blocks for b in bs)  # fn: 2 * column sums
+    log: list = []
+    actors = [_FakeActor(i, bs, log) for i, bs in enumerate(blocks)]
+
+    def fn(b, scale):
+        return b.sum(axis=0).astype(np.int64) * scale
+
+    got = kd.actor_sum(actors, fn, (2,))
+    np.testing.assert_array_equal(got, want)
+    assert [e for e, _ in log[:20]] == ["sent"] * 20  # all in flight at once
+    log.clear()
+    monkeypatch.setattr(kd, "IN_FLIGHT_BYTES", 3 * 16)
+    got = kd.actor_sum(actors, fn, (2,), table_bytes=16)
+    np.testing.assert_array_equal(got, want)
+    in_flight = peak = 0
+    for event, _ in log:
+        in_flight += 1 if event == "sent" else -1
+        peak = max(peak, in_flight)
+    assert peak == 3 and len(log) == 40

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import deque
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "IN_FLIGHT_BYTES",
     "BlockActor",
     "actor_sum",
     "add_arrays",
@@ -208,17 +210,14 @@ def add_counts(out: np.ndarray | None, a: np.ndarray) -> np.ndarray:
 def block_actors(client: Any, futures: list[Any], placed: list[Any]) -> list[Any] | None:
     """One :class:`BlockActor` per worker over the blocks ``futures`` it holds
     (``placed``: the worker of each block, as :func:`merge_per_worker` reports it), as
-    futures of the actors, submitted without waiting; None when the blocks span more
-    than ``FAN_IN`` workers or some block has no known worker (then reductions run as
-    futures, a tree on the workers: the client never holds more than ``FAN_IN``
-    tables at once)."""
+    futures of the actors, submitted without waiting; None when some block has no known
+    worker (then reductions run as futures, a tree on the workers). However many workers
+    there are: :func:`actor_sum` bounds the tables the client holds at once."""
     if not futures or any(w is None for w in placed):
         return None
     by_worker: dict[Any, list[Any]] = {}
     for f, w in zip(futures, placed, strict=True):
         by_worker.setdefault(w, []).append(f)
-    if len(by_worker) > FAN_IN:
-        return None
     return [
         client.submit(
             BlockActor, *fs, actor=True, pure=False, workers=[w], allow_other_workers=True
@@ -227,13 +226,26 @@ def block_actors(client: Any, futures: list[Any], placed: list[Any]) -> list[Any
     ]
 
 
-def actor_sum(actors: list[Any], fn: Any, args: tuple) -> Any:
+#: bytes of per-worker tables an actor reduction may have in flight to the client at
+#: once (at least one call is always in flight)
+IN_FLIGHT_BYTES = 64 << 20
+
+
+def actor_sum(actors: list[Any], fn: Any, args: tuple, table_bytes: int = 0) -> Any:
     """``sum over all blocks of fn(block, *args)`` through the actors of
     :func:`block_actors` (the actor handles, ``client.gather`` of its futures): one
-    call per worker, all in flight at once, the per-worker sums added on the client
-    as they arrive."""
-    calls = [a.sum_map(fn, args) for a in actors]
+    call per worker, all in flight at once while their tables (``table_bytes`` each,
+    as int32) fit :data:`IN_FLIGHT_BYTES` (else that many at a time, the next sent as
+    one is added), the per-worker sums added on the client in worker order."""
+    in_flight = len(actors)
+    if table_bytes > 0:
+        in_flight = max(1, min(in_flight, IN_FLIGHT_BYTES // table_bytes))
+    calls = deque(a.sum_map(fn, args) for a in actors[:in_flight])
+    rest = iter(actors[in_flight:])
     out = None
-    for c in calls:  # added one at a time: the client holds two tables at most
-        out = add_counts(out, c.result())
+    while calls:  # added one at a time: the client holds in_flight + 1 tables at most
+        out = add_counts(out, calls.popleft().result())
+        nxt = next(rest, None)
+        if nxt is not None:
+            calls.append(nxt.sum_map(fn, args))
     return out

@@ -89,6 +89,8 @@ from fsel.kernels.binning import (
 )
 from fsel.kernels.discretize import smallest_code_dtype, uniform_edges
 from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
+from fsel.kernels.information_dask_device import check_workers_cuda, to_devices
+from fsel.kernels.information_dask_device import on_gpu as _gpu
 from fsel.utils.parallel import numba_available
 
 __all__ = ["DaskInformationTable", "dask_information_table"]
@@ -232,23 +234,31 @@ def _encode_prepared(args: tuple, prepared: tuple | None, *pairs: tuple) -> tupl
 
 def _hist_target(block: tuple, width: int, ny: int) -> np.ndarray:
     C, yc, packed = block
+    if _gpu(packed):
+        return packed.joint_counts(ny)
     return joint_histograms(C, yc, ny, width, packed)
 
 
 def _hist_pair(block: tuple, j: int, aj: int, width: int, ny: int) -> np.ndarray:
     C, yc, packed = block
+    if _gpu(packed):  # Z = Xj * ny + Y made on the GPU
+        return packed.joint_counts(aj * ny, row=(j, ny, True))
     z = C[j].astype(np.int64) * ny + yc
     return joint_histograms(C, z, aj * ny, width, packed)
 
 
 def _hist_feature(block: tuple, j: int, aj: int, width: int) -> np.ndarray:
     C, _, packed = block
+    if _gpu(packed):
+        return packed.joint_counts(aj, row=(j, 1, False))
     return joint_histograms(C, C[j], aj, width, packed)
 
 
 def _hist_cond(block: tuple, s: np.ndarray, ns: int, width: int, ny: int) -> np.ndarray:
     C, yc, packed = block
     z = s.astype(np.int64) * ny + yc
+    if _gpu(packed):
+        return packed.joint_counts(ns * ny, z=z)
     return joint_histograms(C, z, ns * ny, width, packed)
 
 
@@ -306,10 +316,20 @@ class DaskInformationTable:
         Inner bin edges of a continuous target binned like a feature.
     missing_codes : None
         No pairwise deletion on Dask (a hole is one more level of its column).
+    device : str
+        Where the blocks count: ``"cpu"``, ``"cuda"`` (every block on its worker's GPU)
+        or ``"cuda+cpu"`` (``device="auto"`` on a cluster where only some workers have
+        a usable GPU).
+    transfer_seconds : float
+        Seconds the blocks' codes took to reach their GPUs (summed over blocks).
+    count_seconds : float
+        Seconds of the reductions, as the client waited for them.
     """
 
     missing_codes: np.ndarray | None = None
     y_bin_edges: np.ndarray | None = None
+    device: str = "cpu"
+    transfer_seconds: float = 0.0
 
     def __init__(
         self,
@@ -328,6 +348,7 @@ class DaskInformationTable:
         self._client = client
         self._actor_futures = actors
         self._actors: list[Any] | None = None
+        self.count_seconds = 0.0
         self.n_levels = np.asarray(n_levels, dtype=np.int64)
         self.width = int(self.n_levels.max())
         self.n_classes = int(n_classes)
@@ -338,7 +359,7 @@ class DaskInformationTable:
             1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
         )
         ny = self.n_classes
-        H = self._reduce(_hist_target, self.width, ny)  # (K, width, ny)
+        H = self._reduce(_hist_target, self.width, ny, cells=self.width * ny)  # (K, width, ny)
         ycounts = H[0].sum(axis=0)
         self.class_counts = ycounts
         self._s_y = float(nlogn(ycounts).sum())
@@ -355,9 +376,22 @@ class DaskInformationTable:
     def n_features(self) -> int:
         return int(self.n_levels.size)
 
-    def _reduce(self, fn: Any, *args: Any, extra: list[Any] | None = None) -> np.ndarray:
-        """``sum_chunks fn(block, [extra_block,] *args)``: one tree reduction, computed.
-        On a ``distributed`` client: one call per worker to the actor holding its
+    def _reduce(
+        self, fn: Any, *args: Any, extra: list[Any] | None = None, cells: int = 0
+    ) -> np.ndarray:
+        """``sum_chunks fn(block, [extra_block,] *args)``: one reduction, computed, timed
+        into ``count_seconds``; ``cells``: the cells of one feature's table (bounds the
+        tables in flight to the client). See :meth:`_reduce_now`."""
+        import time
+
+        t0 = time.perf_counter()
+        try:
+            return self._reduce_now(fn, args, extra, cells)
+        finally:
+            self.count_seconds += time.perf_counter() - t0
+
+    def _reduce_now(self, fn: Any, args: tuple, extra: list[Any] | None, cells: int) -> Any:
+        """On a ``distributed`` client: one call per worker to the actor holding its
         blocks (:func:`fsel.kernels._dask.actor_sum`: no task for the scheduler, the
         per-step latency of a greedy step), or, with ``extra`` blocks or without
         actors, one task per block submitted as futures, the few per-block tables
@@ -365,14 +399,14 @@ class DaskInformationTable:
         blocks). An actor holds its worker's blocks only while that worker lives: when a
         call fails (a worker lost), this and every later reduction take the futures path,
         on which the scheduler recomputes the lost blocks from their graph (an error of
-        ``fn`` itself is then raised there)."""
+        ``fn`` itself is then raised there). Without a client: one delayed tree."""
         import dask
 
         if self._actor_futures is not None and extra is None:
             try:
                 if self._actors is None:  # the handles, fetched once
                     self._actors = self._client.gather(self._actor_futures)
-                return actor_sum(self._actors, fn, args)
+                return actor_sum(self._actors, fn, args, 4 * self.n_features * cells)
             except Exception:  # any failure (a worker lost): the futures path decides
                 self._actor_futures = self._actors = None
         if self._client is not None:
@@ -407,7 +441,8 @@ class DaskInformationTable:
     def pair_terms(self, j: int) -> PairTerms:
         """All pairwise terms of every candidate against feature ``j``: one reduction."""
         ny = self.n_classes
-        H = self._reduce(_hist_pair, int(j), int(self.n_levels[j]), self.width, ny)
+        aj = int(self.n_levels[j])
+        H = self._reduce(_hist_pair, int(j), aj, self.width, ny, cells=self.width * aj * ny)
         return self._terms_from_sums(j, *self._sums(H, ny))
 
     def pair_mi(self, j: int) -> np.ndarray:
@@ -415,7 +450,7 @@ class DaskInformationTable:
         ``(Xk, Xj)`` tables, ``ny`` times smaller than :meth:`pair_terms`'; the same
         values as ``pair_terms(j).mi``, bit for bit (the same integer counts)."""
         aj = int(self.n_levels[j])
-        H = self._reduce(_hist_feature, int(j), aj, self.width)
+        H = self._reduce(_hist_feature, int(j), aj, self.width, cells=self.width * aj)
         s_kj, _, m_kj, _ = self._sums(H, 1)
         h_k = self.feature_entropy
         return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
@@ -471,6 +506,7 @@ def dask_information_table(
     estimator: str = "plugin",
     estimator_name: str = "estimator",
     missing: str = "level",
+    device: str = "cpu",
 ) -> tuple[DaskInformationTable, list[np.ndarray | None], np.ndarray]:
     """Discretise a Dask table on its workers and build its information table.
 
@@ -489,6 +525,11 @@ def dask_information_table(
         observed values (``"level"``, as :func:`fsel.kernels.discretize.discretize`
         does in memory); ``"error"`` refuses it; ``"available"`` (pairwise deletion) is
         not supported on Dask and raises when ``X`` has a NaN.
+    device : {"cpu", "cuda", "auto"}
+        Where each worker counts its blocks: ``"cuda"`` on its GPU (a worker without a
+        usable one: the in-memory fit's one-line ``RuntimeError``, naming the worker;
+        checked on every worker before any pass), ``"auto"`` on its GPU where usable,
+        else on its CPU (``table.device`` says which).
 
     Returns
     -------
@@ -510,6 +551,8 @@ def dask_information_table(
         n_bins = AUTO_MAX_BINS
     code_cols = np.asarray(discrete, dtype=bool)
     d = code_cols.size
+    if device == "cuda":  # every worker must have a GPU: said before any pass
+        check_workers_cuda(estimator_name)
 
     def merge(*ps: dict[str, Any]) -> dict[str, Any]:
         return _merge_stats(*ps, code_cols=_code_like(code_cols, strategy), n_bins=n_bins)
@@ -648,12 +691,18 @@ def dask_information_table(
         )
     else:
         encoded, client = _encode_persisted(blocks, y_blocks, args, st["n"] * d, placed)
+    ny = int(classes.size) if y_edges is None else int(y_edges.size) + 1
+    devices: list[tuple[str, float]] = []
+    if device != "cpu":  # each block's codes onto its worker's GPU
+        encoded, devices = to_devices(encoded, client, placed, (device, width, ny, estimator_name))
     # one actor per worker over its blocks, created while they are encoded
     actors = None if client is None else block_actors(client, encoded, placed)
-    ny = int(classes.size) if y_edges is None else int(y_edges.size) + 1
     table = DaskInformationTable(
         encoded, width, ny, int(st["n"]), estimator=estimator, client=client, actors=actors
     )
+    used = {dev for dev, _ in devices} or {"cpu"}
+    table.device = "cuda+cpu" if len(used) > 1 else used.pop()
+    table.transfer_seconds = float(sum(t for _, t in devices))
     table.y_bin_edges = y_edges
     if y_edges is not None:  # the non-empty bins, numbered as in memory (compacted)
         classes = np.arange(int(np.count_nonzero(table.class_counts)))

@@ -30,6 +30,7 @@ import numpy as np
 from fsel.kernels.information import InformationTable, PairTerms
 
 __all__ = [
+    "GpuBlockCounts",
     "GpuInformationTable",
     "NlognTable",
     "byte_label_counts",
@@ -537,3 +538,69 @@ class GpuInformationTable(InformationTable):
     def lazy_cmim(self, k: int, tol: float) -> None:
         """No lazy CMIM on the GPU: the engine's vectorised steps run (same picks)."""
         return None
+
+
+class GpuBlockCounts(GpuInformationTable):
+    """One row block of a table (the block a Dask worker holds) on this process's GPU:
+    the joint count tables of every feature against a variable ``Z``, nothing else
+    (the caller adds the blocks' tables and turns the sums into entropies, as the
+    CPU's :func:`fsel.kernels._counting.joint_histograms` tables are).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_features, n_rows)
+        Feature-major codes of the block.
+    y : ndarray of shape (n_rows,)
+        Class codes ``0..n_classes-1`` of the block's rows.
+    n_levels : ndarray of shape (n_features,)
+        Levels of every feature over the whole table (the tables are
+        ``max(n_levels)`` levels wide, whatever this block holds).
+    n_classes : int
+        Classes over the whole table.
+    memory_budget : int or None
+        As for :class:`GpuInformationTable` (a larger block streams in row blocks).
+
+    A pickled block (moved to another process) is rebuilt there from its host codes,
+    on that process's GPU.
+    """
+
+    def __init__(
+        self,
+        codes: np.ndarray,
+        y: np.ndarray,
+        n_levels: np.ndarray,
+        n_classes: int,
+        *,
+        memory_budget: int | None = None,
+    ) -> None:
+        self._args = (codes, y, n_levels, n_classes, memory_budget)
+        self._budget = _device_budget(memory_budget)
+        self.count_seconds = 0.0
+        self._dev_y: dict[str, Any] = {}
+        self.n_levels = np.asarray(n_levels, dtype=np.int64)
+        self.n_classes = int(n_classes)
+        self.y = np.asarray(y).astype(np.uint8 if self.n_classes <= 256 else np.int64, copy=False)
+        self.n_samples = self.y.size
+        self.codes = _GpuCodes(
+            codes, self.n_samples, self._budget, int(self.n_levels.max(initial=1))
+        )
+
+    def __reduce__(self) -> tuple:
+        codes, y, n_levels, n_classes, budget = self._args
+        return _rebuild_block, (codes, y, n_levels, n_classes, budget)
+
+    def joint_counts(self, nz: int, z: np.ndarray | None = None, row: tuple | None = None):
+        """``out[k, a, b]``, the rows of this block with ``codes[k] == a`` and ``Z ==
+        b``, int64 of shape ``(n_features, max(n_levels), nz)``: ``Z`` the labels (no
+        ``z``, no ``row``), the host codes ``z``, or ``Xj * mult + Y`` (``Xj`` alone
+        when ``with_y`` is False) made on the GPU from ``row = (j, mult, with_y)``."""
+        if z is None and row is None:
+            z = self.y
+        out = self._counts(int(nz), z=z, row=row)
+        return out.reshape(out.shape[0], -1, int(nz))
+
+
+def _rebuild_block(
+    codes: np.ndarray, y: np.ndarray, n_levels: np.ndarray, n_classes: int, budget: Any
+) -> GpuBlockCounts:
+    return GpuBlockCounts(codes, y, n_levels, n_classes, memory_budget=budget)

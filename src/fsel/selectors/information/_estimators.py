@@ -99,8 +99,11 @@ _PARAMS_DOC = """
         ``RuntimeError`` naming what is missing when there is no usable GPU), ``"auto"``
         on the GPU when one is usable, else the CPU (``device_`` says which). With
         ``"cuda"``, ``X`` may be integer codes already on the GPU (an array with
-        ``__cuda_array_interface__``, values 0..255 taken as codes). Sparse ``X``, Dask
-        input and ``missing="available"`` with missing values run on the CPU only.
+        ``__cuda_array_interface__``, values 0..255 taken as codes). On Dask input each
+        worker counts its blocks on its own GPU (``"cuda"``: every worker needs one;
+        ``"auto"``: the workers without one use their CPU, and ``device_`` is
+        ``"cuda+cpu"`` when only some had one). Sparse ``X`` and ``missing="available"``
+        with missing values run on the CPU only.
 """
 
 _ATTRS_DOC = """
@@ -135,7 +138,8 @@ _ATTRS_DOC = """
         (a ``UserWarning`` says so); None for class labels, and always None with
         ``mi_estimator="knn"``, which takes such a target as it is (regression).
     device_ : str
-        Where the fit ran: ``"cpu"`` or ``"cuda"``.
+        Where the fit ran: ``"cpu"`` or ``"cuda"`` (on Dask input with ``device="auto"``
+        also ``"cuda+cpu"``: some workers counted on their GPU, the others on the CPU).
     timings_ : dict
         With ``device_ == "cuda"`` only: ``transfer_s``, the seconds spent moving the
         codes to the GPU, ``count_s``, the seconds of the counting passes,

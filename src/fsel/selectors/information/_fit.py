@@ -26,7 +26,7 @@ from fsel.kernels.information_sparse import SparseInformationTable
 from fsel.selectors._core import SelectorCore
 from fsel.selectors.information import _knn
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
-from fsel.utils.dask_table import check_dask_table
+from fsel.utils.dask_table import check_dask_table, is_dask
 from fsel.utils.parallel import effective_n_jobs
 from fsel.utils.progress import Progress
 from fsel.utils.validation import check_n_features_to_select
@@ -46,6 +46,16 @@ def _resolve_device(device: Any, name: str) -> str:
     from fsel.kernels.gpu._device import resolve_device
 
     return resolve_device(device, name)
+
+
+def _check_device_value(device: Any, name: str) -> str:
+    """The ``device`` parameter checked (one of ``"cpu"``, ``"cuda"``, ``"auto"``)
+    but not resolved: Dask input resolves it on each worker."""
+    from fsel.kernels.gpu._device import DEVICES
+
+    if not isinstance(device, str) or device not in DEVICES:
+        raise ValueError(f"{name}: device must be one of {DEVICES}, got {device!r}")
+    return device
 
 
 __all__ = [
@@ -150,7 +160,12 @@ class InformationSelector(SelectorCore):
         knn = params["mi_estimator"] == "knn"
         if knn:  # the CPU only, dense in-memory input (check_knn_input says why)
             _knn.check_knn_input(self, X, y)
-        self.device_ = "cpu" if knn else _resolve_device(self.device, type(self).__name__)
+        if knn:
+            self.device_ = "cpu"
+        elif is_dask(X) and self.device != "cpu":  # each worker's GPU: resolved there
+            self.device_ = _check_device_value(self.device, type(self).__name__)
+        else:
+            self.device_ = _resolve_device(self.device, type(self).__name__)
         params["_t_setup"] = time.perf_counter()
         return X, y
 
@@ -172,12 +187,8 @@ class InformationSelector(SelectorCore):
         return self._select(info, k, params)
 
     def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> Any:
-        if self.device_ == "cuda":
-            raise ValueError(
-                f"{type(self).__name__}: device='cuda' does not run on Dask input yet; "
-                "compute X (or a sample of it) to memory, or use device='cpu'"
-            )
         info, k = self._fit_dask_table(X, y, params["missing"])
+        self.device_ = info.device  # where the workers counted ("cuda+cpu": some GPUs)
         return self._select(info, k, params)
 
     def _select(self, info: Any, k: int, params: dict[str, Any]) -> InformationSelector:
@@ -198,7 +209,7 @@ class InformationSelector(SelectorCore):
         if hasattr(self, "timings_"):
             del self.timings_
         t_select = time.perf_counter() - t_select
-        if self.device_ == "cuda":
+        if self.device_ != "cpu":
             self.timings_ = {
                 "transfer_s": float(info.transfer_seconds),
                 "count_s": float(info.count_seconds),
@@ -370,6 +381,7 @@ class InformationSelector(SelectorCore):
             estimator=self.mi_estimator,
             estimator_name=name,
             missing=missing,
+            device=self.device_,
         )
         self.bin_edges_ = edges
         self.n_levels_ = info.observed_levels
