@@ -33,6 +33,7 @@ import os
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -193,8 +194,128 @@ def bench_relieff(rows: int, threads: list[int], repeats: int) -> list[dict[str,
     return out
 
 
-def bench_dask(rows: int, workers: list[int], chunk_rows: int) -> list[dict[str, Any]]:
-    """JMI on a local cluster of ``w`` single-threaded worker processes."""
+def _step_marks(fit: Any) -> tuple[Any, float, list[float]]:
+    """``fit()`` with the start of the greedy search and each pick recorded: the
+    estimator, the start and the picks' times."""
+    import fsel.selectors.information._fit as fit_module
+
+    marks: dict[str, Any] = {"steps": []}
+    original = fit_module.greedy_select
+
+    def recorded(*args: Any, progress: Any = None, **kwargs: Any) -> Any:
+        marks["start"] = time.perf_counter()
+
+        def step() -> None:
+            marks["steps"].append(time.perf_counter())
+            if progress is not None:
+                progress()
+
+        return original(*args, progress=step, **kwargs)
+
+    fit_module.greedy_select = recorded
+    try:
+        est = fit()
+    finally:
+        fit_module.greedy_select = original
+    return est, marks["start"], marks["steps"]
+
+
+def _block_count_seconds(block: Any, j: int, aj: int, width: int, ny: int, repeats: int) -> float:
+    """The fastest of ``repeats`` runs of a greedy step's counting call on one block
+    (:func:`fsel.kernels.information_dask._hist_pair`, as the step runs it), timed on
+    the worker holding the block."""
+    from fsel.kernels.information_dask import _hist_pair
+
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        _hist_pair(block, j, aj, width, ny)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _empty_table(block: Any, shape: tuple) -> np.ndarray:
+    """A no-op over a block: a zero count table of a step's shape (int32, as sent)."""
+    return np.zeros(shape, dtype=np.int32)
+
+
+def _empty_sum(block: Any, shape: tuple) -> np.ndarray:
+    return np.zeros(shape, dtype=np.int32)
+
+
+def _block_rows(block: Any) -> int:
+    return int(block[0].shape[1])
+
+
+def dask_step_ratio(client: Any, Xd: Any, yd: Any, repeats: int = 10) -> dict[str, Any]:
+    """What a Dask greedy step costs against its floor, on a table built as a fit
+    builds it: (ii) ``count_s``, the step's counting call on the blocks of one worker,
+    alone on the cluster (each worker timed in turn; the largest: the step's critical
+    path), (iii) ``roundtrip_s``, a reduction round trip with nothing to count (one
+    no-op task per block returning an int32 table of a step's shape, gathered and
+    summed on the client) and ``actor_roundtrip_s`` (the same through the per-worker
+    actors the steps use)."""
+    from fsel.kernels import _dask
+    from fsel.kernels.information_dask import dask_information_table
+    from fsel.utils.dask_table import check_dask_table
+
+    data = check_dask_table(Xd, yd)
+    table, _, _ = dask_information_table(data.blocks, data.y_blocks, data.discrete, strategy=None)
+    j, aj, ny = 0, int(table.n_levels[0]), table.n_classes
+    shape = (table.n_features, table.width, aj * ny)
+    who = client.who_has(table.blocks)
+    by_worker: dict[str, list[Any]] = {}
+    for b in table.blocks:
+        by_worker.setdefault(sorted(who[b.key])[0], []).append(b)
+    per_worker = []
+    for w, blocks in by_worker.items():
+        total = 0.0
+        for b in blocks:
+            fut = client.submit(
+                _block_count_seconds, b, j, aj, table.width, ny, 5, workers=[w], pure=False
+            )
+            total += fut.result()
+        per_worker.append(total)
+    trips = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        parts = client.map(_empty_table, table.blocks, shape=shape, pure=False)
+        sum(client.gather(parts, direct=True))
+        trips.append(time.perf_counter() - t0)
+    actor_trips = []
+    if table._actor_futures is not None:
+        actors = client.gather(table._actor_futures)
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            _dask.actor_sum(actors, _empty_sum, (shape,))
+            actor_trips.append(time.perf_counter() - t0)
+    out = {
+        "blocks": len(table.blocks),
+        "rows_per_worker": [
+            sum(client.submit(_block_rows, b, pure=False).result() for b in bs)
+            for bs in by_worker.values()
+        ],
+        "count_s": max(per_worker),
+        "count_s_per_worker": per_worker,
+        "roundtrip_s": float(statistics.median(trips)),
+        "actor_roundtrip_s": float(statistics.median(actor_trips)) if actor_trips else None,
+    }
+    del table
+    return out
+
+
+def bench_dask(
+    rows: int,
+    workers: list[int],
+    chunk_rows: int,
+    repeats: int = 1,
+    paths: bool = True,
+    threads: int = 1,
+) -> list[dict[str, Any]]:
+    """JMI on a local cluster of ``w`` worker processes of ``threads`` threads: the whole fit,
+    its median greedy step and that step against its floor (:func:`dask_step_ratio`);
+    ``paths``: also the step with every reduction on the futures path (one task per
+    block through the scheduler, no actors)."""
     try:
         import dask.array as da
         from dask.distributed import Client, LocalCluster
@@ -202,27 +323,78 @@ def bench_dask(rows: int, workers: list[int], chunk_rows: int) -> list[dict[str,
         print(f"Dask skipped: {exc}")
         return [{"skipped": str(exc)}]
     from fsel import JMI
+    from fsel.kernels import information_dask as kd
 
     X, y8 = make_chunk(0, rows)
     out = []
     for w in workers:
         with (
-            LocalCluster(n_workers=w, threads_per_worker=1, processes=True) as cluster,
-            Client(cluster),
+            LocalCluster(
+                n_workers=w,
+                threads_per_worker=threads,
+                processes=True,
+                dashboard_address=":0",
+                memory_limit=0,
+            ) as cluster,
+            Client(cluster) as client,
         ):
             Xd = da.from_array(X, chunks=(chunk_rows, N_FEATURES)).persist()
             yd = da.from_array(y8.astype(np.int64), chunks=chunk_rows).persist()
-            JMI(3, discretize=None).fit(Xd[:chunk_rows], yd[:chunk_rows])
-            t0 = time.perf_counter()
-            est = JMI(K, discretize=None).fit(Xd, yd)
-            seconds = time.perf_counter() - t0
-        out.append(
-            {"workers": w, "fit_s": seconds, "selection": [int(j) for j in est.selection_order_]}
+            JMI(3, discretize=None).fit(Xd[:chunk_rows], yd[:chunk_rows])  # warm-up
+            fits, steps = [], []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                est, _start, picks = _step_marks(partial(_fit_jmi, Xd, yd))
+                fits.append(time.perf_counter() - t0)
+                steps.extend(np.diff(picks))  # the first pick: relevance, no counting
+            floor = dask_step_ratio(client, Xd, yd)
+            futures_steps: list[float] = []
+            if paths:
+                real = kd.block_actors
+                kd.block_actors = lambda *a: None
+                try:
+                    _, _, picks = _step_marks(partial(_fit_jmi, Xd, yd))
+                finally:
+                    kd.block_actors = real
+                futures_steps = list(np.diff(picks))
+        step = float(statistics.median(steps))
+        r = {
+            "workers": w,
+            "threads_per_worker": threads,
+            "fit_s": min(fits),
+            "step_s": step,
+            **floor,
+            "futures_step_s": float(statistics.median(futures_steps)) if futures_steps else None,
+            "selection": [int(j) for j in est.selection_order_],
+        }
+        r["ratio"] = step / (r["count_s"] + r["roundtrip_s"])
+        if r["actor_roundtrip_s"] is not None:
+            r["strict_ratio"] = step / (r["count_s"] + r["actor_roundtrip_s"])
+        out.append(r)
+        print(
+            f"Dask JMI {rows:,} x {N_FEATURES}, {w:>2} workers x {threads} threads: fit "
+            f"{r['fit_s']:.2f} s, step "
+            f"{step * 1e3:.1f} ms; one worker's count {r['count_s'] * 1e3:.1f} ms + round "
+            f"trip {r['roundtrip_s'] * 1e3:.1f} ms (actors "
+            f"{_ms(r['actor_roundtrip_s'])}): ratio {r['ratio']:.2f}"
+            + (f", strict {r['strict_ratio']:.2f}" if "strict_ratio" in r else "")
+            + (f"; futures path step {_ms(r['futures_step_s'])}" if paths else ""),
+            flush=True,
         )
-        print(f"Dask JMI {rows:,} x {N_FEATURES}, {w:>2} workers: fit {seconds:.2f} s", flush=True)
     for r in out:
         r["fit_speedup"] = out[0]["fit_s"] / r["fit_s"]
+        r["same_selection"] = r["selection"] == out[0]["selection"]
     return out
+
+
+def _fit_jmi(X: Any, y: Any) -> Any:
+    from fsel import JMI
+
+    return JMI(K, discretize=None).fit(X, y)
+
+
+def _ms(x: float | None) -> str:
+    return "-" if x is None else f"{x * 1e3:.1f} ms"
 
 
 def _markdown(result: dict[str, Any]) -> str:
@@ -234,7 +406,10 @@ def _markdown(result: dict[str, Any]) -> str:
         f"Machine: {m['cpu_model']}, {m['cores']} cores (os.cpu_count), Python {m['python']}; "
         f"commit {result['git']['head'][:10]}"
         + (" (src/ dirty)" if result["git"].get("src_dirty") else "")
-        + ".",
+        + "."
+        + (f" {a['note']}" if a.get("note") else ""),
+    ]
+    jmi = [
         "",
         f"## JMI(20, discretize=None), {a['rows']:,} x {N_FEATURES} uint8 codes "
         "(bench_dask.make_chunk)",
@@ -243,6 +418,7 @@ def _markdown(result: dict[str, Any]) -> str:
         "| cells/s per thread | same picks |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|:---:|",
     ]
+    lines += jmi if result["jmi"] else []
     for r in result["jmi"]:
         lines.append(
             f"| {r['threads']} | {r['setup_s']:.2f} | {r['step_s']:.3f} | {r['fit_s']:.2f} "
@@ -282,13 +458,35 @@ def _markdown(result: dict[str, Any]) -> str:
             f"| {'yes' if r['same_weights'] else 'NO'} |"
         )
     if result.get("dask"):
-        lines += ["", "## Dask JMI, local cluster", "", "| workers | fit s | speed-up |"]
-        lines.append("|---:|---:|---:|")
+        lines += [
+            "",
+            f"## Dask JMI(20, discretize=None), local cluster of worker processes of "
+            f"{a.get('worker_threads', 1)} thread(s), {a['rows']:,} x {N_FEATURES} in chunks "
+            f"of {a['chunk_rows']:,} rows",
+            "",
+            "Per greedy step against its floor: one worker's count (the step's counting "
+            "call on the blocks one worker holds, alone on the cluster; the largest) plus "
+            "one reduction round trip (a no-op task per block returning an int32 table of "
+            "the step's shape, gathered and summed on the client). Ratio = step / (count "
+            "+ round trip); strict: with the round trip through the per-worker actors the "
+            "steps use. Futures step: every reduction as one task per block through the "
+            "scheduler (the path used above 8 workers before).",
+            "",
+            "| workers | blocks | fit s | step ms | count ms | round trip ms | actor round "
+            "trip ms | ratio | strict ratio | futures step ms | same picks |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|",
+        ]
         for r in result["dask"]:
             if "skipped" in r:
-                lines.append(f"| skipped: {r['skipped']} | | |")
-            else:
-                lines.append(f"| {r['workers']} | {r['fit_s']:.2f} | {r['fit_speedup']:.2f} |")
+                lines.append(f"| skipped: {r['skipped']} |" + " |" * 10)
+                continue
+            lines.append(
+                f"| {r['workers']} | {r['blocks']} | {r['fit_s']:.2f} | {r['step_s'] * 1e3:.1f} "
+                f"| {r['count_s'] * 1e3:.1f} | {r['roundtrip_s'] * 1e3:.1f} "
+                f"| {_ms(r['actor_roundtrip_s'])[:-3]} | {r['ratio']:.2f} "
+                f"| {r.get('strict_ratio', float('nan')):.2f} "
+                f"| {_ms(r['futures_step_s'])[:-3]} | {'yes' if r['same_selection'] else 'NO'} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -299,24 +497,40 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--dask", action="store_true", help="also Dask worker processes")
+    parser.add_argument(
+        "--dask-only", action="store_true", help="only the Dask part (implies --dask)"
+    )
+    parser.add_argument(
+        "--workers", default=None, help="Dask worker counts, e.g. 2,4 (default: as threads)"
+    )
     parser.add_argument("--chunk-rows", type=int, default=1_000_000, help="Dask chunk rows")
     parser.add_argument("--skip-relief", action="store_true")
+    parser.add_argument("--worker-threads", type=int, default=1, help="threads per Dask worker")
+    parser.add_argument("--note", default="", help="words naming the machine, in the header")
     parser.add_argument("--out", default=str(_provenance.RESULTS / "scaling"))
     _provenance.add_allow_dirty(parser)
     args = parser.parse_args(argv)
     state = _provenance.checked_state(parser, Path(args.out), args.allow_dirty)
     threads = thread_counts(max(1, args.max_threads))
+    memory = not args.dask_only
     result: dict[str, Any] = {
         "machine": machine(),
         "git": state,
         "args": vars(args),
-        "jmi": bench_jmi(args.rows, threads, args.repeats),
+        "jmi": bench_jmi(args.rows, threads, args.repeats) if memory else [],
         "relieff": []
-        if args.skip_relief
+        if args.skip_relief or not memory
         else bench_relieff(args.relief_rows, threads, args.repeats),
     }
-    if args.dask:
-        result["dask"] = bench_dask(args.rows, threads, args.chunk_rows)
+    if args.dask or args.dask_only:
+        workers = [int(w) for w in args.workers.split(",")] if args.workers else threads
+        result["dask"] = bench_dask(
+            args.rows,
+            workers,
+            args.chunk_rows,
+            max(2, args.repeats),
+            threads=args.worker_threads,
+        )
     for r in result["jmi"]:
         r.pop("selection", None)
     Path(args.out).with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")

@@ -772,3 +772,39 @@ def test_actor_sums_over_many_workers_bound_the_tables_in_flight(monkeypatch):
         in_flight += 1 if event == "sent" else -1
         peak = max(peak, in_flight)
     assert peak == 3 and len(log) == 40
+
+
+@pytest.mark.parametrize("threads", [2, 3, 8])
+@pytest.mark.parametrize("K", [2, 7, 10])
+def test_a_block_counted_in_the_worker_threads_gives_one_calls_counts(monkeypatch, threads, K):
+    # each thread counts a range of whole packed pairs (an odd last feature alone)
+    from fsel.kernels import information_dask as kd
+    from fsel.kernels._counting import joint_histograms, pack_pairs
+
+    rng = np.random.default_rng(K)
+    C = rng.integers(0, 5, size=(K, 301)).astype(np.uint8)
+    z = rng.integers(0, 6, size=301)
+    monkeypatch.setattr(kd, "_worker_threads", lambda: threads)
+    for packed in (pack_pairs(C), None):
+        got = kd._counts(C, z, 6, 5, packed)
+        want = np.zeros((K, 5, 6), dtype=np.int64)  # a plain loop
+        for k in range(K):
+            np.add.at(want[k], (C[k].astype(np.intp), z), 1)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(got, joint_histograms(C, z, 6, 5, packed))
+
+
+def test_workers_with_several_threads_select_what_memory_selects():
+    distributed = pytest.importorskip("distributed")
+    X, y = _data(16)
+    mem = {n: getattr(fsel, n)(5).fit(X, y) for n in ("JMI", "CMI")}
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=3, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        Xd, yd = _persisted(client, X, y)
+        got = {n: getattr(fsel, n)(5).fit(Xd, yd) for n in mem}
+    for n, est in mem.items():
+        _assert_same(est, got[n])

@@ -232,11 +232,46 @@ def _encode_prepared(args: tuple, prepared: tuple | None, *pairs: tuple) -> tupl
     return _packed_block((C, _target_codes(y, classes, y_edges)))
 
 
+def _worker_threads() -> int:
+    """The threads of the ``distributed`` worker running this call (1 elsewhere)."""
+    try:
+        from distributed import get_worker
+
+        return max(1, int(get_worker().state.nthreads))
+    except (ImportError, ValueError, AttributeError):
+        return 1
+
+
+def _counts(C: np.ndarray, z: np.ndarray, nz: int, width: int, packed: Any) -> np.ndarray:
+    """:func:`joint_histograms` of a block, in the worker's threads: each counts a
+    range of the features (whole packed pairs; the numba kernels release the GIL) over
+    all rows into its own rows of the table, so the counts are those of one call."""
+    K = C.shape[0]
+    threads = min(_worker_threads(), K // 2)
+    z = np.ascontiguousarray(z, dtype=np.int64)  # once, not per thread
+    if threads <= 1:
+        return joint_histograms(C, z, nz, width, packed)
+    from concurrent.futures import ThreadPoolExecutor
+
+    pairs = K // 2
+    cuts = [2 * (pairs * i // threads) for i in range(threads)] + [K]
+    out = np.empty((K, width, nz), dtype=np.int64)
+
+    def count(i: int) -> None:
+        k0, k1 = cuts[i], cuts[i + 1]
+        part = None if packed is None else (packed[0][k0 // 2 : k1 // 2], packed[1])
+        out[k0:k1] = joint_histograms(C[k0:k1], z, nz, width, part)
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(count, range(threads)))
+    return out
+
+
 def _hist_target(block: tuple, width: int, ny: int) -> np.ndarray:
     C, yc, packed = block
     if _gpu(packed):
         return packed.joint_counts(ny)
-    return joint_histograms(C, yc, ny, width, packed)
+    return _counts(C, yc, ny, width, packed)
 
 
 def _hist_pair(block: tuple, j: int, aj: int, width: int, ny: int) -> np.ndarray:
@@ -244,14 +279,14 @@ def _hist_pair(block: tuple, j: int, aj: int, width: int, ny: int) -> np.ndarray
     if _gpu(packed):  # Z = Xj * ny + Y made on the GPU
         return packed.joint_counts(aj * ny, row=(j, ny, True))
     z = C[j].astype(np.int64) * ny + yc
-    return joint_histograms(C, z, aj * ny, width, packed)
+    return _counts(C, z, aj * ny, width, packed)
 
 
 def _hist_feature(block: tuple, j: int, aj: int, width: int) -> np.ndarray:
     C, _, packed = block
     if _gpu(packed):
         return packed.joint_counts(aj, row=(j, 1, False))
-    return joint_histograms(C, C[j], aj, width, packed)
+    return _counts(C, C[j], aj, width, packed)
 
 
 def _hist_cond(block: tuple, s: np.ndarray, ns: int, width: int, ny: int) -> np.ndarray:
@@ -259,7 +294,7 @@ def _hist_cond(block: tuple, s: np.ndarray, ns: int, width: int, ny: int) -> np.
     z = s.astype(np.int64) * ny + yc
     if _gpu(packed):
         return packed.joint_counts(ns * ny, z=z)
-    return joint_histograms(C, z, ns * ny, width, packed)
+    return _counts(C, z, ns * ny, width, packed)
 
 
 def _merged_states(block: tuple, s: np.ndarray | None, j: int, aj: int) -> np.ndarray:
