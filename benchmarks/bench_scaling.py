@@ -407,7 +407,14 @@ def _markdown(result: dict[str, Any]) -> str:
         f"commit {result['git']['head'][:10]}"
         + (" (src/ dirty)" if result["git"].get("src_dirty") else "")
         + "."
-        + (f" {a['note']}" if a.get("note") else ""),
+        + (f" {a['note']}" if a.get("note") else "")
+        + (
+            " Load average (1 min) at start and end: "
+            + ", ".join(f"{x:.1f}" for x in result["load_average"])
+            + "."
+            if result.get("load_average")
+            else ""
+        ),
     ]
     jmi = [
         "",
@@ -513,6 +520,7 @@ def main(argv: list[str] | None = None) -> None:
     state = _provenance.checked_state(parser, Path(args.out), args.allow_dirty)
     threads = thread_counts(max(1, args.max_threads))
     memory = not args.dask_only
+    load_start = os.getloadavg()[0]
     result: dict[str, Any] = {
         "machine": machine(),
         "git": state,
@@ -531,6 +539,7 @@ def main(argv: list[str] | None = None) -> None:
             max(2, args.repeats),
             threads=args.worker_threads,
         )
+    result["load_average"] = [load_start, os.getloadavg()[0]]
     for r in result["jmi"]:
         r.pop("selection", None)
     Path(args.out).with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")

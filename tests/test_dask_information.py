@@ -774,24 +774,30 @@ def test_actor_sums_over_many_workers_bound_the_tables_in_flight(monkeypatch):
     assert peak == 3 and len(log) == 40
 
 
-@pytest.mark.parametrize("threads", [2, 3, 8])
+@pytest.mark.parametrize("threads", [1, 2, 3, 8])
 @pytest.mark.parametrize("K", [2, 7, 10])
 def test_a_block_counted_in_the_worker_threads_gives_one_calls_counts(monkeypatch, threads, K):
-    # each thread counts a range of whole packed pairs (an odd last feature alone)
+    # each thread counts a range of packed pairs, row block by row block (an odd last
+    # feature alone), or a range of the features
     from fsel.kernels import information_dask as kd
     from fsel.kernels._counting import joint_histograms, pack_pairs
 
     rng = np.random.default_rng(K)
-    C = rng.integers(0, 5, size=(K, 301)).astype(np.uint8)
-    z = rng.integers(0, 6, size=301)
+    n = 3 * 64 + 11  # several row blocks, a short last one
+    C = rng.integers(0, 5, size=(K, n)).astype(np.uint8)
+    z = rng.integers(0, 6, size=n)
     monkeypatch.setattr(kd, "_worker_threads", lambda: threads)
+    monkeypatch.setattr(kd, "_ROW_BLOCK", 64)
+    want = np.zeros((K, 7, 6), dtype=np.int64)  # a plain loop; 7 levels wide
+    for k in range(K):
+        np.add.at(want[k], (C[k].astype(np.intp), z), 1)
     for packed in (pack_pairs(C), None):
-        got = kd._counts(C, z, 6, 5, packed)
-        want = np.zeros((K, 5, 6), dtype=np.int64)  # a plain loop
-        for k in range(K):
-            np.add.at(want[k], (C[k].astype(np.intp), z), 1)
-        np.testing.assert_array_equal(got, want)
-        np.testing.assert_array_equal(got, joint_histograms(C, z, 6, 5, packed))
+        for zz in (z, z.astype(np.uint8)):
+            got = kd._counts(C, zz, 6, 7, packed)
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(got, joint_histograms(C, z, 6, 7, packed))
+    monkeypatch.setenv("FSEL_DISABLE_NUMBA", "1")  # the numpy counting
+    np.testing.assert_array_equal(kd._counts(C, z, 6, 7, pack_pairs(C)), want)
 
 
 def test_workers_with_several_threads_select_what_memory_selects():

@@ -64,6 +64,7 @@ from typing import Any
 import numpy as np
 
 from fsel.kernels._counting import (
+    _PAIRED_MAX_CELLS,
     joint_histograms,
     nlogn,
     pack_pairs,
@@ -91,7 +92,7 @@ from fsel.kernels.discretize import smallest_code_dtype, uniform_edges
 from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
 from fsel.kernels.information_dask_device import check_workers_cuda, to_devices
 from fsel.kernels.information_dask_device import on_gpu as _gpu
-from fsel.utils.parallel import numba_available
+from fsel.utils.parallel import numba_available, thread_map
 
 __all__ = ["DaskInformationTable", "dask_information_table"]
 
@@ -242,28 +243,74 @@ def _worker_threads() -> int:
         return 1
 
 
+#: rows of one pass over the packed pairs: its slice of ``z`` (one byte a row) stays in
+#: a core's cache while every pair is counted over those rows
+_ROW_BLOCK = 1 << 16
+
+
+def _joint_code(x: np.ndarray, yc: np.ndarray, ny: int, nz: int) -> np.ndarray:
+    """``x * ny + yc`` (``nz`` levels) as ``uint8`` when it fits, else ``int64``: one
+    byte a row for the counting kernels to read."""
+    dt = np.uint8 if nz <= 256 else np.int64
+    z = x.astype(dt)
+    z *= dt(ny)
+    z += yc
+    return z
+
+
 def _counts(C: np.ndarray, z: np.ndarray, nz: int, width: int, packed: Any) -> np.ndarray:
-    """:func:`joint_histograms` of a block, in the worker's threads: each counts a
-    range of the features (whole packed pairs; the numba kernels release the GIL) over
-    all rows into its own rows of the table, so the counts are those of one call."""
-    K = C.shape[0]
-    threads = min(_worker_threads(), K // 2)
-    z = np.ascontiguousarray(z, dtype=np.int64)  # once, not per thread
+    """:func:`joint_histograms` of a block (``out[k, a, b]``: rows with ``C[k] == a``
+    and ``z == b``), counted in the worker's threads (:func:`_worker_threads`).
+
+    With packed pairs and numba: each thread takes a range of the pairs and counts
+    them block of :data:`_ROW_BLOCK` rows by block
+    (:func:`fsel.kernels._numba_counting.pair_counts_rows`), so ``z`` is read from
+    memory once per row block, not once per pair; both features' tables are then
+    summed out of each pair's. Otherwise each thread counts a range of the features.
+    Integer counts: the same table whatever the split."""
+    K, n = C.shape
+    threads = max(1, min(_worker_threads(), K // 2))
+    z = np.ascontiguousarray(z) if z.dtype.kind in "iu" else z.astype(np.int64)
+    if (
+        packed is not None
+        and numba_available()
+        and packed[1] ** 2 * nz <= _PAIRED_MAX_CELLS
+        and n < 2**31
+    ):
+        from fsel.kernels import _numba_counting as kernels
+
+        P, a = packed
+        Q = P.shape[0]
+        H = np.zeros((Q, a * a * nz), dtype=np.int32)  # n < 2**31: no overflow
+        cuts = [Q * i // threads for i in range(threads + 1)]
+
+        def pairs(i: int) -> None:
+            q0, q1 = cuts[i], cuts[i + 1]
+            for r0 in range(0, n, _ROW_BLOCK):
+                r1 = min(n, r0 + _ROW_BLOCK)
+                kernels.pair_counts_rows(P, z, nz, q0, q1, r0, r1, H[q0:q1])
+
+        thread_map(pairs, [(i,) for i in range(threads)], threads)
+        out = np.zeros((K, width, nz), dtype=np.int64)
+        H4 = H.reshape(Q, a, a, nz)
+        out[0 : 2 * Q : 2, :a] = H4.sum(axis=2)  # feature 2q: x2 summed out
+        out[1 : 2 * Q : 2, :a] = H4.sum(axis=1)  # feature 2q + 1: x1 summed out
+        if K % 2:  # the odd last feature, alone
+            out[K - 1 :] = joint_histograms(C[K - 1 :], z, nz, width)
+        return out
     if threads <= 1:
         return joint_histograms(C, z, nz, width, packed)
-    from concurrent.futures import ThreadPoolExecutor
-
-    pairs = K // 2
-    cuts = [2 * (pairs * i // threads) for i in range(threads)] + [K]
+    z = z.astype(np.int64)  # once, not per thread
+    pairs_ = K // 2
+    kcuts = [2 * (pairs_ * i // threads) for i in range(threads)] + [K]
     out = np.empty((K, width, nz), dtype=np.int64)
 
-    def count(i: int) -> None:
-        k0, k1 = cuts[i], cuts[i + 1]
+    def features(i: int) -> None:
+        k0, k1 = kcuts[i], kcuts[i + 1]
         part = None if packed is None else (packed[0][k0 // 2 : k1 // 2], packed[1])
         out[k0:k1] = joint_histograms(C[k0:k1], z, nz, width, part)
 
-    with ThreadPoolExecutor(threads) as pool:
-        list(pool.map(count, range(threads)))
+    thread_map(features, [(i,) for i in range(threads)], threads)
     return out
 
 
@@ -278,8 +325,7 @@ def _hist_pair(block: tuple, j: int, aj: int, width: int, ny: int) -> np.ndarray
     C, yc, packed = block
     if _gpu(packed):  # Z = Xj * ny + Y made on the GPU
         return packed.joint_counts(aj * ny, row=(j, ny, True))
-    z = C[j].astype(np.int64) * ny + yc
-    return _counts(C, z, aj * ny, width, packed)
+    return _counts(C, _joint_code(C[j], yc, ny, aj * ny), aj * ny, width, packed)
 
 
 def _hist_feature(block: tuple, j: int, aj: int, width: int) -> np.ndarray:
@@ -291,7 +337,7 @@ def _hist_feature(block: tuple, j: int, aj: int, width: int) -> np.ndarray:
 
 def _hist_cond(block: tuple, s: np.ndarray, ns: int, width: int, ny: int) -> np.ndarray:
     C, yc, packed = block
-    z = s.astype(np.int64) * ny + yc
+    z = _joint_code(s, yc, ny, ns * ny)
     if _gpu(packed):
         return packed.joint_counts(ns * ny, z=z)
     return _counts(C, z, ns * ny, width, packed)
