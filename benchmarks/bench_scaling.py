@@ -221,17 +221,17 @@ def _step_marks(fit: Any) -> tuple[Any, float, list[float]]:
 
 
 def _block_count_seconds(block: Any, j: int, aj: int, width: int, ny: int, repeats: int) -> float:
-    """The fastest of ``repeats`` runs of a greedy step's counting call on one block
+    """The median of ``repeats`` runs of a greedy step's counting call on one block
     (:func:`fsel.kernels.information_dask._hist_pair`, as the step runs it), timed on
-    the worker holding the block."""
+    the worker holding the block (the median, as for the steps)."""
     from fsel.kernels.information_dask import _hist_pair
 
-    best = float("inf")
+    times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         _hist_pair(block, j, aj, width, ny)
-        best = min(best, time.perf_counter() - t0)
-    return best
+        times.append(time.perf_counter() - t0)
+    return float(statistics.median(times))
 
 
 def _empty_table(block: Any, shape: tuple) -> np.ndarray:
@@ -272,7 +272,7 @@ def dask_step_ratio(client: Any, Xd: Any, yd: Any, repeats: int = 10) -> dict[st
         total = 0.0
         for b in blocks:
             fut = client.submit(
-                _block_count_seconds, b, j, aj, table.width, ny, 5, workers=[w], pure=False
+                _block_count_seconds, b, j, aj, table.width, ny, 7, workers=[w], pure=False
             )
             total += fut.result()
         per_worker.append(total)
@@ -471,13 +471,15 @@ def _markdown(result: dict[str, Any]) -> str:
             f"{a.get('worker_threads', 1)} thread(s), {a['rows']:,} x {N_FEATURES} in chunks "
             f"of {a['chunk_rows']:,} rows",
             "",
-            "Per greedy step against its floor: one worker's count (the step's counting "
-            "call on the blocks one worker holds, alone on the cluster; the largest) plus "
+            "Per greedy step (median) against its floor: one worker's count (the step's "
+            "counting call on the blocks one worker holds, alone on the cluster, median of "
+            "7; the largest over the workers) plus "
             "one reduction round trip (a no-op task per block returning an int32 table of "
-            "the step's shape, gathered and summed on the client). Ratio = step / (count "
-            "+ round trip); strict: with the round trip through the per-worker actors the "
-            "steps use. Futures step: every reduction as one task per block through the "
-            "scheduler (the path used above 8 workers before).",
+            "the step's shape, gathered and summed on the client; median of 10). "
+            "Ratio = step / (count + round trip); strict: with the round trip through "
+            "the per-worker actors the steps use. Futures step: every reduction as one "
+            "task per block through the scheduler (the path used above 8 workers "
+            "before).",
             "",
             "| workers | blocks | fit s | step ms | count ms | round trip ms | actor round "
             "trip ms | ratio | strict ratio | futures step ms | same picks |",
