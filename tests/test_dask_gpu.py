@@ -32,8 +32,6 @@ CASES = [
     ("client", "JMI"),
     ("client", "MRMR"),
     ("client", "CMI"),
-    ("client", "CMIM"),
-    ("binned", "JMI"),
     ("mixed", "JMI"),
 ]
 
