@@ -227,6 +227,37 @@ def _ptx_signatures():
         (ki.pair_z, (a(t.uint8, 2), i64, a(t.uint8, 1), i64, i64, a(t.int32, 1))),
         (ki.transpose_codes, (a(t.int64, 2), a(t.uint8, 2))),
         (ki.column_range, (a(t.uint8, 2), i64, a(i64, 1), a(i64, 1))),
+        *[
+            (
+                ki.hist_rows,
+                (
+                    a(t.uint32, 1),
+                    a(t.uint8, 1),
+                    *([i64] * 6),
+                    a(zt, 1),
+                    b,
+                    b,
+                    a(t.int32, 1),
+                    i64,
+                    i64,
+                    i64,
+                    hist,
+                ),
+            )
+            for zt in (t.uint8, t.int32)
+        ],
+        *[
+            (
+                ki.hist_rows_global,
+                (a(t.uint8, 1), *[i64] * 4, a(zt, 1), b, b, a(t.int32, 1), i64, hist),
+            )
+            for zt in (t.uint8, t.int32)
+        ],
+        (ki.zero_cells, (hist,)),
+        (ki.byte_counts, (a(t.uint8, 1), a(i64, 1))),
+        (ki.column_rows, (a(t.uint8, 1), i64, i64, i64, a(t.uint8, 1))),
+        (ki.narrow_codes, (t.Array(t.int64, 2, "A"), a(t.uint8, 2))),
+        (ki.narrow_codes, (t.Array(t.boolean, 2, "A"), a(t.uint8, 2))),
         (kr.transpose, (a(f64, 2), a(f64, 2))),
         (kr.distances, (a(f64, 2), a(f64, 2), b, a(f64, 2))),
         (
