@@ -14,7 +14,15 @@ import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
+from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray  # noqa: E402
+
 import fsel  # noqa: E402
+
+# numba's simulated device arrays lack ``__cuda_array_interface__``: give them one, so
+# that a fit on them takes the path of codes already on a GPU (as a real device array)
+FakeCUDAArray.__cuda_array_interface__ = property(
+    lambda self: {"shape": self.shape, "typestr": self._ary.dtype.str, "version": 3}
+)
 from fsel.kernels.information import InformationTable  # noqa: E402
 
 INFORMATION = [
@@ -48,6 +56,47 @@ def pair(cls, X, y, **kw):
     return {"cpu": fitted(cpu), "gpu": fitted(gpu), "timings": sorted(gpu.timings_)}
 
 
+#: codes already on the GPU, read in place (GpuRowTable), against the CPU: (name,
+#: rows, features, levels, classes, criterion, X dtype, y dtype, y on the GPU, k)
+ROW_CASES = [
+    ("rows-JMI-odd", 37, 7, 5, 2, "JMI", np.uint8, np.int8, False, 3),  # K % 4 != 0
+    ("rows-CMI", 31, 6, 3, 3, "CMI", np.uint8, np.int8, True, 3),  # Z from the host
+    ("rows-MRMR-int64", 29, 5, 3, 3, "MRMR", np.int64, np.int64, True, 3),  # narrowed
+    ("rows-JMIM-bool", 23, 5, 2, 2, "JMIM", np.uint8, np.bool_, True, 2),
+    ("rows-JMI-50-classes", 26, 5, 3, 50, "JMI", np.uint8, np.uint8, False, 2),  # range pass
+    ("rows-DISR-wide", 21, 4, 80, 2, "DISR", np.uint8, np.int8, False, 2),  # global kernel
+]
+
+
+def row_table_cases() -> dict[str, object]:
+    """Each of :data:`ROW_CASES`: the CPU fit on the host array against the GPU fit
+    on the codes put on the (simulated) GPU; feature 1 has a single level, the labels
+    are negative where their dtype allows (int8 255 is -1: the lookup table)."""
+    from numba import cuda
+
+    out: dict[str, object] = {}
+    rng = np.random.default_rng(7)
+    for name, n, d, levels, ny, crit, xdt, ydt, ydev, k in ROW_CASES:
+        X = rng.integers(0, levels, size=(n, d))
+        X[:, 1] = levels - 1  # a single-level column
+        X[:, 3] = np.where(rng.random(n) < 0.6, X[:, 0], X[:, 3])
+        y = (X[:, 0] + rng.integers(0, 2, n)) % ny
+        if np.dtype(ydt).kind == "i":
+            y = y - 1  # a negative label
+        y = y.astype(ydt)
+        cls = getattr(fsel, crit)
+        cpu = cls(k, discretize=None).fit(X, y)
+        dy = cuda.to_device(y) if ydev else y
+        gpu = cls(k, discretize=None, device="cuda").fit(cuda.to_device(X.astype(xdt)), dy)
+        out[name] = {"cpu": fitted(cpu), "gpu": fitted(gpu)}
+        for est, key in ((cpu, "cpu"), (gpu, "gpu")):
+            out[name][key]["n_levels_"] = est.n_levels_.tolist()
+            out[name][key]["classes_"] = est.classes_.tolist()
+        out[name]["timings"] = sorted(gpu.timings_)
+        out[name]["max_plus_one"] = (X.max(axis=0) + 1).tolist()  # codes taken as given
+    return out
+
+
 def main() -> None:
     from numba import cuda
 
@@ -76,6 +125,7 @@ def main() -> None:
         "relevance": [ref.relevance.tolist(), streamed.relevance.tolist()],
         "joint_mi": [ref.pair_terms(2).joint_mi.tolist(), streamed.pair_terms(2).joint_mi.tolist()],
     }
+    res.update(row_table_cases())
     # the Relief family: floats, two classes
     rng = np.random.default_rng(2)
     Xr = rng.random((40, 5))

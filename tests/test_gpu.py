@@ -77,6 +77,25 @@ def test_codes_already_on_the_gpu_give_the_host_selection(simulated):
     )
 
 
+ROW_CASES = [
+    "rows-JMI-odd", "rows-CMI", "rows-MRMR-int64", "rows-JMIM-bool", "rows-JMI-50-classes",
+    "rows-DISR-wide",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ROW_CASES)
+def test_codes_read_in_place_on_the_gpu_select_what_the_cpu_selects(simulated, case):
+    """The row-major table (codes read where they are, labels coded by a lookup in the
+    kernels): the CPU's picks, scores, levels and classes; edge cases in the names."""
+    r = simulated[case]
+    assert r["gpu"]["order"] == r["cpu"]["order"]
+    np.testing.assert_allclose(r["gpu"]["scores"], r["cpu"]["scores"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(r["gpu"]["relevance_"], r["cpu"]["relevance_"], rtol=0, atol=1e-12)
+    assert r["gpu"]["n_levels_"] == r["max_plus_one"]
+    assert r["gpu"]["classes_"] == r["cpu"]["classes_"]
+    assert {"labels_s", "layout_s", "table_s", "relevance_s"} <= set(r["timings"])
+
+
 def test_a_table_over_the_gpu_budget_streams_in_row_blocks(simulated):
     s = simulated["streamed"]
     assert not s["resident"] and s["blocks"] > 1

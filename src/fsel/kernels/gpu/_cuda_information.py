@@ -84,7 +84,7 @@ def hist_global(codes, z, packed, n, nz, hist):
     stride = cuda.gridDim.x * cuda.blockDim.x
     while r < n:
         zr = (z[r >> 2] >> ((r & 3) * 8)) & 0xFF if packed else z[r]
-        cuda.atomic.add(hist, (k, codes[k, r] * nz + zr), 1)
+        cuda.atomic.add(hist, (k, np.int32(codes[k, r]) * nz + zr), 1)
         r += stride
 
 
@@ -95,7 +95,7 @@ def pair_z(codes, j, y, mult, n, out):
     r = cuda.grid(1)
     stride = cuda.gridsize(1)
     while r < n:
-        out[r] = codes[j, r] * mult + y[r]
+        out[r] = np.int32(codes[j, r]) * mult + y[r]
         r += stride
 
 

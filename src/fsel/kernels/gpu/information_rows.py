@@ -45,6 +45,7 @@ from fsel.kernels.gpu.information import (
     NlognTable,
     _launch,
     _n_sm,
+    as_device_array,
     device_codes_from_samples,
     encode_labels,
     is_device_array,
@@ -161,7 +162,7 @@ def device_labels(y: Any, n: int, name: str) -> _DeviceLabels | None:
 
     dev = host = dtype = None
     if is_device_array(y):
-        yd = cuda.as_cuda_array(y)
+        yd = as_device_array(y)
         dt = np.dtype(yd.dtype)
         if yd.ndim == 1 and dt.itemsize == 1 and dt.kind in "iub" and yd.is_c_contiguous():
             dev, dtype = yd, dt
@@ -205,7 +206,7 @@ def rows_from_device(X: Any, name: str) -> Any:
 
     from fsel.kernels.gpu import _cuda_information as kern
 
-    X = cuda.as_cuda_array(X)
+    X = as_device_array(X)
     if X.ndim != 2:
         raise ValueError(f"{name}: X on the GPU must be 2-D, got {X.ndim} dimension(s)")
     dt = np.dtype(X.dtype)
@@ -423,9 +424,7 @@ def _feature_major_table(X: Any, y: Any, estimator: str, name: str) -> tuple[Any
     :class:`~fsel.kernels.gpu.information.GpuInformationTable`."""
     t0 = time.perf_counter()
     if is_device_array(y):
-        from numba import cuda
-
-        y = cuda.as_cuda_array(y).copy_to_host()
+        y = as_device_array(y).copy_to_host()
     y = np.asarray(y)
     if y.ndim != 1 or y.size != X.shape[0]:
         raise ValueError(f"{name}: y must be 1-D with one label per row of X")
@@ -460,7 +459,7 @@ def device_table(
     """
     from numba import cuda
 
-    X = cuda.as_cuda_array(X)
+    X = as_device_array(X)
     if _VARIANT == "features" or X.ndim != 2:
         return _feature_major_table(X, y, estimator, name)
     t0 = time.perf_counter()
