@@ -115,6 +115,12 @@ def main() -> None:
     # codes already on the GPU (sample-major uint8)
     gpu = fsel.JMI(3, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
     res["JMI-device-array"] = {"gpu": fitted(gpu)}
+    from fsel.kernels.gpu import information_rows
+
+    information_rows._VARIANT = "features"  # the feature-major table (before)
+    gpu = fsel.JMI(3, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
+    information_rows._VARIANT = "rows"
+    res["JMI-device-array-features"] = {"gpu": fitted(gpu)}
     # a table larger than its GPU budget streams through in row blocks
     codes = np.ascontiguousarray(X.T.astype(np.uint8))
     ref = InformationTable(codes, np.full(X.shape[1], 4), y)
