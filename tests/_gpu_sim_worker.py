@@ -97,6 +97,43 @@ def row_table_cases() -> dict[str, object]:
     return out
 
 
+def gpu_scaling_cases() -> dict[str, object]:
+    """ReliefF's set-up on the GPU: the columns' order statistics (ties, a -0.0, an
+    infinite value) against a sort, and the matrix scaled and sorted by class there
+    against :func:`fsel.kernels.scaling.scale_dense` of the rows in class order (a
+    constant column, a column whose quantiles coincide, negative values)."""
+    from numba import cuda
+
+    from fsel.kernels.gpu.relief import GpuScaledSamples, order_statistics_gpu
+    from fsel.kernels.scaling import scale_dense
+
+    rng = np.random.default_rng(3)
+    x = np.round(rng.standard_normal((3, 41)) * 3, 1)
+    x[1, :30] = 0.0
+    x[1, 3] = -0.0
+    x[2, 5] = -np.inf
+    ranks = np.array([0, 40, 2, 3, 37, 38])
+    out: dict[str, object] = {
+        "order-statistics": {
+            "gpu": order_statistics_gpu(cuda.to_device(x), ranks).tolist(),
+            "sorted": np.sort(x, axis=1)[:, ranks].tolist(),
+        }
+    }
+    v = rng.standard_normal((43, 4)) * 5
+    v[:, 1] = 2.5  # constant
+    v[:, 2] = np.where(rng.random(43) < 0.95, -1.0, v[:, 2])  # q05 == q95: range rule
+    y = rng.integers(0, 3, 43)
+    for scaling in ("range", "robust"):
+        gpu = GpuScaledSamples(v, y, scaling)
+        want, constant = scale_dense(v, scaling)
+        out[f"scaled-{scaling}"] = {
+            "gpu": gpu.xt.copy_to_host().T.tolist(),
+            "cpu": want[np.argsort(y, kind="stable")].tolist(),
+            "constant": [gpu.constant.tolist(), constant.tolist()],
+        }
+    return out
+
+
 def main() -> None:
     from numba import cuda
 
@@ -151,6 +188,7 @@ def main() -> None:
     res["MultiSURF-euclidean"] = pair(
         fsel.MultiSURF, Xr, yr, random_state=6, metric="euclidean", **sampled
     )
+    res.update(gpu_scaling_cases())
     json.dump(res, sys.stdout)
 
 

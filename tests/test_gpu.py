@@ -63,8 +63,8 @@ def test_gpu_selects_what_the_cpu_selects(simulated, case):
 @pytest.mark.parametrize("case", COMPARED + RELIEF)
 def test_gpu_fit_reports_its_timings(simulated, case):
     want = ["count_s", "select_s", "setup_s", "transfer_s"]
-    if case in RELIEF:
-        want = ["search_s", "transfer_s"]
+    if case in RELIEF:  # ReliefF scales and sorts on the GPU: scale_s
+        want = ["scale_s"] * case.startswith("ReliefF") + ["search_s", "transfer_s"]
     assert simulated[case]["timings"] == want
 
 
@@ -95,6 +95,20 @@ def test_codes_read_in_place_on_the_gpu_select_what_the_cpu_selects(simulated, c
     assert r["gpu"]["n_levels_"] == r["max_plus_one"]
     assert r["gpu"]["classes_"] == r["cpu"]["classes_"]
     assert {"labels_s", "layout_s", "table_s", "relevance_s"} <= set(r["timings"])
+
+
+def test_order_statistics_on_the_gpu_are_those_of_a_sort(simulated):
+    r = simulated["order-statistics"]
+    assert r["gpu"] == r["sorted"]
+
+
+@pytest.mark.parametrize("scaling", ["range", "robust"])
+def test_relieff_scaling_on_the_gpu_is_the_cpu_rule(simulated, scaling):
+    """The GPU's scaled, class-sorted matrix is scale_dense's in class order: the
+    same operations on the same numbers, so equal bit for bit."""
+    r = simulated[f"scaled-{scaling}"]
+    assert r["gpu"] == r["cpu"]
+    assert r["constant"][0] == r["constant"][1]
 
 
 def test_a_table_over_the_gpu_budget_streams_in_row_blocks(simulated):
@@ -289,6 +303,9 @@ def _ptx_signatures():
         (kr.radius_weights, (a(f64, 2), a(i64, 1), a(f64, 1), a(i64, 1), a(f64, 2))),
         (kr.weighted_absdiff, (a(f64, 2), a(f64, 2), a(f64, 2), a(f64, 2))),
         (kr.sqrt_inplace, (a(f64, 2),)),
+        (kr.radix_counts, (a(t.uint64, 2), a(t.uint64, 2), t.uint64, t.uint64, a(i64, 3))),
+        (kr.scale_sorted, (a(f64, 2), a(i64, 1), *[a(f64, 1)] * 4, a(f64, 2))),
+        (kr.gather_rows, (a(f64, 2), a(i64, 1), a(f64, 2))),
     ]
 
 
