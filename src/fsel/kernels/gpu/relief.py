@@ -34,6 +34,9 @@ THREADS = 8 if _SIMULATOR else 256
 SELECT_THREADS = 8 if _SIMULATOR else 128
 #: bytes of distance rows in flight on the GPU
 DISTANCE_BYTES = 1 << 30
+#: whether ReliefF scales and sorts on the GPU (:class:`GpuScaledSamples`); False: on
+#: the host as before (private, for benchmarks/bench_gpu.py's side-by-side timing)
+_SCALE_ON_GPU = True
 
 
 class GpuSamples:

@@ -464,9 +464,12 @@ class BaseRelief(SelectorCore):
         """Whether this fit scales and sorts on the GPU: ``device_ == "cuda"``, an
         estimator that can, classes, no holes, no nominal column, range or robust
         scaling."""
+        if not (self._gpu_scaling and getattr(self, "device_", "cpu") == "cuda"):
+            return False
+        from fsel.kernels.gpu import relief
+
         return (
-            self._gpu_scaling
-            and getattr(self, "device_", "cpu") == "cuda"
+            relief._SCALE_ON_GPU
             and self._target_kind == "classification"
             and holes is None
             and not nominal.any()
