@@ -6,17 +6,25 @@ One prepared run for a machine with a CUDA GPU (numba's CUDA target), in one pro
    table of :func:`bench_dask.make_chunk`, default 20,000,000 rows): the CPU with
    ``n_jobs=1`` and with every core, and the GPU with the codes already on it (the
    host-to-GPU copy timed apart) and from the host array (what ``fit(X, y)`` on a
-   numpy array costs, its validation and coding on the CPU included). The selections
-   and scores must agree (checked at full size: identical picks, scores to 1e-9).
+   numpy array costs, its validation and coding on the CPU included). With the codes
+   on the GPU, the tables side by side (:data:`VARIANTS`): read in place
+   (``GpuRowTable``, the default), the same with 16-bit shared counts, and the
+   feature-major copy of before; and the default with ``y`` on the GPU too. Each
+   reports its set-up phases (``timings_``: labels, layout, table, relevance) and its
+   greedy step. The selections and scores must agree (checked at full size:
+   identical picks, scores to 1e-9).
 2. **Every CLM criterion** (MIM, MIFS, mRMR, JMI, CMIM, DISR, ICAP, CIFE, CondRed,
-   BetaGamma, JMIM) on the GPU, the same data already there, ``k = 20`` (target: each
-   within 2x of JMI); CMI with ``k = 4`` (its conditioning joint has ``10^t`` states at
-   step ``t``, so its histograms grow with every pick).
+   BetaGamma, JMIM) on the GPU, the same data already there, ``k = 20``, on each table
+   (target: each within 2x of JMI; the picks of the tables must agree); CMI with ``k =
+   4`` (its conditioning joint has ``10^t`` states at step ``t``, so its histograms
+   grow with every pick).
 3. **ReliefF** (``n_neighbors=10``, Manhattan) on ``1,000,000 x 100`` floats with
    1,000 references on the GPU, against one CPU core timed on ``--cpu-refs``
    references (default 100) and scaled linearly to 1,000 (its cost is linear in the
    references: one pass over the table each); the GPU and the CPU fits on the same
-   ``--cpu-refs`` references must give the same features (checked).
+   ``--cpu-refs`` references must give the same features (checked). The GPU fits run
+   twice: with the scaling and the sort by class on the GPU (the default) and on the
+   host (before).
 
 4. **SURF and MultiSURF** with ``--cpu-refs`` references on a tenth of the Relief
    rows: one CPU core against the GPU, the same features (checked).
@@ -37,7 +45,8 @@ used through their logic classes, which need neither scikit-learn nor scipy.
 
 Run (from the repository root)::
 
-    python benchmarks/bench_gpu.py            # full size (about 3 minutes on an H200)
+    python benchmarks/bench_gpu.py            # full size (3-4 min on an H200 before
+                                              # the side-by-side runs were added)
     python benchmarks/bench_gpu.py --quick    # 2,000,000 rows, 100,000 Relief rows
 
 Results go to ``benchmarks/results/gpu[_quick].{json,md}``. Explicit sizes
@@ -212,12 +221,14 @@ def part_jmi(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
 
 
 #: the tables of codes already on the GPU compared side by side: (``_VARIANT``, run)
-VARIANTS = (("rows", "gpu"), ("features", "gpu_features"))
+VARIANTS = (("rows", "gpu"), ("rows16", "gpu_rows16"), ("features", "gpu_features"))
 
 
 def set_variant(variant: str) -> None:
     """Which table a fit on codes already on the GPU builds: ``"rows"`` (read in place,
-    the default) or ``"features"`` (the feature-major copy and kernels before)."""
+    the default), ``"rows16"`` (the same, two 16-bit counts per shared-memory word:
+    every feature of a 10-level table in one block) or ``"features"`` (the
+    feature-major copy and kernels before)."""
     from fsel.kernels.gpu import information_rows
 
     information_rows._VARIANT = variant
@@ -288,7 +299,7 @@ def part_criteria(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> 
                     fit = cls(kk, discretize=None, device="cuda").fit
                     est, sec = timed(lambda fit=fit: fit(dX, y))
                     best = sec if best is None else min(best, sec)
-                key = "fit_s" if variant == "rows" else "features_fit_s"
+                key = "fit_s" if variant == "rows" else f"{variant}_fit_s"
                 out[name][key] = best
                 out[name][f"{variant}_order"] = est.selection_order_.tolist()
                 say(f"  {name}({kk}) on the GPU, table {variant!r}: {best * 1e3:.1f} ms")
@@ -298,7 +309,7 @@ def part_criteria(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> 
             finally:
                 set_variant("rows")
         orders = [out[name].get(f"{v}_order") for v, _ in VARIANTS]
-        out[name]["same_selection"] = None not in orders and orders[0] == orders[1]
+        out[name]["same_selection"] = None not in orders and all(o == orders[0] for o in orders)
     jmi = out.get("JMI", {}).get("fit_s")
     if jmi:
         for name, r in out.items():
@@ -458,6 +469,7 @@ def markdown(res: dict[str, Any]) -> str:
         ]
         notes = {
             "gpu": "X already on the GPU, read in place (row-major table)",
+            "gpu_rows16": "X already on the GPU, read in place, 16-bit shared counts",
             "gpu_features": "X already on the GPU, feature-major copy (the table before)",
             "gpu_y_on_gpu": "X and y already on the GPU, read in place",
         }
@@ -516,9 +528,9 @@ def markdown(res: dict[str, Any]) -> str:
         lines += [
             f"## Every criterion on the GPU ({cr['rows']:,} rows, data on the GPU)",
             "",
-            "| criterion | k | whole fit (codes read in place) | feature-major table (before) "
-            "| vs JMI | same picks |",
-            "|---|---:|---:|---:|---:|---|",
+            "| criterion | k | whole fit (codes read in place) | read in place, 16-bit counts "
+            "| feature-major table (before) | vs JMI | same picks |",
+            "|---|---:|---:|---:|---:|---:|---|",
         ]
 
         def cell(r: dict, key: str, variant: str) -> str:
@@ -530,6 +542,7 @@ def markdown(res: dict[str, Any]) -> str:
             vs = f"{r['vs_jmi']:.2f}x" if "vs_jmi" in r else "-"
             lines.append(
                 f"| {name} | {r['k']} | {cell(r, 'fit_s', 'rows')} | "
+                f"{cell(r, 'rows16_fit_s', 'rows16')} | "
                 f"{cell(r, 'features_fit_s', 'features')} | {vs} | {r.get('same_selection')} |"
             )
         lines.append("")

@@ -65,6 +65,7 @@ ROW_CASES = [
     ("rows-JMIM-bool", 23, 5, 2, 2, "JMIM", np.uint8, np.bool_, True, 2),
     ("rows-JMI-50-classes", 26, 5, 3, 50, "JMI", np.uint8, np.uint8, False, 2),  # range pass
     ("rows-DISR-wide", 21, 4, 80, 2, "DISR", np.uint8, np.int8, False, 2),  # global kernel
+    ("rows-JMI-40-features", 19, 42, 2, 2, "JMI", np.uint8, np.int8, False, 2),  # wpr > threads
 ]
 
 
@@ -154,10 +155,17 @@ def main() -> None:
     res["JMI-device-array"] = {"gpu": fitted(gpu)}
     from fsel.kernels.gpu import information_rows
 
-    information_rows._VARIANT = "features"  # the feature-major table (before)
-    gpu = fsel.JMI(3, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
+    for variant in ("features", "rows16"):  # the feature-major table (before); 16-bit
+        information_rows._VARIANT = variant
+        dX = cuda.to_device(X.astype(np.uint8))
+        gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
+        res[f"JMI-device-array-{variant}"] = {"gpu": fitted(gpu)}
+    # 16-bit counts with at most 16 rows a block: the grid grows to keep counts exact
+    information_rows.HALF_MAX_ROWS = 16
+    gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
+    res["JMI-device-array-rows16-small-blocks"] = {"gpu": fitted(gpu)}
+    information_rows.HALF_MAX_ROWS = 65535
     information_rows._VARIANT = "rows"
-    res["JMI-device-array-features"] = {"gpu": fitted(gpu)}
     # a table larger than its GPU budget streams through in row blocks
     codes = np.ascontiguousarray(X.T.astype(np.uint8))
     ref = InformationTable(codes, np.full(X.shape[1], 4), y)

@@ -68,10 +68,20 @@ def test_gpu_fit_reports_its_timings(simulated, case):
     assert simulated[case]["timings"] == want
 
 
-@pytest.mark.parametrize("case", ["JMI-device-array", "JMI-device-array-features"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "JMI-device-array",
+        "JMI-device-array-features",
+        "JMI-device-array-rows16",
+        "JMI-device-array-rows16-small-blocks",
+    ],
+)
 def test_codes_already_on_the_gpu_give_the_host_selection(simulated, case):
     """Codes on the GPU, read in place (the default) or copied feature-major first
-    (the previous table, kept for side-by-side timing): the CPU's picks and scores."""
+    (the previous table, kept for side-by-side timing), or with two 16-bit counts per
+    shared word (the grid sized so that no block counts more than HALF_MAX_ROWS rows,
+    here forced to 16): the CPU's picks and scores."""
     assert simulated[case]["gpu"]["order"] == simulated["JMI"]["cpu"]["order"]
     np.testing.assert_allclose(
         simulated[case]["gpu"]["scores"], simulated["JMI"]["cpu"]["scores"], atol=1e-12
@@ -80,7 +90,7 @@ def test_codes_already_on_the_gpu_give_the_host_selection(simulated, case):
 
 ROW_CASES = [
     "rows-JMI-odd", "rows-CMI", "rows-MRMR-int64", "rows-JMIM-bool", "rows-JMI-50-classes",
-    "rows-DISR-wide",
+    "rows-DISR-wide", "rows-JMI-40-features",
 ]  # fmt: skip
 
 
@@ -275,6 +285,7 @@ def _ptx_signatures():
                     i64,
                     i64,
                     i64,
+                    b,
                     hist,
                 ),
             )

@@ -17,14 +17,17 @@ from fsel.kernels.gpu.information_rows import ROW_THREADS, byte_classes, row_gro
     n_features=st.integers(1, 700),
     cells=st.integers(1, 20_000),
     budget=st.integers(64, 12_032),
+    half=st.booleans(),
 )
-def test_row_groups_cover_every_feature_within_the_shared_budget(n_features, cells, budget):
-    plan = row_groups(n_features, cells, budget)
-    if cells > budget:
+def test_row_groups_cover_every_feature_within_the_shared_budget(n_features, cells, budget, half):
+    per_word = 2 if half else 1
+    plan = row_groups(n_features, cells, budget, half=half)
+    if cells > budget * per_word:
         assert plan is None
         return
     group, n_groups, wpr, n_sub = plan
-    assert group * cells * n_sub <= budget  # the block's shared histograms fit
+    words = -(-group * cells // per_word)
+    assert words * n_sub <= budget  # the block's shared histograms fit
     assert 1 <= n_sub <= max(1, ROW_THREADS // 32)
     assert n_groups * group >= n_features > (n_groups - 1) * group  # no empty block
     # every row's span of every group lies in at most wpr 4-byte words

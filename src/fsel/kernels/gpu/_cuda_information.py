@@ -167,7 +167,9 @@ LUT_SIZE = 256
 
 
 @cuda.jit(cache=True)
-def hist_rows(words, xb, n, K, group, wpr, j, mult, z, has_z, use_lut, lut, nz, cells, n_sub, hist):
+def hist_rows(
+    words, xb, n, K, group, wpr, j, mult, z, has_z, use_lut, lut, nz, cells, n_sub, half, hist
+):
     """Joint histograms of ``(Xk, Z)`` from row-major ``uint8`` codes, in shared memory.
 
     ``hist[k, x * nz + Z[r]] += #{r < n : X[r, k] = x}`` for the ``group`` features
@@ -187,9 +189,12 @@ def hist_rows(words, xb, n, K, group, wpr, j, mult, z, has_z, use_lut, lut, nz, 
     consecutive rows (coalesced) and its atomic adds mostly go to different
     features' histograms. The block's ``group x cells`` histogram lives in shared
     memory (``n_sub`` copies, warp ``w`` writing copy ``w % n_sub``; launched with
-    ``4 * group * cells * n_sub`` bytes), and is added to ``hist`` at the end, one
-    global atomic add per non-empty cell per block. The labels' lookup table
-    (:data:`LUT_SIZE` entries) is copied to shared memory first.
+    4 bytes per word of them), and is added to ``hist`` at the end, one global atomic
+    add per non-empty cell per block. With ``half``, two cells share a 32-bit word
+    (cell ``c`` in bits ``16 (c % 2)`` of word ``c // 2``, counted by adding ``1 <<
+    16 (c % 2)``): half the shared memory, so more features per block, exact as long
+    as no block counts more than 65535 rows (the host sizes the grid so). The labels'
+    lookup table (:data:`LUT_SIZE` entries) is copied to shared memory first.
     """
     sh = cuda.shared.array(0, _I32)
     lsh = cuda.shared.array(LUT_SIZE, np.int32)
@@ -200,6 +205,8 @@ def hist_rows(words, xb, n, K, group, wpr, j, mult, z, has_z, use_lut, lut, nz, 
     if nf > group:
         nf = group
     size = group * cells
+    if half:
+        size = (size + 1) // 2  # words per copy
     for c in range(tid, size * n_sub, nt):
         sh[c] = 0
     if use_lut:
@@ -239,13 +246,21 @@ def hist_rows(words, xb, n, K, group, wpr, j, mult, z, has_z, use_lut, lut, nz, 
                     fl = w * 4 + i - b0
                     if fl >= 0 and fl < nf:
                         x = (word >> np.uint32(8 * i)) & np.uint32(0xFF)
-                        cuda.atomic.add(sh, base + fl * cells + x * nz + zv, 1)
+                        cell = fl * cells + x * nz + zv
+                        if half:
+                            one = np.int32(1) << np.int32((cell & 1) * 16)
+                            cuda.atomic.add(sh, base + (cell >> 1), one)
+                        else:
+                            cuda.atomic.add(sh, base + cell, 1)
             r += cuda.gridDim.x * tile
     cuda.syncthreads()
     for c in range(tid, nf * cells, nt):
         tot = 0
         for s in range(n_sub):
-            tot += sh[s * size + c]
+            if half:
+                tot += (sh[s * size + (c >> 1)] >> ((c & 1) * 16)) & 0xFFFF
+            else:
+                tot += sh[s * size + c]
         if tot:
             fl = c // cells
             cuda.atomic.add(hist, (f0 + fl, c - fl * cells), tot)

@@ -54,7 +54,8 @@ from fsel.kernels.gpu.information import (
 
 __all__ = ["GpuRowTable", "byte_classes", "device_table", "row_groups"]
 
-#: which table :func:`device_table` builds: ``"rows"`` (:class:`GpuRowTable`) or
+#: which table :func:`device_table` builds: ``"rows"`` (:class:`GpuRowTable`),
+#: ``"rows16"`` (the same with two 16-bit counts per shared word, ``packed16``) or
 #: ``"features"`` (the feature-major copy and kernels of
 #: :mod:`fsel.kernels.gpu.information`); private, for benchmarks/bench_gpu.py
 _VARIANT = "rows"
@@ -70,12 +71,18 @@ ROW_THREADS = 8 if SIMULATOR else 512
 ROW_BLOCKS_PER_SM = 4
 
 
-def row_groups(n_features: int, cells: int, budget: int = ROW_SHARED_CELLS) -> Any:
+#: rows one block of the packed (16-bit) row kernel may count: a cell's count must fit
+HALF_MAX_ROWS = 65535
+
+
+def row_groups(
+    n_features: int, cells: int, budget: int = ROW_SHARED_CELLS, half: bool = False
+) -> Any:
     """How :func:`~fsel.kernels.gpu._cuda_information.hist_rows` splits the features:
     ``(group, n_groups, wpr, n_sub)`` (features per block, blocks along the features,
     4-byte words a row's span of a group can touch, shared copies of the
     histograms), or None when one feature's ``cells``-cell histogram does not fit
-    ``budget`` shared cells.
+    ``budget`` 32-bit shared words (``half``: two 16-bit cells a word).
 
     The groups are as even as possible and a multiple of 4 features where several fit
     (a row's span is then whole words when ``n_features`` is a multiple of 4).
@@ -88,9 +95,12 @@ def row_groups(n_features: int, cells: int, budget: int = ROW_SHARED_CELLS) -> A
     (8, 1, 3, 16)
     >>> row_groups(5, 20_000) is None
     True
+    >>> row_groups(100, 200, half=True)  # 16-bit cells: every feature in one block
+    (100, 1, 25, 1)
     """
     n_features = max(n_features, 1)
-    fit = budget // max(cells, 1)
+    per_word = 2 if half else 1
+    fit = budget * per_word // max(cells, 1)
     if fit < 1:
         return None
     if fit >= 4:
@@ -103,7 +113,7 @@ def row_groups(n_features: int, cells: int, budget: int = ROW_SHARED_CELLS) -> A
     aligned = n_features % 4 == 0 and group % 4 == 0
     wpr = group // 4 if aligned else (group + 6) // 4
     warps = max(1, ROW_THREADS // 32)
-    n_sub = max(1, min(warps, budget // (group * cells)))
+    n_sub = max(1, min(warps, budget // -(-group * cells // per_word)))
     return group, n_groups, wpr, n_sub
 
 
@@ -282,6 +292,11 @@ class GpuRowTable(GpuInformationTable):
     labels : _DeviceLabels
         ``y`` on the GPU (:func:`device_labels`).
     estimator : {"plugin", "miller_madow"}
+    packed16 : bool
+        Two 16-bit counts per 32-bit shared-memory word (``half`` of
+        :func:`~fsel.kernels.gpu._cuda_information.hist_rows`): more features per
+        block (each row read by fewer blocks), the grid sized so that no block
+        counts more than :data:`HALF_MAX_ROWS` rows. The same counts.
 
     Attributes
     ----------
@@ -291,12 +306,20 @@ class GpuRowTable(GpuInformationTable):
         Seconds of the counting passes (kernels and copying counts back).
     """
 
-    def __init__(self, codes: Any, labels: _DeviceLabels, *, estimator: str = "plugin") -> None:
+    def __init__(
+        self,
+        codes: Any,
+        labels: _DeviceLabels,
+        *,
+        estimator: str = "plugin",
+        packed16: bool = False,
+    ) -> None:
         from numba import cuda
 
         if estimator not in ("plugin", "miller_madow"):
             raise ValueError(f"estimator must be 'plugin' or 'miller_madow', got {estimator!r}")
         self.count_seconds = 0.0
+        self._half = bool(packed16)
         self._labels = labels
         self._y_host: np.ndarray | None = None
         self._hist: Any = None
@@ -335,7 +358,7 @@ class GpuRowTable(GpuInformationTable):
         range pass first where that histogram is too large for shared memory)."""
         ny = self.n_classes
         K = self.n_features
-        if row_groups(K, 256 * ny) is not None or K == 0:
+        if row_groups(K, 256 * ny, half=self._half) is not None or K == 0:
             self.n_levels = np.full(K, 256, dtype=np.int64)
             full = self._counts(ny, row=(-1, 0, True))
             seen = full.reshape(K, 256, ny).sum(axis=2) > 0
@@ -392,22 +415,26 @@ class GpuRowTable(GpuInformationTable):
             hist = self._hist = cuda.device_array((K, cells), dtype=np.int32)
         zb = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-K * cells // 256)))
         _launch(kern.zero_cells, zb, 8 if SIMULATOR else 256, hist)
-        plan = row_groups(K, cells)
+        half = self._half
+        plan = row_groups(K, cells, half=half)
         cd = self.codes
         if plan is not None and n and K:
             group, n_groups, wpr, n_sub = plan
             tile = max(1, ROW_THREADS // wpr)
-            gx = max(1, min(-(-n // tile), ROW_BLOCKS_PER_SM * _n_sm() // n_groups))
+            tiles = -(-n // tile)
+            gx = max(1, min(tiles, ROW_BLOCKS_PER_SM * _n_sm() // n_groups))
             if SIMULATOR:  # two blocks: the grid stride and the merge are exercised
                 gx = min(gx, 2)
+            if half:  # no block counts more than HALF_MAX_ROWS rows
+                gx = max(gx, -(-tiles // max(1, HALF_MAX_ROWS // tile)))
             args = (cd.words, cd.flat, n, K, group, wpr, j, mult, zsrc, has_z, use_lut)
             _launch(
                 kern.hist_rows,
                 (gx, n_groups),
                 ROW_THREADS,
                 *args,
-                *(self._lut_dev, nz, cells, n_sub, hist),
-                shared=4 * group * cells * n_sub,
+                *(self._lut_dev, nz, cells, n_sub, half, hist),
+                shared=4 * n_sub * -(-group * cells // (2 if half else 1)),
             )
         elif n and K:
             blocks = 2 if SIMULATOR else max(1, min(32 * _n_sm(), -(-n * K // 256)))
@@ -473,7 +500,7 @@ def device_table(
     cuda.synchronize()
     t_layout = time.perf_counter() - t0
     t0 = time.perf_counter()
-    info = GpuRowTable(codes, labels, estimator=estimator)
+    info = GpuRowTable(codes, labels, estimator=estimator, packed16=_VARIANT == "rows16")
     info.setup_seconds = {
         "labels_s": t_labels,
         "layout_s": t_layout,
