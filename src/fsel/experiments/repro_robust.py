@@ -36,8 +36,9 @@ Protocol, written down here:
   ``quantile``/5, ``quantile``/``auto`` and ``uniform``/``auto`` (``n_bins="auto"``,
   :func:`fsel.kernels.binning.auto_n_bins`), and ``mi_estimator="knn"`` when this
   version has it. ReliefF: ``range``, ``robust``, ``rank``. Integer columns (designs
-  ``mixed``, ``int-cardinality``): as codes (their int dtype) and as numbers (cast to
-  float, so binned by the rule), for every binning rule. Every setting is passed
+  ``mixed``, ``int-cardinality``): as codes (declared ``categorical``, one level per
+  value) and as numbers (cast to float, so binned by the rule; the default rule
+  since this study), for every binning rule. Every setting is passed
   explicitly, so the study does not depend on the defaults it decides.
 * Scores. Recovery: the share of the three relevant columns among the three picks
   (``n_features_to_select=3``). Ordering: Kendall's tau between the truth ordering of
@@ -168,6 +169,15 @@ def _as_numbers(X: Any) -> Any:
                 X[c] = X[c].astype(np.float64)
         return X
     return np.asarray(X, dtype=np.float64)
+
+
+def _integer_columns(X: Any) -> list[Any]:
+    """The integer columns of ``X`` (names of a DataFrame, else indices): declared
+    ``categorical`` they are taken as codes, one level per value."""
+    if hasattr(X, "dtypes"):
+        return [c for c in X.columns if X[c].dtype.kind in "iu"]
+    X = np.asarray(X)
+    return list(range(X.shape[1])) if X.dtype.kind in "iu" else []
 
 
 def _info_methods() -> dict[str, Callable[..., Any]]:
@@ -406,9 +416,12 @@ def robust_defaults(
                 for family, rule, params in settings:
                     if family == "relief" and how == "numbers":
                         continue  # Relief takes integers as numbers either way
+                    if family == "info" and how == "codes" and design in INTEGER_DESIGNS:
+                        # integer columns are numbers by default: codes must be asked for
+                        params = {**params, "categorical": _integer_columns(Xv)}
                     for m in CRITERIA if family == "info" else ("ReliefF",):
                         parts = {
-                            "protocol": "robust-defaults/generated/1",
+                            "protocol": "robust-defaults/generated/2",
                             "design": design,
                             "n": n,
                             "d": d,
@@ -439,7 +452,7 @@ def robust_defaults(
         for family, rule, params in settings:
             for m in CRITERIA if family == "info" else ("ReliefF",):
                 parts = {
-                    "protocol": "robust-defaults/real/1",
+                    "protocol": "robust-defaults/real/2",
                     "data": array_fingerprint(X, y),
                     "k": k,
                     "method": m,
