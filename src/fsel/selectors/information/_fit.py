@@ -26,6 +26,7 @@ from fsel.kernels.information_sparse import SparseInformationTable
 from fsel.selectors._core import SelectorCore
 from fsel.selectors.information import _knn
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
+from fsel.utils.column_types import code_columns
 from fsel.utils.dask_table import check_dask_table
 from fsel.utils.parallel import effective_n_jobs
 from fsel.utils.progress import Progress
@@ -230,12 +231,12 @@ class InformationSelector(SelectorCore):
             # sparse codes and the O(nnz) table, same engine; a stored NaN is the last
             # level of its column, as missing="level" does densely
             codes, n_levels, edges = discretize_sparse(
-                table.values, table.discrete, self.n_bins, self.discretize
+                table.values, code_columns(table), self.n_bins, self.discretize
             )
         else:
             codes, n_levels, edges = _discretize(
                 table.values,
-                table.discrete,
+                code_columns(table),
                 self.n_bins,
                 self.discretize,
                 table.missing,
@@ -340,7 +341,7 @@ class InformationSelector(SelectorCore):
         info, edges, classes = dask_information_table(
             data.blocks,
             data.y_blocks,
-            data.discrete,
+            data.discrete if self.discretize is None else code_columns(data),
             n_bins=self.n_bins,
             strategy=self.discretize,
             estimator=self.mi_estimator,
