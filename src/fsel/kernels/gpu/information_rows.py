@@ -208,10 +208,19 @@ def device_labels(y: Any, n: int, name: str) -> _DeviceLabels | None:
     return out
 
 
+def _word_aligned(x: Any) -> bool:
+    """Whether a device array starts on a 4-byte boundary (the kernels read it as
+    4-byte words; a slice of a larger array may not). Arrays of numba's simulator,
+    which have no device pointer, count as aligned."""
+    ptr = getattr(x, "device_ctypes_pointer", None)
+    value = getattr(ptr, "value", None)
+    return value is None or value % 4 == 0
+
+
 def rows_from_device(X: Any, name: str) -> Any:
-    """The codes on the GPU as a C-order ``uint8`` ``(n, K)`` matrix: ``X`` itself
-    when it is one, else a range-checked narrowed copy (ValueError for non-integer
-    codes or codes outside ``0..255``)."""
+    """The codes on the GPU as a C-order ``uint8`` ``(n, K)`` matrix starting on a
+    4-byte boundary: ``X`` itself when it is one, else a range-checked narrowed copy
+    (ValueError for non-integer codes or codes outside ``0..255``)."""
     from numba import cuda
 
     from fsel.kernels.gpu import _cuda_information as kern
@@ -224,10 +233,10 @@ def rows_from_device(X: Any, name: str) -> Any:
         raise ValueError(
             f"{name}: X on the GPU must hold integer codes (discretize=None), got dtype {dt}"
         )
-    if dt == np.uint8 and X.is_c_contiguous():
+    if dt == np.uint8 and X.is_c_contiguous() and _word_aligned(X):
         return X
     n, K = X.shape
-    if dt.kind != "b":
+    if dt.kind != "b" and dt != np.uint8:  # (bytes are in range)
         lo = cuda.to_device(np.full(K, np.iinfo(np.int64).max, np.int64))
         hi = cuda.to_device(np.full(K, np.iinfo(np.int64).min, np.int64))
         rows_per = max(256, -(-n // (64 * _n_sm())))
