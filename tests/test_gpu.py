@@ -376,3 +376,41 @@ def test_byte_label_counts_is_bincount():
 
     y = np.random.default_rng(0).integers(0, 256, 1001).astype(np.uint8)
     assert byte_label_counts(y).tolist() == np.bincount(y, minlength=256).tolist()
+
+
+def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path):
+    """The row kernel's grid assumes ROW_BLOCKS_PER_SM blocks of ROW_THREADS threads fit
+    a multiprocessor's 65,536 registers together: ptxas (sm_90) must agree. Needs
+    libNVVM and ptxas (a CUDA toolkit), not a GPU."""
+    import shutil
+
+    pytest.importorskip("numba")
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        pytest.skip("the simulator has no compiler")
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("no ptxas here")
+    try:
+        from numba import cuda
+        from numba import types as t
+
+        cuda.compile_ptx(lambda x: None, t.void(t.int32[:]), cc=(9, 0))
+    except Exception as exc:  # no libNVVM here
+        pytest.skip(f"numba cannot compile CUDA kernels here: {str(exc).splitlines()[0][:80]}")
+    from fsel.kernels.gpu import _cuda_information as ki
+    from fsel.kernels.gpu.information_rows import ROW_BLOCKS_PER_SM, ROW_THREADS
+
+    for kernel, sig in _ptx_signatures():
+        if kernel is not ki.hist_rows:
+            continue
+        ptx, _ = cuda.compile_ptx(kernel.py_func, t.void(*sig), cc=(9, 0))
+        (tmp_path / "k.ptx").write_text(ptx)
+        run = subprocess.run(
+            [ptxas, "-arch=sm_90", "-v", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.o")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+        registers = int(run.stderr.split("Used ")[1].split(" registers")[0])
+        assert registers * ROW_THREADS * ROW_BLOCKS_PER_SM <= 65536, registers

@@ -52,7 +52,7 @@ from fsel.kernels.gpu.information import (
     sums_from_counts,
 )
 
-__all__ = ["GpuRowTable", "byte_classes", "device_table", "row_groups"]
+__all__ = ["GpuRowTable", "byte_classes", "device_table", "resident_blocks", "row_groups"]
 
 #: which table :func:`device_table` builds: ``"rows"`` (:class:`GpuRowTable`),
 #: ``"rows16"`` (the same with two 16-bit counts per shared word, ``packed16``) or
@@ -65,10 +65,32 @@ LUT_SIZE = 256
 #: int32 cells of the row kernel's shared histograms: 48 KiB less the lookup table
 ROW_SHARED_CELLS = SHARED_CELLS - LUT_SIZE
 #: threads per block of the row kernel (a warp's worth under the simulator)
-ROW_THREADS = 8 if SIMULATOR else 512
-#: row-kernel blocks per multiprocessor in all (every block stays resident: one wave,
-#: each block merging its histograms into global memory once)
-ROW_BLOCKS_PER_SM = 4
+ROW_THREADS = 8 if SIMULATOR else 256
+#: row-kernel blocks per multiprocessor at most: ptxas (CUDA 13, sm_90) gives the
+#: kernel 48 registers a thread, and 5 blocks of 256 threads fill 61,440 of the 65,536
+#: registers of a multiprocessor
+ROW_BLOCKS_PER_SM = 5
+#: shared memory of a multiprocessor that blocks may use (H100/H200: 227 KiB), and
+#: what each block takes beyond its histograms (the lookup table, 1 KiB the driver
+#: reserves)
+SM_SHARED_BYTES = 227 * 1024
+BLOCK_SHARED_EXTRA = 2048
+
+
+def resident_blocks(shared_bytes: int) -> int:
+    """Row-kernel blocks that fit on one multiprocessor together, each with
+    ``shared_bytes`` of histograms: the grid is this many per multiprocessor, one
+    wave in which every block merges its histograms into global memory once.
+
+    Examples
+    --------
+    >>> resident_blocks(4 * 52 * 200)  # JMI's pair step, 52 features a block
+    5
+    >>> resident_blocks(48 * 1024 - 1024)
+    4
+    """
+    fit = SM_SHARED_BYTES // (shared_bytes + BLOCK_SHARED_EXTRA)
+    return max(1, min(ROW_BLOCKS_PER_SM, fit))
 
 
 #: rows one block of the packed (16-bit) row kernel may count: a cell's count must fit
@@ -92,7 +114,7 @@ def row_groups(
     >>> row_groups(100, 200)  # JMI's pair step: 10 levels x (10 levels x 2 classes)
     (52, 2, 13, 1)
     >>> row_groups(7, 20)  # 7 features: a row's 7 bytes can touch 3 words
-    (8, 1, 3, 16)
+    (8, 1, 3, 8)
     >>> row_groups(5, 20_000) is None
     True
     >>> row_groups(100, 200, half=True)  # 16-bit cells: every feature in one block
@@ -431,7 +453,8 @@ class GpuRowTable(GpuInformationTable):
             group, n_groups, wpr, n_sub = plan
             tile = max(1, ROW_THREADS // wpr)
             tiles = -(-n // tile)
-            gx = max(1, min(tiles, ROW_BLOCKS_PER_SM * _n_sm() // n_groups))
+            shared = 4 * n_sub * -(-group * cells // (2 if half else 1))
+            gx = max(1, min(tiles, resident_blocks(shared) * _n_sm() // n_groups))
             if SIMULATOR:  # two blocks: the grid stride and the merge are exercised
                 gx = min(gx, 2)
             if half:  # no block counts more than HALF_MAX_ROWS rows
@@ -443,7 +466,7 @@ class GpuRowTable(GpuInformationTable):
                 ROW_THREADS,
                 *args,
                 *(self._lut_dev, nz, cells, n_sub, half, hist),
-                shared=4 * n_sub * -(-group * cells // (2 if half else 1)),
+                shared=shared,
             )
         elif n and K:
             blocks = 2 if SIMULATOR else max(1, min(32 * _n_sm(), -(-n * K // 256)))
