@@ -222,10 +222,12 @@ def device_labels(y: Any, n: int, name: str) -> _DeviceLabels | None:
     _launch(kern.byte_counts, blocks, 8 if SIMULATOR else 256, dev, counts)
     counts = counts.copy_to_host()
     classes, lut = byte_classes(counts, dtype)
-    present = counts > 0
-    if np.array_equal(lut[present], np.flatnonzero(present)):
+    present = np.flatnonzero(counts > 0)
+    class_counts = np.zeros(classes.size, dtype=np.int64)
+    class_counts[lut[present]] = counts[present]  # in class order, as on the CPU
+    if np.array_equal(lut[present], present):
         lut = None  # the bytes are the codes 0..m-1: no lookup
-    out = _DeviceLabels(dev, lut, classes, counts[present])
+    out = _DeviceLabels(dev, lut, classes, class_counts)
     out.host = host
     return out
 
