@@ -1,6 +1,7 @@
-"""Host-side rules of the row-major GPU information table
-(:mod:`fsel.kernels.gpu.information_rows`): how the features are split among thread
-blocks, and how byte-sized labels become codes. No GPU and no numba needed; the
+"""Host-side rules of the GPU kernels: how the row-major information table
+(:mod:`fsel.kernels.gpu.information_rows`) splits the features among thread blocks
+and codes byte-sized labels, and how ReliefF's GPU set-up turns order statistics into
+numpy's quantiles (:mod:`fsel.kernels.gpu.relief`). No GPU and no numba needed; the
 kernels themselves are checked under the simulator in tests/test_gpu.py."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsel.kernels.gpu.information_rows import ROW_THREADS, byte_classes, row_groups
+from fsel.kernels.gpu.relief import linear_quantile, quantile_ranks
 
 
 @settings(max_examples=300, deadline=None)
@@ -55,3 +57,18 @@ def test_byte_classes_code_labels_as_np_unique_does(values, dtype):
     assert classes.dtype == y.dtype
     assert classes.tolist() == want_classes.tolist()
     assert lut[raw].tolist() == want_codes.reshape(-1).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False), min_size=1, max_size=80
+    ),
+    q=st.sampled_from([0.05, 0.95, 0.5, 0.25, 0.99, 0.0, 1.0, 0.3]),
+)
+def test_linear_quantile_from_order_statistics_is_np_quantile(values, q):
+    v = np.array(values)
+    s = np.sort(v)
+    lo, hi = quantile_ranks(v.size, q)
+    got = linear_quantile(s[lo], s[hi], v.size, q)
+    assert float(got) == float(np.quantile(v, q))  # bit for bit
