@@ -86,9 +86,37 @@ def fits(X, y, Xd, yd, device, names=CRITERIA, **kw):
     return out
 
 
+def block_counts() -> dict[str, bool]:
+    """One block's GPU counts against the CPU's, resident, streamed through a small
+    budget and after a pickle round trip (a block moved to another worker)."""
+    import pickle
+
+    from fsel.kernels._counting import joint_histograms
+    from fsel.kernels.gpu.information import GpuBlockCounts
+
+    X, y = codes_table(1, n=37, d=6)
+    C = np.ascontiguousarray(X.T.astype(np.uint8))
+    n_levels, ny = np.full(6, 6), 3  # wider than this block's codes (0..3)
+    z = (X[:, 1] * ny + y).astype(np.int64)
+    want_y = joint_histograms(C, y, ny, 6)
+    want_pair = joint_histograms(C, z, 4 * ny, 6)
+    out = {}
+    for name, budget in (("resident", None), ("streamed", 200)):
+        g = GpuBlockCounts(C, y, n_levels, ny, memory_budget=budget)
+        again = pickle.loads(pickle.dumps(g))
+        out[name] = all(
+            np.array_equal(h.joint_counts(ny), want_y)
+            and np.array_equal(h.joint_counts(4 * ny, row=(1, ny, True)), want_pair)
+            and np.array_equal(h.joint_counts(4 * ny, z=z), want_pair)
+            for h in (g, again)
+        )
+        out[name + "_blocks"] = len(g.codes.blocks())
+    return out
+
+
 def main() -> None:
     X, y = codes_table()
-    res: dict[str, object] = {}
+    res: dict[str, object] = {"block": block_counts()}
     Xd, yd = da.from_array(X, chunks=(CHUNKS, X.shape[1])), da.from_array(y, chunks=(CHUNKS,))
     with dask.config.set(scheduler="threads"):  # no client: this process's (simulated) GPU
         res["threads"] = fits(X, y, Xd, yd, "cuda", ["JMI"], discretize=None)

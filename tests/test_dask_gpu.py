@@ -66,6 +66,13 @@ def test_dask_on_the_gpu_selects_what_the_cpu_selects(simulated, where, name):
     assert r["dask"]["timings"] == ["count_s", "select_s", "setup_s", "transfer_s"]
 
 
+def test_a_block_counts_on_the_gpu_as_on_the_cpu(simulated):
+    # resident, streamed in row blocks, and rebuilt after pickling (a block moved)
+    b = simulated["block"]
+    assert b["resident"] and b["streamed"]
+    assert b["resident_blocks"] == 1 < b["streamed_blocks"]
+
+
 def test_a_worker_without_a_gpu_refuses_device_cuda_in_one_line(simulated):
     msg = simulated["mixed-cuda-error"]
     assert msg.startswith("JMI: device='cuda' but no CUDA device found (fake)")
