@@ -790,6 +790,7 @@ def test_a_block_counted_in_the_worker_threads_gives_one_calls_counts(monkeypatc
     z = rng.integers(0, 6, size=n)
     monkeypatch.setattr(kd, "_worker_threads", lambda: threads)
     monkeypatch.setattr(kd, "_ROW_BLOCK", 64)
+    monkeypatch.setattr(kd, "_PAIR_TABLE_BYTES", 2 * 4 * 25 * 6)  # two pairs at a time
     want = np.zeros((K, 7, 6), dtype=np.int64)  # a plain loop; 7 levels wide
     for k in range(K):
         np.add.at(want[k], (C[k].astype(np.intp), z), 1)
@@ -816,3 +817,16 @@ def test_workers_with_several_threads_select_what_memory_selects():
         got = {n: getattr(fsel, n)(5).fit(Xd, yd) for n in mem}
     for n, est in mem.items():
         _assert_same(est, got[n])
+
+
+def test_the_joint_code_of_a_pick_and_the_target_fits_one_byte_when_it_can():
+    from fsel.kernels import information_dask as kd
+
+    x = np.array([0, 2, 1, 2], dtype=np.uint8)
+    yc = np.array([1, 0, 2, 2], dtype=np.uint8)
+    z = kd._joint_code(x, yc, 3, 9)
+    assert z.dtype == np.uint8 and z.tolist() == [1, 6, 5, 8]
+    assert kd._joint_code(x, yc, 3, 300).tolist() == [1, 6, 5, 8]  # int64 above 256
+    y256 = np.array([255, 0, 7, 1], dtype=np.uint8)  # 256 classes, a one-level pick
+    z = kd._joint_code(np.zeros(4, np.uint8), y256, 256, 256)
+    assert z.dtype == np.uint8 and z.tolist() == [255, 0, 7, 1]

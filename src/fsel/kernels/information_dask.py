@@ -59,6 +59,7 @@ Dask is imported lazily; it is an optional dependency (``pip install 'fsel[dask]
 from __future__ import annotations
 
 from functools import partial
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -246,6 +247,8 @@ def _worker_threads() -> int:
 #: rows of one pass over the packed pairs: its slice of ``z`` (one byte a row) stays in
 #: a core's cache while every pair is counted over those rows
 _ROW_BLOCK = 1 << 16
+#: bytes of the int32 pair tables counted at once (more pairs: counted group by group)
+_PAIR_TABLE_BYTES = 64 << 20
 
 
 def _joint_code(x: np.ndarray, yc: np.ndarray, ny: int, nz: int) -> np.ndarray:
@@ -253,7 +256,8 @@ def _joint_code(x: np.ndarray, yc: np.ndarray, ny: int, nz: int) -> np.ndarray:
     byte a row for the counting kernels to read."""
     dt = np.uint8 if nz <= 256 else np.int64
     z = x.astype(dt)
-    z *= dt(ny)
+    if ny < 256 or dt is np.int64:  # else nz <= 256 = ny: x is all 0, and so is x * ny
+        z *= dt(ny)
     z += yc
     return z
 
@@ -281,20 +285,24 @@ def _counts(C: np.ndarray, z: np.ndarray, nz: int, width: int, packed: Any) -> n
 
         P, a = packed
         Q = P.shape[0]
-        H = np.zeros((Q, a * a * nz), dtype=np.int32)  # n < 2**31: no overflow
-        cuts = [Q * i // threads for i in range(threads + 1)]
+        cells = a * a * nz
+        out = np.zeros((K, width, nz), dtype=np.int64)
+        group = max(1, _PAIR_TABLE_BYTES // (4 * cells))  # pairs whose tables fit
 
-        def pairs(i: int) -> None:
-            q0, q1 = cuts[i], cuts[i + 1]
+        def pairs(q0: int, q1: int, H: np.ndarray) -> None:
             for r0 in range(0, n, _ROW_BLOCK):
                 r1 = min(n, r0 + _ROW_BLOCK)
-                kernels.pair_counts_rows(P, z, nz, q0, q1, r0, r1, H[q0:q1])
+                kernels.pair_counts_rows(P, z, nz, q0, q1, r0, r1, H)
 
-        thread_map(pairs, [(i,) for i in range(threads)], threads)
-        out = np.zeros((K, width, nz), dtype=np.int64)
-        H4 = H.reshape(Q, a, a, nz)
-        out[0 : 2 * Q : 2, :a] = H4.sum(axis=2)  # feature 2q: x2 summed out
-        out[1 : 2 * Q : 2, :a] = H4.sum(axis=1)  # feature 2q + 1: x1 summed out
+        for g0 in range(0, Q, group):
+            g1 = min(Q, g0 + group)
+            H = np.zeros((g1 - g0, cells), dtype=np.int32)  # n < 2**31: no overflow
+            cuts = [g0 + (g1 - g0) * i // threads for i in range(threads + 1)]
+            spans_ = [(q0, q1, H[q0 - g0 : q1 - g0]) for q0, q1 in pairwise(cuts)]
+            thread_map(pairs, [sp for sp in spans_ if sp[1] > sp[0]], threads)
+            H4 = H.reshape(g1 - g0, a, a, nz)
+            out[2 * g0 : 2 * g1 : 2, :a] = H4.sum(axis=2)  # feature 2q: x2 summed out
+            out[2 * g0 + 1 : 2 * g1 : 2, :a] = H4.sum(axis=1)  # feature 2q + 1: x1 out
         if K % 2:  # the odd last feature, alone
             out[K - 1 :] = joint_histograms(C[K - 1 :], z, nz, width)
         return out
