@@ -75,6 +75,8 @@ DIRECT = {
     "_numba_counting.grouped_packed",
     "_numba_counting.pair_counts_rows",
     "_numba_counting.packed_sums",
+    "_numba_counting.pair_counts_z",
+    "_numba_counting.stacked_pair_sums",
     "_numba_discretize.int_ranges",
     "_numba_discretize.transpose_offsets",
     "_numba_discretize.remap_codes",
@@ -262,6 +264,54 @@ def test_row_split_pair_counts_against_counters(case, parts):
             np.zeros(2 * Q, np.int64),
         )
         kernel(H, nz, group, pa, table, *outs, 0, Q)
+        for o, r in zip(outs, want, strict=True):
+            np.testing.assert_allclose(o, r, rtol=1e-12, atol=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(codes_case, st.integers(1, 4), st.booleans())
+def test_step_pair_counts_against_counters(case, parts, with_y):
+    """Pair counts against ``z = zlut[src] + y`` (an odd last row alongside) over any
+    split of the rows, then the sums of the stacked totals: those of one pass."""
+    from fsel.kernels import _counting
+    from fsel.kernels import _numba_counting as nc
+    from fsel.utils.parallel import spans
+
+    K, n, a, ny, seed = case
+    rng = np.random.default_rng(seed)
+    K = max(K, 2) | 1  # odd
+    C = rng.integers(0, a, (K, n)).astype(np.uint8)
+    y = rng.integers(0, ny, n).astype(np.uint8) if with_y else np.zeros(0, np.uint8)
+    P, pa = _counting.pack_pairs(C)
+    Q = P.shape[0]
+    ny = ny if with_y else 1
+    zlut = np.zeros(256, np.uint8)
+    zlut[: pa * pa] = (np.arange(pa * pa) % pa) * ny  # feature 1: the low part of pair 0
+    z = C[1].astype(np.int64) * ny + (y if with_y else 0)
+    nz = pa * ny
+    sp = spans(n, parts)
+    Hs = np.full((len(sp), Q, pa * pa * nz), 7, np.int32)  # written, not added to
+    Hl = np.full((len(sp), pa * nz), 7, np.int32)
+    for kernel in both(nc.pair_counts_z):
+        for t, (i0, i1) in enumerate(sp):
+            kernel(P, P[0], zlut, y, nz, C[K - 1], i0, i1, Hs[t], Hl[t])
+        ref = np.zeros((Q, pa * pa * nz), np.int64)
+        for q in range(Q):
+            np.add.at(ref[q], P[q].astype(np.int64) * nz + z, 1)
+        np.testing.assert_array_equal(Hs.sum(axis=0), ref)
+        last = np.zeros(pa * nz, np.int64)
+        np.add.at(last, C[K - 1].astype(np.int64) * nz + z, 1)
+        np.testing.assert_array_equal(Hl.sum(axis=0), last)
+    table = _nlogn_table(n)
+    want = _ref_grouped(C[: 2 * Q], z, ny)
+    for kernel in both(nc.stacked_pair_sums):
+        outs = (
+            np.zeros(2 * Q),
+            np.zeros(2 * Q),
+            np.zeros(2 * Q, np.int64),
+            np.zeros(2 * Q, np.int64),
+        )
+        kernel(Hs, nz, ny, pa, table, *outs, 0, Q)
         for o, r in zip(outs, want, strict=True):
             np.testing.assert_allclose(o, r, rtol=1e-12, atol=1e-9)
 

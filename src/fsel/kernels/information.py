@@ -469,9 +469,33 @@ class InformationTable:
         if self.missing_codes is not None:
             return self._available_pair_terms(j)
         ny = self.n_classes
-        return self._terms_from_sums(
-            j, *self._count(self._pair_z(j), int(self.n_levels[j]) * ny, ny)
-        )
+        sums = self._step_sums(j, True)
+        if sums is None:
+            sums = self._count(self._pair_z(j), int(self.n_levels[j]) * ny, ny)
+        return self._terms_from_sums(j, *sums)
+
+    def _step_sums(self, j: int, with_y: bool) -> tuple[np.ndarray, ...] | None:
+        """The sums of :meth:`_count` against ``Xj * ny + Y`` (``with_y`` False:
+        against ``Xj``) from :class:`~fsel.kernels.pair_step.PairStep` (``z`` never
+        built whole, the threads' histograms reused, the reduction parallel: the same
+        numbers bit for bit), where :meth:`_count` would take its packed-pair path;
+        None elsewhere."""
+        if type(self)._count is not InformationTable._count or not numba_enabled():
+            return None
+        ny = self.n_classes if with_y else 1
+        aj = int(self.n_levels[j])
+        a = int(self.n_levels.max())
+        if _small_dense(self.codes, aj * ny) or a * aj * ny > max(4 * self.n_samples, 4096):
+            return None
+        packed = self._pairs()
+        if packed is None:
+            return None
+        if getattr(self, "_step", None) is None:
+            from fsel.kernels.pair_step import PairStep
+
+            self._step = PairStep(self.codes, packed[0], packed[1], self.n_jobs)
+        y = self._y_small() if with_y else None
+        return self._step.count(j, y, ny, aj, ny, self._table)
 
     def _y_small(self) -> np.ndarray:
         """The target codes in the smallest dtype (the counting kernels read them once
@@ -557,7 +581,8 @@ class InformationTable:
         )
         if not dense:
             return self.pair_terms(j).mi
-        s_kj, _, m_kj, _ = self._count(self.codes[j], aj, 1)
+        sums = self._step_sums(j, False)
+        s_kj, _, m_kj, _ = self._count(self.codes[j], aj, 1) if sums is None else sums
         h_k = self.feature_entropy
         return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
 
