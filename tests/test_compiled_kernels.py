@@ -70,6 +70,7 @@ TWIN_TESTS = {
 #: kernels checked in this file (the test names below).
 DIRECT = {
     "_numba_labels.byte_counts",
+    "_numba_labels.label_counts_rows",
     "_numba_counting.grouped_dense",
     "_numba_counting.grouped_touched",
     "_numba_counting.grouped_packed",
@@ -665,3 +666,39 @@ def test_byte_counts_against_bincount(n):
 
     y = np.random.default_rng(n).integers(0, 256, n).astype(np.uint8)
     np.testing.assert_array_equal(byte_counts(y), np.bincount(y, minlength=256))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 4), st.integers(0, 99), st.booleans())
+def test_label_counts_rows_against_bincount(n, parts, seed, sorted_):
+    """Label counts of any split of the rows, added: ``np.bincount``; the labels copied
+    to one byte; False on a label outside 0..255."""
+    from fsel.kernels._numba_labels import label_counts_rows
+    from fsel.utils.parallel import spans
+
+    y = np.random.default_rng(seed).integers(0, 256, n).astype(np.int64)
+    if sorted_:
+        y.sort()
+    for kernel in both(label_counts_rows):
+        small = np.zeros(n, np.uint8)
+        counts = np.zeros(256, np.int64)
+        assert all(kernel(y, small, counts, a, b) for a, b in spans(n, parts))
+        np.testing.assert_array_equal(counts, np.bincount(y, minlength=256))
+        np.testing.assert_array_equal(small, y)
+        bad = y.copy()
+        bad[-1] = 256
+        assert not kernel(bad, small, np.zeros(256, np.int64), 0, n)
+
+
+def test_label_summary_threads_alike(monkeypatch):
+    import fsel.kernels.information as information
+
+    monkeypatch.setattr(information, "_LABEL_ROWS_PER_THREAD", 10)
+    y = np.random.default_rng(0).integers(0, 5, 1000)
+    for n_jobs in (1, 2, 3):
+        counts, small = information.label_summary(y, n_jobs)
+        np.testing.assert_array_equal(counts, np.bincount(y))
+        np.testing.assert_array_equal(small, y)
+    counts, small = information.label_summary(y + 300, 2)  # wide labels: numpy's counts
+    np.testing.assert_array_equal(counts, np.bincount(y + 300))
+    assert small is None

@@ -50,6 +50,7 @@ __all__ = [
     "conditional_mutual_information",
     "entropy",
     "joint",
+    "label_summary",
     "lazy_cmim_search",
     "mutual_information",
     "pair_terms_from_entropies",
@@ -287,6 +288,40 @@ def lazy_cmim_search(
     return np.asarray(order, dtype=np.int64), np.asarray(steps), score
 
 
+#: Rows a thread of :func:`label_summary` takes at least (fewer: not worth a thread).
+_LABEL_ROWS_PER_THREAD = 1 << 18
+
+
+def label_summary(y: np.ndarray, n_jobs: int = 1) -> tuple[np.ndarray, np.ndarray | None]:
+    """The counts of the label codes ``y`` (``np.bincount(y)``: up to the largest) and
+    ``y`` in one byte a label, in one pass split by rows among ``n_jobs`` threads where
+    numba counts a large target with labels below 256 (the same numbers for any
+    ``n_jobs``); numpy's counts and None otherwise.
+
+    Examples
+    --------
+    >>> counts, small = label_summary(np.array([0, 2, 2, 1, 2]))
+    >>> counts.tolist(), small  # a small target: numpy
+    ([1, 1, 3], None)
+    """
+    n = y.size
+    if numba_enabled() and n > _LABEL_ROWS_PER_THREAD:
+        from fsel.kernels._numba_labels import label_counts_rows
+
+        parts = spans(n, max(1, min(int(n_jobs), n // _LABEL_ROWS_PER_THREAD)))
+        small = np.empty(n, dtype=np.uint8)
+        counts = np.zeros((len(parts), 256), dtype=np.int64)
+        ok = thread_map(
+            lambda t, a, b: label_counts_rows(y, small, counts[t], a, b),
+            [(t, a, b) for t, (a, b) in enumerate(parts)],
+            len(parts),
+        )
+        if all(ok):
+            total = counts.sum(axis=0)
+            return total[: int(np.flatnonzero(total)[-1]) + 1], small
+    return np.bincount(y), None
+
+
 class InformationTable:
     """Discrete features and a target, ready to be scored in ``O(N K)`` passes.
 
@@ -340,18 +375,18 @@ class InformationTable:
             raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
         self.codes = self._prepare_codes(codes)
         self._pack_in_place = bool(pack_in_place)
+        self.n_jobs = max(1, int(n_jobs))
         self.n_levels = np.asarray(n_levels, dtype=np.int64)
         self.y = np.asarray(y, dtype=np.int64)
-        self.n_classes = int(self.y.max()) + 1
+        ycounts, self._y_codes = label_summary(self.y, self.n_jobs)
+        self.n_classes = ycounts.size
         self.n_samples = self.y.size
         self.estimator = estimator
-        self.n_jobs = max(1, int(n_jobs))
         self._table = nlogn_table(self.n_samples, self.n_jobs)
         self._log2n = float(np.log2(self.n_samples))
         self._mm = (
             1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
         )
-        ycounts = np.bincount(self.y)
         self._s_y = float(self._table[ycounts].sum())
         self._m_y = int(np.count_nonzero(ycounts))
         self.missing_codes = None

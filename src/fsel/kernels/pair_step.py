@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -107,6 +108,8 @@ class PairStep:
         self.n_features, self.n_samples = int(k), int(n)
         self.last = self._last_row(codes) if k % 2 else np.zeros(0, np.uint8)
         self.n_jobs = max(1, int(n_jobs))
+        #: seconds spent so far in the threads' counting and in the sums (and calls)
+        self.seconds = {"count_s": 0.0, "sums_s": 0.0, "calls": 0}
         self._buffer = np.zeros(0, np.int32)
         self._last_buffer = np.zeros(0, np.int32)
 
@@ -187,7 +190,9 @@ class PairStep:
         def run(t: int, i0: int, i1: int) -> None:
             kernels.pair_counts_z(P, src, zlut, yv, nz, last, i0, i1, Hs[t], Hl[t])
 
+        t0 = time.perf_counter()
         pool_map(run, [(t, i0, i1) for t, (i0, i1) in enumerate(parts)], T)
+        t1 = time.perf_counter()
         k = self.n_features
         outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
         args = (Hs, nz, group, self.a, table, *outs)
@@ -199,4 +204,7 @@ class PairStep:
             res = kernels._dense_sums(F, nz, group, self.a, table, coarse)
             for o, v in zip(outs, res, strict=True):
                 o[k - 1] = v
+        self.seconds["count_s"] += t1 - t0
+        self.seconds["sums_s"] += time.perf_counter() - t1
+        self.seconds["calls"] += 1
         return outs
