@@ -81,6 +81,8 @@ DIRECT = {
     "_numba_discretize.int_ranges",
     "_numba_discretize.transpose_offsets",
     "_numba_discretize.remap_codes",
+    "_numba_discretize.pack_offsets",
+    "_numba_discretize.remap_pairs",
     "_numba_counting.histograms",
     "_numba_counting.paired_histograms",
     "_numba_counting._dense_sums",
@@ -702,3 +704,40 @@ def test_label_summary_threads_alike(monkeypatch):
     counts, small = information.label_summary(y + 300, 2)  # wide labels: numpy's counts
     np.testing.assert_array_equal(counts, np.bincount(y + 300))
     assert small is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 60), st.integers(2, 7), st.integers(1, 3), st.integers(0, 99))
+def test_pack_offsets_and_remap_pairs_against_numpy(n, d, parts, seed):
+    """Packed offsets of any split of the rows with each column's present offsets,
+    then the pairs remapped through a table: numpy's arithmetic on the whole table."""
+    from fsel.kernels import _numba_discretize as nd
+    from fsel.utils.parallel import spans
+
+    rng = np.random.default_rng(seed)
+    X = (rng.integers(0, 4, (n, d)) * rng.integers(1, 3, d) + 5).astype(np.int16)
+    vmin = X.min(axis=0).astype(np.int64)
+    off = X.astype(np.int64) - vmin
+    w = int(off.max()) + 1
+    Q = d // 2
+    want = off[:, 0 : 2 * Q : 2] * w + off[:, 1 : 2 * Q : 2]
+    lut = rng.integers(0, 256, (Q, 256)).astype(np.uint8)
+    need = rng.integers(0, 2, Q).astype(bool)
+    for kernel in both(nd.pack_offsets):
+        P = np.zeros((Q, n), np.uint8)
+        last = np.zeros(n if d % 2 else 0, np.uint8)
+        masks = np.zeros((len(spans(n, parts)), d), np.uint32)
+        for t, (a, b) in enumerate(spans(n, parts)):
+            kernel(X, vmin, w, P, last, masks[t], a, b)
+        np.testing.assert_array_equal(P, want.T)
+        if d % 2:
+            np.testing.assert_array_equal(last, off[:, d - 1])
+        seen = np.bitwise_or.reduce(masks, axis=0)
+        for j in range(d):
+            assert seen[j] == sum(1 << int(v) for v in np.unique(off[:, j]))
+        for remap in both(nd.remap_pairs):
+            R = P.copy()
+            for a, b in spans(n, parts):
+                remap(R, lut, need, a, b)
+            for q in range(Q):
+                np.testing.assert_array_equal(R[q], lut[q][P[q]] if need[q] else P[q])

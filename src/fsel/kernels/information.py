@@ -419,6 +419,8 @@ class InformationTable:
         return self.codes.shape[0]
 
     def _prepare_codes(self, codes: np.ndarray) -> np.ndarray:
+        if isinstance(codes, PairCodes):  # already packed (packed_integer_codes)
+            return codes
         return np.ascontiguousarray(codes)
 
     # ------------------------------------------------ pairwise deletion ("available")
@@ -463,6 +465,8 @@ class InformationTable:
         copy, so a fit's memory stays near one code matrix."""
         if not hasattr(self, "_packed"):
             self._packed = None
+            if isinstance(self.codes, PairCodes):  # given packed
+                self._packed = (self.codes.packed, self.codes.a)
             if self._pack_in_place and isinstance(self.codes, np.ndarray):
                 top = int(self.n_levels.max()) - 1 if self.n_levels.size else 0
                 # the codes are 0..n_levels-1: the largest is known, no pass to find it

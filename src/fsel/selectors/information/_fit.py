@@ -233,14 +233,18 @@ class InformationSelector(SelectorCore):
                 table.values, table.discrete, self.n_bins, self.discretize
             )
         else:
-            codes, n_levels, edges = _discretize(
-                table.values,
-                table.discrete,
-                self.n_bins,
-                self.discretize,
-                table.missing,
-                n_jobs=self._n_threads(),
-            )
+            fast = self._packed_codes(table)
+            if fast is not None:  # integer codes straight to packed pairs
+                (codes, n_levels), edges = fast, [None] * table.values.shape[1]
+            else:
+                codes, n_levels, edges = _discretize(
+                    table.values,
+                    table.discrete,
+                    self.n_bins,
+                    self.discretize,
+                    table.missing,
+                    n_jobs=self._n_threads(),
+                )
         # one warning for the columns whose bins hold nearly all rows in one bin
         self._warn_crowded(crowded_columns(codes, n_levels, edges, table.values, missing_cols))
         # the codes are this fit's own (no memory shared with the caller's data, which
@@ -274,6 +278,25 @@ class InformationSelector(SelectorCore):
             **extra,
         )
         return info, k
+
+    def _packed_codes(self, table: Any) -> Any:
+        """:func:`fsel.kernels.packed_codes.packed_integer_codes` of a dense integer
+        table whose columns are all codes, without holes, for a CPU table that counts
+        packed pairs (not CMIM, whose lazy kernel reads the unpacked matrix); None
+        elsewhere or where that path does not apply."""
+        values = table.values
+        if (
+            not isinstance(values, np.ndarray)
+            or values.dtype.kind not in "iub"
+            or table.missing is not None
+            or self._criterion == "cmim"
+            or self.device_ != "cpu"
+            or not (self.discretize is None or bool(np.all(table.discrete)))
+        ):
+            return None
+        from fsel.kernels.packed_codes import packed_integer_codes
+
+        return packed_integer_codes(values, self._n_threads())
 
     def _cuda_table(
         self, codes: Any, n_levels: Any, y_codes: Any, is_sparse: bool, missing_codes: Any
