@@ -305,7 +305,7 @@ def label_summary(y: np.ndarray, n_jobs: int = 1) -> tuple[np.ndarray, np.ndarra
     ([1, 1, 3], None)
     """
     n = y.size
-    if numba_enabled() and n > _LABEL_ROWS_PER_THREAD:
+    if n > _LABEL_ROWS_PER_THREAD and numba_enabled():
         from fsel.kernels._numba_labels import label_counts_rows
 
         parts = spans(n, max(1, min(int(n_jobs), n // _LABEL_ROWS_PER_THREAD)))
@@ -519,12 +519,14 @@ class InformationTable:
         built whole, the threads' histograms reused, the reduction parallel: the same
         numbers bit for bit), where :meth:`_count` would take its packed-pair path;
         None elsewhere."""
-        if type(self)._count is not InformationTable._count or not numba_enabled():
+        if type(self)._count is not InformationTable._count:
             return None
         ny = self.n_classes if with_y else 1
         aj = int(self.n_levels[j])
         a = int(self.n_levels.max())
         if _small_dense(self.codes, aj * ny) or a * aj * ny > max(4 * self.n_samples, 4096):
+            return None
+        if not numba_enabled():  # after the small-table check: no numba import there
             return None
         packed = self._pairs()
         if packed is None:

@@ -85,10 +85,10 @@ def packed_integer_codes(
     values = np.asarray(values)
     if values.dtype == np.bool_:
         values = values.view(np.uint8)
-    if values.ndim != 2 or values.dtype.kind not in "iu" or not numba_enabled():
+    if values.ndim != 2 or values.dtype.kind not in "iu":
         return None
     n, d = values.shape
-    if d < 2 or n * d <= _counting.SMALL_TABLE_CELLS:
+    if d < 2 or n * d <= _counting.SMALL_TABLE_CELLS or not numba_enabled():
         return None
     from fsel.kernels import _numba_discretize as nd
 
