@@ -351,6 +351,16 @@ def bench_dask(rows: int, workers: list[int], chunk_rows: int) -> list[dict[str,
     return out
 
 
+def _load_text(load: dict[str, Any] | None) -> str:
+    if not load:
+        return ""
+    return (
+        f" Load average (1 min) {load['start'][0]:.1f} at the start, {load['end'][0]:.1f} "
+        f"at the end (on {os.cpu_count()} cores: other work shares the machine when it "
+        "exceeds the threads measured)."
+    )
+
+
 def _topology_text(topo: dict[str, Any]) -> str:
     if not topo.get("physical_cores"):
         return ""
@@ -435,7 +445,8 @@ def _markdown(result: dict[str, Any]) -> str:
         + f"), Python {m['python']}; "
         f"commit {result['git']['head'][:10]}"
         + (" (src/ dirty)" if result["git"].get("src_dirty") else "")
-        + ".",
+        + "."
+        + _load_text(result.get("load_average")),
         "",
         f"## JMI(20, discretize=None), {a['rows']:,} x {N_FEATURES} uint8 codes "
         "(bench_dask.make_chunk)",
@@ -494,6 +505,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     state = _provenance.checked_state(parser, Path(args.out), args.allow_dirty)
     threads = thread_counts(max(1, args.max_threads))
+    load_start = list(os.getloadavg())  # other work on a shared machine skews the times
     result: dict[str, Any] = {
         "machine": {**machine(), "topology": topology()},
         "git": state,
@@ -504,6 +516,7 @@ def main(argv: list[str] | None = None) -> None:
         else bench_relieff(args.relief_rows, threads, args.repeats),
     }
     result["projection"] = projection(result["jmi"])
+    result["load_average"] = {"start": load_start, "end": list(os.getloadavg())}
     if args.dask:
         result["dask"] = bench_dask(args.rows, threads, args.chunk_rows)
     for r in result["jmi"]:
