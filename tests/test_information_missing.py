@@ -38,7 +38,7 @@ def frozen_cases() -> list[tuple[str, tuple]]:
             Xf,
             yf,
         ),
-        "integer": ({}, Xi, yi),
+        "integer": ({"discretize": None}, Xi, yi),  # codes, as integers were then
     }
     extra = {"MIFS": {"beta": 0.5}, "BetaGamma": {"beta": 0.3, "gamma": 0.7}}
     out = []

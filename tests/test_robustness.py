@@ -72,8 +72,8 @@ def test_uint64_above_2_63_is_exact(name):
 
 @pytest.mark.parametrize("name", ["mim", "jmi", "mrmr", "cmim"])
 def test_information_criteria_take_int64_extremes_as_exact_codes(name):
-    """Integer columns are codes for the information criteria: values at the int64
-    extremes (max - min overflows int64) give the result of their np.unique codes."""
+    """Values at the int64 extremes (max - min overflows int64) give the result of
+    their np.unique codes: held apart exactly, and binned by their order."""
     X, y = _table(2)
     ext = X.copy()
     ext[:, 0] = np.where(X[:, 0] >= 2, I64.max - X[:, 0], I64.min + X[:, 0])
@@ -185,7 +185,7 @@ def test_declared_categorical_datetime_is_used_as_codes():
     frame = pd.DataFrame({"when": pd.Timestamp("2021-05-01") + pd.to_timedelta(X[:, 0], "D")})
     frame["b"] = X[:, 1]
     got = _make("mim", categorical=["when"]).fit(frame, y)
-    ref = _make("mim").fit(X[:, :2], y)
+    ref = _make("mim", categorical=[0]).fit(X[:, :2], y)  # column 0 as codes too
     np.testing.assert_array_equal(got.scores_, ref.scores_)
     # transform on the same frame gives the selected columns (dates kept)
     out = _make("mim", k=1, categorical=["when"]).fit(frame, y).transform(frame)

@@ -157,7 +157,7 @@ def _bootstrap_runs(
     with Progress(total, "brown bootstraps") as bar:
         for dname, (codes, view, y) in data.items():
             for crit in criteria:
-                sel = _make_selector(crit, min(K, codes.shape[1]))
+                sel = _make_selector(crit, min(K, codes.shape[1]), discretize=None)
                 parts = _bootstrap_parts(
                     sel, dname, codes, view, y, seed=seed, n_bootstraps=n_bootstraps
                 )
@@ -322,7 +322,9 @@ def _fig6_task(
             if np.unique(y[tr]).size < 2:
                 errs[t, j] = np.nan
                 continue
-            sub = fit_subset(_make_selector(crit, min(K, codes.shape[1])), codes[tr], y[tr])
+            sub = fit_subset(
+                _make_selector(crit, min(K, codes.shape[1]), discretize=None), codes[tr], y[tr]
+            )
             pred = knn_predict(view[tr][:, sub], y[tr], view[test][:, sub], 3)
             errs[t, j] = float(np.mean(pred != y[test]))
     return errs

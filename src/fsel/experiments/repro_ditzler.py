@@ -585,14 +585,17 @@ def ditzler_ocr(
     output_dir.mkdir(parents=True, exist_ok=True)
     X, y, digit_pixels = make_noisy_ocr(random_state=seed)
     n = 5 if quick else 100
-    # two readings of the pixels: their raw values 0..16 as codes (integer
-    # columns are codes), and 5 equal-width bins (the UCI protocol's discretisation)
-    variants = {"raw codes": X, "5 equal-width bins": X.astype(np.float64)}
+    # two readings of the pixels: their raw values 0..16 as codes (discretize=None),
+    # and 5 equal-width bins (the UCI protocol's discretisation)
+    variants = {"raw codes": None, "5 equal-width bins": "uniform"}
     cache = cache_for(output_dir)
-    fits = {
-        name: _cached_fit(cache, _npfs(64, n, seed, n_jobs), Xv, y, "ocr-npfs")
-        for name, Xv in variants.items()
-    }
+    fits = {}
+    for name, rule in variants.items():
+        est = _npfs(64, n, seed, n_jobs)
+        est.selector.set_params(discretize=rule)
+        fits[name] = _cached_fit(
+            cache, est, X if rule is None else X.astype(np.float64), y, "ocr-npfs"
+        )
     rows, lines = [], []
     for name, npfs in fits.items():
         found = npfs.relevant_features_

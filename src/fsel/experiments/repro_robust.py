@@ -36,8 +36,9 @@ Protocol, written down here:
   ``quantile``/5, ``quantile``/``auto`` and ``uniform``/``auto`` (``n_bins="auto"``,
   :func:`fsel.kernels.binning.auto_n_bins`), and ``mi_estimator="knn"`` when this
   version has it. ReliefF: ``range``, ``robust``, ``rank``. Integer columns (designs
-  ``mixed``, ``int-cardinality``): as codes (their int dtype) and as numbers (cast to
-  float, so binned by the rule), for every binning rule. Every setting is passed
+  ``mixed``, ``int-cardinality``): as codes (declared ``categorical``, one level per
+  value) and as numbers (cast to float, so binned by the rule; the default rule
+  since this study), for every binning rule. Every setting is passed
   explicitly, so the study does not depend on the defaults it decides.
 * Scores. Recovery: the share of the three relevant columns among the three picks
   (``n_features_to_select=3``). Ordering: Kendall's tau between the truth ordering of
@@ -170,6 +171,15 @@ def _as_numbers(X: Any) -> Any:
     return np.asarray(X, dtype=np.float64)
 
 
+def _integer_columns(X: Any) -> list[Any]:
+    """The integer columns of ``X`` (names of a DataFrame, else indices): declared
+    ``categorical`` they are taken as codes, one level per value."""
+    if hasattr(X, "dtypes"):
+        return [c for c in X.columns if X[c].dtype.kind in "iu"]
+    X = np.asarray(X)
+    return list(range(X.shape[1])) if X.dtype.kind in "iu" else []
+
+
 def _info_methods() -> dict[str, Callable[..., Any]]:
     import fsel
 
@@ -264,6 +274,17 @@ def _summary(gen: list[dict], real: list[dict], labels: dict[str, list[str]]) ->
     """Markdown tables and the proposed defaults."""
     lines = []
     choice: dict[str, str] = {}
+    # the rules are compared with integer columns as fsel takes them by default: as
+    # numbers (the integer-column table below compares the two readings)
+    gen_all, gen = (
+        gen,
+        [
+            r
+            for r in gen
+            if r["ints"]
+            == ("numbers" if r["design"] in INTEGER_DESIGNS and r["family"] == "info" else "codes")
+        ],
+    )
     for family, methods in (("info", list(CRITERIA)), ("relief", ["ReliefF"])):
         rules = labels[family]
         lines.append(
@@ -275,22 +296,19 @@ def _summary(gen: list[dict], real: list[dict], labels: dict[str, list[str]]) ->
         fam_rec = {}
         for rule in rules:
             for m in methods:
-                per = [
-                    _mean(gen, "recovery", method=m, rule=rule, design=dz, ints="codes")
-                    for dz in DESIGNS
-                ]
+                per = [_mean(gen, "recovery", method=m, rule=rule, design=dz) for dz in DESIGNS]
                 cells = " | ".join("" if np.isnan(v) else f"{v:.2f}" for v in per)
                 lines.append(
                     f"| {m} | {rule} | {cells} | "
-                    f"{_mean(gen, 'recovery', method=m, rule=rule, ints='codes'):.3f} | "
-                    f"{_mean(gen, 'tau', method=m, rule=rule, ints='codes'):.2f} | "
+                    f"{_mean(gen, 'recovery', method=m, rule=rule):.3f} | "
+                    f"{_mean(gen, 'tau', method=m, rule=rule):.2f} | "
                     f"{_mean(real, 'nb', method=m, rule=rule):.3f} | "
                     f"{_mean(real, 'knn', method=m, rule=rule):.3f} | "
                     f"{_mean(gen, 'seconds', method=m, rule=rule):.2f} |"
                 )
             fam_rec[rule] = (
-                _mean(gen, "recovery", family=family, rule=rule, ints="codes"),
-                _mean(gen, "tau", family=family, rule=rule, ints="codes"),
+                _mean(gen, "recovery", family=family, rule=rule),
+                _mean(gen, "tau", family=family, rule=rule),
                 np.nanmean(
                     [
                         _mean(real, "nb", family=family, rule=rule),
@@ -326,7 +344,7 @@ def _summary(gen: list[dict], real: list[dict], labels: dict[str, list[str]]) ->
     for how in ("codes", "numbers"):
         for rule in labels["info"]:
             per = [
-                _mean(gen, "recovery", family="info", rule=rule, design=dz, ints=how)
+                _mean(gen_all, "recovery", family="info", rule=rule, design=dz, ints=how)
                 for dz in INTEGER_DESIGNS
             ]
             lines.append(
@@ -335,7 +353,7 @@ def _summary(gen: list[dict], real: list[dict], labels: dict[str, list[str]]) ->
                 + f" | {np.mean(per):.3f} |"
             )
         ints[how] = _mean(
-            [r for r in gen if r["design"] in INTEGER_DESIGNS],
+            [r for r in gen_all if r["design"] in INTEGER_DESIGNS],
             "recovery",
             family="info",
             rule=choice.get("info", PAPERS_BINS),
@@ -406,9 +424,12 @@ def robust_defaults(
                 for family, rule, params in settings:
                     if family == "relief" and how == "numbers":
                         continue  # Relief takes integers as numbers either way
+                    if family == "info" and how == "codes" and design in INTEGER_DESIGNS:
+                        # integer columns are numbers by default: codes must be asked for
+                        params = {**params, "categorical": _integer_columns(Xv)}
                     for m in CRITERIA if family == "info" else ("ReliefF",):
                         parts = {
-                            "protocol": "robust-defaults/generated/1",
+                            "protocol": "robust-defaults/generated/2",
                             "design": design,
                             "n": n,
                             "d": d,
@@ -439,7 +460,7 @@ def robust_defaults(
         for family, rule, params in settings:
             for m in CRITERIA if family == "info" else ("ReliefF",):
                 parts = {
-                    "protocol": "robust-defaults/real/1",
+                    "protocol": "robust-defaults/real/2",
                     "data": array_fingerprint(X, y),
                     "k": k,
                     "method": m,

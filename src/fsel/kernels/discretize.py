@@ -271,7 +271,13 @@ def fit_bin_edges(
     # a column has more than n_bins distinct values if a head of its rows already does
     head = np.sort(values[: 8 * (n_bins + 1), cols], axis=0)
     many = 1 + np.count_nonzero(np.diff(head, axis=0), axis=0) > n_bins
-    for i in np.flatnonzero(~many).tolist():
+    few = np.flatnonzero(~many)
+    if few.size and values.dtype.kind in "iub":
+        # integers: a range of at most n_bins values has at most n_bins distinct ones
+        sub = values[:, cols[few]]
+        narrow = sub.max(axis=0).astype(np.int64) - sub.min(axis=0) < n_bins
+        few = few[~narrow]
+    for i in few.tolist():
         many[i] = np.unique(values[:, cols[i]]).size > n_bins
     cols = cols[many]
     if strategy == "uniform":

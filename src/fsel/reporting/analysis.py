@@ -567,7 +567,7 @@ def report(
     }
     # the data as the selectors see it: the caller's DataFrame (dtypes, names) or the
     # numeric table
-    # numeric arrays as they are (integer columns stay codes, as in fsel.select), other
+    # numeric arrays as they are (integer columns are numbers, as in fsel.select), other
     # arrays as the numeric table (categorical codes)
     if hasattr(X, "columns"):
         X_sel, dtypes = X, [str(X[c].dtype) for c in X.columns]

@@ -418,11 +418,13 @@ def check_table(
             auto = categorical is None or (isinstance(categorical, str) and categorical == "auto")
             if auto and arr.dtype.kind == "b":
                 mask[:] = True  # boolean columns are categorical by default
-            if keep_integer and arr.dtype.kind in "iub" and not mask.any():
+            wide = arr.dtype.kind in "iu" and arr.dtype.itemsize == 8  # 32-bit ints are exact
+            # values beyond +-2**53 (ids, hashes): float64 cannot hold them apart
+            wide = wide and bool(arr.min() < -_FLOAT_EXACT or arr.max() > _FLOAT_EXACT)
+            if keep_integer and arr.dtype.kind in "iub" and not mask.any() and not wide:
                 return Table(arr, np.ones(n_features, dtype=bool), None)
             discrete = mask | (arr.dtype.kind in "iub")
-            wide = arr.dtype.kind in "iu" and arr.dtype.itemsize == 8  # 32-bit ints are exact
-            if wide and (arr.min() < -_FLOAT_EXACT or arr.max() > _FLOAT_EXACT):
+            if wide:  # exact: shifted by the minimum, or order codes (keep_integer)
                 values = np.empty(arr.shape, dtype=np.float64)
                 for j in range(n_features):
                     values[:, j] = _integer_as_float(

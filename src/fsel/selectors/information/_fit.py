@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fsel.kernels.binning import crowded_columns
+from fsel.kernels._counting import PACK_MAX_LEVELS
+from fsel.kernels.binning import check_n_bins, crowded_columns
 from fsel.kernels.discretize import discretize as _discretize
 from fsel.kernels.discretize_sparse import discretize_sparse
 from fsel.kernels.information import InformationTable
@@ -26,6 +27,7 @@ from fsel.kernels.information_sparse import SparseInformationTable
 from fsel.selectors._core import SelectorCore
 from fsel.selectors.information import _knn
 from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
+from fsel.utils.column_types import code_columns
 from fsel.utils.dask_table import check_dask_table
 from fsel.utils.parallel import effective_n_jobs
 from fsel.utils.progress import Progress
@@ -230,7 +232,7 @@ class InformationSelector(SelectorCore):
             # sparse codes and the O(nnz) table, same engine; a stored NaN is the last
             # level of its column, as missing="level" does densely
             codes, n_levels, edges = discretize_sparse(
-                table.values, table.discrete, self.n_bins, self.discretize
+                table.values, code_columns(table), self.n_bins, self.discretize
             )
         else:
             fast = self._packed_codes(table)
@@ -239,7 +241,7 @@ class InformationSelector(SelectorCore):
             else:
                 codes, n_levels, edges = _discretize(
                     table.values,
-                    table.discrete,
+                    code_columns(table),
                     self.n_bins,
                     self.discretize,
                     table.missing,
@@ -291,9 +293,14 @@ class InformationSelector(SelectorCore):
             or table.missing is not None
             or self._criterion == "cmim"
             or self.device_ != "cpu"
-            or not (self.discretize is None or bool(np.all(table.discrete)))
         ):
             return None
+        if self.discretize is not None and not bool(np.all(code_columns(table))):
+            # a binning rule keeps an integer column with no more distinct values than
+            # bins as codes: every column this path takes (at most 16 values) is one
+            # when there are at least 16 bins
+            if check_n_bins(self.n_bins, values.shape[0]) < PACK_MAX_LEVELS:
+                return None
         from fsel.kernels.packed_codes import packed_integer_codes
 
         return packed_integer_codes(values, self._n_threads())
@@ -387,7 +394,7 @@ class InformationSelector(SelectorCore):
         info, edges, classes = dask_information_table(
             data.blocks,
             data.y_blocks,
-            data.discrete,
+            data.discrete if self.discretize is None else code_columns(data),
             n_bins=self.n_bins,
             strategy=self.discretize,
             estimator=self.mi_estimator,
