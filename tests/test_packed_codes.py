@@ -70,18 +70,35 @@ def test_wide_or_small_tables_take_the_general_path():
     assert packed_codes.packed_integer_codes(np.zeros((50_000, 1), np.uint8)) is None
 
 
+@pytest.mark.parametrize("discretize", [None, "quantile"])
 @pytest.mark.parametrize("name", ["JMI", "MRMR", "DISR", "CMI", "MIM"])
-def test_fits_on_packed_codes_equal_the_general_path(name, monkeypatch):
+def test_fits_on_packed_codes_equal_the_general_path(name, discretize, monkeypatch):
     rng = np.random.default_rng(5)
     n, d = 50_000, 9
     X = rng.integers(0, 6, (n, d)).astype(np.int32)
     X[:, 2] = X[:, 2] * 2 + 7  # gaps and an offset
     y = (X[:, 0] + X[:, 1] // 2 + rng.integers(0, 2, n)) % 3
     cls = getattr(fsel, name)
-    fast = cls(4, discretize=None, n_jobs=2).fit(X, y)
+    taken = []
+    real = packed_codes.packed_integer_codes
+    monkeypatch.setattr(
+        packed_codes, "packed_integer_codes", lambda v, n_jobs=1: taken.append(1) or real(v, n_jobs)
+    )
+    fast = cls(4, discretize=discretize, n_jobs=2).fit(X, y)  # "auto": 18 bins, >= 16
+    assert taken  # the packed path ran
     monkeypatch.setattr(packed_codes, "packed_integer_codes", lambda values, n_jobs=1: None)
-    slow = cls(4, discretize=None, n_jobs=1).fit(X, y)
+    slow = cls(4, discretize=discretize, n_jobs=1).fit(X, y)
     assert fast.selection_order_.tolist() == slow.selection_order_.tolist()
     assert fast.scores_.tobytes() == slow.scores_.tobytes()
     np.testing.assert_array_equal(fast.n_levels_, slow.n_levels_)
     assert fast.bin_edges_ == slow.bin_edges_
+
+
+def test_few_bins_keep_the_binning_rule():
+    """With fewer than 16 bins an integer column with more distinct values than bins is
+    binned (a number): the packed path stays out of the way."""
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 12, (50_000, 4)).astype(np.int32)
+    y = X[:, 0] > 5
+    est = fsel.JMI(2, discretize="uniform", n_bins=5).fit(X, y)
+    assert est.n_levels_.max() <= 5 and est.bin_edges_[0] is not None
