@@ -75,8 +75,10 @@ def test_tables_take_the_step_path_and_agree(monkeypatch):
     levels = C.max(axis=1).astype(np.int64) + 1
     monkeypatch.setattr(pair_step, "_MIN_ROWS_PER_THREAD", 1000)
     fast = InformationTable(C.copy(), levels, y, n_jobs=3, pack_in_place=True)
-    slow = InformationTable(C.copy(), levels, y, n_jobs=1)
     monkeypatch.setattr(InformationTable, "_step_sums", lambda self, j, with_y: None)
+    slow = InformationTable(C.copy(), levels, y, n_jobs=1)  # the general counting
+    np.testing.assert_array_equal(fast.relevance, slow.relevance)  # the relevance pass
+    np.testing.assert_array_equal(fast.feature_entropy, slow.feature_entropy)
     ref_terms = {j: slow.pair_terms(j) for j in (0, 3, 6)}
     ref_mi = {j: slow.pair_mi(j) for j in (0, 3, 6)}
     monkeypatch.undo()

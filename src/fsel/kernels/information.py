@@ -404,8 +404,11 @@ class InformationTable:
     def _init_relevance(self) -> None:
         """``feature_entropy`` and ``relevance``: (Xk, Y) and Xk alone for every
         feature, in one pass."""
-        y = self._y_small() if type(self)._count is InformationTable._count else self.y
-        s_ky, s_k, m_ky, m_k = self._count(y, self.n_classes, self.n_classes)
+        sums = self._step_sums(None, True)  # the packed pairs against Y, if they apply
+        if sums is None:
+            y = self._y_small() if type(self)._count is InformationTable._count else self.y
+            sums = self._count(y, self.n_classes, self.n_classes)
+        s_ky, s_k, m_ky, m_k = sums
         self._s_ky, self._s_k, self._m_ky, self._m_k = s_ky, s_k, m_ky, m_k
         self.feature_entropy = self._h(s_k, m_k)
         self.relevance = self._relevance(self.feature_entropy, s_ky, m_ky)
@@ -513,16 +516,18 @@ class InformationTable:
             sums = self._count(self._pair_z(j), int(self.n_levels[j]) * ny, ny)
         return self._terms_from_sums(j, *sums)
 
-    def _step_sums(self, j: int, with_y: bool) -> tuple[np.ndarray, ...] | None:
+    def _step_sums(self, j: int | None, with_y: bool) -> tuple[np.ndarray, ...] | None:
         """The sums of :meth:`_count` against ``Xj * ny + Y`` (``with_y`` False:
-        against ``Xj``) from :class:`~fsel.kernels.pair_step.PairStep` (``z`` never
-        built whole, the threads' histograms reused, the reduction parallel: the same
-        numbers bit for bit), where :meth:`_count` would take its packed-pair path;
-        None elsewhere."""
-        if type(self)._count is not InformationTable._count:
+        against ``Xj``; ``j`` None: against ``Y``, the relevance pass) from
+        :class:`~fsel.kernels.pair_step.PairStep` (``z`` never built whole, the
+        threads' histograms reused, the reduction parallel: the same numbers bit for
+        bit), where :meth:`_count` would take its packed-pair path; None elsewhere."""
+        if type(self)._count is not InformationTable._count or self.missing_codes is not None:
             return None
         ny = self.n_classes if with_y else 1
-        aj = int(self.n_levels[j])
+        aj = 1 if j is None else int(self.n_levels[j])
+        if j is None and (self.n_classes > 256 or not self.n_levels.size):
+            return None
         a = int(self.n_levels.max())
         if _small_dense(self.codes, aj * ny) or a * aj * ny > max(4 * self.n_samples, 4096):
             return None

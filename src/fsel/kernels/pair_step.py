@@ -157,7 +157,7 @@ class PairStep:
 
     def count(
         self,
-        j: int,
+        j: int | None,
         y: np.ndarray | None,
         ny: int,
         aj: int,
@@ -165,8 +165,9 @@ class PairStep:
         table: np.ndarray,
     ) -> tuple[np.ndarray, ...] | None:
         """:func:`fsel.kernels._counting.grouped_nlogn`'s four arrays for every feature
-        against ``z = Xj * ny + Y`` (``y`` None: ``z = Xj``, ``ny = 1``), ``aj`` the
-        levels of ``Xj``; None when the histograms would not fit the memory cap."""
+        against ``z = Xj * ny + Y`` (``y`` None: ``z = Xj``, ``ny = 1``; ``j`` None:
+        ``z = Y``, ``aj = 1``, the relevance pass), ``aj`` the levels of ``Xj``; None
+        when the histograms would not fit the memory cap."""
         nz = aj * ny
         cells = self.a * self.a * nz
         threads = self._threads(cells)
@@ -183,8 +184,11 @@ class PairStep:
             self._last_buffer = np.empty(T * lcells, np.int32)
         Hs = self._buffer[: T * Q * cells].reshape(T, Q, cells)
         Hl = self._last_buffer[: T * lcells].reshape(T, lcells)
-        src, zlut = self.source(j, ny)
-        yv = np.zeros(0, np.uint8) if y is None else y
+        if j is None:  # the labels themselves: z = Y through the identity
+            src, zlut, yv = y, np.arange(256, dtype=smallest_code_dtype(nz)), np.zeros(0, np.uint8)
+        else:
+            src, zlut = self.source(j, ny)
+            yv = np.zeros(0, np.uint8) if y is None else y
         P, last = self.P, self.last
 
         def run(t: int, i0: int, i1: int) -> None:
