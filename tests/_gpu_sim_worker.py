@@ -14,7 +14,15 @@ import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
+from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray  # noqa: E402
+
 import fsel  # noqa: E402
+
+# numba's simulated device arrays lack ``__cuda_array_interface__``: give them one, so
+# that a fit on them takes the path of codes already on a GPU (as a real device array)
+FakeCUDAArray.__cuda_array_interface__ = property(
+    lambda self: {"shape": self.shape, "typestr": self._ary.dtype.str, "version": 3}
+)
 from fsel.kernels.information import InformationTable  # noqa: E402
 
 INFORMATION = [
@@ -48,6 +56,85 @@ def pair(cls, X, y, **kw):
     return {"cpu": fitted(cpu), "gpu": fitted(gpu), "timings": sorted(gpu.timings_)}
 
 
+#: codes already on the GPU, read in place (GpuRowTable), against the CPU: (name,
+#: rows, features, levels, classes, criterion, X dtype, y dtype, y on the GPU, k)
+ROW_CASES = [
+    ("rows-JMI-odd", 37, 7, 5, 2, "JMI", np.uint8, np.int8, False, 3),  # K % 4 != 0
+    ("rows-CMI", 31, 6, 3, 3, "CMI", np.uint8, np.int8, True, 3),  # Z from the host
+    ("rows-MRMR-int64", 29, 5, 3, 3, "MRMR", np.int64, np.int64, True, 3),  # narrowed
+    ("rows-JMIM-bool", 23, 5, 2, 2, "JMIM", np.uint8, np.bool_, True, 2),
+    ("rows-JMI-50-classes", 26, 5, 3, 50, "JMI", np.uint8, np.uint8, False, 2),  # range pass
+    ("rows-DISR-wide", 21, 4, 80, 2, "DISR", np.uint8, np.int8, False, 2),  # global kernel
+    ("rows-JMI-40-features", 19, 42, 2, 2, "JMI", np.uint8, np.int8, False, 2),  # wpr > threads
+]
+
+
+def row_table_cases() -> dict[str, object]:
+    """Each of :data:`ROW_CASES`: the CPU fit on the host array against the GPU fit
+    on the codes put on the (simulated) GPU; feature 1 has a single level, the labels
+    are negative where their dtype allows (int8 255 is -1: the lookup table)."""
+    from numba import cuda
+
+    out: dict[str, object] = {}
+    rng = np.random.default_rng(7)
+    for name, n, d, levels, ny, crit, xdt, ydt, ydev, k in ROW_CASES:
+        X = rng.integers(0, levels, size=(n, d))
+        X[:, 1] = levels - 1  # a single-level column
+        X[:, 3] = np.where(rng.random(n) < 0.6, X[:, 0], X[:, 3])
+        y = (X[:, 0] + rng.integers(0, 2, n)) % ny
+        if np.dtype(ydt).kind == "i":
+            y = y - 1  # a negative label
+        y = y.astype(ydt)
+        cls = getattr(fsel, crit)
+        cpu = cls(k, discretize=None).fit(X, y)
+        dy = cuda.to_device(y) if ydev else y
+        gpu = cls(k, discretize=None, device="cuda").fit(cuda.to_device(X.astype(xdt)), dy)
+        out[name] = {"cpu": fitted(cpu), "gpu": fitted(gpu)}
+        for est, key in ((cpu, "cpu"), (gpu, "gpu")):
+            out[name][key]["n_levels_"] = est.n_levels_.tolist()
+            out[name][key]["classes_"] = est.classes_.tolist()
+        out[name]["timings"] = sorted(gpu.timings_)
+        out[name]["max_plus_one"] = (X.max(axis=0) + 1).tolist()  # codes taken as given
+    return out
+
+
+def gpu_scaling_cases() -> dict[str, object]:
+    """ReliefF's set-up on the GPU: the columns' order statistics (ties, a -0.0, an
+    infinite value) against a sort, and the matrix scaled and sorted by class there
+    against :func:`fsel.kernels.scaling.scale_dense` of the rows in class order (a
+    constant column, a column whose quantiles coincide, negative values)."""
+    from numba import cuda
+
+    from fsel.kernels.gpu.relief import GpuScaledSamples, order_statistics_gpu
+    from fsel.kernels.scaling import scale_dense
+
+    rng = np.random.default_rng(3)
+    x = np.round(rng.standard_normal((3, 41)) * 3, 1)
+    x[1, :30] = 0.0
+    x[1, 3] = -0.0
+    x[2, 5] = -np.inf
+    ranks = np.array([0, 40, 2, 3, 37, 38])
+    out: dict[str, object] = {
+        "order-statistics": {
+            "gpu": order_statistics_gpu(cuda.to_device(x), ranks).tolist(),
+            "sorted": np.sort(x, axis=1)[:, ranks].tolist(),
+        }
+    }
+    v = rng.standard_normal((43, 4)) * 5
+    v[:, 1] = 2.5  # constant
+    v[:, 2] = np.where(rng.random(43) < 0.95, -1.0, v[:, 2])  # q05 == q95: range rule
+    y = rng.integers(0, 3, 43)
+    for scaling in ("range", "robust"):
+        gpu = GpuScaledSamples(v, y, scaling)
+        want, constant = scale_dense(v, scaling)
+        out[f"scaled-{scaling}"] = {
+            "gpu": gpu.xt.copy_to_host().T.tolist(),
+            "cpu": want[np.argsort(y, kind="stable")].tolist(),
+            "constant": [gpu.constant.tolist(), constant.tolist()],
+        }
+    return out
+
+
 def main() -> None:
     from numba import cuda
 
@@ -66,6 +153,19 @@ def main() -> None:
     # codes already on the GPU (sample-major uint8)
     gpu = fsel.JMI(3, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
     res["JMI-device-array"] = {"gpu": fitted(gpu)}
+    from fsel.kernels.gpu import information_rows
+
+    for variant in ("features", "rows16"):  # the feature-major table (before); 16-bit
+        information_rows._VARIANT = variant
+        dX = cuda.to_device(X.astype(np.uint8))
+        gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
+        res[f"JMI-device-array-{variant}"] = {"gpu": fitted(gpu)}
+    # 16-bit counts with at most 16 rows a block: the grid grows to keep counts exact
+    information_rows.HALF_MAX_ROWS = 16
+    gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
+    res["JMI-device-array-rows16-small-blocks"] = {"gpu": fitted(gpu)}
+    information_rows.HALF_MAX_ROWS = 65535
+    information_rows._VARIANT = "rows"
     # a table larger than its GPU budget streams through in row blocks
     codes = np.ascontiguousarray(X.T.astype(np.uint8))
     ref = InformationTable(codes, np.full(X.shape[1], 4), y)
@@ -76,6 +176,7 @@ def main() -> None:
         "relevance": [ref.relevance.tolist(), streamed.relevance.tolist()],
         "joint_mi": [ref.pair_terms(2).joint_mi.tolist(), streamed.pair_terms(2).joint_mi.tolist()],
     }
+    res.update(row_table_cases())
     # the Relief family: floats, two classes
     rng = np.random.default_rng(2)
     Xr = rng.random((40, 5))
@@ -95,6 +196,7 @@ def main() -> None:
     res["MultiSURF-euclidean"] = pair(
         fsel.MultiSURF, Xr, yr, random_state=6, metric="euclidean", **sampled
     )
+    res.update(gpu_scaling_cases())
     json.dump(res, sys.stdout)
 
 

@@ -63,18 +63,64 @@ def test_gpu_selects_what_the_cpu_selects(simulated, case):
 @pytest.mark.parametrize("case", COMPARED + RELIEF)
 def test_gpu_fit_reports_its_timings(simulated, case):
     want = ["count_s", "select_s", "setup_s", "transfer_s"]
-    if case in RELIEF:
-        want = ["search_s", "transfer_s"]
+    if case in RELIEF:  # ReliefF scales and sorts on the GPU: scale_s
+        want = ["scale_s"] * case.startswith("ReliefF") + ["search_s", "transfer_s"]
     assert simulated[case]["timings"] == want
 
 
-def test_codes_already_on_the_gpu_give_the_host_selection(simulated):
-    assert simulated["JMI-device-array"]["gpu"]["order"] == simulated["JMI"]["cpu"]["order"]
+@pytest.mark.parametrize(
+    "case",
+    [
+        "JMI-device-array",
+        "JMI-device-array-features",
+        "JMI-device-array-rows16",
+        "JMI-device-array-rows16-small-blocks",
+    ],
+)
+def test_codes_already_on_the_gpu_give_the_host_selection(simulated, case):
+    """Codes on the GPU, read in place (the default) or copied feature-major first
+    (the previous table, kept for side-by-side timing), or with two 16-bit counts per
+    shared word (the grid sized so that no block counts more than HALF_MAX_ROWS rows,
+    here forced to 16): the CPU's picks and scores."""
+    assert simulated[case]["gpu"]["order"] == simulated["JMI"]["cpu"]["order"]
     np.testing.assert_allclose(
-        simulated["JMI-device-array"]["gpu"]["scores"],
-        simulated["JMI"]["cpu"]["scores"],
-        atol=1e-12,
+        simulated[case]["gpu"]["scores"], simulated["JMI"]["cpu"]["scores"], atol=1e-12
     )
+
+
+ROW_CASES = [
+    "rows-JMI-odd", "rows-CMI", "rows-MRMR-int64", "rows-JMIM-bool", "rows-JMI-50-classes",
+    "rows-DISR-wide", "rows-JMI-40-features",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ROW_CASES)
+def test_codes_read_in_place_on_the_gpu_select_what_the_cpu_selects(simulated, case):
+    """The row-major table (codes read where they are, labels coded by a lookup in the
+    kernels): the CPU's picks, levels and classes, and its scores bit for bit (the same
+    integer counts, the entropies computed from them as on the CPU); edge cases in the
+    names."""
+    r = simulated[case]
+    assert r["gpu"]["order"] == r["cpu"]["order"]
+    assert r["gpu"]["scores"] == r["cpu"]["scores"]
+    assert r["gpu"]["relevance_"] == r["cpu"]["relevance_"]
+    assert r["gpu"]["n_levels_"] == r["max_plus_one"]
+    assert r["gpu"]["classes_"] == r["cpu"]["classes_"]
+    assert {"labels_s", "layout_s", "table_s", "relevance_s"} <= set(r["timings"])
+
+
+def test_order_statistics_on_the_gpu_are_those_of_a_sort(simulated):
+    r = simulated["order-statistics"]
+    assert r["gpu"] == r["sorted"]
+
+
+@pytest.mark.parametrize("scaling", ["range", "robust"])
+def test_relieff_scaling_on_the_gpu_is_the_cpu_rule(simulated, scaling):
+    """The GPU's scaled, class-sorted matrix is scale_dense's in class order: the
+    same operations on the same numbers, so equal bit for bit."""
+    r = simulated[f"scaled-{scaling}"]
+    assert r["gpu"] == r["cpu"]
+    assert r["constant"][0] == r["constant"][1]
 
 
 def test_a_table_over_the_gpu_budget_streams_in_row_blocks(simulated):
@@ -227,6 +273,38 @@ def _ptx_signatures():
         (ki.pair_z, (a(t.uint8, 2), i64, a(t.uint8, 1), i64, i64, a(t.int32, 1))),
         (ki.transpose_codes, (a(t.int64, 2), a(t.uint8, 2))),
         (ki.column_range, (a(t.uint8, 2), i64, a(i64, 1), a(i64, 1))),
+        *[
+            (
+                ki.hist_rows,
+                (
+                    a(t.uint32, 1),
+                    a(t.uint8, 1),
+                    *([i64] * 6),
+                    a(zt, 1),
+                    b,
+                    b,
+                    a(t.int32, 1),
+                    i64,
+                    i64,
+                    i64,
+                    b,
+                    hist,
+                ),
+            )
+            for zt in (t.uint8, t.int32)
+        ],
+        *[
+            (
+                ki.hist_rows_global,
+                (a(t.uint8, 1), *[i64] * 4, a(zt, 1), b, b, a(t.int32, 1), i64, hist),
+            )
+            for zt in (t.uint8, t.int32)
+        ],
+        (ki.zero_cells, (hist,)),
+        (ki.byte_counts, (a(t.uint8, 1), a(i64, 1))),
+        (ki.column_rows, (a(t.uint8, 1), i64, i64, i64, a(t.uint8, 1))),
+        (ki.narrow_codes, (t.Array(t.int64, 2, "A"), a(t.uint8, 2))),
+        (ki.narrow_codes, (t.Array(t.boolean, 2, "A"), a(t.uint8, 2))),
         (kr.transpose, (a(f64, 2), a(f64, 2))),
         (kr.distances, (a(f64, 2), a(f64, 2), b, a(f64, 2))),
         (
@@ -238,6 +316,9 @@ def _ptx_signatures():
         (kr.radius_weights, (a(f64, 2), a(i64, 1), a(f64, 1), a(i64, 1), a(f64, 2))),
         (kr.weighted_absdiff, (a(f64, 2), a(f64, 2), a(f64, 2), a(f64, 2))),
         (kr.sqrt_inplace, (a(f64, 2),)),
+        (kr.radix_counts, (a(t.uint64, 2), a(t.uint64, 2), t.uint64, t.uint64, a(i64, 3))),
+        (kr.scale_sorted, (a(f64, 2), a(i64, 1), *[a(f64, 1)] * 4, a(f64, 2))),
+        (kr.gather_rows, (a(f64, 2), a(i64, 1), a(f64, 2))),
     ]
 
 
@@ -297,3 +378,41 @@ def test_byte_label_counts_is_bincount():
 
     y = np.random.default_rng(0).integers(0, 256, 1001).astype(np.uint8)
     assert byte_label_counts(y).tolist() == np.bincount(y, minlength=256).tolist()
+
+
+def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path):
+    """The row kernel's grid assumes ROW_BLOCKS_PER_SM blocks of ROW_THREADS threads fit
+    a multiprocessor's 65,536 registers together: ptxas (sm_90) must agree. Needs
+    libNVVM and ptxas (a CUDA toolkit), not a GPU."""
+    import shutil
+
+    pytest.importorskip("numba")
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        pytest.skip("the simulator has no compiler")
+    ptxas = shutil.which("ptxas")
+    if ptxas is None:
+        pytest.skip("no ptxas here")
+    try:
+        from numba import cuda
+        from numba import types as t
+
+        cuda.compile_ptx(lambda x: None, t.void(t.int32[:]), cc=(9, 0))
+    except Exception as exc:  # no libNVVM here
+        pytest.skip(f"numba cannot compile CUDA kernels here: {str(exc).splitlines()[0][:80]}")
+    from fsel.kernels.gpu import _cuda_information as ki
+    from fsel.kernels.gpu.information_rows import ROW_BLOCKS_PER_SM, ROW_THREADS
+
+    for kernel, sig in _ptx_signatures():
+        if kernel is not ki.hist_rows:
+            continue
+        ptx, _ = cuda.compile_ptx(kernel.py_func, t.void(*sig), cc=(9, 0))
+        (tmp_path / "k.ptx").write_text(ptx)
+        run = subprocess.run(
+            [ptxas, "-arch=sm_90", "-v", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.o")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+        registers = int(run.stderr.split("Used ")[1].split(" registers")[0])
+        assert registers * ROW_THREADS * ROW_BLOCKS_PER_SM <= 65536, registers

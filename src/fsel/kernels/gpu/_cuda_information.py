@@ -84,7 +84,7 @@ def hist_global(codes, z, packed, n, nz, hist):
     stride = cuda.gridDim.x * cuda.blockDim.x
     while r < n:
         zr = (z[r >> 2] >> ((r & 3) * 8)) & 0xFF if packed else z[r]
-        cuda.atomic.add(hist, (k, codes[k, r] * nz + zr), 1)
+        cuda.atomic.add(hist, (k, np.int32(codes[k, r]) * nz + zr), 1)
         r += stride
 
 
@@ -95,7 +95,7 @@ def pair_z(codes, j, y, mult, n, out):
     r = cuda.grid(1)
     stride = cuda.gridsize(1)
     while r < n:
-        out[r] = codes[j, r] * mult + y[r]
+        out[r] = np.int32(codes[j, r]) * mult + y[r]
         r += stride
 
 
@@ -156,3 +156,188 @@ def column_range(x, rows_per, lo, hi):
                 vhi = v
         cuda.atomic.min(lo, k, vlo)
         cuda.atomic.max(hi, k, vhi)
+
+
+# --------------------------------------------------------------------------------------
+# Row-major kernels: the codes exactly as the caller gave them on the GPU, ``(n, K)``
+# ``uint8`` in C order (no feature-major copy), read as 4-byte words of 4 features.
+
+#: entries of the label lookup table (a ``uint8`` label maps to its code)
+LUT_SIZE = 256
+
+
+@cuda.jit(cache=True)
+def hist_rows(
+    words, xb, n, K, group, wpr, j, mult, z, has_z, use_lut, lut, nz, cells, n_sub, half, hist
+):
+    """Joint histograms of ``(Xk, Z)`` from row-major ``uint8`` codes, in shared memory.
+
+    ``hist[k, x * nz + Z[r]] += #{r < n : X[r, k] = x}`` for the ``group`` features
+    ``k = f0 ... f0 + group - 1`` of grid row ``blockIdx.y`` (``f0 = blockIdx.y *
+    group``), with
+
+        ``Z[r] = (X[r, j] * mult if j >= 0 else 0) + (lut[z[r]] if use_lut else z[r])``
+
+    (the ``z`` term only when ``has_z``): ``Z = Xj |Y| + Y``, ``Xj``, ``Y`` or a
+    conditioning joint made on the host. ``xb`` is the matrix as one flat ``uint8``
+    array (``xb[r * K + k] = X[r, k]``) and ``words`` its first ``4 * words.size``
+    bytes as ``uint32`` words (byte ``i`` of word ``w``: ``xb[4 w + i]``): a thread
+    reads one word, four consecutive features of a row, and adds the bytes of it
+    that belong to the block's features; the row's span of the group takes at most
+    ``wpr`` words, the block's threads take the ``(row, word)`` slots of a tile of
+    ``max(1, blockDim // wpr)`` rows, so a warp reads consecutive words of
+    consecutive rows (coalesced) and its atomic adds mostly go to different
+    features' histograms. The block's ``group x cells`` histogram lives in shared
+    memory (``n_sub`` copies, warp ``w`` writing copy ``w % n_sub``; launched with
+    4 bytes per word of them), and is added to ``hist`` at the end, one global atomic
+    add per non-empty cell per block. With ``half``, two cells share a 32-bit word
+    (cell ``c`` in bits ``16 (c % 2)`` of word ``c // 2``, counted by adding ``1 <<
+    16 (c % 2)``): half the shared memory, so more features per block, exact as long
+    as no block counts more than 65535 rows (the host sizes the grid so). The labels'
+    lookup table (:data:`LUT_SIZE` entries) is copied to shared memory first.
+    """
+    sh = cuda.shared.array(0, _I32)
+    lsh = cuda.shared.array(LUT_SIZE, np.int32)
+    tid = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    f0 = cuda.blockIdx.y * group
+    nf = K - f0
+    if nf > group:
+        nf = group
+    size = group * cells
+    if half:
+        size = (size + 1) // 2  # words per copy
+    for c in range(tid, size * n_sub, nt):
+        sh[c] = 0
+    if use_lut:
+        for c in range(tid, LUT_SIZE, nt):
+            lsh[c] = lut[c]
+    cuda.syncthreads()
+    base = ((tid // 32) % n_sub) * size
+    n_words = words.shape[0]
+    n_bytes = xb.shape[0]
+    tile = nt // wpr
+    if tile < 1:
+        tile = 1
+    for item in range(tid, tile * wpr, nt):
+        rr = item // wpr
+        s = item - rr * wpr
+        r = cuda.blockIdx.x * tile + rr
+        while r < n:
+            b0 = r * K + f0
+            w = (b0 >> 2) + s
+            if w * 4 < b0 + nf:
+                zv = 0
+                if j >= 0:
+                    zv = np.int32(xb[r * K + j]) * mult
+                if has_z:
+                    if use_lut:
+                        zv += lsh[z[r]]
+                    else:
+                        zv += z[r]
+                if w < n_words:
+                    word = words[w]
+                else:  # the last bytes, past the whole words
+                    word = np.uint32(0)
+                    for i in range(4):
+                        if w * 4 + i < n_bytes:
+                            word |= np.uint32(xb[w * 4 + i]) << np.uint32(8 * i)
+                for i in range(4):
+                    fl = w * 4 + i - b0
+                    if fl >= 0 and fl < nf:
+                        x = (word >> np.uint32(8 * i)) & np.uint32(0xFF)
+                        cell = fl * cells + x * nz + zv
+                        if half:
+                            one = np.int32(1) << np.int32((cell & 1) * 16)
+                            cuda.atomic.add(sh, base + (cell >> 1), one)
+                        else:
+                            cuda.atomic.add(sh, base + cell, 1)
+            r += cuda.gridDim.x * tile
+    cuda.syncthreads()
+    for c in range(tid, nf * cells, nt):
+        tot = 0
+        for s in range(n_sub):
+            if half:
+                tot += (sh[s * size + (c >> 1)] >> ((c & 1) * 16)) & 0xFFFF
+            else:
+                tot += sh[s * size + c]
+        if tot:
+            fl = c // cells
+            cuda.atomic.add(hist, (f0 + fl, c - fl * cells), tot)
+
+
+@cuda.jit(cache=True)
+def hist_rows_global(xb, n, K, j, mult, z, has_z, use_lut, lut, nz, hist):
+    """:func:`hist_rows`' counts in global memory, one atomic add per cell of ``X``:
+    ``hist[k, X[r, k] * nz + Z[r]] += 1`` for every ``r < n`` and ``k < K`` (``Z`` as
+    there, ``lut`` read from global memory), for histograms too large for shared
+    memory. Consecutive threads take consecutive bytes of ``xb`` (coalesced)."""
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    total = n * K
+    while i < total:
+        r = i // K
+        k = i - r * K
+        zv = 0
+        if j >= 0:
+            zv = np.int32(xb[r * K + j]) * mult
+        if has_z:
+            if use_lut:
+                zv += lut[z[r]]
+            else:
+                zv += z[r]
+        cuda.atomic.add(hist, (k, np.int32(xb[i]) * nz + zv), 1)
+        i += stride
+
+
+@cuda.jit(cache=True)
+def zero_cells(a):
+    """``a[...] = 0`` for a 2-D ``int32`` array (the histograms, before a pass)."""
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    n1 = a.shape[1]
+    while i < a.shape[0] * n1:
+        r = i // n1
+        a[r, i - r * n1] = 0
+        i += stride
+
+
+@cuda.jit(cache=True)
+def byte_counts(v, counts):
+    """``counts[b] += #{i : v[i] = b}`` for a ``uint8`` array ``v`` (256 ``int64``
+    counts): a shared-memory histogram per block, then one global atomic add per
+    non-empty bin. The labels' values, counted where they already are."""
+    sh = cuda.shared.array(LUT_SIZE, np.int32)
+    tid = cuda.threadIdx.x
+    for c in range(tid, LUT_SIZE, cuda.blockDim.x):
+        sh[c] = 0
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while i < v.shape[0]:
+        cuda.atomic.add(sh, np.int32(v[i]), 1)
+        i += stride
+    cuda.syncthreads()
+    for c in range(tid, LUT_SIZE, cuda.blockDim.x):
+        if sh[c]:
+            cuda.atomic.add(counts, c, np.int64(sh[c]))
+
+
+@cuda.jit(cache=True)
+def column_rows(xb, n, K, j, out):
+    """``out[r] = X[r, j]`` for ``r < n`` (``xb`` the flat row-major ``uint8``
+    matrix): one feature's codes, for the host (CMI's conditioning joint)."""
+    r = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while r < n:
+        out[r] = xb[r * K + j]
+        r += stride
+
+
+@cuda.jit(cache=True)
+def narrow_codes(x, out):
+    """``out[r, k] = x[r, k]``: integer codes of any dtype and layout (already checked
+    to lie in ``0..255``) as a C-order ``uint8`` matrix."""
+    r, k = cuda.grid(2)
+    if r < x.shape[0] and k < x.shape[1]:
+        out[r, k] = x[r, k]

@@ -267,3 +267,87 @@ def sqrt_inplace(dist):
             end = dist.shape[0]
         for r in range(r0, end):
             dist[r, i] = math.sqrt(dist[r, i])
+
+
+# --------------------------------------------------------------------------------------
+# The scaling and the sort by class on the GPU (ReliefF's set-up)
+
+#: order statistics selected per column at once (minimum, maximum, two per quantile)
+MAX_TARGETS = 6
+#: the top bit of a 64-bit key
+_TOP = np.uint64(0x8000000000000000)
+
+
+@cuda.jit(cache=True)
+def radix_counts(bits, prefix, mask, shift, hist):
+    r"""One pass of a most-significant-digit radix selection of order statistics.
+
+    ``bits[c, i]`` are the IEEE bits of the float64 values of column ``c``; their
+    order-preserving key is ``~b`` for a negative value and ``b | 2^63`` otherwise,
+    so that keys compare as unsigned integers as the values compare. For every
+    column ``c`` and target ``t`` this counts, among the values whose key agrees with
+    ``prefix[c, t]`` on the bits of ``mask`` (the digits found so far), the 8-bit
+    digit ``(key >> shift) & 255``: ``hist[c, t, digit] += 1``. A block holds the
+    ``T x 256`` counts of one column (grid row ``c``) in shared memory and adds them to
+    ``hist`` once. Eight passes (``shift = 56, 48, ..., 0``) give each target's exact
+    key (the host picks each digit from the counts).
+    """
+    sh = cuda.shared.array((MAX_TARGETS, 256), np.int32)
+    c = cuda.blockIdx.y
+    tid = cuda.threadIdx.x
+    T = prefix.shape[1]
+    for q in range(tid, MAX_TARGETS * 256, cuda.blockDim.x):
+        sh[q // 256, q % 256] = 0
+    cuda.syncthreads()
+    n = bits.shape[1]
+    i = cuda.blockIdx.x * cuda.blockDim.x + tid
+    stride = cuda.gridDim.x * cuda.blockDim.x
+    while i < n:
+        b = bits[c, i]
+        if b & _TOP:
+            key = ~b
+        else:
+            key = b | _TOP
+        digit = np.int64((key >> shift) & np.uint64(255))
+        for t in range(T):
+            if (key & mask) == prefix[c, t]:
+                cuda.atomic.add(sh, (t, digit), 1)
+        i += stride
+    cuda.syncthreads()
+    for q in range(tid, T * 256, cuda.blockDim.x):
+        t = q // 256
+        v = sh[t, q - t * 256]
+        if v:
+            cuda.atomic.add(hist, (c, t, q - t * 256), np.int64(v))
+
+
+@cuda.jit(cache=True)
+def scale_sorted(xt, order, shift, div, clip_lo, clip_hi, out):
+    """``out[c, i] = (min(max(v, clip_lo[c]), clip_hi[c]) - shift[c]) / div[c]`` with
+    ``v = xt[c, order[i]]`` (0 where ``div[c] == 0``: a constant column): the columns
+    scaled by the range rule (``shift`` the minimum, ``div`` the range, no clipping)
+    or the robust rule (``shift`` the lower quantile, ``div`` the interquantile range,
+    clipped to the quantiles), the samples put in the order ``order`` (by class),
+    feature-major. The operations of :func:`fsel.kernels.scaling.scale_dense`, so the
+    same values."""
+    i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    c = cuda.blockIdx.y
+    if i < out.shape[1]:
+        if div[c] == 0.0:
+            out[c, i] = 0.0
+        else:
+            v = xt[c, order[i]]
+            if v < clip_lo[c]:  # np.clip (no NaN here)
+                v = clip_lo[c]
+            if v > clip_hi[c]:
+                v = clip_hi[c]
+            out[c, i] = (v - shift[c]) / div[c]
+
+
+@cuda.jit(cache=True)
+def gather_rows(xt, rows, out):
+    """``out[j, c] = xt[c, rows[j]]``: sample-major rows of the feature-major matrix
+    (the references of a distance block, or the rows the margins need on the host)."""
+    j, c = cuda.grid(2)
+    if j < rows.shape[0] and c < xt.shape[0]:
+        out[j, c] = xt[c, rows[j]]

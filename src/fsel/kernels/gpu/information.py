@@ -224,6 +224,17 @@ def is_device_array(x: Any) -> bool:
     return hasattr(x, "__cuda_array_interface__")
 
 
+def as_device_array(x: Any) -> Any:
+    """``x`` (``__cuda_array_interface__``) as a numba device array; under numba's
+    simulator, whose arrays have neither the interface nor ``cuda.as_cuda_array``,
+    a simulated device array is taken as it is."""
+    from numba import cuda
+
+    if hasattr(cuda, "as_cuda_array"):
+        return cuda.as_cuda_array(x)
+    return x
+
+
 def device_codes_from_samples(X: Any) -> tuple[Any, np.ndarray, float]:
     """Feature-major ``uint8`` codes on the device from a sample-major integer matrix
     already there (``__cuda_array_interface__``, shape ``(n, K)``, values ``0..255``),
@@ -233,7 +244,7 @@ def device_codes_from_samples(X: Any) -> tuple[Any, np.ndarray, float]:
     from numba import cuda
 
     t0 = time.perf_counter()
-    X = cuda.as_cuda_array(X)
+    X = as_device_array(X)
     if X.ndim != 2:
         raise ValueError(f"X on the GPU must be 2-D, got {X.ndim} dimension(s)")
     if np.dtype(X.dtype).kind not in "iu":
@@ -276,7 +287,7 @@ class _GpuCodes:
         self.dev: Any = None
         self.transfer_s = 0.0
         if is_device_array(codes):
-            self.dev = cuda.as_cuda_array(codes)
+            self.dev = as_device_array(codes)
             self.shape = (self.dev.shape[0], n)
             self.dtype = np.dtype(self.dev.dtype)
             self.block_rows = n

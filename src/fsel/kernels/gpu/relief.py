@@ -18,7 +18,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GpuSamples", "knn_by_class_gpu", "radius_margin_gpu"]
+__all__ = [
+    "GpuSamples",
+    "GpuScaledSamples",
+    "knn_by_class_gpu",
+    "linear_quantile",
+    "order_statistics_gpu",
+    "radius_margin_gpu",
+]
 
 _SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 #: threads per block (a warp under numba's simulator, which pays per thread)
@@ -27,6 +34,9 @@ THREADS = 8 if _SIMULATOR else 256
 SELECT_THREADS = 8 if _SIMULATOR else 128
 #: bytes of distance rows in flight on the GPU
 DISTANCE_BYTES = 1 << 30
+#: whether ReliefF scales and sorts on the GPU (:class:`GpuScaledSamples`); False: on
+#: the host as before (private, for benchmarks/bench_gpu.py's side-by-side timing)
+_SCALE_ON_GPU = True
 
 
 class GpuSamples:
@@ -55,6 +65,12 @@ class GpuSamples:
         del rows
         self.transfer_seconds = time.perf_counter() - t0
         self.search_seconds = 0.0
+
+    def reference_rows(self, rows: np.ndarray) -> Any:
+        """The rows ``rows`` of the scaled matrix on the GPU, sample-major."""
+        from numba import cuda
+
+        return cuda.to_device(np.ascontiguousarray(np.asarray(self.source)[rows]))
 
 
 def _launch(kernel: Any, grid: Any, block: Any, *args: Any) -> None:
@@ -110,13 +126,12 @@ def knn_by_class_gpu(
     idx = np.empty((m, C, k), dtype=np.intp)
     dist = np.empty((m, C, k))
     dy = cuda.to_device(np.ascontiguousarray(y, dtype=np.int64))
-    src = np.asarray(samples.source, dtype=np.float64)
     step = max(kern.REF_TILE, (DISTANCE_BYTES // max(8 * n, 1)) // kern.REF_TILE * kern.REF_TILE)
     squared = metric == "euclidean"
     for a in range(0, m, step):
         b = min(m, a + step)
         r = ref[a:b]
-        refs = cuda.to_device(np.ascontiguousarray(src[r]))
+        refs = samples.reference_rows(r)
         D = cuda.device_array((b - a, n), dtype=np.float64)
         grid = (-(-n // THREADS), -(-(b - a) // kern.REF_TILE))
         _launch(kern.distances, grid, THREADS, samples.xt, refs, squared, D)
@@ -222,3 +237,220 @@ def radius_margin_gpu(
         margin += out.copy_to_host().sum(axis=0)
     samples.search_seconds += time.perf_counter() - t0
     return margin, threshold
+
+
+# --------------------------------------------------------------------------------------
+# ReliefF's set-up on the GPU: the scaling's order statistics, the scaling and the sort
+# by class, without a scaled or sorted copy on the host
+
+
+def linear_quantile(prev: np.ndarray, nxt: np.ndarray, n: int, q: float) -> np.ndarray:
+    """numpy's ``"linear"`` quantile ``q`` of ``n`` values from the two order statistics
+    around it: ``prev`` the ``floor((n - 1) q)``-th smallest (0-based) and ``nxt`` the
+    next one (the same where that is the last); numpy's own arithmetic (its ``_lerp``:
+    ``prev + (nxt - prev) g``, or ``nxt - (nxt - prev)(1 - g)`` when the fraction ``g
+    >= 0.5``), so the result equals ``np.quantile`` bit for bit.
+
+    Examples
+    --------
+    >>> v = np.array([3.0, 1.0, 4.0, 1.5, 9.0, 2.6])
+    >>> s = np.sort(v)
+    >>> i = quantile_ranks(v.size, 0.95)
+    >>> float(linear_quantile(s[i[0]], s[i[1]], v.size, 0.95)) == float(np.quantile(v, 0.95))
+    True
+    """
+    virtual = np.float64(n - 1) * np.float64(q)
+    gamma = virtual - np.floor(virtual)
+    prev = np.asarray(prev, dtype=np.float64)
+    nxt = np.asarray(nxt, dtype=np.float64)
+    diff = nxt - prev
+    if gamma >= 0.5:
+        return nxt - diff * (1 - gamma)
+    return prev + diff * gamma
+
+
+def quantile_ranks(n: int, q: float) -> tuple[int, int]:
+    """The 0-based ranks of the two order statistics :func:`linear_quantile` needs."""
+    virtual = np.float64(n - 1) * np.float64(q)
+    if virtual >= n - 1:
+        return n - 1, n - 1
+    lo = int(np.floor(virtual))
+    return lo, lo + 1
+
+
+def _keys_to_values(keys: np.ndarray) -> np.ndarray:
+    """float64 values from the order-preserving keys of :func:`radix_counts`."""
+    keys = np.asarray(keys, dtype=np.uint64)
+    top = np.uint64(1 << 63)
+    bits = np.where(keys & top, keys ^ top, ~keys)
+    return bits.view(np.float64)
+
+
+def order_statistics_gpu(xt: Any, ranks: np.ndarray) -> np.ndarray:
+    """``out[c, t]`` = the ``ranks[t]``-th smallest value (0-based) of row ``c`` of the
+    feature-major float64 matrix ``xt`` on the GPU (no NaN), exact: eight passes of
+    :func:`fsel.kernels.gpu._cuda_relief.radix_counts` over the 64-bit keys, each
+    fixing one 8-bit digit of every target's key from the digit counts (no sort)."""
+    from numba import cuda
+
+    from fsel.kernels.gpu import _cuda_relief as kern
+
+    d, n = xt.shape
+    ranks = np.asarray(ranks, dtype=np.int64)
+    T = ranks.size
+    if T > kern.MAX_TARGETS:
+        raise ValueError(f"at most {kern.MAX_TARGETS} order statistics at once")
+    bits = xt.view(np.uint64)
+    rank = np.tile(ranks, (d, 1))
+    prefix = np.zeros((d, T), dtype=np.uint64)
+    blocks = 1 if _SIMULATOR else max(1, min(-(-n // THREADS), 8 * _n_sm() // max(d, 1) + 1))
+    for p in range(8):
+        shift = 56 - 8 * p
+        mask = np.uint64(0) if p == 0 else np.uint64(((1 << 64) - 1) ^ ((1 << (shift + 8)) - 1))
+        hist = cuda.to_device(np.zeros((d, T, 256), dtype=np.int64))
+        dprefix = cuda.to_device(prefix)
+        args = (bits, dprefix, mask, np.uint64(shift), hist)
+        _launch(kern.radix_counts, (blocks, d), THREADS, *args)
+        cum = np.cumsum(hist.copy_to_host(), axis=2)
+        digit = (cum <= rank[:, :, None]).sum(axis=2)  # the first bin past the rank
+        before = np.take_along_axis(cum, np.maximum(digit - 1, 0)[:, :, None], axis=2)[:, :, 0]
+        rank -= np.where(digit > 0, before, 0)
+        prefix |= digit.astype(np.uint64) << np.uint64(shift)
+    return _keys_to_values(prefix)
+
+
+def _n_sm() -> int:
+    from fsel.kernels.gpu.information import _n_sm as n_sm
+
+    return n_sm()
+
+
+class GpuScaledSamples(GpuSamples):
+    """The sample matrix scaled and sorted by class on the GPU (ReliefF's set-up).
+
+    The raw values go to the GPU once; there the columns' minimum, maximum and (for
+    ``scaling="robust"``) the order statistics around the 5% and 95% quantiles are
+    selected (:func:`order_statistics_gpu`), the quantiles are interpolated on the
+    host as numpy does (:func:`linear_quantile`), and one kernel
+    (:func:`fsel.kernels.gpu._cuda_relief.scale_sorted`) writes the scaled columns
+    with the samples in the stable order of their class: the feature-major matrix the
+    neighbour search reads. The scaled values are those of
+    :func:`fsel.kernels.scaling.scale_dense` (the same operations on the same
+    numbers); no scaled or sorted copy is made on the host.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n, d)
+        Dense, without NaN.
+    y : ndarray of shape (n,)
+        Class codes.
+    scaling : {"range", "robust"}
+
+    Attributes
+    ----------
+    order : ndarray
+        ``np.argsort(y, kind="stable")``: sample ``i`` of the GPU matrix is row
+        ``order[i]`` of ``values``.
+    constant : ndarray of bool
+        The constant columns (scaled to 0).
+    transfer_seconds, scale_seconds, search_seconds : float
+        Copying the values to the GPU; the order statistics, scaling and sort; the
+        neighbour searches.
+    """
+
+    on_gpu = True
+
+    def __init__(self, values: np.ndarray, y: np.ndarray, scaling: str) -> None:
+        from numba import cuda
+
+        from fsel.kernels.gpu import _cuda_relief as kern
+        from fsel.kernels.scaling import ROBUST_QUANTILES
+
+        if scaling not in ("range", "robust"):
+            raise ValueError(f"scaling {scaling!r} has no GPU kernel (range, robust)")
+        t0 = time.perf_counter()
+        self.source = None
+        self.n, self.d = values.shape
+        n, d = self.n, self.d
+        rows = cuda.to_device(np.ascontiguousarray(values, dtype=np.float64))
+        raw = cuda.device_array((d, n), dtype=np.float64)
+        tx, ty = (8, 8) if _SIMULATOR else (32, 8)
+        _launch(kern.transpose, (-(-n // tx), -(-d // ty)), (tx, ty), rows, raw)
+        cuda.synchronize()
+        del rows
+        self.transfer_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ranks = [0, n - 1]
+        if scaling == "robust":
+            for q in ROBUST_QUANTILES:
+                ranks += quantile_ranks(n, q)
+        stats = order_statistics_gpu(raw, np.array(ranks))
+        lo, hi = stats[:, 0], stats[:, 1]
+        ptp = hi - lo
+        self.constant = ptp == 0
+        shift, div = lo.copy(), ptp.copy()
+        clip_lo = np.full(d, -np.inf)
+        clip_hi = np.full(d, np.inf)
+        if scaling == "robust":
+            q_lo = linear_quantile(stats[:, 2], stats[:, 3], n, ROBUST_QUANTILES[0])
+            q_hi = linear_quantile(stats[:, 4], stats[:, 5], n, ROBUST_QUANTILES[1])
+            robust = q_hi > q_lo  # else more than 90% at one value: the range rule
+            shift[robust], div[robust] = q_lo[robust], (q_hi - q_lo)[robust]
+            clip_lo[robust], clip_hi[robust] = q_lo[robust], q_hi[robust]
+        div[self.constant] = 0.0
+        self.order = np.argsort(np.asarray(y), kind="stable")
+        self.xt = cuda.device_array((d, n), dtype=np.float64)
+        grid = (-(-n // THREADS), d)
+        args = [cuda.to_device(a) for a in (self.order.astype(np.int64), shift, div)]
+        args += [cuda.to_device(clip_lo), cuda.to_device(clip_hi)]
+        _launch(kern.scale_sorted, grid, THREADS, raw, *args, self.xt)
+        cuda.synchronize()
+        del raw
+        self.scale_seconds = time.perf_counter() - t0
+        self.search_seconds = 0.0
+
+    def reference_rows(self, rows: np.ndarray) -> Any:
+        """Rows ``rows`` (positions in the sorted order) of the scaled matrix,
+        sample-major, gathered on the GPU."""
+        from numba import cuda
+
+        from fsel.kernels.gpu import _cuda_relief as kern
+
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        out = cuda.device_array((max(rows.size, 1), self.d), dtype=np.float64)
+        tx, ty = (8, 8) if _SIMULATOR else (32, 8)
+        grid = (max(1, -(-rows.size // tx)), max(1, -(-self.d // ty)))
+        _launch(kern.gather_rows, grid, (tx, ty), self.xt, cuda.to_device(rows), out)
+        return out[: rows.size] if rows.size else out
+
+    def host_rows(self, rows: np.ndarray) -> np.ndarray:
+        """Rows ``rows`` (sorted positions) of the scaled matrix on the host."""
+        return self.reference_rows(rows).copy_to_host()[: np.asarray(rows).size]
+
+
+def relieff_neighbours_gpu(
+    samples: GpuScaledSamples,
+    y_sorted: np.ndarray,
+    n_neighbors: int,
+    n_classes: int,
+    *,
+    metric: str = "manhattan",
+    rows: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """ReliefF's neighbour lists on :class:`GpuScaledSamples` and the part of the
+    scaled matrix the margins read: ``(Zc, yc, rc, idx)`` with ``Zc`` the rows of the
+    references and of their neighbours (positions in the sorted order, gathered on
+    the GPU), ``yc`` their classes, ``rc`` the references' rows in ``Zc`` and ``idx``
+    the neighbours' rows in ``Zc`` (``-1`` past a class's members). The margins are
+    then the CPU's, computed from ``Zc`` by the CPU's function (each reference's
+    margin reads only its own row and its neighbours')."""
+    idx, _ = knn_by_class_gpu(samples, y_sorted, n_neighbors, n_classes, metric=metric, rows=rows)
+    ref = np.arange(samples.n) if rows is None else np.asarray(rows, dtype=np.int64)
+    found = idx[idx >= 0]
+    need = np.union1d(ref, found) if rows is not None else np.arange(samples.n)
+    t0 = time.perf_counter()
+    Zc = samples.host_rows(need) if need.size else np.zeros((0, samples.d))
+    samples.search_seconds += time.perf_counter() - t0
+    rc = np.searchsorted(need, ref)
+    idx_c = np.where(idx >= 0, np.searchsorted(need, np.maximum(idx, 0)), -1)
+    return Zc, np.asarray(y_sorted)[need], rc, idx_c

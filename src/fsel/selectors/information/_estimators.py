@@ -140,9 +140,11 @@ _ATTRS_DOC = """
         With ``device_ == "cuda"`` only: ``transfer_s``, the seconds spent moving the
         codes to the GPU, ``count_s``, the seconds of the counting passes,
         ``setup_s`` (validation, codes, relevance) and ``select_s`` (the greedy
-        steps); for codes already on the GPU also ``labels_s`` (coding ``y``),
-        ``layout_s`` (range check and feature-major copy on the GPU), ``table_s``
-        (the table, relevance included) and ``relevance_s`` (its counting pass).
+        steps); for codes already on the GPU also ``labels_s`` (counting and coding
+        ``y``), ``layout_s`` (the codes' range check and copy on the GPU: none for a
+        C-order ``uint8`` matrix, which is read in place), ``table_s`` (the table,
+        relevance included) and ``relevance_s`` (its counting pass, which also finds
+        the numbers of levels).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         When fitted on a DataFrame with string column names.

@@ -335,23 +335,10 @@ class InformationSelector(SelectorCore):
                 f"{name}: X is on the GPU (it has __cuda_array_interface__); use "
                 "device='cuda', or copy X to the host for device='cpu'"
             )
-        from fsel.kernels.gpu.information import (
-            GpuInformationTable,
-            device_codes_from_samples,
-            encode_labels,
-        )
+        from fsel.kernels.gpu.information_rows import device_table
 
-        t0 = time.perf_counter()
-        if hasattr(y, "__cuda_array_interface__"):
-            from numba import cuda
-
-            y = cuda.as_cuda_array(y).copy_to_host()
-        y = np.asarray(y)
-        if y.ndim != 1 or y.size != X.shape[0]:
-            raise ValueError(f"{name}: y must be 1-D with one label per row of X")
-        classes, y_codes = encode_labels(y)
-        t_labels = time.perf_counter() - t0
-        codes, n_levels, seconds = device_codes_from_samples(X)
+        info, classes = device_table(X, y, estimator=self.mi_estimator, name=name)
+        n_levels = info.n_levels
         k = check_n_features_to_select(self.n_features_to_select, int(n_levels.size))
         self.n_features_in_ = int(n_levels.size)
         if hasattr(self, "feature_names_in_"):
@@ -360,17 +347,6 @@ class InformationSelector(SelectorCore):
         self.n_levels_ = n_levels
         self.classes_ = classes
         self.y_bin_edges_ = None
-        t0 = time.perf_counter()
-        info = GpuInformationTable(
-            codes, n_levels, y_codes.reshape(-1), estimator=self.mi_estimator
-        )
-        info.codes.transfer_s = seconds  # the layout pass on the GPU (no host copy)
-        info.setup_seconds = {  # where the set-up's time went (timings_)
-            "labels_s": t_labels,
-            "layout_s": seconds,
-            "table_s": time.perf_counter() - t0,
-            "relevance_s": info.count_seconds,
-        }
         return info, k
 
     def _fit_dask_table(self, X: Any, y: Any, missing: str) -> tuple[Any, int]:

@@ -318,7 +318,16 @@ class BaseRelief(SelectorCore):
         if self.missing == "expected" and any_nan(values, effective_n_jobs(self.n_jobs)):
             holes = np.isnan(values)
         self._ref_rows = self._reference_rows(n)
-        if holes is None and self.scaling == "range":
+        if self._gpu_setup(holes, nominal):
+            # scaled and sorted by class on the GPU (fsel.kernels.gpu.relief): the
+            # same values, no scaled copy on the host
+            from fsel.kernels.gpu.relief import GpuScaledSamples
+
+            scaled = GpuScaledSamples(values, y_codes, self.scaling)
+            self._gpu_samples = scaled
+            constant = scaled.constant
+            ok = ~constant
+        elif holes is None and self.scaling == "range":
             # the papers' range rule on complete data: threaded, without column gathers
             lo, hi = column_min_max(values, effective_n_jobs(self.n_jobs))
             ptp = hi - lo
@@ -348,6 +357,8 @@ class BaseRelief(SelectorCore):
         gpu = self.__dict__.pop("_gpu_samples", None)
         if gpu is not None:
             self.timings_ = {"transfer_s": gpu.transfer_seconds, "search_s": gpu.search_seconds}
+            if hasattr(gpu, "scale_seconds"):
+                self.timings_["scale_s"] = gpu.scale_seconds
         self.margin_ = mbar
         w = positive_unit(mbar)
         self.feature_importances_ = w
@@ -446,6 +457,24 @@ class BaseRelief(SelectorCore):
 
     #: whether the neighbour search (:meth:`_knn`) is all the estimator needs a GPU for
     _gpu_knn = True
+    #: whether the scaling and the sort by class can run on the GPU (ReliefF)
+    _gpu_scaling = False
+
+    def _gpu_setup(self, holes: Any, nominal: np.ndarray) -> bool:
+        """Whether this fit scales and sorts on the GPU: ``device_ == "cuda"``, an
+        estimator that can, classes, no holes, no nominal column, range or robust
+        scaling."""
+        if not (self._gpu_scaling and getattr(self, "device_", "cpu") == "cuda"):
+            return False
+        from fsel.kernels.gpu import relief
+
+        return (
+            relief._SCALE_ON_GPU
+            and self._target_kind == "classification"
+            and holes is None
+            and not nominal.any()
+            and self.scaling in ("range", "robust")
+        )
 
     def _resolve_device(self) -> None:
         """``device_`` from the ``device`` parameter (estimators that have one)."""

@@ -222,6 +222,8 @@ class ReliefF(_Sampled):
         # kernel (a stable order keeps the index tie-break within every class)
         if getattr(self, "_y_target", None) is not None:
             return self._rrelieff(Z, k)
+        if getattr(Z, "on_gpu", False):
+            return self._mean_margin_gpu(Z, y, priors, k)
         order = np.argsort(y, kind="stable")
         Z, y = take_rows(Z, order, effective_n_jobs(self.n_jobs)), y[order]
         budget = int(self.memory_budget)
@@ -260,6 +262,24 @@ class ReliefF(_Sampled):
             else:
                 out[a:b] = m
         return (total if sparse else out.sum(axis=0)) / n_ref
+
+    _gpu_scaling = True
+
+    def _mean_margin_gpu(self, Z, y, priors, k):
+        """:meth:`_mean_margin` on samples scaled and sorted on the GPU
+        (:class:`fsel.kernels.gpu.relief.GpuScaledSamples`): the neighbours found there,
+        the margins computed on the host by :meth:`_margins` from the rows they read."""
+        from fsel.kernels.gpu.relief import relieff_neighbours_gpu
+
+        C = priors.size
+        ys = y[Z.order]
+        rows = self._ref_rows
+        if rows is not None:
+            rows = np.sort(np.argsort(Z.order, kind="stable")[rows])
+        k_eff = max(1, min(k, int(np.bincount(ys, minlength=C).max())))
+        Zc, yc, rc, idx = relieff_neighbours_gpu(Z, ys, k_eff, C, metric=self.metric, rows=rows)
+        m = self._margins(Zc, yc, priors, idx, rc, None, int(self.memory_budget))
+        return m.sum(axis=0) / rc.size
 
     def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> ReliefF:
         """ReliefF on a row-chunked Dask table (the same margins as in memory).

@@ -1,0 +1,74 @@
+"""Host-side rules of the GPU kernels: how the row-major information table
+(:mod:`fsel.kernels.gpu.information_rows`) splits the features among thread blocks
+and codes byte-sized labels, and how ReliefF's GPU set-up turns order statistics into
+numpy's quantiles (:mod:`fsel.kernels.gpu.relief`). No GPU and no numba needed; the
+kernels themselves are checked under the simulator in tests/test_gpu.py."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fsel.kernels.gpu.information_rows import ROW_THREADS, byte_classes, row_groups
+from fsel.kernels.gpu.relief import linear_quantile, quantile_ranks
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n_features=st.integers(1, 700),
+    cells=st.integers(1, 20_000),
+    budget=st.integers(64, 12_032),
+    half=st.booleans(),
+)
+def test_row_groups_cover_every_feature_within_the_shared_budget(n_features, cells, budget, half):
+    per_word = 2 if half else 1
+    plan = row_groups(n_features, cells, budget, half=half)
+    if cells > budget * per_word:
+        assert plan is None
+        return
+    group, n_groups, wpr, n_sub = plan
+    words = -(-group * cells // per_word)
+    assert words * n_sub <= budget  # the block's shared histograms fit
+    assert 1 <= n_sub <= max(1, ROW_THREADS // 32)
+    assert n_groups * group >= n_features > (n_groups - 1) * group  # no empty block
+    # every row's span of every group lies in at most wpr 4-byte words
+    for r in range(4):
+        for g in range(n_groups):
+            f0 = g * group
+            nf = min(group, n_features - f0)
+            first, last = (r * n_features + f0) // 4, (r * n_features + f0 + nf - 1) // 4
+            assert last - first + 1 <= wpr
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.integers(0, 255), min_size=1, max_size=60),
+    dtype=st.sampled_from([np.int8, np.uint8, np.bool_]),
+)
+def test_byte_classes_code_labels_as_np_unique_does(values, dtype):
+    raw = np.array(values, dtype=np.uint8)
+    if dtype is np.bool_:
+        raw = (raw > 127).astype(np.uint8)
+    y = raw.view(dtype)
+    counts = np.bincount(raw, minlength=256)
+    classes, lut = byte_classes(counts, dtype)
+    want_classes, want_codes = np.unique(y, return_inverse=True)
+    assert classes.dtype == y.dtype
+    assert classes.tolist() == want_classes.tolist()
+    assert lut[raw].tolist() == want_codes.reshape(-1).tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False), min_size=1, max_size=80
+    ),
+    q=st.sampled_from([0.05, 0.95, 0.5, 0.25, 0.99, 0.0, 1.0, 0.3]),
+)
+def test_linear_quantile_from_order_statistics_is_np_quantile(values, q):
+    v = np.array(values)
+    s = np.sort(v)
+    lo, hi = quantile_ranks(v.size, q)
+    got = linear_quantile(s[lo], s[hi], v.size, q)
+    assert float(got) == float(np.quantile(v, q))  # bit for bit
