@@ -65,10 +65,44 @@ def thread_counts(max_threads: int) -> list[int]:
     return out
 
 
+def topology() -> dict[str, Any]:
+    """Sockets, physical cores and hardware threads per core (``/proc/cpuinfo``): a
+    machine whose "cores" are hyper-threads scales a counting kernel less than its
+    ``os.cpu_count`` suggests."""
+    seen: set[tuple[str, str]] = set()
+    cur: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in [*f, "\n"]:
+                if not line.strip():
+                    if "core id" in cur:
+                        seen.add((cur.get("physical id", "0"), cur["core id"]))
+                    cur = {}
+                elif ":" in line:
+                    key, _, val = line.partition(":")
+                    cur[key.strip()] = val.strip()
+    except OSError:
+        return {}
+    logical = os.cpu_count() or 1
+    physical = len(seen) or None
+    return {
+        "logical_cpus": logical,
+        "physical_cores": physical,
+        "sockets": len({s for s, _ in seen}) or None,
+        "threads_per_core": (logical // physical) if physical else None,
+    }
+
+
 def _timed_jmi(X: np.ndarray, y: np.ndarray, n_jobs: int) -> dict[str, Any]:
-    """One JMI fit with the start of the greedy search and each step's end recorded."""
+    """One JMI fit with every phase of its set-up and each step's end recorded: the
+    validation of X and y, the coding of X, the table's preparation (labels, n log n
+    table) and its relevance pass (which packs the feature pairs); per step, the
+    threads' counting and the sums of their histograms (``PairStep.seconds``)."""
     import fsel.selectors.information._fit as fit_module
     from fsel import JMI
+
+    # the coding pass: integer input straight to packed pairs (_packed_codes), or, where
+    # that path does not apply, the general coding (_discretize) after it
 
     marks: dict[str, Any] = {}
     original = fit_module.greedy_select
@@ -85,12 +119,15 @@ def _timed_jmi(X: np.ndarray, y: np.ndarray, n_jobs: int) -> dict[str, Any]:
         return original(*args, progress=step, **kwargs)
 
     original_table = fit_module.InformationTable
+    original_code = fit_module._discretize
+    original_validate = fit_module.InformationSelector._validate_fit_data
 
     class TimedTable(original_table):  # type: ignore[misc,valid-type]
         """The table, its construction and relevance pass timed (set-up breakdown)."""
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             marks["table_start"] = time.perf_counter()
+            marks["table"] = self
             super().__init__(*args, **kwargs)
             marks["table_end"] = time.perf_counter()
 
@@ -99,8 +136,34 @@ def _timed_jmi(X: np.ndarray, y: np.ndarray, n_jobs: int) -> dict[str, Any]:
             super()._init_relevance()
             marks["relevance_end"] = time.perf_counter()
 
+    def timed_code(*args: Any, **kwargs: Any) -> Any:
+        marks["code_start"] = time.perf_counter()
+        try:
+            return original_code(*args, **kwargs)
+        finally:
+            marks["code_end"] = time.perf_counter()
+
+    def timed_validate(self: Any, *args: Any, **kwargs: Any) -> Any:
+        marks["validate_start"] = time.perf_counter()
+        try:
+            return original_validate(self, *args, **kwargs)
+        finally:
+            marks["validate_end"] = time.perf_counter()
+
+    original_packed = fit_module.InformationSelector._packed_codes
+
+    def timed_packed(self: Any, *args: Any, **kwargs: Any) -> Any:
+        marks["code_start"] = time.perf_counter()
+        try:
+            return original_packed(self, *args, **kwargs)
+        finally:
+            marks["code_end"] = time.perf_counter()
+
     fit_module.greedy_select = recorded
     fit_module.InformationTable = TimedTable
+    fit_module._discretize = timed_code
+    fit_module.InformationSelector._validate_fit_data = timed_validate
+    fit_module.InformationSelector._packed_codes = timed_packed
     try:
         t0 = time.perf_counter()
         est = JMI(K, discretize=None, n_jobs=n_jobs).fit(X, y)
@@ -108,20 +171,36 @@ def _timed_jmi(X: np.ndarray, y: np.ndarray, n_jobs: int) -> dict[str, Any]:
     finally:
         fit_module.greedy_select = original
         fit_module.InformationTable = original_table
+        fit_module._discretize = original_code
+        fit_module.InformationSelector._validate_fit_data = original_validate
+        fit_module.InformationSelector._packed_codes = original_packed
     ends = [marks["setup_end"], *marks["steps"]]
     # the first step is the relevance pick (no counting); the others count all features
     steps = np.diff(ends)[1:] if len(ends) > 2 else np.diff(ends)
     breakdown = {}
-    if "relevance_end" in marks:
+    if "relevance_end" in marks and "code_end" in marks:
         breakdown = {
-            "validate_code_s": marks["table_start"] - t0,
+            "validate_s": marks["validate_end"] - t0,
+            "code_s": marks["code_end"] - marks["code_start"],
+            "between_s": marks["table_start"] - marks["code_end"],
             "table_prep_s": marks["relevance_start"] - marks["table_start"],
             "relevance_s": marks["relevance_end"] - marks["relevance_start"],
-            "table_rest_s": marks["table_end"] - marks["relevance_end"],
-            "to_first_step_s": marks["setup_end"] - marks["table_end"],
+            "to_first_step_s": marks["setup_end"] - marks["relevance_end"],
+        }
+    step_parts = {}
+    counter = getattr(marks.get("table"), "_step", None)
+    if counter is not None and counter.seconds["calls"]:
+        calls = counter.seconds["calls"]
+        count_s = counter.seconds["count_s"] / calls
+        sums_s = counter.seconds["sums_s"] / calls
+        step_parts = {
+            "count_s": count_s,
+            "sums_s": sums_s,
+            "rest_s": float(np.mean(steps)) - count_s - sums_s,
         }
     return {
         "setup_breakdown": breakdown,
+        "step_breakdown": step_parts,
         "setup_s": marks["setup_end"] - t0,
         "step_s": float(statistics.median(steps)),
         "fit_s": t1 - t0,
@@ -130,11 +209,65 @@ def _timed_jmi(X: np.ndarray, y: np.ndarray, n_jobs: int) -> dict[str, Any]:
 
 
 def _best(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The fastest fit, each time and each phase the least over the runs (a shared
+    machine's interruptions only ever add time)."""
     best = min(runs, key=lambda r: r["fit_s"])
-    return {
+    out = {
         **best,
         "setup_s": min(r["setup_s"] for r in runs),
         "step_s": min(r["step_s"] for r in runs),
+    }
+    for key in ("setup_breakdown", "step_breakdown"):
+        if all(r.get(key) for r in runs):
+            out[key] = {name: min(r[key][name] for r in runs) for name in best[key]}
+    return out
+
+
+def karp_flatt(t1: float, tp: float, p: int) -> float:
+    """The serial fraction ``e`` that Amdahl's law gives a phase timed ``t1`` on one
+    thread and ``tp`` on ``p`` (the Karp-Flatt metric: ``tp = t1 (e + (1 - e) / p)``),
+    clipped to ``[0, 1]``.
+
+    Examples
+    --------
+    >>> round(karp_flatt(10.0, 5.5, 2), 3)  # 10% serial
+    0.1
+    """
+    if p <= 1 or t1 <= 0:
+        return float("nan")
+    e = (tp / t1 - 1.0 / p) / (1.0 - 1.0 / p)
+    return min(1.0, max(0.0, e))
+
+
+def projection(out: list[dict[str, Any]], target: int = 16) -> dict[str, Any]:
+    """Amdahl's projection to ``target`` threads of every phase, from its serial
+    fraction measured between one thread and the most threads run (a projection,
+    not a measurement: it ignores memory bandwidth and hyper-threads sharing a core)."""
+    one, top = out[0], out[-1]
+    p = top["threads"]
+    if p <= 1:
+        return {}
+    phases = {"setup_s": (one["setup_s"], top["setup_s"]), "step_s": (one["step_s"], top["step_s"])}
+    for key in ("setup_breakdown", "step_breakdown"):
+        for name, v in (one.get(key) or {}).items():
+            if name in (top.get(key) or {}):
+                phases[f"{key.split('_')[0]}.{name}"] = (v, top[key][name])
+    res = {}
+    for name, (t1, tp) in phases.items():
+        e = karp_flatt(t1, tp, p)
+        res[name] = {
+            "t1_s": t1,
+            f"t{p}_s": tp,
+            "serial_fraction": e,
+            f"projected_t{target}_s": t1 * (e + (1 - e) / target) if e == e else None,
+        }
+    setup = res["setup_s"][f"projected_t{target}_s"]
+    step = res["step_s"][f"projected_t{target}_s"]
+    return {
+        "measured_threads": p,
+        "target_threads": target,
+        "phases": res,
+        f"projected_fit_t{target}_s": setup + (K - 1) * step,
     }
 
 
@@ -143,6 +276,11 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
     y = y8.astype(np.int64)
     _timed_jmi(X[:20000], y[:20000], 2)  # compile / load every kernel
     _timed_jmi(X[:20000], y[:20000], 1)
+    # one full-size fit first: a process's first touch of fresh memory (the code
+    # matrix) can cost far more than the fit (a virtual machine's host maps its pages);
+    # later fits reuse freed pages, so the first timed thread count is not penalised
+    cold = _timed_jmi(X, y, threads[-1])
+    print(f"JMI cold first fit ({threads[-1]} threads): {cold['fit_s']:.2f} s", flush=True)
     out = []
     for t in threads:
         r = _best([_timed_jmi(X, y, t) for _ in range(repeats)])
@@ -153,10 +291,11 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
             f"step {r['step_s']:.3f} s, fit {r['fit_s']:.2f} s",
             flush=True,
         )
-        parts = r.get("setup_breakdown") or {}
-        if parts:
-            text = ", ".join(f"{name[:-2]} {v:.3f}" for name, v in parts.items())
-            print(f"    set-up breakdown (s, fastest fit): {text}", flush=True)
+        for key, what in (("setup_breakdown", "set-up"), ("step_breakdown", "mean step")):
+            parts = r.get(key) or {}
+            if parts:
+                text = ", ".join(f"{name[:-2]} {v:.3f}" for name, v in parts.items())
+                print(f"    {what} breakdown (s, fastest fit): {text}", flush=True)
     base = out[0]
     for r in out:
         r["fit_speedup"] = base["fit_s"] / r["fit_s"]
@@ -164,6 +303,7 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
         r["setup_speedup"] = base["setup_s"] / r["setup_s"]
         r["cells_per_s_per_thread"] = rows * N_FEATURES / r["step_s"] / r["threads"]
         r["same_selection"] = r["selection"] == base["selection"]
+    out[0]["cold_first_fit_s"] = cold["fit_s"]
     return out
 
 
@@ -402,24 +542,105 @@ def _ms(x: float | None) -> str:
     return "-" if x is None else f"{x * 1e3:.1f} ms"
 
 
+def _load_text(load: dict[str, Any] | None) -> str:
+    if not load:
+        return ""
+    return (
+        f" Load average (1 min) {load['start'][0]:.1f} at the start, {load['end'][0]:.1f} "
+        f"at the end (on {os.cpu_count()} cores: other work shares the machine when it "
+        "exceeds the threads measured)."
+    )
+
+
+def _topology_text(topo: dict[str, Any]) -> str:
+    if not topo.get("physical_cores"):
+        return ""
+    return (
+        f"; {topo['physical_cores']} physical cores, {topo['threads_per_core']} "
+        "hardware thread(s) per core"
+    )
+
+
+_SETUP_WORDS = (
+    "Set-up breakdown, seconds (each the least over the repeats): validation of X and y "
+    "(`validate`), coding of X (`code`: integer input straight to packed feature pairs), "
+    "from the codes to the table (`between`), the table's preparation (labels, n log n "
+    "table: `table_prep`), its relevance pass (the pairs counted against the target; "
+    "packed first where the coding did not pack them: `relevance`), and from the table "
+    "to the first step."
+)
+_STEP_WORDS = (
+    "Mean greedy step, seconds: the threads counting every packed pair against the "
+    "newest pick and the target (`count`), the parallel sum of their histograms into "
+    "entropies (`sums`), and the rest (Python: terms, criterion, argmax)."
+)
+
+
+def _breakdown_tables(jmi: list[dict[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    for key, words in (("setup_breakdown", _SETUP_WORDS), ("step_breakdown", _STEP_WORDS)):
+        rows = [r for r in jmi if r.get(key)]
+        if not rows:
+            continue
+        names = list(rows[0][key])
+        lines += [
+            "",
+            words,
+            "",
+            "| threads | " + " | ".join(n[:-2] for n in names) + " |",
+            "|---:|" + "---:|" * len(names),
+        ]
+        for r in rows:
+            lines.append(
+                f"| {r['threads']} | " + " | ".join(f"{r[key][n]:.3f}" for n in names) + " |"
+            )
+    return lines
+
+
+def _projection_lines(proj: dict[str, Any]) -> list[str]:
+    if not proj:
+        return []
+    p, target = proj["measured_threads"], proj["target_threads"]
+    lines = [
+        "",
+        f"### Amdahl projection to {target} threads (a projection, not a measurement)",
+        "",
+        f"Each phase's serial fraction `e` from its times on 1 and {p} threads "
+        f"(Karp-Flatt: t{p} = t1 (e + (1 - e) / {p})), then t{target} = t1 (e + (1 - e) "
+        f"/ {target}). It ignores memory bandwidth, hyper-threads sharing a core and "
+        "the noise of a shared machine (a phase of a few milliseconds has no meaningful "
+        "fraction).",
+        "",
+        f"| phase | t1 s | t{p} s | serial fraction | projected t{target} s |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, v in proj["phases"].items():
+        pt = v[f"projected_t{target}_s"]
+        lines.append(
+            f"| {name} | {v['t1_s']:.3f} | {v[f't{p}_s']:.3f} | {v['serial_fraction']:.2f} "
+            f"| {'-' if pt is None else f'{pt:.3f}'} |"
+        )
+    lines += [
+        "",
+        f"Projected whole fit on {target} threads: {proj[f'projected_fit_t{target}_s']:.2f} s.",
+    ]
+    return lines
+
+
 def _markdown(result: dict[str, Any]) -> str:
     m = result["machine"]
     a = result["args"]
     lines = [
         "# Scaling with the cores of one machine",
         "",
-        f"Machine: {m['cpu_model']}, {m['cores']} cores (os.cpu_count), Python {m['python']}; "
+        f"Machine: {m['cpu_model']}, {m['cores']} cores (os.cpu_count"
+        + _topology_text(m.get("topology") or {})
+        + f"), Python {m['python']}; "
         f"commit {result['git']['head'][:10]}"
         + (" (src/ dirty)" if result["git"].get("src_dirty") else "")
         + "."
         + (f" {a['note']}" if a.get("note") else "")
-        + (
-            " Load average (1 min) at start and end: "
-            + ", ".join(f"{x:.1f}" for x in result["load_average"])
-            + "."
-            if result.get("load_average")
-            else ""
-        ),
+        + _load_text(result.get("load_average")),
     ]
     jmi = [
         "",
@@ -437,21 +658,8 @@ def _markdown(result: dict[str, Any]) -> str:
             f"| {r['setup_speedup']:.2f} | {r['step_speedup']:.2f} | {r['fit_speedup']:.2f} "
             f"| {r['cells_per_s_per_thread']:.2e} | {'yes' if r['same_selection'] else 'NO'} |"
         )
-    with_parts = [r for r in result["jmi"] if r.get("setup_breakdown")]
-    if with_parts:
-        names = list(with_parts[0]["setup_breakdown"])
-        lines += [
-            "",
-            "Set-up breakdown, seconds (the fastest fit): validation and coding of X and y, "
-            "the table before its relevance pass, the relevance pass, the rest of the table, "
-            "and from the table to the first step.",
-            "",
-            "| threads | " + " | ".join(n[:-2] for n in names) + " |",
-            "|---:|" + "---:|" * len(names),
-        ]
-        for r in with_parts:
-            cells = " | ".join(f"{r['setup_breakdown'][n]:.3f}" for n in names)
-            lines.append(f"| {r['threads']} | {cells} |")
+    lines += _breakdown_tables(result["jmi"])
+    lines += _projection_lines(result.get("projection") or {})
     lines += (
         []
         if not result["relieff"]
@@ -531,9 +739,9 @@ def main(argv: list[str] | None = None) -> None:
     state = _provenance.checked_state(parser, Path(args.out), args.allow_dirty)
     threads = thread_counts(max(1, args.max_threads))
     memory = not args.dask_only
-    load_start = os.getloadavg()[0]
+    load_start = list(os.getloadavg())  # other work on a shared machine skews the times
     result: dict[str, Any] = {
-        "machine": machine(),
+        "machine": {**machine(), "topology": topology()},
         "git": state,
         "args": vars(args),
         "jmi": bench_jmi(args.rows, threads, args.repeats) if memory else [],
@@ -541,6 +749,7 @@ def main(argv: list[str] | None = None) -> None:
         if args.skip_relief or not memory
         else bench_relieff(args.relief_rows, threads, args.repeats),
     }
+    result["projection"] = projection(result["jmi"]) if result["jmi"] else {}
     if args.dask or args.dask_only:
         workers = [int(w) for w in args.workers.split(",")] if args.workers else threads
         result["dask"] = bench_dask(
@@ -550,7 +759,7 @@ def main(argv: list[str] | None = None) -> None:
             max(2, args.repeats),
             threads=args.worker_threads,
         )
-    result["load_average"] = [load_start, os.getloadavg()[0]]
+    result["load_average"] = {"start": load_start, "end": list(os.getloadavg())}
     for r in result["jmi"]:
         r.pop("selection", None)
     Path(args.out).with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")

@@ -70,14 +70,19 @@ TWIN_TESTS = {
 #: kernels checked in this file (the test names below).
 DIRECT = {
     "_numba_labels.byte_counts",
+    "_numba_labels.label_counts_rows",
     "_numba_counting.grouped_dense",
     "_numba_counting.grouped_touched",
     "_numba_counting.grouped_packed",
     "_numba_counting.pair_counts_rows",
     "_numba_counting.packed_sums",
+    "_numba_counting.pair_counts_z",
+    "_numba_counting.stacked_pair_sums",
     "_numba_discretize.int_ranges",
     "_numba_discretize.transpose_offsets",
     "_numba_discretize.remap_codes",
+    "_numba_discretize.pack_offsets",
+    "_numba_discretize.remap_pairs",
     "_numba_counting.histograms",
     "_numba_counting.paired_histograms",
     "_numba_counting._dense_sums",
@@ -262,6 +267,54 @@ def test_row_split_pair_counts_against_counters(case, parts):
             np.zeros(2 * Q, np.int64),
         )
         kernel(H, nz, group, pa, table, *outs, 0, Q)
+        for o, r in zip(outs, want, strict=True):
+            np.testing.assert_allclose(o, r, rtol=1e-12, atol=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(codes_case, st.integers(1, 4), st.booleans())
+def test_step_pair_counts_against_counters(case, parts, with_y):
+    """Pair counts against ``z = zlut[src] + y`` (an odd last row alongside) over any
+    split of the rows, then the sums of the stacked totals: those of one pass."""
+    from fsel.kernels import _counting
+    from fsel.kernels import _numba_counting as nc
+    from fsel.utils.parallel import spans
+
+    K, n, a, ny, seed = case
+    rng = np.random.default_rng(seed)
+    K = max(K, 2) | 1  # odd
+    C = rng.integers(0, a, (K, n)).astype(np.uint8)
+    y = rng.integers(0, ny, n).astype(np.uint8) if with_y else np.zeros(0, np.uint8)
+    P, pa = _counting.pack_pairs(C)
+    Q = P.shape[0]
+    ny = ny if with_y else 1
+    zlut = np.zeros(256, np.uint8)
+    zlut[: pa * pa] = (np.arange(pa * pa) % pa) * ny  # feature 1: the low part of pair 0
+    z = C[1].astype(np.int64) * ny + (y if with_y else 0)
+    nz = pa * ny
+    sp = spans(n, parts)
+    Hs = np.full((len(sp), Q, pa * pa * nz), 7, np.int32)  # written, not added to
+    Hl = np.full((len(sp), pa * nz), 7, np.int32)
+    for kernel in both(nc.pair_counts_z):
+        for t, (i0, i1) in enumerate(sp):
+            kernel(P, P[0], zlut, y, nz, C[K - 1], i0, i1, Hs[t], Hl[t])
+        ref = np.zeros((Q, pa * pa * nz), np.int64)
+        for q in range(Q):
+            np.add.at(ref[q], P[q].astype(np.int64) * nz + z, 1)
+        np.testing.assert_array_equal(Hs.sum(axis=0), ref)
+        last = np.zeros(pa * nz, np.int64)
+        np.add.at(last, C[K - 1].astype(np.int64) * nz + z, 1)
+        np.testing.assert_array_equal(Hl.sum(axis=0), last)
+    table = _nlogn_table(n)
+    want = _ref_grouped(C[: 2 * Q], z, ny)
+    for kernel in both(nc.stacked_pair_sums):
+        outs = (
+            np.zeros(2 * Q),
+            np.zeros(2 * Q),
+            np.zeros(2 * Q, np.int64),
+            np.zeros(2 * Q, np.int64),
+        )
+        kernel(Hs, nz, ny, pa, table, *outs, 0, Q)
         for o, r in zip(outs, want, strict=True):
             np.testing.assert_allclose(o, r, rtol=1e-12, atol=1e-9)
 
@@ -615,3 +668,76 @@ def test_byte_counts_against_bincount(n):
 
     y = np.random.default_rng(n).integers(0, 256, n).astype(np.uint8)
     np.testing.assert_array_equal(byte_counts(y), np.bincount(y, minlength=256))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 300), st.integers(1, 4), st.integers(0, 99), st.booleans())
+def test_label_counts_rows_against_bincount(n, parts, seed, sorted_):
+    """Label counts of any split of the rows, added: ``np.bincount``; the labels copied
+    to one byte; False on a label outside 0..255."""
+    from fsel.kernels._numba_labels import label_counts_rows
+    from fsel.utils.parallel import spans
+
+    y = np.random.default_rng(seed).integers(0, 256, n).astype(np.int64)
+    if sorted_:
+        y.sort()
+    for kernel in both(label_counts_rows):
+        small = np.zeros(n, np.uint8)
+        counts = np.zeros(256, np.int64)
+        assert all(kernel(y, small, counts, a, b) for a, b in spans(n, parts))
+        np.testing.assert_array_equal(counts, np.bincount(y, minlength=256))
+        np.testing.assert_array_equal(small, y)
+        bad = y.copy()
+        bad[-1] = 256
+        assert not kernel(bad, small, np.zeros(256, np.int64), 0, n)
+
+
+def test_label_summary_threads_alike(monkeypatch):
+    import fsel.kernels.information as information
+
+    monkeypatch.setattr(information, "_LABEL_ROWS_PER_THREAD", 10)
+    y = np.random.default_rng(0).integers(0, 5, 1000)
+    for n_jobs in (1, 2, 3):
+        counts, small = information.label_summary(y, n_jobs)
+        np.testing.assert_array_equal(counts, np.bincount(y))
+        np.testing.assert_array_equal(small, y)
+    counts, small = information.label_summary(y + 300, 2)  # wide labels: numpy's counts
+    np.testing.assert_array_equal(counts, np.bincount(y + 300))
+    assert small is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 60), st.integers(2, 7), st.integers(1, 3), st.integers(0, 99))
+def test_pack_offsets_and_remap_pairs_against_numpy(n, d, parts, seed):
+    """Packed offsets of any split of the rows with each column's present offsets,
+    then the pairs remapped through a table: numpy's arithmetic on the whole table."""
+    from fsel.kernels import _numba_discretize as nd
+    from fsel.utils.parallel import spans
+
+    rng = np.random.default_rng(seed)
+    X = (rng.integers(0, 4, (n, d)) * rng.integers(1, 3, d) + 5).astype(np.int16)
+    vmin = X.min(axis=0).astype(np.int64)
+    off = X.astype(np.int64) - vmin
+    w = int(off.max()) + 1
+    Q = d // 2
+    want = off[:, 0 : 2 * Q : 2] * w + off[:, 1 : 2 * Q : 2]
+    lut = rng.integers(0, 256, (Q, 256)).astype(np.uint8)
+    need = rng.integers(0, 2, Q).astype(bool)
+    for kernel in both(nd.pack_offsets):
+        P = np.zeros((Q, n), np.uint8)
+        last = np.zeros(n if d % 2 else 0, np.uint8)
+        masks = np.zeros((len(spans(n, parts)), d), np.uint32)
+        for t, (a, b) in enumerate(spans(n, parts)):
+            kernel(X, vmin, w, P, last, masks[t], a, b)
+        np.testing.assert_array_equal(P, want.T)
+        if d % 2:
+            np.testing.assert_array_equal(last, off[:, d - 1])
+        seen = np.bitwise_or.reduce(masks, axis=0)
+        for j in range(d):
+            assert seen[j] == sum(1 << int(v) for v in np.unique(off[:, j]))
+        for remap in both(nd.remap_pairs):
+            R = P.copy()
+            for a, b in spans(n, parts):
+                remap(R, lut, need, a, b)
+            for q in range(Q):
+                np.testing.assert_array_equal(R[q], lut[q][P[q]] if need[q] else P[q])

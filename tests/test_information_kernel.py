@@ -409,6 +409,10 @@ def test_pairs_packed_in_place_select_exactly_as_a_packed_copy(name, odd, monkey
         return out
 
     monkeypatch.setattr(info_mod, "pack_pairs_in_place", spy)
+    # integer input would be packed straight from X (test_packed_codes.py): code first
+    monkeypatch.setattr(
+        "fsel.kernels.packed_codes.packed_integer_codes", lambda values, n_jobs=1: None
+    )
     a = getattr(fsel, name)(8).fit(X, y)
     assert packed and all(packed)  # the in-place path ran
     monkeypatch.setattr(info_mod, "pack_pairs_in_place", lambda C, *a, **k: None)

@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 import fsel
 import fsel.kernels._counting as counting
 import fsel.kernels.discretize as discretize
+import fsel.kernels.packed_codes as packed_codes
+import fsel.kernels.pair_step as pair_step
 from _criteria import INFORMATION_CRITERIA
 
 pytest.importorskip("numba")
@@ -29,6 +31,8 @@ def parallel_paths(monkeypatch):
     monkeypatch.setattr(discretize, "SMALL_TABLE_CELLS", 0)
     monkeypatch.setattr(counting, "_ROW_SPLIT_MIN_ROWS", 1)
     monkeypatch.setattr(discretize, "_ROWS_PER_THREAD", 1)
+    monkeypatch.setattr(pair_step, "_MIN_ROWS_PER_THREAD", 1)
+    monkeypatch.setattr(packed_codes, "_ROWS_PER_THREAD", 1)
 
 
 def _table(seed: int, n: int, d: int, levels: int, classes: int, dtype):

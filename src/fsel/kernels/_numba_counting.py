@@ -385,3 +385,85 @@ def sparse_codes_grouped(
         s_coarse[k] = sc + sc0
         m_full[k] = mf + mf0
         m_coarse[k] = mc + mc0
+
+
+@numba.njit(nogil=True, cache=True)
+def pair_counts_z(P, src, zlut, y, nz, last, i0, i1, H, H_last):
+    """Counts of every packed pair against ``z = zlut[src[i]] + y[i]`` (``y`` empty:
+    ``z = zlut[src[i]]``) over the rows ``i0 <= i < i1``, written (not added) into the
+    thread's own int32 histograms: ``H[q, P[q, i] * nz + z_i]`` for every pair ``q``,
+    and ``H_last[last[i] * nz + z_i]`` when ``last`` (an odd last feature) is not
+    empty; ``zlut``'s dtype holds ``nz - 1``.
+
+    ``z`` is never stored whole: the rows go in chunks whose ``z`` (built from the
+    source row of the conditioning feature, e.g. its packed pair, through ``zlut``)
+    stays in a core's cache while every pair's segment is counted against it into a
+    local histogram, then added to ``H``; each pair's bytes are read once and ``z``'s
+    never from memory. Counts are integers: any split of the rows sums to the same
+    totals."""
+    cells = H.shape[1]
+    lcells = H_last.size
+    for q in range(H.shape[0]):
+        for c in range(cells):
+            H[q, c] = 0
+    for c in range(lcells):
+        H_last[c] = 0
+    chunk = 1 << 15
+    zb = np.empty(chunk, zlut.dtype)
+    h = np.zeros(max(cells, lcells), np.int32)
+    has_y = y.size > 0
+    for c0 in range(i0, i1, chunk):
+        c1 = min(c0 + chunk, i1)
+        m = c1 - c0
+        if has_y:
+            for r in range(m):
+                zb[r] = zlut[src[c0 + r]] + y[c0 + r]
+        else:
+            for r in range(m):
+                zb[r] = zlut[src[c0 + r]]
+        for q in range(P.shape[0]):
+            row = P[q, c0:c1]
+            for r in range(m):
+                h[np.int64(row[r]) * nz + zb[r]] += 1
+            out = H[q]
+            for c in range(cells):
+                out[c] += h[c]
+                h[c] = 0
+        if lcells:
+            row = last[c0:c1]
+            for r in range(m):
+                h[np.int64(row[r]) * nz + zb[r]] += 1
+            for c in range(lcells):
+                H_last[c] += h[c]
+                h[c] = 0
+
+
+@numba.njit(nogil=True, cache=True)
+def stacked_pair_sums(Hs, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, q0, q1):
+    """:func:`packed_sums` of the totals of per-thread pair histograms: ``H[q] =
+    sum_t Hs[t, q]`` (integer counts, exact in any order), then both ``(C[k], z)``
+    histograms of pair ``q`` (``h1[x1, z] = sum_x2 H[x1, x2, z]``, ``h2[x2, z] =
+    sum_x1 H[x1, x2, z]``) and their sums by :func:`_dense_sums`; the same histograms
+    read in the same order, so the same sums bit for bit, whatever the number of
+    threads. The threads that run this split the pairs: the reduction is parallel."""
+    F1 = np.zeros(a * nz, np.int64)
+    F2 = np.zeros(a * nz, np.int64)
+    coarse = np.zeros(a * nz // group, np.int64)
+    T = Hs.shape[0]
+    for q in range(q0, q1):
+        for x1 in range(a):
+            for x2 in range(a):
+                base = (x1 * a + x2) * nz
+                for zi in range(nz):
+                    c = np.int64(0)
+                    for t in range(T):
+                        c += Hs[t, q, base + zi]
+                    F1[x1 * nz + zi] += c
+                    F2[x2 * nz + zi] += c
+        k = 2 * q
+        s_full[k], s_coarse[k], m_full[k], m_coarse[k] = _dense_sums(
+            F1, nz, group, a, table, coarse
+        )
+        s_full[k + 1], s_coarse[k + 1], m_full[k + 1], m_coarse[k + 1] = _dense_sums(
+            F2, nz, group, a, table, coarse
+        )

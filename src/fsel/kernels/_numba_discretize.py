@@ -242,3 +242,46 @@ def remap_codes(out, lut, need, i0, i1):
         oj = out[j]
         for i in range(i0, i1):
             oj[i] = lj[oj[i]]
+
+
+@numba.njit(nogil=True, cache=True)
+def pack_offsets(X, vmin, w, P, last, masks, i0, i1):
+    """Packed offsets of the rows ``i0 <= i < i1`` of an integer matrix, two features
+    per byte: ``P[q, i] = (X[i, 2q] - vmin[2q]) * w + (X[i, 2q+1] - vmin[2q+1])``,
+    ``last[i] = X[i, d-1] - vmin[d-1]`` for an odd number ``d`` of features (``last``
+    empty otherwise), and ``masks[j] |= 1 << (X[i, j] - vmin[j])`` (the offsets present
+    in each column, ``w <= 16``).
+
+    Row by row (each row read once, contiguous); rows of different threads write
+    disjoint spans of ``P`` and their own ``masks``. The feature-major code matrix is
+    never written: the packed pairs are half its size."""
+    d = X.shape[1]
+    Q = d // 2
+    one = np.uint32(1)
+    for i in range(i0, i1):
+        xi = X[i]
+        for q in range(Q):
+            o1 = np.int64(xi[2 * q]) - vmin[2 * q]
+            o2 = np.int64(xi[2 * q + 1]) - vmin[2 * q + 1]
+            P[q, i] = o1 * w + o2
+            masks[2 * q] |= one << np.uint32(o1)
+            masks[2 * q + 1] |= one << np.uint32(o2)
+        if last.size:
+            o = np.int64(xi[d - 1]) - vmin[d - 1]
+            last[i] = o
+            masks[d - 1] |= one << np.uint32(o)
+
+
+@numba.njit(nogil=True, cache=True)
+def remap_pairs(P, lut, need, i0, i1):
+    """Packed codes from packed offsets: ``P[q, i] = lut[q, P[q, i]]`` for the rows
+    ``i0 <= i < i1`` of the pairs with ``need[q]``; ``lut[q, o1 * w + o2] = r1 * a +
+    r2``, ``r`` the rank of an offset among its column's present offsets and ``a`` the
+    packing base of the codes."""
+    for q in range(P.shape[0]):
+        if not need[q]:
+            continue
+        lq = lut[q]
+        pq = P[q]
+        for i in range(i0, i1):
+            pq[i] = lq[pq[i]]

@@ -26,3 +26,24 @@ def byte_counts(y):
     for r in range(n4, n):
         tables[0, y[r]] += 1
     return tables[0] + tables[1] + tables[2] + tables[3]
+
+
+@numba.njit(nogil=True, cache=True)
+def label_counts_rows(y, y_small, counts, i0, i1):
+    """For the rows ``i0 <= i < i1`` of integer labels ``y``: ``counts[v] += #{i :
+    y[i] = v}`` for ``v < 256`` and ``y_small[i] = y[i]`` (one byte a label); returns
+    False (at once) on a label outside ``0..255``.
+
+    One pass of one thread of the table's set-up (each thread its own rows and its own
+    ``counts``); four interleaved tables break the dependency chain of runs of equal
+    labels (a target sorted by class), then are added to ``counts``."""
+    tables = np.zeros((4, 256), dtype=np.int64)
+    for i in range(i0, i1):
+        v = np.int64(y[i])
+        if v < 0 or v > 255:
+            return False
+        y_small[i] = v
+        tables[i & 3, v] += 1
+    for v in range(256):
+        counts[v] += tables[0, v] + tables[1, v] + tables[2, v] + tables[3, v]
+    return True

@@ -50,6 +50,7 @@ __all__ = [
     "conditional_mutual_information",
     "entropy",
     "joint",
+    "label_summary",
     "lazy_cmim_search",
     "mutual_information",
     "pair_terms_from_entropies",
@@ -287,6 +288,40 @@ def lazy_cmim_search(
     return np.asarray(order, dtype=np.int64), np.asarray(steps), score
 
 
+#: Rows a thread of :func:`label_summary` takes at least (fewer: not worth a thread).
+_LABEL_ROWS_PER_THREAD = 1 << 18
+
+
+def label_summary(y: np.ndarray, n_jobs: int = 1) -> tuple[np.ndarray, np.ndarray | None]:
+    """The counts of the label codes ``y`` (``np.bincount(y)``: up to the largest) and
+    ``y`` in one byte a label, in one pass split by rows among ``n_jobs`` threads where
+    numba counts a large target with labels below 256 (the same numbers for any
+    ``n_jobs``); numpy's counts and None otherwise.
+
+    Examples
+    --------
+    >>> counts, small = label_summary(np.array([0, 2, 2, 1, 2]))
+    >>> counts.tolist(), small  # a small target: numpy
+    ([1, 1, 3], None)
+    """
+    n = y.size
+    if n > _LABEL_ROWS_PER_THREAD and numba_enabled():
+        from fsel.kernels._numba_labels import label_counts_rows
+
+        parts = spans(n, max(1, min(int(n_jobs), n // _LABEL_ROWS_PER_THREAD)))
+        small = np.empty(n, dtype=np.uint8)
+        counts = np.zeros((len(parts), 256), dtype=np.int64)
+        ok = thread_map(
+            lambda t, a, b: label_counts_rows(y, small, counts[t], a, b),
+            [(t, a, b) for t, (a, b) in enumerate(parts)],
+            len(parts),
+        )
+        if all(ok):
+            total = counts.sum(axis=0)
+            return total[: int(np.flatnonzero(total)[-1]) + 1], small
+    return np.bincount(y), None
+
+
 class InformationTable:
     """Discrete features and a target, ready to be scored in ``O(N K)`` passes.
 
@@ -340,18 +375,18 @@ class InformationTable:
             raise ValueError(f"estimator must be one of {_ESTIMATORS}, got {estimator!r}")
         self.codes = self._prepare_codes(codes)
         self._pack_in_place = bool(pack_in_place)
+        self.n_jobs = max(1, int(n_jobs))
         self.n_levels = np.asarray(n_levels, dtype=np.int64)
         self.y = np.asarray(y, dtype=np.int64)
-        self.n_classes = int(self.y.max()) + 1
+        ycounts, self._y_codes = label_summary(self.y, self.n_jobs)
+        self.n_classes = ycounts.size
         self.n_samples = self.y.size
         self.estimator = estimator
-        self.n_jobs = max(1, int(n_jobs))
         self._table = nlogn_table(self.n_samples, self.n_jobs)
         self._log2n = float(np.log2(self.n_samples))
         self._mm = (
             1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
         )
-        ycounts = np.bincount(self.y)
         self._s_y = float(self._table[ycounts].sum())
         self._m_y = int(np.count_nonzero(ycounts))
         self.missing_codes = None
@@ -369,8 +404,11 @@ class InformationTable:
     def _init_relevance(self) -> None:
         """``feature_entropy`` and ``relevance``: (Xk, Y) and Xk alone for every
         feature, in one pass."""
-        y = self._y_small() if type(self)._count is InformationTable._count else self.y
-        s_ky, s_k, m_ky, m_k = self._count(y, self.n_classes, self.n_classes)
+        sums = self._step_sums(None, True)  # the packed pairs against Y, if they apply
+        if sums is None:
+            y = self._y_small() if type(self)._count is InformationTable._count else self.y
+            sums = self._count(y, self.n_classes, self.n_classes)
+        s_ky, s_k, m_ky, m_k = sums
         self._s_ky, self._s_k, self._m_ky, self._m_k = s_ky, s_k, m_ky, m_k
         self.feature_entropy = self._h(s_k, m_k)
         self.relevance = self._relevance(self.feature_entropy, s_ky, m_ky)
@@ -384,6 +422,8 @@ class InformationTable:
         return self.codes.shape[0]
 
     def _prepare_codes(self, codes: np.ndarray) -> np.ndarray:
+        if isinstance(codes, PairCodes):  # already packed (packed_integer_codes)
+            return codes
         return np.ascontiguousarray(codes)
 
     # ------------------------------------------------ pairwise deletion ("available")
@@ -428,6 +468,8 @@ class InformationTable:
         copy, so a fit's memory stays near one code matrix."""
         if not hasattr(self, "_packed"):
             self._packed = None
+            if isinstance(self.codes, PairCodes):  # given packed
+                self._packed = (self.codes.packed, self.codes.a)
             if self._pack_in_place and isinstance(self.codes, np.ndarray):
                 top = int(self.n_levels.max()) - 1 if self.n_levels.size else 0
                 # the codes are 0..n_levels-1: the largest is known, no pass to find it
@@ -469,9 +511,37 @@ class InformationTable:
         if self.missing_codes is not None:
             return self._available_pair_terms(j)
         ny = self.n_classes
-        return self._terms_from_sums(
-            j, *self._count(self._pair_z(j), int(self.n_levels[j]) * ny, ny)
-        )
+        sums = self._step_sums(j, True)
+        if sums is None:
+            sums = self._count(self._pair_z(j), int(self.n_levels[j]) * ny, ny)
+        return self._terms_from_sums(j, *sums)
+
+    def _step_sums(self, j: int | None, with_y: bool) -> tuple[np.ndarray, ...] | None:
+        """The sums of :meth:`_count` against ``Xj * ny + Y`` (``with_y`` False:
+        against ``Xj``; ``j`` None: against ``Y``, the relevance pass) from
+        :class:`~fsel.kernels.pair_step.PairStep` (``z`` never built whole, the
+        threads' histograms reused, the reduction parallel: the same numbers bit for
+        bit), where :meth:`_count` would take its packed-pair path; None elsewhere."""
+        if type(self)._count is not InformationTable._count or self.missing_codes is not None:
+            return None
+        ny = self.n_classes if with_y else 1
+        aj = 1 if j is None else int(self.n_levels[j])
+        if j is None and (self.n_classes > 256 or not self.n_levels.size):
+            return None
+        a = int(self.n_levels.max())
+        if _small_dense(self.codes, aj * ny) or a * aj * ny > max(4 * self.n_samples, 4096):
+            return None
+        if not numba_enabled():  # after the small-table check: no numba import there
+            return None
+        packed = self._pairs()
+        if packed is None:
+            return None
+        if getattr(self, "_step", None) is None:
+            from fsel.kernels.pair_step import PairStep
+
+            self._step = PairStep(self.codes, packed[0], packed[1], self.n_jobs)
+        y = self._y_small() if with_y else None
+        return self._step.count(j, y, ny, aj, ny, self._table)
 
     def _y_small(self) -> np.ndarray:
         """The target codes in the smallest dtype (the counting kernels read them once
@@ -557,7 +627,8 @@ class InformationTable:
         )
         if not dense:
             return self.pair_terms(j).mi
-        s_kj, _, m_kj, _ = self._count(self.codes[j], aj, 1)
+        sums = self._step_sums(j, False)
+        s_kj, _, m_kj, _ = self._count(self.codes[j], aj, 1) if sums is None else sums
         h_k = self.feature_entropy
         return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
 

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from fsel.kernels.binning import sparse_quantiles
-from fsel.utils.parallel import thread_map
+from fsel.utils.parallel import any_nan, column_min_max, n_threads_for, spans, thread_map
 
 __all__ = ["ROBUST_QUANTILES", "SCALINGS", "check_scaling", "scale_dense", "scale_sparse"]
 
@@ -89,26 +89,35 @@ def scale_dense(
     True
     """
     values = np.asarray(values, dtype=np.float64)
-    holes = bool(np.isnan(values).any())
+    holes = any_nan(values, n_jobs)
     if holes:  # fmin/fmax skip the NaN; a column without observed values gives NaN
         lo = np.fmin.reduce(values, axis=0)
         hi = np.fmax.reduce(values, axis=0)
         ptp = np.where(np.isfinite(lo), hi - lo, 0.0)
         constant = ~(ptp > 0)
     else:
-        lo = values.min(axis=0)
-        ptp = values.max(axis=0) - lo
+        lo, hi = column_min_max(values, n_jobs)
+        ptp = hi - lo
         constant = ptp == 0
     ok = ~constant
+    # row blocks in threads (numpy's ufuncs release the GIL): the same numbers
+    blocks = spans(values.shape[0], 4 * n_threads_for(values.nbytes, n_jobs))
+    threads = n_threads_for(values.nbytes, n_jobs)
     if scaling == "range":
-        if ok.all():  # in place: the papers' arithmetic, without column gathers
-            scaled = values - lo
-            scaled /= ptp
+        if ok.all():  # the papers' arithmetic, without column gathers
+            scaled = np.empty_like(values)
+
+            def shift(a: int, b: int) -> None:
+                np.subtract(values[a:b], lo, out=scaled[a:b])
+                scaled[a:b] /= ptp
+
+            thread_map(shift, blocks, threads)
         else:
             scaled = np.zeros_like(values)
             scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         return scaled, constant
-    scaled = np.zeros_like(values)
+    scaled = np.empty_like(values)  # zeroed by row blocks in threads (no serial pass)
+    thread_map(lambda a, b: scaled[a:b].fill(0.0), blocks, threads)
     cols = [(j,) for j in np.flatnonzero(ok).tolist()]
     thread_map(
         lambda j: _scale_column(values, scaled, j, scaling, holes, lo[j], ptp[j]), cols, n_jobs

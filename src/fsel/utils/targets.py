@@ -119,12 +119,15 @@ def _small_integer_codes(arr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | Non
     if hi - lo >= 1 << 16:
         return None
     block = 1 << 20
-    counts = np.zeros(hi - lo + 1, dtype=np.int64)
     as_is = lo == 0 and arr.dtype == np.intp  # bincount reads it without a copy
-    for a in range(0, arr.size, block):
-        part = arr[a : a + block] if as_is else arr[a : a + block].astype(np.int64) - lo
-        counts += np.bincount(part, minlength=counts.size)
-    present = counts > 0
+    if hi - lo <= 1:  # the smallest and the largest value are there: nothing to count
+        present = np.ones(hi - lo + 1, dtype=bool)
+    else:
+        counts = np.zeros(hi - lo + 1, dtype=np.int64)
+        for a in range(0, arr.size, block):
+            part = arr[a : a + block] if as_is else arr[a : a + block].astype(np.int64) - lo
+            counts += np.bincount(part, minlength=counts.size)
+        present = counts > 0
     classes = (np.flatnonzero(present) + lo).astype(arr.dtype)
     if lo == 0 and present.all() and arr.dtype == np.intp:
         return classes, arr  # already the codes: no copy (the fit never writes into y)

@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fsel.kernels.binning import crowded_columns
+from fsel.kernels._counting import PACK_MAX_LEVELS
+from fsel.kernels.binning import check_n_bins, crowded_columns
 from fsel.kernels.discretize import discretize as _discretize
 from fsel.kernels.discretize_sparse import discretize_sparse
 from fsel.kernels.information import InformationTable
@@ -245,14 +246,18 @@ class InformationSelector(SelectorCore):
                 table.values, code_columns(table), self.n_bins, self.discretize
             )
         else:
-            codes, n_levels, edges = _discretize(
-                table.values,
-                code_columns(table),
-                self.n_bins,
-                self.discretize,
-                table.missing,
-                n_jobs=self._n_threads(),
-            )
+            fast = self._packed_codes(table)
+            if fast is not None:  # integer codes straight to packed pairs
+                (codes, n_levels), edges = fast, [None] * table.values.shape[1]
+            else:
+                codes, n_levels, edges = _discretize(
+                    table.values,
+                    code_columns(table),
+                    self.n_bins,
+                    self.discretize,
+                    table.missing,
+                    n_jobs=self._n_threads(),
+                )
         # one warning for the columns whose bins hold nearly all rows in one bin
         self._warn_crowded(crowded_columns(codes, n_levels, edges, table.values, missing_cols))
         # the codes are this fit's own (no memory shared with the caller's data, which
@@ -286,6 +291,30 @@ class InformationSelector(SelectorCore):
             **extra,
         )
         return info, k
+
+    def _packed_codes(self, table: Any) -> Any:
+        """:func:`fsel.kernels.packed_codes.packed_integer_codes` of a dense integer
+        table whose columns are all codes, without holes, for a CPU table that counts
+        packed pairs (not CMIM, whose lazy kernel reads the unpacked matrix); None
+        elsewhere or where that path does not apply."""
+        values = table.values
+        if (
+            not isinstance(values, np.ndarray)
+            or values.dtype.kind not in "iub"
+            or table.missing is not None
+            or self._criterion == "cmim"
+            or self.device_ != "cpu"
+        ):
+            return None
+        if self.discretize is not None and not bool(np.all(code_columns(table))):
+            # a binning rule keeps an integer column with no more distinct values than
+            # bins as codes: every column this path takes (at most 16 values) is one
+            # when there are at least 16 bins
+            if check_n_bins(self.n_bins, values.shape[0]) < PACK_MAX_LEVELS:
+                return None
+        from fsel.kernels.packed_codes import packed_integer_codes
+
+        return packed_integer_codes(values, self._n_threads())
 
     def _cuda_table(
         self, codes: Any, n_levels: Any, y_codes: Any, is_sparse: bool, missing_codes: Any

@@ -1,0 +1,125 @@
+"""Integer input straight to packed codes: the set-up's coding pass writes the feature
+pairs the counting kernels read, not the code matrix.
+
+When every column of a dense integer table is taken as codes and spans at most 16
+values, the codes of :func:`fsel.kernels.discretize.discretize` (each column's
+distinct values ranked ``0..a_j-1``) packed two features per byte as
+:func:`fsel.kernels._counting.pack_pairs_in_place` would pack them (``C[2q] * a +
+C[2q+1]``, ``a`` the most levels of any column) come from two passes over the input,
+each split by rows among ``n_jobs`` threads (numba back-end):
+
+* the column ranges (read only);
+* the packed offsets ``X[i, j] - min_j`` of every pair, with the offsets present in
+  each column (a bit mask per column and thread) -- the feature-major code matrix is
+  never written, so the set-up touches half the fresh memory and skips the separate
+  packing and presence passes;
+
+then, only for the pairs whose columns have gaps or a packing base other than the
+span, a remap through a 256-entry table per pair. The result is a
+:class:`~fsel.kernels._counting.PairCodes`, the same bytes as packing the codes in
+place, so every count, and every selection, is the same bit for bit (and the same for
+any ``n_jobs``). Integers need no finiteness or integrality check; the range check is
+the 16-value bound (a wider column takes the general path).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import fsel.kernels._counting as _counting
+from fsel.kernels._counting import PACK_MAX_LEVELS, PairCodes, numba_enabled
+from fsel.utils.parallel import spans, thread_map
+
+__all__ = ["packed_integer_codes"]
+
+#: Rows a set-up thread takes at least (fewer: not worth a thread).
+_ROWS_PER_THREAD = 1 << 16
+
+
+def _column_ranges(values: np.ndarray, parts: list[tuple[int, int]]) -> tuple[np.ndarray, int]:
+    """Each column's smallest value (as ``int64``, wrapping for ``uint64`` above
+    ``2**63``) and the widest span ``max - min + 1``, from the threads' row spans."""
+    from fsel.kernels import _numba_discretize as nd
+
+    d = values.shape[1]
+    los = np.empty((len(parts), d), dtype=values.dtype)
+    his = np.empty((len(parts), d), dtype=values.dtype)
+    thread_map(
+        lambda t, a, b: nd.int_ranges(values, los[t], his[t], a, b),
+        [(t, a, b) for t, (a, b) in enumerate(parts)],
+        len(parts),
+    )
+    lo, hi = los.min(axis=0), his.max(axis=0)
+    # the true span: a modular uint64 difference, exact for any int64/uint64
+    width = int((hi.astype(np.uint64) - lo.astype(np.uint64)).max()) + 1
+    return lo.astype(np.int64), width
+
+
+def packed_integer_codes(
+    values: np.ndarray, n_jobs: int = 1
+) -> tuple[PairCodes, np.ndarray] | None:
+    """The packed codes and the levels of an integer table whose columns are all codes.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_samples, n_features)
+        Integer or boolean values (never written).
+    n_jobs : int
+        Threads (the result does not depend on it).
+
+    Returns
+    -------
+    (PairCodes, ndarray of shape (n_features,)) or None
+        The codes as packed pairs (shape ``(n_features, n_samples)``; a row read from
+        it is unpacked) and each column's number of levels; None where this path does
+        not apply (no numba, a small table, fewer than two features, a column spanning
+        more than 16 values): the caller codes the table the general way.
+
+    Examples
+    --------
+    >>> X = np.tile(np.array([[3, 0, 7], [5, 1, 7], [3, 1, 8]], dtype=np.int16), (50000, 1))
+    >>> out = packed_integer_codes(X)
+    >>> None if out is None else (np.asarray(out[0])[:, :3].tolist(), out[1].tolist())
+    ([[0, 1, 0], [0, 1, 1], [0, 0, 1]], [2, 2, 2])
+    """
+    values = np.asarray(values)
+    if values.dtype == np.bool_:
+        values = values.view(np.uint8)
+    if values.ndim != 2 or values.dtype.kind not in "iu":
+        return None
+    n, d = values.shape
+    if d < 2 or n * d <= _counting.SMALL_TABLE_CELLS or not numba_enabled():
+        return None
+    from fsel.kernels import _numba_discretize as nd
+
+    parts = spans(n, max(1, min(int(n_jobs), n // _ROWS_PER_THREAD)))
+    vmin, w = _column_ranges(values, parts)
+    if w > PACK_MAX_LEVELS:
+        return None
+    Q = d // 2
+    P = np.empty((Q, n), dtype=np.uint8)
+    last = np.empty(n if d % 2 else 0, dtype=np.uint8)
+    masks = np.zeros((len(parts), d), dtype=np.uint32)
+    thread_map(
+        lambda t, a, b: nd.pack_offsets(values, vmin, w, P, last, masks[t], a, b),
+        [(t, a, b) for t, (a, b) in enumerate(parts)],
+        len(parts),
+    )
+    seen = np.bitwise_or.reduce(masks, axis=0)
+    present = ((seen[:, None] >> np.arange(w, dtype=np.uint32)) & 1).astype(bool)
+    levels = np.count_nonzero(present, axis=1).astype(np.int64)
+    rank = np.cumsum(present, axis=1) - 1  # each present offset's code
+    first = np.argmax(present, axis=1)
+    top = w - 1 - np.argmax(present[:, ::-1], axis=1)
+    a = int(levels.max())
+    moved = (first != 0) | (top + 1 != levels)  # a column whose offsets are not its codes
+    need = moved[0 : 2 * Q : 2] | moved[1 : 2 * Q : 2] | (w != a)
+    if need.any():
+        lut = np.zeros((Q, 256), dtype=np.uint8)
+        pairs = rank[0 : 2 * Q : 2, :, None] * a + rank[1 : 2 * Q : 2, None, :]
+        lut[:, : w * w] = np.clip(pairs, 0, 255).reshape(Q, w * w)
+        thread_map(lambda i0, i1: nd.remap_pairs(P, lut, need, i0, i1), parts, len(parts))
+    if d % 2 and moved[d - 1]:
+        last[...] = np.clip(rank[d - 1], 0, 255).astype(np.uint8)[last]
+    codes = PairCodes(P, a, last if d % 2 else None, a - 1, d)
+    return codes, levels

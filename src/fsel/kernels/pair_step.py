@@ -1,0 +1,214 @@
+"""A greedy step's count: every packed feature pair against one selected feature and
+the target, split by rows among the threads, with nothing serial but the hand-off.
+
+At each step of the information criteria the table counts, for every candidate
+``Xk``, the joint histogram of ``(Xk, Xj, Y)`` (``Xj`` the newest pick). With the codes
+packed two features per byte (:func:`fsel.kernels._counting.pack_pairs`), one
+increment per row counts two candidates. Here:
+
+* each thread takes a span of the rows, builds ``z = Xj * ny + Y`` chunk by chunk from
+  the packed byte of ``Xj`` through a 256-entry lookup table (``z`` is never written
+  whole, and each chunk of it stays in the core's cache while every pair's segment is
+  counted against it: one byte of memory traffic per pair and row), and writes its
+  own int32 histograms (no cache line shared between threads; an odd last feature is
+  counted in the same sweep);
+* the threads' histograms are added and turned into the sums ``sum n log2 n`` in
+  parallel, each thread taking a block of pairs
+  (:func:`fsel.kernels._numba_counting.stacked_pair_sums`);
+* the per-thread histograms are allocated once per table and reused at every step, and
+  the threads come from a pool that lives as long as the process (created again after
+  a fork), so a step starts no thread.
+
+The counts are integers, so the sums are the same bit for bit for every number of
+threads, and the same as :func:`fsel.kernels._counting.paired_nlogn`'s.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from fsel.kernels._counting import PairCodes
+from fsel.kernels.discretize import smallest_code_dtype
+from fsel.utils.parallel import spans
+
+__all__ = ["PairStep", "pool_map"]
+
+#: Rows a counting thread takes at least (fewer: not worth a thread).
+_MIN_ROWS_PER_THREAD = 1 << 16
+#: Bytes that all threads' pair histograms together may take.
+_MAX_HISTOGRAM_BYTES = 1 << 26
+
+_LOCK = threading.Lock()
+_POOL: dict[str, Any] = {"pid": None, "executor": None, "size": 0}
+
+
+def pool_map(fn: Callable[..., Any], items: Sequence[Any], n_threads: int) -> list[Any]:
+    """``[fn(*item) for item in items]`` in up to ``n_threads`` threads of a pool kept
+    for the life of the process (one thread or one item: a plain loop). Only for
+    leaf tasks (``fn`` never waits on another task of the pool).
+
+    Examples
+    --------
+    >>> pool_map(lambda a, b: a * b, [(1, 2), (3, 4)], 2)
+    [2, 12]
+    """
+    items = list(items)
+    if n_threads <= 1 or len(items) <= 1:
+        return [fn(*item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    want = min(int(n_threads), len(items))
+    with _LOCK:
+        if _POOL["pid"] != os.getpid() or _POOL["size"] < want:
+            old = _POOL["executor"]
+            if old is not None and _POOL["pid"] == os.getpid():
+                old.shutdown(wait=False)
+            size = max(want, _POOL["size"] if _POOL["pid"] == os.getpid() else 0)
+            _POOL.update(
+                pid=os.getpid(),
+                executor=ThreadPoolExecutor(max_workers=size, thread_name_prefix="fsel-step"),
+                size=size,
+            )
+        ex = _POOL["executor"]
+    futures = [ex.submit(fn, *item) for item in items]
+    return [f.result() for f in futures]
+
+
+def _kernels() -> Any:
+    from fsel.kernels import _numba_counting
+
+    return _numba_counting
+
+
+class PairStep:
+    """The per-step counter of one table's packed codes (numba back-end).
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_features, n_samples) or PairCodes
+        The table's codes (for an odd last feature and a plain matrix's rows).
+    packed : ndarray of shape (n_features // 2, n_samples), uint8
+        The packed pairs ``C[2q] * a + C[2q+1]``.
+    a : int
+        The packing base (the largest code + 1).
+    n_jobs : int
+        Threads.
+    """
+
+    def __init__(self, codes: Any, packed: np.ndarray, a: int, n_jobs: int) -> None:
+        self.P = packed
+        self.a = int(a)
+        k, n = codes.shape
+        self.n_features, self.n_samples = int(k), int(n)
+        self.last = self._last_row(codes) if k % 2 else np.zeros(0, np.uint8)
+        self.n_jobs = max(1, int(n_jobs))
+        #: seconds spent so far in the threads' counting and in the sums (and calls)
+        self.seconds = {"count_s": 0.0, "sums_s": 0.0, "calls": 0}
+        self._buffer = np.zeros(0, np.int32)
+        self._last_buffer = np.zeros(0, np.int32)
+
+    @staticmethod
+    def _last_row(codes: Any) -> np.ndarray:
+        if isinstance(codes, PairCodes):
+            row = codes.last
+        else:
+            row = codes[codes.shape[0] - 1]
+        return np.ascontiguousarray(row, dtype=np.uint8)
+
+    def _threads(self, cells: int) -> int | None:
+        """Threads for histograms of ``cells`` cells per pair; None when even one
+        thread's would exceed the memory cap."""
+        per_thread = 4 * (self.P.shape[0] * cells + self.a * cells)
+        if per_thread > _MAX_HISTOGRAM_BYTES:
+            return None
+        t = min(self.n_jobs, max(1, self.n_samples // _MIN_ROWS_PER_THREAD))
+        return max(1, min(t, _MAX_HISTOGRAM_BYTES // per_thread))
+
+    def source(self, j: int, ny: int) -> tuple[np.ndarray, np.ndarray]:
+        """The row that holds feature ``j``'s codes (its packed pair, or the odd last
+        row) and the lookup table ``zlut[byte] = code_j(byte) * ny`` in the smallest
+        dtype that holds ``a * ny - 1``.
+
+        Examples
+        --------
+        >>> C = np.array([[0, 1, 2], [2, 2, 0], [1, 0, 1]], dtype=np.uint8)
+        >>> P = C[0:1] * 3 + C[1:2]
+        >>> step = PairStep(C, P, 3, 1)
+        >>> src, lut = step.source(1, 2)
+        >>> (lut[src] // 2).tolist(), step.source(2, 1)[0].tolist()
+        ([2, 2, 0], [1, 0, 1])
+        """
+        a = self.a
+        dtype = smallest_code_dtype(a * ny)
+        lut = np.zeros(256, dtype=dtype)
+        if self.last.size and j == self.n_features - 1:
+            lut[:a] = np.arange(a) * ny
+            return self.last, lut
+        q, r = divmod(int(j), 2)
+        byte = np.arange(a * a)
+        lut[: a * a] = (byte % a if r else byte // a) * ny
+        return self.P[q], lut
+
+    def count(
+        self,
+        j: int | None,
+        y: np.ndarray | None,
+        ny: int,
+        aj: int,
+        group: int,
+        table: np.ndarray,
+    ) -> tuple[np.ndarray, ...] | None:
+        """:func:`fsel.kernels._counting.grouped_nlogn`'s four arrays for every feature
+        against ``z = Xj * ny + Y`` (``y`` None: ``z = Xj``, ``ny = 1``; ``j`` None:
+        ``z = Y``, ``aj = 1``, the relevance pass), ``aj`` the levels of ``Xj``; None
+        when the histograms would not fit the memory cap."""
+        nz = aj * ny
+        cells = self.a * self.a * nz
+        threads = self._threads(cells)
+        if threads is None:
+            return None
+        kernels = _kernels()
+        Q = self.P.shape[0]
+        lcells = self.a * nz if self.last.size else 0
+        parts = spans(self.n_samples, threads)
+        T = len(parts)
+        if self._buffer.size < T * Q * cells:
+            self._buffer = np.empty(T * Q * cells, np.int32)
+        if self._last_buffer.size < T * lcells:
+            self._last_buffer = np.empty(T * lcells, np.int32)
+        Hs = self._buffer[: T * Q * cells].reshape(T, Q, cells)
+        Hl = self._last_buffer[: T * lcells].reshape(T, lcells)
+        if j is None:  # the labels themselves: z = Y through the identity
+            src, zlut, yv = y, np.arange(256, dtype=smallest_code_dtype(nz)), np.zeros(0, np.uint8)
+        else:
+            src, zlut = self.source(j, ny)
+            yv = np.zeros(0, np.uint8) if y is None else y
+        P, last = self.P, self.last
+
+        def run(t: int, i0: int, i1: int) -> None:
+            kernels.pair_counts_z(P, src, zlut, yv, nz, last, i0, i1, Hs[t], Hl[t])
+
+        t0 = time.perf_counter()
+        pool_map(run, [(t, i0, i1) for t, (i0, i1) in enumerate(parts)], T)
+        t1 = time.perf_counter()
+        k = self.n_features
+        outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
+        args = (Hs, nz, group, self.a, table, *outs)
+        blocks = spans(Q, self.n_jobs if Q >= 2 * self.n_jobs else 1)
+        pool_map(lambda q0, q1: kernels.stacked_pair_sums(*args, q0, q1), blocks, len(blocks))
+        if lcells:
+            F = Hl.sum(axis=0, dtype=np.int64)
+            coarse = np.zeros(self.a * nz // group, np.int64)
+            res = kernels._dense_sums(F, nz, group, self.a, table, coarse)
+            for o, v in zip(outs, res, strict=True):
+                o[k - 1] = v
+        self.seconds["count_s"] += t1 - t0
+        self.seconds["sums_s"] += time.perf_counter() - t1
+        self.seconds["calls"] += 1
+        return outs

@@ -1,0 +1,104 @@
+"""Integer input straight to packed codes (:mod:`fsel.kernels.packed_codes`): the same
+bytes as coding the table (``np.unique`` per column) and packing the codes in place,
+for any dtype, offset, gaps, odd or even width and number of threads; and the fits
+that take this path select what the general path selects."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fsel
+import fsel.kernels._counting as counting
+import fsel.kernels.packed_codes as packed_codes
+
+pytest.importorskip("numba")
+
+
+def _reference(X):
+    C = np.array(
+        [np.unique(X[:, j], return_inverse=True)[1].reshape(-1) for j in range(X.shape[1])]
+    )
+    levels = np.array([np.unique(X[:, j]).size for j in range(X.shape[1])])
+    return C.astype(np.uint8), levels
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(1, 300),
+    d=st.integers(2, 9),
+    levels=st.integers(1, 8),
+    threads=st.integers(1, 4),
+    dtype=st.sampled_from([np.uint8, np.int8, np.int16, np.int64, np.uint64, np.bool_]),
+)
+def test_packed_codes_equal_coded_then_packed(seed, n, d, levels, threads, dtype):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, levels, (n, d))
+    if dtype is not np.bool_:
+        X = X * rng.integers(1, 3, d) + rng.integers(-3, 4, d) * (
+            dtype not in (np.uint8, np.uint64)
+        )
+        X = X.astype(dtype)
+    else:
+        X = (X % 2).astype(bool)
+    mp = pytest.MonkeyPatch()
+    try:
+        mp.setattr(counting, "SMALL_TABLE_CELLS", 0)
+        mp.setattr(packed_codes, "_ROWS_PER_THREAD", 1)
+        got = packed_codes.packed_integer_codes(X, threads)
+    finally:
+        mp.undo()
+    C, lv = _reference(X)
+    if int(np.ptp(X.astype(np.int64), axis=0).max()) + 1 > 16:
+        assert got is None
+        return
+    pc, got_levels = got
+    want = counting.pack_pairs_in_place(C.copy(), top=int(lv.max()) - 1)
+    np.testing.assert_array_equal(got_levels, lv)
+    assert pc.a == want.a and pc.shape == want.shape and pc.max() == want.max()
+    np.testing.assert_array_equal(pc.packed, want.packed)
+    np.testing.assert_array_equal(np.asarray(pc), C)
+
+
+def test_wide_or_small_tables_take_the_general_path():
+    X = np.arange(40_000 * 4).reshape(-1, 4) % 17  # 17 values: too many to pack
+    assert packed_codes.packed_integer_codes(X) is None
+    assert packed_codes.packed_integer_codes(X[:10] % 3) is None  # small: numpy's path
+    assert packed_codes.packed_integer_codes(np.zeros((50_000, 1), np.uint8)) is None
+
+
+@pytest.mark.parametrize("discretize", [None, "quantile"])
+@pytest.mark.parametrize("name", ["JMI", "MRMR", "DISR", "CMI", "MIM"])
+def test_fits_on_packed_codes_equal_the_general_path(name, discretize, monkeypatch):
+    rng = np.random.default_rng(5)
+    n, d = 50_000, 9
+    X = rng.integers(0, 6, (n, d)).astype(np.int32)
+    X[:, 2] = X[:, 2] * 2 + 7  # gaps and an offset
+    y = (X[:, 0] + X[:, 1] // 2 + rng.integers(0, 2, n)) % 3
+    cls = getattr(fsel, name)
+    taken = []
+    real = packed_codes.packed_integer_codes
+    monkeypatch.setattr(
+        packed_codes, "packed_integer_codes", lambda v, n_jobs=1: taken.append(1) or real(v, n_jobs)
+    )
+    fast = cls(4, discretize=discretize, n_jobs=2).fit(X, y)  # "auto": 18 bins, >= 16
+    assert taken  # the packed path ran
+    monkeypatch.setattr(packed_codes, "packed_integer_codes", lambda values, n_jobs=1: None)
+    slow = cls(4, discretize=discretize, n_jobs=1).fit(X, y)
+    assert fast.selection_order_.tolist() == slow.selection_order_.tolist()
+    assert fast.scores_.tobytes() == slow.scores_.tobytes()
+    np.testing.assert_array_equal(fast.n_levels_, slow.n_levels_)
+    assert fast.bin_edges_ == slow.bin_edges_
+
+
+def test_few_bins_keep_the_binning_rule():
+    """With fewer than 16 bins an integer column with more distinct values than bins is
+    binned (a number): the packed path stays out of the way."""
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 12, (50_000, 4)).astype(np.int32)
+    y = X[:, 0] > 5
+    est = fsel.JMI(2, discretize="uniform", n_bins=5).fit(X, y)
+    assert est.n_levels_.max() <= 5 and est.bin_edges_[0] is not None
