@@ -137,4 +137,6 @@ def test_local_cluster_of_worker_processes(parts, capsys):
     assert rc == 0
     ref = fsel.JMI(2, categorical=["colour"]).fit(whole.drop(columns="label"), whole["label"])
     lines = capsys.readouterr().out.splitlines()
-    assert [int(line.split()[1]) for line in lines[2:4]] == ref.selection_order_.tolist()
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "index"])
+    rows = lines[head + 1 : head + 3]
+    assert [int(line.split()[1]) for line in rows] == ref.selection_order_.tolist()
