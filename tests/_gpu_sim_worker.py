@@ -65,6 +65,8 @@ ROW_CASES = [
     ("rows-JMIM-bool", 23, 5, 2, 2, "JMIM", np.uint8, np.bool_, True, 2),
     ("rows-JMI-50-classes", 26, 5, 3, 50, "JMI", np.uint8, np.uint8, False, 2),  # range pass
     ("rows-DISR-wide", 21, 4, 80, 2, "DISR", np.uint8, np.int8, False, 2),  # global kernel
+    # the global kernel within a 64-byte budget: one candidate at a time
+    ("rows-DISR-wide-chunked", 21, 4, 100, 2, "DISR", np.uint8, np.int8, False, 2),
     ("rows-JMI-40-features", 19, 42, 2, 2, "JMI", np.uint8, np.int8, False, 2),  # wpr > threads
 ]
 
@@ -75,9 +77,22 @@ def row_table_cases() -> dict[str, object]:
     are negative where their dtype allows (int8 255 is -1: the lookup table)."""
     from numba import cuda
 
+    from fsel.kernels.gpu import information_rows
+
+    budget = information_rows._device_budget
+    counted = information_rows.GpuRowTable._counts_global
+    chunks: list[int] = []
+
+    def counts_global(self, cells, nz, zargs):  # records the candidates of each launch
+        out = counted(self, cells, nz, zargs)
+        chunks.append(max(1, min(self.n_features, (self._budget // 4) // (cells * 4))))
+        return out
+
+    information_rows.GpuRowTable._counts_global = counts_global
     out: dict[str, object] = {}
     rng = np.random.default_rng(7)
     for name, n, d, levels, ny, crit, xdt, ydt, ydev, k in ROW_CASES:
+        information_rows._device_budget = (lambda _b: 64) if "chunked" in name else budget
         X = rng.integers(0, levels, size=(n, d))
         X[:, 1] = levels - 1  # a single-level column
         X[:, 3] = np.where(rng.random(n) < 0.6, X[:, 0], X[:, 3])
@@ -95,6 +110,9 @@ def row_table_cases() -> dict[str, object]:
             out[name][key]["classes_"] = est.classes_.tolist()
         out[name]["timings"] = sorted(gpu.timings_)
         out[name]["max_plus_one"] = (X.max(axis=0) + 1).tolist()  # codes taken as given
+        out[name]["global_chunks"], chunks[:] = list(chunks), []
+    information_rows._device_budget = budget
+    information_rows.GpuRowTable._counts_global = counted
     return out
 
 

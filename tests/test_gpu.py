@@ -90,7 +90,7 @@ def test_codes_already_on_the_gpu_give_the_host_selection(simulated, case):
 
 ROW_CASES = [
     "rows-JMI-odd", "rows-CMI", "rows-MRMR-int64", "rows-JMIM-bool", "rows-JMI-50-classes",
-    "rows-DISR-wide", "rows-JMI-40-features",
+    "rows-DISR-wide", "rows-DISR-wide-chunked", "rows-JMI-40-features",
 ]  # fmt: skip
 
 
@@ -107,6 +107,8 @@ def test_codes_read_in_place_on_the_gpu_select_what_the_cpu_selects(simulated, c
     assert r["gpu"]["n_levels_"] == r["max_plus_one"]
     assert r["gpu"]["classes_"] == r["cpu"]["classes_"]
     assert {"labels_s", "layout_s", "table_s", "relevance_s"} <= set(r["timings"])
+    if case.endswith("-chunked"):  # global-memory counts, one candidate at a time
+        assert r["global_chunks"] and set(r["global_chunks"]) == {1}
 
 
 def test_order_statistics_on_the_gpu_are_those_of_a_sort(simulated):
@@ -296,7 +298,7 @@ def _ptx_signatures():
         *[
             (
                 ki.hist_rows_global,
-                (a(t.uint8, 1), *[i64] * 4, a(zt, 1), b, b, a(t.int32, 1), i64, hist),
+                (a(t.uint8, 1), *[i64] * 6, a(zt, 1), b, b, a(t.int32, 1), i64, hist),
             )
             for zt in (t.uint8, t.int32)
         ],

@@ -267,17 +267,19 @@ def hist_rows(
 
 
 @cuda.jit(cache=True)
-def hist_rows_global(xb, n, K, j, mult, z, has_z, use_lut, lut, nz, hist):
-    """:func:`hist_rows`' counts in global memory, one atomic add per cell of ``X``:
-    ``hist[k, X[r, k] * nz + Z[r]] += 1`` for every ``r < n`` and ``k < K`` (``Z`` as
-    there, ``lut`` read from global memory), for histograms too large for shared
-    memory. Consecutive threads take consecutive bytes of ``xb`` (coalesced)."""
+def hist_rows_global(xb, n, K, k0, kc, j, mult, z, has_z, use_lut, lut, nz, hist):
+    """:func:`hist_rows`' counts in global memory, one atomic add per cell of ``X``,
+    for the ``kc`` candidates ``k0 .. k0 + kc - 1``: ``hist[k, X[r, k0 + k] * nz +
+    Z[r]] += 1`` for every ``r < n`` and ``k < kc`` (``Z`` as there, ``lut`` read from
+    global memory), for histograms too large for shared memory (the candidates taken
+    in groups whose counts fit the memory budget). Consecutive threads take
+    consecutive bytes of a row of ``xb``."""
     i = cuda.grid(1)
     stride = cuda.gridsize(1)
-    total = n * K
+    total = n * kc
     while i < total:
-        r = i // K
-        k = i - r * K
+        r = i // kc
+        k = i - r * kc
         zv = 0
         if j >= 0:
             zv = np.int32(xb[r * K + j]) * mult
@@ -286,7 +288,7 @@ def hist_rows_global(xb, n, K, j, mult, z, has_z, use_lut, lut, nz, hist):
                 zv += lut[z[r]]
             else:
                 zv += z[r]
-        cuda.atomic.add(hist, (k, np.int32(xb[i]) * nz + zv), 1)
+        cuda.atomic.add(hist, (k, np.int32(xb[r * K + k0 + k]) * nz + zv), 1)
         i += stride
 
 

@@ -43,6 +43,7 @@ from fsel.kernels.gpu.information import (
     SHARED_CELLS,
     GpuInformationTable,
     NlognTable,
+    _device_budget,
     _launch,
     _n_sm,
     as_device_array,
@@ -330,6 +331,10 @@ class GpuRowTable(GpuInformationTable):
         :func:`~fsel.kernels.gpu._cuda_information.hist_rows`): more features per
         block (each row read by fewer blocks), the grid sized so that no block
         counts more than :data:`HALF_MAX_ROWS` rows. The same counts.
+    memory_budget : int or None
+        Bytes of GPU memory for histograms too large for shared memory (counted in
+        global memory for groups of candidates within a quarter of it); None: a
+        fraction of the free memory.
 
     Attributes
     ----------
@@ -346,6 +351,7 @@ class GpuRowTable(GpuInformationTable):
         *,
         estimator: str = "plugin",
         packed16: bool = False,
+        memory_budget: int | None = None,
     ) -> None:
         from numba import cuda
 
@@ -363,6 +369,7 @@ class GpuRowTable(GpuInformationTable):
         self.n_classes = int(labels.classes.size)
         self.n_samples = int(codes.shape[0])
         self._budget = 0
+        self._memory_budget = memory_budget
         self._pack_in_place = False
         self.estimator = estimator
         self.n_jobs = 1
@@ -443,14 +450,18 @@ class GpuRowTable(GpuInformationTable):
             zsrc = cuda.to_device(np.ascontiguousarray(z, dtype=dt))
         if not has_z:
             zsrc = lab.dev  # unread
+        half = self._half
+        plan = row_groups(K, cells, half=half)
+        cd = self.codes
+        if plan is None and n and K:
+            out = self._counts_global(cells, nz, (j, mult, zsrc, has_z, use_lut))
+            self.count_seconds += time.perf_counter() - t0
+            return out
         hist = self._hist
         if hist is None or hist.shape != (K, cells):
             hist = self._hist = cuda.device_array((K, cells), dtype=np.int32)
         zb = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-K * cells // 256)))
         _launch(kern.zero_cells, zb, 8 if SIMULATOR else 256, hist)
-        half = self._half
-        plan = row_groups(K, cells, half=half)
-        cd = self.codes
         if plan is not None and n and K:
             group, n_groups, wpr, n_sub = plan
             tile = max(1, ROW_THREADS // wpr)
@@ -470,12 +481,34 @@ class GpuRowTable(GpuInformationTable):
                 *(self._lut_dev, nz, cells, n_sub, half, hist),
                 shared=shared,
             )
-        elif n and K:
-            blocks = 2 if SIMULATOR else max(1, min(32 * _n_sm(), -(-n * K // 256)))
-            args = (cd.flat, n, K, j, mult, zsrc, has_z, use_lut, self._lut_dev, nz, hist)
-            _launch(kern.hist_rows_global, blocks, 8 if SIMULATOR else 256, *args)
         out = hist.copy_to_host().astype(np.int64)
         self.count_seconds += time.perf_counter() - t0
+        return out
+
+    def _counts_global(self, cells: int, nz: int, zargs: tuple) -> np.ndarray:
+        """The histograms of :meth:`_counts` too large for shared memory, counted in
+        global memory for groups of candidates whose ``int32`` counts take at most a
+        quarter of the memory budget (the feature-major table's rule)."""
+        from numba import cuda
+
+        from fsel.kernels.gpu import _cuda_information as kern
+
+        K, n = self.codes.shape
+        j, mult, zsrc, has_z, use_lut = zargs
+        if not self._budget:
+            self._budget = _device_budget(self._memory_budget)
+        chunk = max(1, min(K, (self._budget // 4) // max(cells * 4, 1)))
+        out = np.empty((K, cells), dtype=np.int64)
+        flat = self.codes.flat
+        for k0 in range(0, K, chunk):
+            kc = min(K, k0 + chunk) - k0
+            hist = cuda.device_array((kc, cells), dtype=np.int32)
+            zb = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-kc * cells // 256)))
+            _launch(kern.zero_cells, zb, 8 if SIMULATOR else 256, hist)
+            blocks = 2 if SIMULATOR else max(1, min(32 * _n_sm(), -(-n * kc // 256)))
+            args = (flat, n, K, k0, kc, j, mult, zsrc, has_z, use_lut, self._lut_dev, nz, hist)
+            _launch(kern.hist_rows_global, blocks, 8 if SIMULATOR else 256, *args)
+            out[k0 : k0 + kc] = hist.copy_to_host()
         return out
 
 
