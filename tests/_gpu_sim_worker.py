@@ -153,6 +153,40 @@ def gpu_scaling_cases() -> dict[str, object]:
     return out
 
 
+def host_cases() -> dict[str, object]:
+    """Host arrays with ``device="cuda"``: coded on the host, then counted by the row
+    table (codes uploaded sample-major) or, with ``_VARIANT="features"``, by the
+    feature-major table; the table used is recorded."""
+    from fsel.kernels.gpu import information_rows
+
+    made = information_rows.host_table
+    used: list[str] = []
+
+    def host_table(*args, **kw):
+        info = made(*args, **kw)
+        used.append(type(info).__name__)
+        return info
+
+    information_rows.host_table = host_table
+    rng = np.random.default_rng(11)
+    X, y = codes_table(seed=3, n=40, d=9)  # 9 features: more than 4, not a multiple of 4
+    Xm = X + rng.random(X.shape)
+    Xm[rng.random(X.shape) < 0.1] = np.nan  # missing values: one more level
+    out: dict[str, object] = {}
+    cases = [
+        ("host-CMI-9-integers", fsel.CMI, X, {"discretize": None}, "rows"),
+        ("host-JMI-missing", fsel.JMI, Xm, {"n_bins": 3}, "rows"),
+        ("host-JMI-features", fsel.JMI, Xm, {"n_bins": 3}, "features"),
+    ]
+    for name, cls, Xc, kw, variant in cases:
+        information_rows._VARIANT = variant
+        out[name] = pair(cls, Xc, y, n_features_to_select=3, **kw)
+        out[name]["table"] = used.pop()
+    information_rows._VARIANT = "rows"
+    information_rows.host_table = made
+    return out
+
+
 def main() -> None:
     from numba import cuda
 
@@ -195,6 +229,7 @@ def main() -> None:
         "joint_mi": [ref.pair_terms(2).joint_mi.tolist(), streamed.pair_terms(2).joint_mi.tolist()],
     }
     res.update(row_table_cases())
+    res.update(host_cases())
     # the Relief family: floats, two classes
     rng = np.random.default_rng(2)
     Xr = rng.random((40, 5))

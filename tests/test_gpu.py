@@ -111,6 +111,26 @@ def test_codes_read_in_place_on_the_gpu_select_what_the_cpu_selects(simulated, c
         assert r["global_chunks"] and set(r["global_chunks"]) == {1}
 
 
+@pytest.mark.parametrize(
+    ("case", "table"),
+    [
+        ("host-CMI-9-integers", "GpuRowTable"),
+        ("host-JMI-missing", "GpuRowTable"),
+        ("host-JMI-features", "GpuInformationTable"),
+    ],
+)
+def test_host_arrays_on_the_gpu_select_what_the_cpu_selects(simulated, case, table):
+    """A host array with device="cuda", coded on the host (integer columns; binned
+    floats with missing values, a hole one more level): its codes uploaded once and
+    counted by the row table (or the feature-major one, kept as a variant), with the
+    CPU's picks and scores bit for bit."""
+    r = simulated[case]
+    assert r["table"] == table
+    assert r["gpu"]["order"] == r["cpu"]["order"]
+    assert r["gpu"]["scores"] == r["cpu"]["scores"]
+    assert r["gpu"]["relevance_"] == r["cpu"]["relevance_"]
+
+
 def test_order_statistics_on_the_gpu_are_those_of_a_sort(simulated):
     r = simulated["order-statistics"]
     assert r["gpu"] == r["sorted"]

@@ -575,3 +575,57 @@ def device_table(
         "relevance_s": info.count_seconds,
     }
     return info, labels.classes
+
+
+def host_table(
+    codes: np.ndarray,
+    n_levels: np.ndarray,
+    y: np.ndarray,
+    *,
+    estimator: str = "plugin",
+    memory_budget: int | None = None,
+) -> Any:
+    """The GPU information table of codes coded on the host (``codes``:
+    feature-major, ``(n_features, n_samples)``; ``y``: class codes ``0..m-1``).
+
+    Where every feature has at most 256 levels, ``y`` at most 256 classes and the
+    ``uint8`` codes take at most half of the memory budget, the codes are uploaded
+    once, sample-major, and counted by a :class:`GpuRowTable` (the kernels of codes
+    already on the GPU), its ``n_levels`` the host's; otherwise (or with
+    :data:`_VARIANT` ``"features"``) the feature-major
+    :class:`~fsel.kernels.gpu.information.GpuInformationTable`, which streams a table
+    larger than the budget through in row blocks. The same numbers either way.
+    """
+    from numba import cuda
+
+    n_levels = np.asarray(n_levels, dtype=np.int64)
+    y = np.asarray(y)
+    K, n = np.shape(codes)
+    n_classes = int(y.max()) + 1 if y.size else 1
+    fits = (
+        _VARIANT != "features"
+        and K > 0
+        and n > 0
+        and int(n_levels.max()) <= 256
+        and n_classes <= 256
+        and n * K <= _device_budget(memory_budget) // 2
+    )
+    if not fits:
+        return GpuInformationTable(
+            codes, n_levels, y, estimator=estimator, memory_budget=memory_budget
+        )
+    t0 = time.perf_counter()
+    rows = cuda.to_device(np.ascontiguousarray(np.asarray(codes).T, dtype=np.uint8))
+    cuda.synchronize()
+    t_upload = time.perf_counter() - t0
+    labels = device_labels(np.ascontiguousarray(y, dtype=np.uint8), n, "GpuRowTable")
+    info = GpuRowTable(
+        rows,
+        labels,
+        estimator=estimator,
+        packed16=_VARIANT == "rows16",
+        memory_budget=memory_budget,
+    )
+    info.codes.transfer_s = t_upload
+    info.n_levels = n_levels.copy()  # empty top levels (bins, a missing level) kept
+    return info

@@ -319,8 +319,9 @@ class InformationSelector(SelectorCore):
     def _cuda_table(
         self, codes: Any, n_levels: Any, y_codes: Any, is_sparse: bool, missing_codes: Any
     ) -> Any:
-        """The GPU's information table (:mod:`fsel.kernels.gpu.information`); sparse
-        codes and pairwise deletion have no GPU kernel and are refused."""
+        """The GPU's information table (:func:`fsel.kernels.gpu.information_rows.host_table`:
+        the row table where the codes fit the GPU, else the streaming feature-major
+        one); sparse codes and pairwise deletion have no GPU kernel and are refused."""
         name = type(self).__name__
         if is_sparse:
             raise ValueError(
@@ -332,9 +333,9 @@ class InformationSelector(SelectorCore):
                 f"{name}: device='cuda' does not support missing='available'; use "
                 "missing='level' (a hole is one more level) or device='cpu'"
             )
-        from fsel.kernels.gpu.information import GpuInformationTable
+        from fsel.kernels.gpu.information_rows import host_table
 
-        return GpuInformationTable(codes, n_levels, y_codes, estimator=self.mi_estimator)
+        return host_table(codes, n_levels, y_codes, estimator=self.mi_estimator)
 
     def _fit_gpu_array(self, X: Any, y: Any) -> tuple[Any, int]:
         """The GPU table of integer codes already on the GPU (``__cuda_array_interface__``,
