@@ -11,10 +11,6 @@ errors without a GPU are checked here with a fake device hook.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -22,6 +18,7 @@ import numpy as np
 import pytest
 
 import fsel
+from _simulator import run_simulated
 from fsel.kernels.gpu import _device
 
 da = pytest.importorskip("dask.array")
@@ -40,17 +37,7 @@ CASES = [
 def simulated() -> dict:
     pytest.importorskip("numba")
     pytest.importorskip("distributed")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "_dask_gpu_sim_worker.py")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout)
+    return run_simulated("_dask_gpu_sim_worker.py")
 
 
 @pytest.mark.parametrize(("where", "name"), CASES)

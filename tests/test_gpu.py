@@ -9,7 +9,6 @@ GPU thread. The same kernels run on a real GPU in benchmarks/bench_gpu.py.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import numpy as np
 import pytest
 
 import fsel
+from _simulator import run_simulated
 from fsel.kernels.gpu import _device
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,17 +35,7 @@ RELIEF = ["ReliefF", "ReliefF-euclidean-all", "Relief", "MRelief", "SURF", "Mult
 def simulated() -> dict:
     """CPU and simulated-GPU fits of every selector with device support."""
     pytest.importorskip("numba")
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "_gpu_sim_worker.py")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout)
+    return run_simulated("_gpu_sim_worker.py")
 
 
 @pytest.mark.parametrize("case", COMPARED + RELIEF)
