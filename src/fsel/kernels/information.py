@@ -52,6 +52,7 @@ __all__ = [
     "joint",
     "label_summary",
     "lazy_cmim_search",
+    "miller_madow_per_cell",
     "mutual_information",
     "pair_terms_from_entropies",
 ]
@@ -88,6 +89,23 @@ def joint(*codes: np.ndarray) -> np.ndarray:
     for a in arrs[1:]:
         out = _as_codes(out * (int(a.max()) + 1) + a)
     return _as_codes(out)
+
+
+def miller_madow_per_cell(estimator: str, n_samples: int) -> float:
+    """The Miller-Madow bias correction of an entropy, in bits, per observed cell.
+
+    ``H_MM = H_plugin + (m - 1) / (2 N ln 2)`` for ``m`` observed cells of ``N`` rows:
+    this returns ``1 / (2 N ln 2)`` for ``estimator="miller_madow"`` and 0 for the
+    plug-in estimator; the tables multiply it by their cell counts.
+
+    Examples
+    --------
+    >>> round(miller_madow_per_cell("miller_madow", 100) * 200 * float(np.log(2)), 12)
+    1.0
+    >>> miller_madow_per_cell("plugin", 100)
+    0.0
+    """
+    return 1.0 / (2.0 * n_samples * float(np.log(2.0))) if estimator == "miller_madow" else 0.0
 
 
 def _entropy_of_codes(x: np.ndarray, base: float, estimator: str) -> float:
@@ -384,9 +402,7 @@ class InformationTable:
         self.estimator = estimator
         self._table = nlogn_table(self.n_samples, self.n_jobs)
         self._log2n = float(np.log2(self.n_samples))
-        self._mm = (
-            1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
-        )
+        self._mm = miller_madow_per_cell(estimator, self.n_samples)
         self._s_y = float(self._table[ycounts].sum())
         self._m_y = int(np.count_nonzero(ycounts))
         self.missing_codes = None

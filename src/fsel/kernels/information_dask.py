@@ -90,7 +90,7 @@ from fsel.kernels.binning import (
     quantile_fractions,
 )
 from fsel.kernels.discretize import smallest_code_dtype, uniform_edges
-from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms
+from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms, miller_madow_per_cell
 from fsel.kernels.information_dask_device import check_workers_cuda, to_devices
 from fsel.kernels.information_dask_device import on_gpu as _gpu
 from fsel.utils.parallel import numba_available, thread_map
@@ -444,9 +444,7 @@ class DaskInformationTable:
         self.n_samples = int(n_samples)
         self.estimator = estimator
         self._log2n = float(np.log2(self.n_samples))
-        self._mm = (
-            1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
-        )
+        self._mm = miller_madow_per_cell(estimator, self.n_samples)
         ny = self.n_classes
         H = self._reduce(_hist_target, self.width, ny, cells=self.width * ny)  # (K, width, ny)
         ycounts = H[0].sum(axis=0)

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.information import InformationTable, PairTerms
+from fsel.kernels.information import InformationTable, PairTerms, miller_madow_per_cell
 
 __all__ = [
     "GpuBlockCounts",
@@ -403,9 +403,7 @@ class GpuInformationTable(InformationTable):
         self.n_jobs = 1
         self._table = NlognTable()
         self._log2n = float(np.log2(self.n_samples))
-        self._mm = (
-            1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
-        )
+        self._mm = miller_madow_per_cell(estimator, self.n_samples)
         ycounts = byte_label_counts(self.y) if self.y.dtype == np.uint8 else np.bincount(self.y)
         ycounts = ycounts[: self.n_classes]
         self._s_y = float(self._table[ycounts].sum())

@@ -52,6 +52,7 @@ from fsel.kernels.gpu.information import (
     is_device_array,
     sums_from_counts,
 )
+from fsel.kernels.information import miller_madow_per_cell
 
 __all__ = ["GpuRowTable", "byte_classes", "device_table", "resident_blocks", "row_groups"]
 
@@ -375,9 +376,7 @@ class GpuRowTable(GpuInformationTable):
         self.n_jobs = 1
         self._table = NlognTable()
         self._log2n = float(np.log2(self.n_samples))
-        self._mm = (
-            1.0 / (2.0 * self.n_samples * np.log(2.0)) if estimator == "miller_madow" else 0.0
-        )
+        self._mm = miller_madow_per_cell(estimator, self.n_samples)
         self._s_y = float(self._table[labels.counts].sum())
         self._m_y = int(np.count_nonzero(labels.counts))
         self.missing_codes = None
