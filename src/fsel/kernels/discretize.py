@@ -2,13 +2,14 @@
 
 Rules (docs/user_guide/information.rst):
 
-* columns flagged *discrete* (integer, boolean, categorical) are taken as codes as
-  they are — their distinct values are remapped to ``0..a-1`` in sorted order and
-  never re-binned;
-* float columns are binned: equal-width (``strategy="uniform"``) or equal-frequency
-  (``strategy="quantile"``) into ``n_bins`` bins, an int or ``"auto"`` (a count that
-  grows with the number of rows, :func:`fsel.kernels.binning.auto_n_bins`);
-  a float column with no more distinct values than ``n_bins`` is kept as codes;
+* columns flagged *discrete* are taken as codes as they are — their distinct values
+  are remapped to ``0..a-1`` in sorted order and never re-binned (the selectors flag
+  the categorical columns, :func:`fsel.utils.column_types.code_columns`);
+* the other columns, integer or float, are binned: equal-width
+  (``strategy="uniform"``) or equal-frequency (``strategy="quantile"``) into
+  ``n_bins`` bins, an int or ``"auto"`` (a count that grows with the number of rows,
+  :func:`fsel.kernels.binning.auto_n_bins`); a column with no more distinct values
+  than ``n_bins`` is kept as codes;
 * ``strategy=None`` takes every column as codes;
 * missing values (NaN, docs/user_guide/missing_sparse.rst), when allowed: the edges of a column are
   learned

@@ -173,8 +173,8 @@ def column_types(
     never categorical unless listed.
 
     Returns the categorical mask and each column's type: ``"categorical"``,
-    ``"datetime"``, ``"integer"`` (integer or boolean values taken as codes) or
-    ``"numeric"``.
+    ``"datetime"``, ``"integer"`` (integer or boolean values: numbers, binned where a
+    method bins and they have more values than bins) or ``"numeric"``.
 
     Examples
     --------

@@ -77,7 +77,7 @@ class Table:
         dtypes by :func:`~fsel.utils.column_types.column_types`. Every family reads it here.
     feature_types : list of str
         How each column was taken: ``"categorical"``, ``"datetime"`` (seconds since
-        the epoch), ``"integer"`` (codes) or ``"numeric"``.
+        the epoch), ``"integer"`` (integer values) or ``"numeric"``.
     """
 
     values: np.ndarray
