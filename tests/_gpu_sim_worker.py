@@ -64,7 +64,7 @@ ROW_CASES = [
     ("rows-MRMR-int64", 29, 5, 3, 3, "MRMR", np.int64, np.int64, True, 3),  # narrowed
     ("rows-JMIM-bool", 23, 5, 2, 2, "JMIM", np.uint8, np.bool_, True, 2),
     ("rows-JMI-50-classes", 26, 5, 3, 50, "JMI", np.uint8, np.uint8, False, 2),  # range pass
-    ("rows-DISR-wide", 21, 4, 80, 2, "DISR", np.uint8, np.int8, False, 2),  # global kernel
+    ("rows-DISR-wide", 21, 4, 80, 2, "DISR", np.uint8, np.int8, False, 2),  # wide codes
     # the global kernel within a 64-byte budget: one candidate at a time
     ("rows-DISR-wide-chunked", 21, 4, 100, 2, "DISR", np.uint8, np.int8, False, 2),
     ("rows-JMI-40-features", 19, 42, 2, 2, "JMI", np.uint8, np.int8, False, 2),  # wpr > threads
