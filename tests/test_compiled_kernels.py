@@ -86,6 +86,7 @@ DIRECT = {
     "_numba_counting.histograms",
     "_numba_counting.paired_histograms",
     "_numba_counting._dense_sums",
+    "_numba_counting._pair_dense_sums",  # through grouped_packed, packed_sums, stacked
     "_numba_counting._split_pair",
     "_numba_available_counting._sum_clear",
     "_numba_available_counting._available_work",

@@ -151,6 +151,16 @@ def _split_pair(row, z, nz, a, H, h1, h2):
                 h2[x2 * nz + zi] += c
 
 
+@numba.njit(nogil=True)
+def _pair_dense_sums(F1, F2, k, nz, group, a, table, coarse, s_full, s_coarse, m_full, m_coarse):
+    """:func:`_dense_sums` of the two features of a packed pair, ``k = 2q`` from ``F1``
+    and ``k + 1`` from ``F2`` (both cleared on the way), written to the outputs."""
+    s_full[k], s_coarse[k], m_full[k], m_coarse[k] = _dense_sums(F1, nz, group, a, table, coarse)
+    s_full[k + 1], s_coarse[k + 1], m_full[k + 1], m_coarse[k + 1] = _dense_sums(
+        F2, nz, group, a, table, coarse
+    )
+
+
 @numba.njit(nogil=True, cache=True)
 def grouped_packed(P, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, q0, q1):
     """:func:`grouped_dense` for the features ``2q`` and ``2q + 1`` at once, from one
@@ -162,12 +172,8 @@ def grouped_packed(P, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse
     coarse = np.zeros(a * nz // group, np.int64)
     for q in range(q0, q1):
         _split_pair(P[q], z, nz, a, H, F1, F2)
-        k = 2 * q
-        s_full[k], s_coarse[k], m_full[k], m_coarse[k] = _dense_sums(
-            F1, nz, group, a, table, coarse
-        )
-        s_full[k + 1], s_coarse[k + 1], m_full[k + 1], m_coarse[k + 1] = _dense_sums(
-            F2, nz, group, a, table, coarse
+        _pair_dense_sums(
+            F1, F2, 2 * q, nz, group, a, table, coarse, s_full, s_coarse, m_full, m_coarse
         )
 
 
@@ -212,12 +218,8 @@ def packed_sums(H, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, q0, 
                     c = Hq[base + zi]
                     F1[x1 * nz + zi] += c
                     F2[x2 * nz + zi] += c
-        k = 2 * q
-        s_full[k], s_coarse[k], m_full[k], m_coarse[k] = _dense_sums(
-            F1, nz, group, a, table, coarse
-        )
-        s_full[k + 1], s_coarse[k + 1], m_full[k + 1], m_coarse[k + 1] = _dense_sums(
-            F2, nz, group, a, table, coarse
+        _pair_dense_sums(
+            F1, F2, 2 * q, nz, group, a, table, coarse, s_full, s_coarse, m_full, m_coarse
         )
 
 
@@ -460,10 +462,6 @@ def stacked_pair_sums(Hs, nz, group, a, table, s_full, s_coarse, m_full, m_coars
                         c += Hs[t, q, base + zi]
                     F1[x1 * nz + zi] += c
                     F2[x2 * nz + zi] += c
-        k = 2 * q
-        s_full[k], s_coarse[k], m_full[k], m_coarse[k] = _dense_sums(
-            F1, nz, group, a, table, coarse
-        )
-        s_full[k + 1], s_coarse[k + 1], m_full[k + 1], m_coarse[k + 1] = _dense_sums(
-            F2, nz, group, a, table, coarse
+        _pair_dense_sums(
+            F1, F2, 2 * q, nz, group, a, table, coarse, s_full, s_coarse, m_full, m_coarse
         )
