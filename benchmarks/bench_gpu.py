@@ -29,6 +29,11 @@ One prepared run for a machine with a CUDA GPU (numba's CUDA target), in one pro
 4. **SURF and MultiSURF** with ``--cpu-refs`` references on a tenth of the Relief
    rows: one CPU core against the GPU, the same features (checked).
 
+5. **Dask** (where ``dask.distributed`` is installed): the same JMI on the codes held
+   by a local cluster of one worker process (every core, and the GPU) in eight row
+   chunks, the blocks counted on the CPU and with ``device="cuda"`` on the GPU, side by
+   side; the picks checked against the in-memory fit.
+
 Reported next to the anchors: cells (rows x candidate features) per second per core
 and per GPU for a greedy step; fast-mRMR's best single core, about 4.4e8 cells/s; the
 Spark information-theoretic framework on ECBDL14 (64M x 631), about one minute per
@@ -413,6 +418,61 @@ def part_surf(rows: int, d: int, refs: int, res: dict[str, Any]) -> None:
         say(f"  {name}: CPU {t_cpu:.2f} s, GPU {t_gpu:.3f} s, same {same}, diff {diff:.1e}")
 
 
+def part_dask(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
+    """JMI(k) on Dask input: a local cluster of one worker process (every core, and the
+    GPU) holding the table in row chunks; the blocks counted on the CPU and on the GPU
+    (``device="cuda"``), side by side, the picks checked against the in-memory fit."""
+    try:
+        import dask.array as da
+        import distributed
+    except ImportError as exc:  # not installed there: say so, measure the rest
+        res["dask"] = {"skipped": str(exc)}
+        say(f"dask part skipped: {exc}")
+        return
+    import fsel
+
+    cores = os.cpu_count() or 1
+    n, d = X.shape
+    chunk = -(-n // 8)
+    out: dict[str, Any] = {"rows": n, "features": d, "k": k, "chunk_rows": chunk, "runs": {}}
+    res["dask"] = out
+    with (
+        distributed.LocalCluster(
+            n_workers=1, threads_per_worker=cores, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        say(f"Dask: one worker process of {cores} threads, {n:,} rows in chunks of {chunk:,}")
+        Xd = da.from_array(X, chunks=(chunk, d))
+        yd = da.from_array(y, chunks=(chunk,))
+
+        def persist() -> list[Any]:
+            held = client.persist([Xd, yd])
+            distributed.wait(held)
+            return held
+
+        (Xp, yp), out["persist_s"] = timed(persist)
+        ref = res.get("jmi", {}).get("order")
+        for device in ("cpu", "cuda"):
+            say(f"JMI({k}) on Dask, device={device!r}")
+            fsel.JMI(2, discretize=None, device=device).fit(Xp[:4096], yp[:4096])  # warm
+            est, sec = timed(
+                lambda device=device: fsel.JMI(k, discretize=None, device=device).fit(Xp, yp)
+            )
+            _, sec1 = timed(
+                lambda device=device: fsel.JMI(1, discretize=None, device=device).fit(Xp, yp)
+            )
+            order = est.selection_order_.tolist()
+            out["runs"][device] = {
+                "fit_s": sec,
+                "setup_s": sec1,
+                "step_s": (sec - sec1) / (k - 1),
+                "device_": est.device_,
+                "same_selection": None if ref is None else order == ref,
+            }
+            say(f"  fit {sec:.2f} s, setup {sec1:.2f} s, device_ {est.device_}")
+
+
 def summarize(res: dict[str, Any]) -> None:
     """Cells per second (per core, per GPU) next to the anchors."""
     jm = res.get("jmi")
@@ -598,6 +658,25 @@ def markdown(res: dict[str, Any]) -> str:
                 f"{r['same_selection']} | {r['max_margin_diff']:.1e} |"
             )
         lines.append("")
+    dk = res.get("dask")
+    if dk and dk.get("runs"):
+        lines += [
+            f"## Dask: JMI({dk['k']}) on {dk['rows']:,} x {dk['features']} codes held by one "
+            f"worker process in chunks of {dk['chunk_rows']:,} rows",
+            "",
+            f"Persisting the chunks on the worker took {dk['persist_s']:.1f} s.",
+            "",
+            "| device | whole fit | setup (k=1 fit) | per greedy step | device_ | same picks |",
+            "|---|---:|---:|---:|---|---|",
+        ]
+        for name, r in dk["runs"].items():
+            lines.append(
+                f"| {name} | {r['fit_s']:.2f} s | {r['setup_s']:.2f} s | "
+                f"{r['step_s'] * 1e3:.1f} ms | {r['device_']} | {r['same_selection']} |"
+            )
+        lines.append("")
+    elif dk and dk.get("skipped"):
+        lines += ["## Dask", "", f"Not measured: {dk['skipped']}.", ""]
     if res.get("errors"):
         lines += ["## Failed parts", ""]
         lines += [f"- {k}: `{v.splitlines()[-1]}`" for k, v in res["errors"].items()]
@@ -616,7 +695,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--refs", type=int, default=1000)
     p.add_argument("--cpu-refs", type=int, default=100)
     p.add_argument(
-        "--skip", default="", help="comma-separated parts to skip: jmi,criteria,relief,surf"
+        "--skip", default="", help="comma-separated parts to skip: jmi,criteria,relief,surf,dask"
     )
     p.add_argument("--out", default=None, help="output stem (default: benchmarks/results/gpu)")
     args = p.parse_args(argv)
@@ -656,7 +735,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     X = y = None
-    if not problem and not ({"jmi", "criteria"} <= skip):
+    if not problem and not ({"jmi", "criteria", "dask"} <= skip):
         try:
             say(f"generating {rows:,} x {args.features} uint8 codes")
             (X, y), sec = timed(lambda: make_codes(rows, args.features))
@@ -676,6 +755,7 @@ def main(argv: list[str] | None = None) -> int:
             "surf",
             lambda: part_surf(relief_rows // 10, args.relief_features, args.cpu_refs, res),
         ),
+        ("dask", lambda: part_dask(X, y, args.k, res)),
     ]
     stem.parent.mkdir(parents=True, exist_ok=True)
 
@@ -686,7 +766,7 @@ def main(argv: list[str] | None = None) -> int:
         Path(f"{stem}.md").write_text(markdown(res))
 
     for name, fn in parts:
-        if problem or name in skip or (name in ("jmi", "criteria") and X is None):
+        if problem or name in skip or (name in ("jmi", "criteria", "dask") and X is None):
             continue
         res["running"] = name
         try:
