@@ -153,6 +153,97 @@ def gpu_scaling_cases() -> dict[str, object]:
     return out
 
 
+def relief_check_cases() -> dict[str, object]:
+    """ReliefF's values checked on the GPU: the transposing pass's flags, the errors
+    of bad tables on both devices, and whether the host skipped its value checks."""
+    from numba import cuda
+
+    from fsel.kernels.gpu import _cuda_relief as kern
+    from fsel.kernels.gpu import relief
+    from fsel.selectors import _core
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((13, 6))
+    x[4, 1] = np.nan
+    x[7, 2] = np.inf
+    x[2, 3] = -1e308  # beyond half the largest float64
+    x[0, 4], x[9, 4] = -np.inf, np.nan
+    x[5, 5] = 8e307  # below it
+    out_xt = cuda.device_array((6, 13), dtype=np.float64)
+    flags = cuda.to_device(np.zeros(6, dtype=np.int32))
+    relief._launch(kern.transpose_checked, (2, 1), (8, 8), cuda.to_device(x), out_xt, flags)
+    res: dict[str, object] = {
+        "transpose-checked": {
+            "xt": np.nan_to_num(out_xt.copy_to_host(), nan=-7.0).tolist(),
+            "want_xt": np.nan_to_num(x.T, nan=-7.0).tolist(),
+            "flags": flags.copy_to_host().tolist(),
+        }
+    }
+    X = rng.random((30, 4))
+    y = (X[:, 0] > 0.5).astype(int)
+    kw = {"n_features_to_select": 2, "n_neighbors": 2}
+
+    def error(Xb, yb, **extra):
+        msgs = []
+        for device in ("cpu", "cuda"):
+            try:
+                fsel.ReliefF(device=device, **kw, **extra).fit(Xb, yb)
+                msgs.append(None)
+            except (ValueError, TypeError) as exc:
+                msgs.append(str(exc))
+        return {"cpu": msgs[0], "gpu": msgs[1]}
+
+    errors = {}
+    for case, value in (("inf", np.inf), ("-inf", -np.inf)):
+        Xb = X.copy()
+        Xb[3, 2] = value
+        errors[case] = error(Xb, y)
+    Xb = X.copy()
+    Xb[3, 2] = np.nan
+    errors["nan-error"] = error(Xb, y, missing="error")
+    errors["nan-expected"] = error(Xb, y)
+    Xb = X.copy()
+    Xb[3, 1], Xb[5, 1] = 1e308, -1e308
+    errors["range-overflow"] = error(Xb, y)
+    Xb = X.copy()
+    Xb[3, 2] = np.inf  # X and y both bad: the error of X first, as on the CPU
+    errors["labels"] = error(Xb, np.zeros(30, dtype=int))
+    res["relief-errors"] = errors
+    # the host's value checks skipped only for a clean table; the upload reused
+    checked: list[bool] = []
+    made = _core.check_table
+    uploads = relief.GpuRawSamples.__init__
+
+    def spy(*args, **kwargs):
+        checked.append(kwargs.get("values_checked", False))
+        return made(*args, **kwargs)
+
+    count = [0]
+
+    def counted(self, values):
+        count[0] += 1
+        uploads(self, values)
+
+    _core.check_table = spy
+    relief.GpuRawSamples.__init__ = counted
+    fsel.ReliefF(device="cuda", **kw).fit(X, y)
+    clean = list(checked)
+    checked.clear()
+    Xh = X.copy()
+    Xh[3, 1] = 1e308  # near the limit, a finite range
+    count[0] = 0
+    huge_fit = pair(fsel.ReliefF, Xh, y, **kw)
+    res["relief-checked"] = {
+        "clean": clean,
+        "huge": checked[1:],  # [0]: the CPU fit's
+        "huge_fit": huge_fit,
+        "huge_uploads": count[0],
+    }
+    _core.check_table = made
+    relief.GpuRawSamples.__init__ = uploads
+    return res
+
+
 def host_cases() -> dict[str, object]:
     """Host arrays with ``device="cuda"``: coded on the host, then counted by the row
     table (codes uploaded sample-major) or, with ``_VARIANT="features"``, by the
@@ -250,6 +341,7 @@ def main() -> None:
         fsel.MultiSURF, Xr, yr, random_state=6, metric="euclidean", **sampled
     )
     res.update(gpu_scaling_cases())
+    res.update(relief_check_cases())
     json.dump(res, sys.stdout)
 
 

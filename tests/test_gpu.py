@@ -53,8 +53,9 @@ def test_gpu_selects_what_the_cpu_selects(simulated, case):
 @pytest.mark.parametrize("case", COMPARED + RELIEF)
 def test_gpu_fit_reports_its_timings(simulated, case):
     want = ["count_s", "select_s", "setup_s", "transfer_s"]
-    if case in RELIEF:  # ReliefF scales and sorts on the GPU: scale_s
-        want = ["scale_s"] * case.startswith("ReliefF") + ["search_s", "transfer_s"]
+    if case in RELIEF:  # ReliefF checks, scales and sorts on the GPU: check_s, scale_s
+        on_gpu = case.startswith("ReliefF")
+        want = ["check_s"] * on_gpu + ["scale_s"] * on_gpu + ["search_s", "transfer_s"]
     assert simulated[case]["timings"] == want
 
 
@@ -133,6 +134,53 @@ def test_relieff_scaling_on_the_gpu_is_the_cpu_rule(simulated, scaling):
     r = simulated[f"scaled-{scaling}"]
     assert r["gpu"] == r["cpu"]
     assert r["constant"][0] == r["constant"][1]
+
+
+def test_the_transposing_pass_flags_what_the_host_validation_refuses(simulated):
+    """transpose_checked: the feature-major copy, and per column the bits of a NaN (1),
+    an infinite value (2) and a value beyond half the largest float64 (4)."""
+    r = simulated["transpose-checked"]
+    assert r["xt"] == r["want_xt"]
+    assert r["flags"] == [0, 1, 2, 4, 2 | 1, 0]
+
+
+@pytest.mark.parametrize(
+    "case", ["inf", "-inf", "nan-error", "nan-expected", "range-overflow", "labels"]
+)
+def test_relieff_on_the_gpu_refuses_bad_input_as_the_cpu_does(simulated, case):
+    """X checked on the GPU: the CPU's one-line error for every bad table (the host
+    checks again once the GPU finds a problem), NaN with missing="expected" the GPU
+    path's own refusal, as before."""
+    r = simulated["relief-errors"][case]
+    assert r["gpu"] is not None and "\n" not in r["gpu"]
+    if case == "nan-expected":
+        assert "device='cuda' needs dense X without missing values" in r["gpu"]
+    else:
+        assert r["gpu"] == r["cpu"]
+
+
+def test_relieff_on_the_gpu_skips_the_host_value_checks_only_when_clean(simulated):
+    """Clean X: the host validation is told the values were checked (no host pass);
+    a value near the float64 limit (its range still finite): the host checks it,
+    and the fit reuses the table already on the GPU, with the CPU's result."""
+    r = simulated["relief-checked"]
+    assert r["clean"] == [True]
+    assert r["huge"] == [False]
+    assert r["huge_fit"]["gpu"]["order"] == r["huge_fit"]["cpu"]["order"]
+    np.testing.assert_allclose(
+        r["huge_fit"]["gpu"]["margin_"], r["huge_fit"]["cpu"]["margin_"], rtol=0, atol=1e-12
+    )
+    assert r["huge_uploads"] == 1
+
+
+def test_stable_class_order_and_inverse_permutation():
+    from fsel.kernels.gpu.relief import inverse_permutation, stable_class_order
+
+    rng = np.random.default_rng(4)
+    for y in (rng.integers(0, 3, 500), rng.integers(0, 300, 500), np.zeros(0, dtype=int)):
+        order = stable_class_order(y)
+        assert order.tolist() == np.argsort(y, kind="stable").tolist()
+        assert inverse_permutation(order).tolist() == np.argsort(order).tolist()
 
 
 def test_a_table_over_the_gpu_budget_streams_in_row_blocks(simulated):
@@ -243,6 +291,10 @@ def test_unsupported_combinations_refuse_cuda(monkeypatch):
     holes[0, 1] = np.nan
     with pytest.raises(ValueError, match="missing='available'"):
         fsel.JMI(2, device="cuda", missing="available").fit(holes, y)
+    # no GPU here to check X on: the host's check (the simulator test checks the GPU's)
+    from fsel.selectors.relief._base import BaseRelief
+
+    monkeypatch.setattr(BaseRelief, "_gpu_upload", lambda self, X, options: None)
     for cls in (fsel.ReliefF, fsel.SURF, fsel.MultiSURF):
         with pytest.raises(ValueError, match="without missing values"):
             cls(2, device="cuda").fit(holes, y)
@@ -318,6 +370,7 @@ def _ptx_signatures():
         (ki.narrow_codes, (t.Array(t.int64, 2, "A"), a(t.uint8, 2))),
         (ki.narrow_codes, (t.Array(t.boolean, 2, "A"), a(t.uint8, 2))),
         (kr.transpose, (a(f64, 2), a(f64, 2))),
+        (kr.transpose_checked, (a(f64, 2), a(f64, 2), a(t.int32, 1))),
         (kr.distances, (a(f64, 2), a(f64, 2), b, a(f64, 2))),
         (
             kr.nearest_by_class,

@@ -189,6 +189,7 @@ class SelectorCore:
         allow_missing: bool = False,
         accept_sparse: bool | str = False,
         read_only: bool = False,
+        values_checked: bool = False,
     ) -> tuple[Table, np.ndarray, np.ndarray | None]:
         """Validate ``X`` and ``y`` once and record ``n_features_in_``/names.
 
@@ -197,7 +198,8 @@ class SelectorCore:
         values as NaN (``Table.missing`` flags their columns) for the family's own rule;
         ``accept_sparse=True`` returns scipy.sparse input as a CSC matrix, never densified;
         ``read_only=True`` (the caller never writes ``Table.values``) passes a float64
-        ndarray through without a copy."""
+        ndarray through without a copy; ``values_checked=True`` skips the finiteness
+        and range passes over a float ndarray the caller has checked elsewhere."""
         name = type(self).__name__
         table = check_table(
             X,
@@ -208,6 +210,7 @@ class SelectorCore:
             allow_missing=allow_missing,
             accept_sparse=accept_sparse,
             read_only=read_only,
+            values_checked=values_checked,
         )
         self._record_feature_names(X)
         self.n_features_in_ = table.values.shape[1]

@@ -323,6 +323,7 @@ def check_table(
     allow_missing: bool = False,
     accept_sparse: bool | str = False,
     read_only: bool = False,
+    values_checked: bool = False,
 ) -> Table:
     """Validate a feature table and return it as numbers plus a 'discrete' mask.
 
@@ -355,6 +356,11 @@ def check_table(
     read_only : bool
         The caller only reads ``Table.values``: a plain ``float64`` ndarray without
         categorical columns is returned as it is (a read-only view), not copied.
+    values_checked : bool
+        The caller has checked a plain float ndarray's values elsewhere (on a GPU):
+        every value finite and every column's range ``max - min`` finite. The
+        passes over the values that check this are then skipped (the structure is
+        still checked); without it they run as usual.
 
     Returns
     -------
@@ -403,7 +409,8 @@ def check_table(
         if arr.dtype.kind in "iubf" and n_samples and n_features and n_samples >= min_samples:
             # fast path for a plain numeric array: whole-array checks, one copy
             missing = None
-            if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            checked = values_checked and arr.dtype.kind == "f"
+            if arr.dtype.kind == "f" and not checked and not np.isfinite(arr).all():
                 nan = np.isnan(arr)
                 inf_cols = np.flatnonzero(np.isinf(arr).any(axis=0))
                 if inf_cols.size:
@@ -436,7 +443,7 @@ def check_table(
                 values.flags.writeable = False
             else:
                 values = arr.astype(np.float64)  # a copy: never touch the caller's data
-            if arr.dtype.kind == "f":
+            if arr.dtype.kind == "f" and not checked:
                 _check_float_range(values, None, estimator_name)
             for j in np.flatnonzero(mask & (arr.dtype.kind == "f")):
                 values[:, j] = _codes(values[:, j], np.isnan(values[:, j]))

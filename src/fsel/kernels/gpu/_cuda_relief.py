@@ -32,6 +32,35 @@ def transpose(x, out):
         out[d, i] = x[i, d]
 
 
+#: bits of :func:`transpose_checked`'s per-column flags
+FLAG_NAN, FLAG_INF, FLAG_HUGE = 1, 2, 4
+#: half the largest float64: a column whose values all lie within +-HUGE has a finite
+#: range (``max - min <= 2 HUGE``, exactly the largest float64, so it cannot round up
+#: to inf)
+HUGE = float(np.finfo(np.float64).max) / 2
+
+
+@cuda.jit(cache=True)
+def transpose_checked(x, out, flags):
+    """``out[d, i] = x[i, d]`` (:func:`transpose`) and the host validation's value
+    checks of column ``d`` in the same pass: ``flags[d]`` gets the bit
+    :data:`FLAG_NAN` if the column holds a NaN, :data:`FLAG_INF` for an infinite value
+    and :data:`FLAG_HUGE` for a finite one with ``|v| > HUGE`` (its range may
+    overflow). Integer atomics, only on such values: ``flags == 0`` everywhere means
+    every value is finite and every range ``max - min`` is finite."""
+    i, d = cuda.grid(2)
+    if i < x.shape[0] and d < x.shape[1]:
+        v = x[i, d]
+        out[d, i] = v
+        if not abs(v) <= HUGE:  # NaN, inf or huge: rare, so the atomics are too
+            if v != v:
+                cuda.atomic.or_(flags, d, FLAG_NAN)
+            elif math.isinf(v):
+                cuda.atomic.or_(flags, d, FLAG_INF)
+            else:
+                cuda.atomic.or_(flags, d, FLAG_HUGE)
+
+
 @cuda.jit(cache=True)
 def distances(xt, refs, squared, out):
     r"""Distances of every sample to a tile of references.

@@ -19,12 +19,15 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "GpuRawSamples",
     "GpuSamples",
     "GpuScaledSamples",
+    "inverse_permutation",
     "knn_by_class_gpu",
     "linear_quantile",
     "order_statistics_gpu",
     "radius_margin_gpu",
+    "stable_class_order",
 ]
 
 _SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
@@ -325,6 +328,87 @@ def _n_sm() -> int:
     return n_sm()
 
 
+class GpuRawSamples:
+    """A host float64 table copied to the GPU, feature-major, with the value checks of
+    the host validation done there (:func:`fsel.kernels.gpu._cuda_relief.transpose_checked`
+    in the transposing pass), so that the host never reads the table.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n, d)
+        float64; a C-contiguous array is copied to the GPU as it is (no host copy).
+
+    Attributes
+    ----------
+    xt : device array of shape (d, n)
+        The values, feature-major.
+    flags : ndarray of int32, shape (d,)
+        Per column, the bits :data:`~fsel.kernels.gpu._cuda_relief.FLAG_NAN`,
+        ``FLAG_INF`` and ``FLAG_HUGE`` (a value beyond half the largest float64).
+    clean : bool
+        No flag anywhere: every value is finite and every column's range too (what
+        the host validation checks, so it may skip those passes).
+    has_nan : bool
+        Some column holds a NaN.
+    transfer_seconds, check_seconds : float
+        The copy to the GPU; the transposing and checking pass (and the flags back).
+    """
+
+    def __init__(self, values: np.ndarray) -> None:
+        from numba import cuda
+
+        from fsel.kernels.gpu import _cuda_relief as kern
+
+        self.n, self.d = values.shape
+        t0 = time.perf_counter()
+        rows = cuda.to_device(np.ascontiguousarray(values, dtype=np.float64))
+        cuda.synchronize()
+        self.transfer_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        self.xt = cuda.device_array((self.d, self.n), dtype=np.float64)
+        flags = cuda.to_device(np.zeros(self.d, dtype=np.int32))
+        tx, ty = (8, 8) if _SIMULATOR else (32, 8)
+        grid = (-(-self.n // tx), -(-self.d // ty))
+        _launch(kern.transpose_checked, grid, (tx, ty), rows, self.xt, flags)
+        self.flags = flags.copy_to_host()
+        del rows
+        self.clean = not self.flags.any()
+        self.has_nan = bool((self.flags & kern.FLAG_NAN).any())
+        self.check_seconds = time.perf_counter() - t0
+
+
+def stable_class_order(y: np.ndarray) -> np.ndarray:
+    """``np.argsort(y, kind="stable")`` for class codes ``0..C-1``: the same
+    permutation (a stable sort is unique), sorted as bytes (numpy's radix sort) when
+    the codes fit in 8 bits.
+
+    Examples
+    --------
+    >>> y = np.array([2, 0, 1, 0, 2, 1])
+    >>> stable_class_order(y).tolist() == np.argsort(y, kind="stable").tolist()
+    True
+    """
+    y = np.asarray(y)
+    if y.size and y.dtype.kind in "iu" and int(y.min()) >= 0 and int(y.max()) < 256:
+        y = y.astype(np.uint8)
+    return np.argsort(y, kind="stable")
+
+
+def inverse_permutation(order: np.ndarray) -> np.ndarray:
+    """``inv`` with ``inv[order[i]] = i``: ``np.argsort(order)`` of a permutation, by
+    one scatter instead of a sort.
+
+    Examples
+    --------
+    >>> o = np.array([2, 0, 3, 1])
+    >>> inverse_permutation(o).tolist() == np.argsort(o).tolist()
+    True
+    """
+    inv = np.empty(order.size, dtype=np.intp)
+    inv[order] = np.arange(order.size, dtype=np.intp)
+    return inv
+
+
 class GpuScaledSamples(GpuSamples):
     """The sample matrix scaled and sorted by class on the GPU (ReliefF's set-up).
 
@@ -345,6 +429,8 @@ class GpuScaledSamples(GpuSamples):
     y : ndarray of shape (n,)
         Class codes.
     scaling : {"range", "robust"}
+    raw : GpuRawSamples or None
+        ``values`` already on the GPU (checked there); None: copied here.
 
     Attributes
     ----------
@@ -353,14 +439,17 @@ class GpuScaledSamples(GpuSamples):
         ``order[i]`` of ``values``.
     constant : ndarray of bool
         The constant columns (scaled to 0).
-    transfer_seconds, scale_seconds, search_seconds : float
-        Copying the values to the GPU; the order statistics, scaling and sort; the
+    transfer_seconds, check_seconds, scale_seconds, search_seconds : float
+        Copying the values to the GPU; the transposing pass that checks them
+        (:class:`GpuRawSamples`); the order statistics, scaling and sort; the
         neighbour searches.
     """
 
     on_gpu = True
 
-    def __init__(self, values: np.ndarray, y: np.ndarray, scaling: str) -> None:
+    def __init__(
+        self, values: np.ndarray, y: np.ndarray, scaling: str, raw: GpuRawSamples | None = None
+    ) -> None:
         from numba import cuda
 
         from fsel.kernels.gpu import _cuda_relief as kern
@@ -368,23 +457,20 @@ class GpuScaledSamples(GpuSamples):
 
         if scaling not in ("range", "robust"):
             raise ValueError(f"scaling {scaling!r} has no GPU kernel (range, robust)")
-        t0 = time.perf_counter()
         self.source = None
-        self.n, self.d = values.shape
+        up = GpuRawSamples(values) if raw is None else raw
+        raw = None  # the raw copy is freed once scaled (the caller passes its only reference)
+        self.n, self.d = up.n, up.d
         n, d = self.n, self.d
-        rows = cuda.to_device(np.ascontiguousarray(values, dtype=np.float64))
-        raw = cuda.device_array((d, n), dtype=np.float64)
-        tx, ty = (8, 8) if _SIMULATOR else (32, 8)
-        _launch(kern.transpose, (-(-n // tx), -(-d // ty)), (tx, ty), rows, raw)
-        cuda.synchronize()
-        del rows
-        self.transfer_seconds = time.perf_counter() - t0
+        self.transfer_seconds, self.check_seconds = up.transfer_seconds, up.check_seconds
+        raw_xt = up.xt
+        del up
         t0 = time.perf_counter()
         ranks = [0, n - 1]
         if scaling == "robust":
             for q in ROBUST_QUANTILES:
                 ranks += quantile_ranks(n, q)
-        stats = order_statistics_gpu(raw, np.array(ranks))
+        stats = order_statistics_gpu(raw_xt, np.array(ranks))
         lo, hi = stats[:, 0], stats[:, 1]
         ptp = hi - lo
         self.constant = ptp == 0
@@ -398,14 +484,14 @@ class GpuScaledSamples(GpuSamples):
             shift[robust], div[robust] = q_lo[robust], (q_hi - q_lo)[robust]
             clip_lo[robust], clip_hi[robust] = q_lo[robust], q_hi[robust]
         div[self.constant] = 0.0
-        self.order = np.argsort(np.asarray(y), kind="stable")
+        self.order = stable_class_order(y)
         self.xt = cuda.device_array((d, n), dtype=np.float64)
         grid = (-(-n // THREADS), d)
         args = [cuda.to_device(a) for a in (self.order.astype(np.int64), shift, div)]
         args += [cuda.to_device(clip_lo), cuda.to_device(clip_hi)]
-        _launch(kern.scale_sorted, grid, THREADS, raw, *args, self.xt)
+        _launch(kern.scale_sorted, grid, THREADS, raw_xt, *args, self.xt)
         cuda.synchronize()
-        del raw
+        del raw_xt
         self.scale_seconds = time.perf_counter() - t0
         self.search_seconds = 0.0
 

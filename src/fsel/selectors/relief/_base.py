@@ -314,16 +314,19 @@ class BaseRelief(SelectorCore):
         values = table.values
         if is_sparse(values):
             return self._fit_sparse(table, y_codes, classes, nominal, k)
+        # X already on the GPU, checked there without NaN (_validate_fit_data): no pass
+        raw = self.__dict__.pop("_gpu_raw", None)
         holes = None
-        if self.missing == "expected" and any_nan(values, effective_n_jobs(self.n_jobs)):
-            holes = np.isnan(values)
+        if raw is None and self.missing == "expected":
+            if any_nan(values, effective_n_jobs(self.n_jobs)):
+                holes = np.isnan(values)
         self._ref_rows = self._reference_rows(n)
         if self._gpu_setup(holes, nominal):
             # scaled and sorted by class on the GPU (fsel.kernels.gpu.relief): the
             # same values, no scaled copy on the host
             from fsel.kernels.gpu.relief import GpuScaledSamples
 
-            scaled = GpuScaledSamples(values, y_codes, self.scaling)
+            scaled = GpuScaledSamples(values, y_codes, self.scaling, raw=raw)
             self._gpu_samples = scaled
             constant = scaled.constant
             ok = ~constant
@@ -357,8 +360,9 @@ class BaseRelief(SelectorCore):
         gpu = self.__dict__.pop("_gpu_samples", None)
         if gpu is not None:
             self.timings_ = {"transfer_s": gpu.transfer_seconds, "search_s": gpu.search_seconds}
-            if hasattr(gpu, "scale_seconds"):
-                self.timings_["scale_s"] = gpu.scale_seconds
+            for phase in ("check", "scale"):  # ReliefF's set-up on the GPU
+                if hasattr(gpu, f"{phase}_seconds"):
+                    self.timings_[f"{phase}_s"] = getattr(gpu, f"{phase}_seconds")
         self.margin_ = mbar
         w = positive_unit(mbar)
         self.feature_importances_ = w
@@ -476,9 +480,48 @@ class BaseRelief(SelectorCore):
             and self.scaling in ("range", "robust")
         )
 
+    def _validate_fit_data(self, X: Any, y: Any, **options: Any) -> Any:
+        """The usual validation; for a fit that scales on the GPU (:meth:`_gpu_setup`)
+        a plain float64 ndarray goes to the GPU first and its values are checked
+        there (:class:`fsel.kernels.gpu.relief.GpuRawSamples`), so that the host skips
+        its passes over them when they are clean. Otherwise (an infinite value, a NaN,
+        a value near the float64 limit) the host checks as usual: the same errors, in
+        the same order."""
+        raw = self._gpu_upload(X, options)
+        if raw is not None and raw.clean:
+            options["values_checked"] = True
+        out = super()._validate_fit_data(X, y, **options)
+        if raw is not None and not raw.has_nan:
+            self._gpu_raw = raw  # read by _fit (which also knows X has no NaN)
+        return out
+
+    def _gpu_upload(self, X: Any, options: dict[str, Any]) -> Any:
+        """:class:`fsel.kernels.gpu.relief.GpuRawSamples` of ``X`` when this fit will
+        scale on the GPU (ReliefF with ``device="cuda"``, classes, range or robust
+        scaling) and ``X`` is a 2-D float64 ndarray without declared categorical
+        columns; else None."""
+        if not (self._gpu_scaling and getattr(self, "device_", "cpu") == "cuda"):
+            return None
+        from fsel.kernels.gpu import relief
+
+        cat = options.get("categorical")
+        if not (
+            relief._SCALE_ON_GPU
+            and self._target_kind == "classification"
+            and self.scaling in ("range", "robust")
+            and (cat is None or (isinstance(cat, str) and cat == "auto"))
+            and type(X) is np.ndarray
+            and X.dtype == np.float64
+            and X.ndim == 2
+            and X.shape[0] >= max(2, int(options.get("min_samples", 1)))
+            and X.shape[1] > 0
+        ):
+            return None
+        return relief.GpuRawSamples(X)
+
     def _resolve_device(self) -> None:
         """``device_`` from the ``device`` parameter (estimators that have one)."""
-        for attr in ("device_", "timings_", "_gpu_samples"):
+        for attr in ("device_", "timings_", "_gpu_samples", "_gpu_raw"):
             self.__dict__.pop(attr, None)
         device = getattr(self, "device", None)
         if device is None:
