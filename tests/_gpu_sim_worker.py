@@ -138,6 +138,14 @@ def gpu_scaling_cases() -> dict[str, object]:
             "sorted": np.sort(x, axis=1)[:, ranks].tolist(),
         }
     }
+    # long runs of one value, repeated ranks (targets sharing a prefix: aliased)
+    runs = np.repeat(np.array([[2.0, -1.0, 2.0, 0.5, 7.0], [0.0, 0.0, 3.0, 3.0, -2.0]]), 19, axis=1)
+    runs[0, ::7] = rng.standard_normal(runs[0, ::7].size)
+    ranks = np.array([0, 94, 4, 5, 5, 94])
+    out["order-statistics-runs"] = {
+        "gpu": order_statistics_gpu(cuda.to_device(runs), ranks).tolist(),
+        "sorted": np.sort(runs, axis=1)[:, ranks].tolist(),
+    }
     v = rng.standard_normal((43, 4)) * 5
     v[:, 1] = 2.5  # constant
     v[:, 2] = np.where(rng.random(43) < 0.95, -1.0, v[:, 2])  # q05 == q95: range rule

@@ -122,8 +122,11 @@ def test_host_arrays_on_the_gpu_select_what_the_cpu_selects(simulated, case, tab
     assert r["gpu"]["relevance_"] == r["cpu"]["relevance_"]
 
 
-def test_order_statistics_on_the_gpu_are_those_of_a_sort(simulated):
-    r = simulated["order-statistics"]
+@pytest.mark.parametrize("case", ["order-statistics", "order-statistics-runs"])
+def test_order_statistics_on_the_gpu_are_those_of_a_sort(simulated, case):
+    """Ties, -0.0, -inf; long runs of one value and repeated ranks (the kernel's
+    run-length counts and targets that share a prefix)."""
+    r = simulated[case]
     assert r["gpu"] == r["sorted"]
 
 

@@ -320,11 +320,27 @@ def radix_counts(bits, prefix, mask, shift, hist):
     ``T x 256`` counts of one column (grid row ``c``) in shared memory and adds them to
     ``hist`` once. Eight passes (``shift = 56, 48, ..., 0``) give each target's exact
     key (the host picks each digit from the counts).
+
+    Integer counts, so exact in any order; two shortcuts keep the shared-memory
+    atomics few where the digits repeat (the first passes, where most values share
+    their leading bytes): a target whose prefix equals an earlier target's copies
+    that target's counts instead of counting, and each thread adds a run of equal
+    digits of a target with one atomic.
     """
     sh = cuda.shared.array((MAX_TARGETS, 256), np.int32)
+    alias = cuda.local.array(MAX_TARGETS, np.int64)
+    run_d = cuda.local.array(MAX_TARGETS, np.int64)
+    run_n = cuda.local.array(MAX_TARGETS, np.int32)
     c = cuda.blockIdx.y
     tid = cuda.threadIdx.x
     T = prefix.shape[1]
+    for t in range(T):
+        alias[t] = t
+        for u in range(t):
+            if alias[t] == t and prefix[c, u] == prefix[c, t]:
+                alias[t] = u
+        run_d[t] = 0
+        run_n[t] = 0
     for q in range(tid, MAX_TARGETS * 256, cuda.blockDim.x):
         sh[q // 256, q % 256] = 0
     cuda.syncthreads()
@@ -339,13 +355,20 @@ def radix_counts(bits, prefix, mask, shift, hist):
             key = b | _TOP
         digit = np.int64((key >> shift) & np.uint64(255))
         for t in range(T):
-            if (key & mask) == prefix[c, t]:
-                cuda.atomic.add(sh, (t, digit), 1)
+            if alias[t] == t and (key & mask) == prefix[c, t]:
+                if run_n[t] > 0 and run_d[t] != digit:
+                    cuda.atomic.add(sh, (t, run_d[t]), run_n[t])
+                    run_n[t] = 0
+                run_d[t] = digit
+                run_n[t] += 1
         i += stride
+    for t in range(T):
+        if run_n[t] > 0:
+            cuda.atomic.add(sh, (t, run_d[t]), run_n[t])
     cuda.syncthreads()
     for q in range(tid, T * 256, cuda.blockDim.x):
         t = q // 256
-        v = sh[t, q - t * 256]
+        v = sh[alias[t], q - t * 256]
         if v:
             cuda.atomic.add(hist, (c, t, q - t * 256), np.int64(v))
 
