@@ -23,8 +23,9 @@ One prepared run for a machine with a CUDA GPU (numba's CUDA target), in one pro
    references (default 100) and scaled linearly to 1,000 (its cost is linear in the
    references: one pass over the table each); the GPU and the CPU fits on the same
    ``--cpu-refs`` references must give the same features (checked). The GPU fits run
-   twice: with the scaling and the sort by class on the GPU (the default) and on the
-   host (before).
+   three times: with X's checks, the scaling and the sort by class on the GPU (the
+   default), the same with X copied through pinned staging buffers, and with the
+   scaling and sort on the host (before).
 
 4. **SURF and MultiSURF** with ``--cpu-refs`` references on a tenth of the Relief
    rows: one CPU core against the GPU, the same features (checked).
@@ -363,11 +364,14 @@ def part_relief(
     }
     from fsel.kernels.gpu import relief as gpu_relief
 
-    for label, on_gpu in (("gpu", True), ("gpu_host_scaling", False)):
+    variants = [("gpu", True, False), ("gpu_staged", True, True)]
+    variants.append(("gpu_host_scaling", False, False))
+    for label, on_gpu, staged in variants:
         gpu_relief._SCALE_ON_GPU = on_gpu
+        gpu_relief._STAGED_UPLOAD = staged  # X copied through pinned staging buffers
         try:
             where = "on the GPU" if on_gpu else "on the host (before)"
-            say(f"  GPU fits, scaling and sort by class {where}")
+            say(f"  GPU fits, scaling and sort by class {where}" + ", staged copy" * staged)
             ReliefF(top, sample_size=4, **gkw).fit(X[:2000], y[:2000])  # warm
             one, t_setup_gpu = timed(lambda: ReliefF(top, sample_size=1, **gkw).fit(X, y))
             say(f"    set-up (a one-reference fit): {t_setup_gpu:.3f} s {one.timings_}")
@@ -375,7 +379,7 @@ def part_relief(
             gpu, t_gpu = timed(lambda: ReliefF(top, sample_size=refs, **gkw).fit(X, y))
             say(f"    {refs} references: {t_gpu:.3f} s {gpu.timings_}")
         finally:
-            gpu_relief._SCALE_ON_GPU = True
+            gpu_relief._SCALE_ON_GPU, gpu_relief._STAGED_UPLOAD = True, False
         ok = cpu.selection_order_.tolist() == same.selection_order_.tolist()
         res["relief"]["gpu_runs"][label] = {
             "gpu_s": t_gpu,
@@ -627,7 +631,8 @@ def markdown(res: dict[str, Any]) -> str:
             "|---|---:|---:|---:|---:|---|---:|",
         ]
         names = {
-            "gpu": "scaling and sort by class on the GPU",
+            "gpu": "X checked, scaled and sorted by class on the GPU",
+            "gpu_staged": "the same, X copied through pinned staging buffers",
             "gpu_host_scaling": "scaling and sort on the host (before)",
         }
         for label, r in rl.get("gpu_runs", {}).items():

@@ -228,9 +228,9 @@ def relief_check_cases() -> dict[str, object]:
 
     count = [0]
 
-    def counted(self, values):
+    def counted(self, values, *args):
         count[0] += 1
-        uploads(self, values)
+        uploads(self, values, *args)
 
     _core.check_table = spy
     relief.GpuRawSamples.__init__ = counted
@@ -249,6 +249,16 @@ def relief_check_cases() -> dict[str, object]:
     }
     _core.check_table = made
     relief.GpuRawSamples.__init__ = uploads
+    # the staged copy: row blocks of 3 rows through the two pinned buffers
+    relief._STAGED_UPLOAD, relief.STAGE_BYTES = True, 3 * 8 * X.shape[1]
+    Xs = rng.random((41, 4))
+    res["relief-staged"] = {
+        "xt": relief.GpuRawSamples(Xs, 2).xt.copy_to_host().tolist(),
+        "want_xt": Xs.T.tolist(),
+        "fit": pair(fsel.ReliefF, Xs, (Xs[:, 1] > 0.4).astype(int), n_jobs=2, **kw),
+    }
+    relief._STAGED_UPLOAD, relief.STAGE_BYTES = False, 1 << 26
+    relief._STAGES.clear()
     return res
 
 

@@ -176,6 +176,17 @@ def test_relieff_on_the_gpu_skips_the_host_value_checks_only_when_clean(simulate
     assert r["huge_uploads"] == 1
 
 
+def test_a_staged_copy_puts_the_same_table_on_the_gpu(simulated):
+    """upload_staged (row blocks of 3 rows through two pinned buffers, 14 blocks):
+    the same table on the GPU, and the CPU's fit."""
+    r = simulated["relief-staged"]
+    assert r["xt"] == r["want_xt"]
+    assert r["fit"]["gpu"]["order"] == r["fit"]["cpu"]["order"]
+    np.testing.assert_allclose(
+        r["fit"]["gpu"]["margin_"], r["fit"]["cpu"]["margin_"], rtol=0, atol=1e-12
+    )
+
+
 def test_stable_class_order_and_inverse_permutation():
     from fsel.kernels.gpu.relief import inverse_permutation, stable_class_order
 

@@ -28,6 +28,7 @@ __all__ = [
     "order_statistics_gpu",
     "radius_margin_gpu",
     "stable_class_order",
+    "upload_staged",
 ]
 
 _SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
@@ -40,6 +41,13 @@ DISTANCE_BYTES = 1 << 30
 #: whether ReliefF scales and sorts on the GPU (:class:`GpuScaledSamples`); False: on
 #: the host as before (private, for benchmarks/bench_gpu.py's side-by-side timing)
 _SCALE_ON_GPU = True
+#: how :class:`GpuRawSamples` copies a host table: False, one ``cuda.to_device`` of the
+#: whole (pageable) array; True, row blocks through two pinned staging buffers
+#: (:func:`upload_staged`). Private: benchmarks/bench_gpu.py times both
+_STAGED_UPLOAD = False
+#: bytes of each pinned staging buffer of :func:`upload_staged`
+STAGE_BYTES = 1 << 26
+_STAGES: list[Any] = []  # the two pinned buffers, allocated once per process
 
 
 class GpuSamples:
@@ -328,6 +336,47 @@ def _n_sm() -> int:
     return n_sm()
 
 
+def upload_staged(values: np.ndarray, n_jobs: int = 1) -> Any:
+    """``cuda.to_device(values)`` (a float64 table, sample-major) by row blocks of
+    :data:`STAGE_BYTES` through two pinned host buffers: ``n_jobs`` threads copy a
+    block into one buffer while the previous block travels from the other (an
+    asynchronous copy on one stream; a buffer is refilled once its copy is done). The
+    same bytes on the GPU; pinned memory copies several times faster than the
+    pageable memory a plain copy reads, and the buffers are made once per process."""
+    from numba import cuda
+
+    from fsel.utils.parallel import n_threads_for, spans, thread_map
+
+    n, d = values.shape
+    dev = cuda.device_array((n, d), dtype=np.float64)
+    if n == 0 or d == 0:
+        return dev
+    if not _STAGES or _STAGES[0].size != STAGE_BYTES:
+        _STAGES[:] = [cuda.pinned_array(STAGE_BYTES, dtype=np.uint8) for _ in range(2)]
+    rows = max(1, STAGE_BYTES // (8 * d))
+    if rows * 8 * d > STAGE_BYTES:  # a row wider than a buffer: the plain copy
+        return cuda.to_device(np.ascontiguousarray(values, dtype=np.float64))
+    stream = cuda.stream()
+    done: list[Any] = [None, None]
+    for k, a in enumerate(range(0, n, rows)):
+        b = min(n, a + rows)
+        slot = k % 2
+        if done[slot] is not None:
+            done[slot].synchronize()  # the buffer's previous block has arrived
+        buf = _STAGES[slot].view(np.float64)[: (b - a) * d].reshape(b - a, d)
+        threads = n_threads_for(buf.nbytes, n_jobs)
+
+        def fill(p: int, q: int, buf: np.ndarray = buf, a: int = a) -> None:
+            np.copyto(buf[p:q], values[a + p : a + q])
+
+        thread_map(fill, spans(b - a, threads) or [(0, 0)], threads)
+        dev[a:b].copy_to_device(buf, stream=stream)
+        done[slot] = cuda.event()
+        done[slot].record(stream)
+    stream.synchronize()
+    return dev
+
+
 class GpuRawSamples:
     """A host float64 table copied to the GPU, feature-major, with the value checks of
     the host validation done there (:func:`fsel.kernels.gpu._cuda_relief.transpose_checked`
@@ -337,6 +386,8 @@ class GpuRawSamples:
     ----------
     values : ndarray of shape (n, d)
         float64; a C-contiguous array is copied to the GPU as it is (no host copy).
+    n_jobs : int
+        Threads filling the staging buffers of :func:`upload_staged` (when used).
 
     Attributes
     ----------
@@ -354,14 +405,17 @@ class GpuRawSamples:
         The copy to the GPU; the transposing and checking pass (and the flags back).
     """
 
-    def __init__(self, values: np.ndarray) -> None:
+    def __init__(self, values: np.ndarray, n_jobs: int = 1) -> None:
         from numba import cuda
 
         from fsel.kernels.gpu import _cuda_relief as kern
 
         self.n, self.d = values.shape
         t0 = time.perf_counter()
-        rows = cuda.to_device(np.ascontiguousarray(values, dtype=np.float64))
+        if _STAGED_UPLOAD:
+            rows = upload_staged(values, n_jobs)
+        else:
+            rows = cuda.to_device(np.ascontiguousarray(values, dtype=np.float64))
         cuda.synchronize()
         self.transfer_seconds = time.perf_counter() - t0
         t0 = time.perf_counter()

@@ -517,7 +517,7 @@ class BaseRelief(SelectorCore):
             and X.shape[1] > 0
         ):
             return None
-        return relief.GpuRawSamples(X)
+        return relief.GpuRawSamples(X, effective_n_jobs(self.n_jobs))
 
     def _resolve_device(self) -> None:
         """``device_`` from the ``device`` parameter (estimators that have one)."""
