@@ -158,6 +158,12 @@ def gpu_scaling_cases() -> dict[str, object]:
             "cpu": want[np.argsort(y, kind="stable")].tolist(),
             "constant": [gpu.constant.tolist(), constant.tolist()],
         }
+        gpu = GpuScaledSamples(v, y, scaling, sort=False)
+        out[f"scaled-{scaling}-unsorted"] = {
+            "gpu": gpu.xt.copy_to_host().T.tolist(),
+            "cpu": want.tolist(),
+            "constant": [gpu.constant.tolist(), constant.tolist()],
+        }
     return out
 
 

@@ -53,8 +53,8 @@ def test_gpu_selects_what_the_cpu_selects(simulated, case):
 @pytest.mark.parametrize("case", COMPARED + RELIEF)
 def test_gpu_fit_reports_its_timings(simulated, case):
     want = ["count_s", "select_s", "setup_s", "transfer_s"]
-    if case in RELIEF:  # ReliefF checks, scales and sorts on the GPU: check_s, scale_s
-        on_gpu = case.startswith("ReliefF")
+    if case in RELIEF:  # X checked and scaled on the GPU (not Relief's): check_s, scale_s
+        on_gpu = case.startswith(("ReliefF", "SURF", "MultiSURF"))
         want = ["check_s"] * on_gpu + ["scale_s"] * on_gpu + ["search_s", "transfer_s"]
     assert simulated[case]["timings"] == want
 
@@ -130,11 +130,13 @@ def test_order_statistics_on_the_gpu_are_those_of_a_sort(simulated, case):
     assert r["gpu"] == r["sorted"]
 
 
+@pytest.mark.parametrize("sort", ["", "-unsorted"])
 @pytest.mark.parametrize("scaling", ["range", "robust"])
-def test_relieff_scaling_on_the_gpu_is_the_cpu_rule(simulated, scaling):
-    """The GPU's scaled, class-sorted matrix is scale_dense's in class order: the
-    same operations on the same numbers, so equal bit for bit."""
-    r = simulated[f"scaled-{scaling}"]
+def test_relieff_scaling_on_the_gpu_is_the_cpu_rule(simulated, scaling, sort):
+    """The GPU's scaled, class-sorted matrix is scale_dense's in class order (or in
+    its own order, for SURF and MultiSURF): the same operations on the same numbers,
+    so equal bit for bit."""
+    r = simulated[f"scaled-{scaling}{sort}"]
     assert r["gpu"] == r["cpu"]
     assert r["constant"][0] == r["constant"][1]
 

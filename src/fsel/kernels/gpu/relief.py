@@ -198,14 +198,13 @@ def radius_margin_gpu(
     m = ref.size
     y = np.ascontiguousarray(y, dtype=np.int64)
     dy = cuda.to_device(y)
-    src = np.asarray(samples.source, dtype=np.float64)
     squared = metric == "euclidean"
     step = max(kern.REF_TILE, (DISTANCE_BYTES // max(8 * n, 1)) // kern.REF_TILE * kern.REF_TILE)
     spans = [(a, min(m, a + step)) for a in range(0, m, step)]
 
     def block(a: int, b: int) -> tuple[Any, Any, Any]:
         r = ref[a:b]
-        refs = cuda.to_device(np.ascontiguousarray(src[r]))
+        refs = samples.reference_rows(r)
         D = cuda.device_array((b - a, n), dtype=np.float64)
         grid = (-(-n // THREADS), -(-(b - a) // kern.REF_TILE))
         _launch(kern.distances, grid, THREADS, samples.xt, refs, squared, D)
@@ -485,6 +484,9 @@ class GpuScaledSamples(GpuSamples):
     scaling : {"range", "robust"}
     raw : GpuRawSamples or None
         ``values`` already on the GPU (checked there); None: copied here.
+    sort : bool
+        Put the samples in the stable order of their class (ReliefF); False keeps
+        their order (SURF, MultiSURF: ``order`` is then ``arange(n)``).
 
     Attributes
     ----------
@@ -502,7 +504,13 @@ class GpuScaledSamples(GpuSamples):
     on_gpu = True
 
     def __init__(
-        self, values: np.ndarray, y: np.ndarray, scaling: str, raw: GpuRawSamples | None = None
+        self,
+        values: np.ndarray,
+        y: np.ndarray,
+        scaling: str,
+        raw: GpuRawSamples | None = None,
+        *,
+        sort: bool = True,
     ) -> None:
         from numba import cuda
 
@@ -538,7 +546,7 @@ class GpuScaledSamples(GpuSamples):
             shift[robust], div[robust] = q_lo[robust], (q_hi - q_lo)[robust]
             clip_lo[robust], clip_hi[robust] = q_lo[robust], q_hi[robust]
         div[self.constant] = 0.0
-        self.order = stable_class_order(y)
+        self.order = stable_class_order(y) if sort else np.arange(n)
         self.xt = cuda.device_array((d, n), dtype=np.float64)
         grid = (-(-n // THREADS), d)
         args = [cuda.to_device(a) for a in (self.order.astype(np.int64), shift, div)]

@@ -326,7 +326,7 @@ class BaseRelief(SelectorCore):
             # same values, no scaled copy on the host
             from fsel.kernels.gpu.relief import GpuScaledSamples
 
-            scaled = GpuScaledSamples(values, y_codes, self.scaling, raw=raw)
+            scaled = GpuScaledSamples(values, y_codes, self.scaling, raw, sort=self._gpu_sort)
             self._gpu_samples = scaled
             constant = scaled.constant
             ok = ~constant
@@ -461,11 +461,14 @@ class BaseRelief(SelectorCore):
 
     #: whether the neighbour search (:meth:`_knn`) is all the estimator needs a GPU for
     _gpu_knn = True
-    #: whether the scaling and the sort by class can run on the GPU (ReliefF)
+    #: whether the scaling (and the sort by class) can run on the GPU (ReliefF, SURF,
+    #: MultiSURF): X's checks then run there too (:meth:`_validate_fit_data`)
     _gpu_scaling = False
+    #: whether the GPU's scaled samples are sorted by class (ReliefF)
+    _gpu_sort = True
 
     def _gpu_setup(self, holes: Any, nominal: np.ndarray) -> bool:
-        """Whether this fit scales and sorts on the GPU: ``device_ == "cuda"``, an
+        """Whether this fit scales (and sorts) on the GPU: ``device_ == "cuda"``, an
         estimator that can, classes, no holes, no nominal column, range or robust
         scaling."""
         if not (self._gpu_scaling and getattr(self, "device_", "cpu") == "cuda"):
@@ -497,8 +500,8 @@ class BaseRelief(SelectorCore):
 
     def _gpu_upload(self, X: Any, options: dict[str, Any]) -> Any:
         """:class:`fsel.kernels.gpu.relief.GpuRawSamples` of ``X`` when this fit will
-        scale on the GPU (ReliefF with ``device="cuda"``, classes, range or robust
-        scaling) and ``X`` is a 2-D float64 ndarray without declared categorical
+        scale on the GPU (ReliefF, SURF or MultiSURF with ``device="cuda"``, classes,
+        range or robust scaling) and ``X`` is a 2-D float64 ndarray without declared categorical
         columns; else None."""
         if not (self._gpu_scaling and getattr(self, "device_", "cpu") == "cuda"):
             return None

@@ -444,17 +444,25 @@ class _RadiusRelief(_Sampled):
         # per-row margins, summed in row order: independent of the block partition
         return np.concatenate(parts).sum(axis=0) / n
 
+    #: X checked and scaled on the GPU (kept in its order: no sort by class)
+    _gpu_scaling = True
+    _gpu_sort = False
+
     def _mean_margin_gpu(self, Z, y, priors, rows):
         """The mean margin on the GPU (:func:`fsel.kernels.gpu.relief.radius_margin_gpu`):
-        dense data without holes only."""
-        if is_sparse(Z) or np.isnan(Z).any():
+        dense data without holes only; ``Z`` scaled there
+        (:class:`fsel.kernels.gpu.relief.GpuScaledSamples`, unsorted) or on the host."""
+        from fsel.kernels.gpu.relief import GpuSamples, radius_margin_gpu
+
+        if getattr(Z, "on_gpu", False):
+            gpu = Z
+        elif is_sparse(Z) or np.isnan(Z).any():
             raise ValueError(
                 f"{type(self).__name__}: device='cuda' needs dense X without missing values; "
                 "use device='cpu' (or impute: missing='impute-mean')"
             )
-        from fsel.kernels.gpu.relief import GpuSamples, radius_margin_gpu
-
-        gpu = GpuSamples(Z)
+        else:
+            gpu = GpuSamples(Z)
         rule = "surf" if isinstance(self, SURF) else "multisurf"
         margin, threshold = radius_margin_gpu(gpu, y, priors, rule, metric=self.metric, rows=rows)
         if threshold is not None:
