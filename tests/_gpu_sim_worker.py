@@ -201,7 +201,7 @@ def relief_check_cases() -> dict[str, object]:
         msgs = []
         for device in ("cpu", "cuda"):
             try:
-                fsel.ReliefF(device=device, **kw, **extra).fit(Xb, yb)
+                fsel.ReliefF(device=device, **{**kw, **extra}).fit(Xb, yb)
                 msgs.append(None)
             except (ValueError, TypeError) as exc:
                 msgs.append(str(exc))
@@ -222,6 +222,10 @@ def relief_check_cases() -> dict[str, object]:
     Xb = X.copy()
     Xb[3, 2] = np.inf  # X and y both bad: the error of X first, as on the CPU
     errors["labels"] = error(Xb, np.zeros(30, dtype=int))
+    # the references drawn while X travels: a bad sample_size after the other checks
+    errors["sample-size"] = error(X, y, sample_size=0, random_state=1)
+    errors["sample-size-and-k"] = error(X, y, sample_size=0, random_state=1, n_features_to_select=9)
+    errors["sample-size-and-inf"] = error(Xb, y, sample_size=0, random_state=1)
     res["relief-errors"] = errors
     # the host's value checks skipped only for a clean table; the upload reused
     checked: list[bool] = []
@@ -255,6 +259,14 @@ def relief_check_cases() -> dict[str, object]:
     }
     _core.check_table = made
     relief.GpuRawSamples.__init__ = uploads
+    # references from the global generator (random_state=None): drawn where they were
+    fits = []
+    for device in ("cpu", "cuda"):
+        np.random.seed(8)  # noqa: NPY002
+        est = fsel.ReliefF(device=device, sample_size=9, **kw).fit(X, y)
+        after = float(np.random.random())  # noqa: NPY002
+        fits.append((fitted(est), after))
+    res["relief-global-draws"] = {"cpu": fits[0], "gpu": fits[1]}
     # the staged copy: row blocks of 3 rows through the two pinned buffers
     relief._STAGED_UPLOAD, relief.STAGE_BYTES = True, 3 * 8 * X.shape[1]
     Xs = rng.random((41, 4))

@@ -150,7 +150,18 @@ def test_the_transposing_pass_flags_what_the_host_validation_refuses(simulated):
 
 
 @pytest.mark.parametrize(
-    "case", ["inf", "-inf", "nan-error", "nan-expected", "range-overflow", "labels"]
+    "case",
+    [
+        "inf",
+        "-inf",
+        "nan-error",
+        "nan-expected",
+        "range-overflow",
+        "labels",
+        "sample-size",
+        "sample-size-and-k",
+        "sample-size-and-inf",
+    ],
 )
 def test_relieff_on_the_gpu_refuses_bad_input_as_the_cpu_does(simulated, case):
     """X checked on the GPU: the CPU's one-line error for every bad table (the host
@@ -166,16 +177,27 @@ def test_relieff_on_the_gpu_refuses_bad_input_as_the_cpu_does(simulated, case):
 
 def test_relieff_on_the_gpu_skips_the_host_value_checks_only_when_clean(simulated):
     """Clean X: the host validation is told the values were checked (no host pass);
-    a value near the float64 limit (its range still finite): the host checks it,
-    and the fit reuses the table already on the GPU, with the CPU's result."""
+    a value near the float64 limit (its range still finite): the host checks it once
+    the GPU has flagged it, and the fit reuses the table already on the GPU, with the
+    CPU's result."""
     r = simulated["relief-checked"]
     assert r["clean"] == [True]
-    assert r["huge"] == [False]
+    assert r["huge"] == [True, False]
     assert r["huge_fit"]["gpu"]["order"] == r["huge_fit"]["cpu"]["order"]
     np.testing.assert_allclose(
         r["huge_fit"]["gpu"]["margin_"], r["huge_fit"]["cpu"]["margin_"], rtol=0, atol=1e-12
     )
     assert r["huge_uploads"] == 1
+
+
+def test_relieff_on_the_gpu_draws_from_the_global_generator_as_the_cpu(simulated):
+    """random_state=None: the references come from numpy's global generator, drawn
+    once per fit on both devices (the same references, the generator left in the
+    same state)."""
+    r = simulated["relief-global-draws"]
+    assert r["gpu"][0]["order"] == r["cpu"][0]["order"]
+    np.testing.assert_allclose(r["gpu"][0]["margin_"], r["cpu"][0]["margin_"], atol=1e-12)
+    assert r["gpu"][1] == r["cpu"][1]
 
 
 def test_a_staged_copy_puts_the_same_table_on_the_gpu(simulated):

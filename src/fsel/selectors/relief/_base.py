@@ -320,7 +320,8 @@ class BaseRelief(SelectorCore):
         if raw is None and self.missing == "expected":
             if any_nan(values, effective_n_jobs(self.n_jobs)):
                 holes = np.isnan(values)
-        self._ref_rows = self._reference_rows(n)
+        drawn = "_ref_rows_drawn" in self.__dict__
+        self._ref_rows = self.__dict__.pop("_ref_rows_drawn") if drawn else self._reference_rows(n)
         if self._gpu_setup(holes, nominal):
             # scaled and sorted by class on the GPU (fsel.kernels.gpu.relief): the
             # same values, no scaled copy on the host
@@ -485,24 +486,52 @@ class BaseRelief(SelectorCore):
 
     def _validate_fit_data(self, X: Any, y: Any, **options: Any) -> Any:
         """The usual validation; for a fit that scales on the GPU (:meth:`_gpu_setup`)
-        a plain float64 ndarray goes to the GPU first and its values are checked
-        there (:class:`fsel.kernels.gpu.relief.GpuRawSamples`), so that the host skips
-        its passes over them when they are clean. Otherwise (an infinite value, a NaN,
-        a value near the float64 limit) the host checks as usual: the same errors, in
-        the same order."""
-        raw = self._gpu_upload(X, options)
-        if raw is not None and raw.clean:
-            options["values_checked"] = True
-        out = super()._validate_fit_data(X, y, **options)
-        if raw is not None and not raw.has_nan:
+        a plain float64 ndarray goes to the GPU first, in a thread, and its values are
+        checked there (:class:`fsel.kernels.gpu.relief.GpuRawSamples`), while the host
+        checks the rest (shapes, labels) and draws the references; the host's passes
+        over the values are skipped when the GPU finds them clean. Otherwise (an
+        infinite value, a NaN, a value near the float64 limit) the host checks as
+        usual: the same errors, in the same order."""
+        pending = self._gpu_upload(X, options)
+        if pending is None:
+            return super()._validate_fit_data(X, y, **options)
+        try:
+            out = super()._validate_fit_data(X, y, **{**options, "values_checked": True})
+            self._draw_references_early(X.shape[0])
+        except Exception:
+            try:
+                raw = pending.result()
+            except Exception:  # the validation's error is the one to report
+                raw = None
+            if raw is not None and not raw.clean:
+                super()._validate_fit_data(X, y, **options)  # X's own error comes first
+            raise
+        raw = pending.result()
+        if not raw.clean:
+            out = super()._validate_fit_data(X, y, **options)
+        if not raw.has_nan:
             self._gpu_raw = raw  # read by _fit (which also knows X has no NaN)
         return out
 
+    def _draw_references_early(self, n: int) -> None:
+        """:meth:`_reference_rows` now (while the table travels to the GPU) when that
+        has no side effect (no ``sample_size``, or an int ``random_state``: a fresh
+        generator) and raises nothing; else :meth:`_fit` draws them as usual."""
+        rs = getattr(self, "random_state", None)
+        seeded = isinstance(rs, (Integral, np.integer)) and not isinstance(rs, bool)
+        if getattr(self, "sample_size", None) is not None and not seeded:
+            return
+        try:
+            self._ref_rows_drawn = self._reference_rows(n)
+        except ValueError:  # raised by _fit, after its own checks
+            pass
+
     def _gpu_upload(self, X: Any, options: dict[str, Any]) -> Any:
-        """:class:`fsel.kernels.gpu.relief.GpuRawSamples` of ``X`` when this fit will
-        scale on the GPU (ReliefF, SURF or MultiSURF with ``device="cuda"``, classes,
-        range or robust scaling) and ``X`` is a 2-D float64 ndarray without declared categorical
-        columns; else None."""
+        """A future of :class:`fsel.kernels.gpu.relief.GpuRawSamples` of ``X`` (made in
+        a thread: numba's CUDA calls release the GIL) when this fit will scale on the
+        GPU (ReliefF, SURF or MultiSURF with ``device="cuda"``, classes, range or
+        robust scaling) and ``X`` is a 2-D float64 ndarray without declared
+        categorical columns; else None."""
         if not (self._gpu_scaling and getattr(self, "device_", "cpu") == "cuda"):
             return None
         from fsel.kernels.gpu import relief
@@ -520,11 +549,17 @@ class BaseRelief(SelectorCore):
             and X.shape[1] > 0
         ):
             return None
-        return relief.GpuRawSamples(X, effective_n_jobs(self.n_jobs))
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=1)
+        try:
+            return pool.submit(relief.GpuRawSamples, X, effective_n_jobs(self.n_jobs))
+        finally:
+            pool.shutdown(wait=False)
 
     def _resolve_device(self) -> None:
         """``device_`` from the ``device`` parameter (estimators that have one)."""
-        for attr in ("device_", "timings_", "_gpu_samples", "_gpu_raw"):
+        for attr in ("device_", "timings_", "_gpu_samples", "_gpu_raw", "_ref_rows_drawn"):
             self.__dict__.pop(attr, None)
         device = getattr(self, "device", None)
         if device is None:
