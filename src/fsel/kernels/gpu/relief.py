@@ -487,6 +487,8 @@ class GpuScaledSamples(GpuSamples):
     sort : bool
         Put the samples in the stable order of their class (ReliefF); False keeps
         their order (SURF, MultiSURF: ``order`` is then ``arange(n)``).
+    order : ndarray or None
+        :func:`stable_class_order` of ``y`` when the caller has it already.
 
     Attributes
     ----------
@@ -511,6 +513,7 @@ class GpuScaledSamples(GpuSamples):
         raw: GpuRawSamples | None = None,
         *,
         sort: bool = True,
+        order: np.ndarray | None = None,
     ) -> None:
         from numba import cuda
 
@@ -546,7 +549,9 @@ class GpuScaledSamples(GpuSamples):
             shift[robust], div[robust] = q_lo[robust], (q_hi - q_lo)[robust]
             clip_lo[robust], clip_hi[robust] = q_lo[robust], q_hi[robust]
         div[self.constant] = 0.0
-        self.order = stable_class_order(y) if sort else np.arange(n)
+        if order is None:
+            order = stable_class_order(y) if sort else np.arange(n)
+        self.order = order
         self.xt = cuda.device_array((d, n), dtype=np.float64)
         grid = (-(-n // THREADS), d)
         args = [cuda.to_device(a) for a in (self.order.astype(np.int64), shift, div)]

@@ -315,19 +315,25 @@ class BaseRelief(SelectorCore):
         if is_sparse(values):
             return self._fit_sparse(table, y_codes, classes, nominal, k)
         # X already on the GPU, checked there without NaN (_validate_fit_data): no pass
-        raw = self.__dict__.pop("_gpu_raw", None)
+        on_gpu = "_gpu_raw" in self.__dict__
         holes = None
-        if raw is None and self.missing == "expected":
+        if not on_gpu and self.missing == "expected":
             if any_nan(values, effective_n_jobs(self.n_jobs)):
                 holes = np.isnan(values)
         drawn = "_ref_rows_drawn" in self.__dict__
         self._ref_rows = self.__dict__.pop("_ref_rows_drawn") if drawn else self._reference_rows(n)
+        order = self.__dict__.pop("_gpu_order", None)  # drawn while X travelled
         if self._gpu_setup(holes, nominal):
             # scaled and sorted by class on the GPU (fsel.kernels.gpu.relief): the
             # same values, no scaled copy on the host
             from fsel.kernels.gpu.relief import GpuScaledSamples
 
-            scaled = GpuScaledSamples(values, y_codes, self.scaling, raw, sort=self._gpu_sort)
+            # the raw copy's only reference: freed on the GPU once scaled
+            raw = self.__dict__.pop("_gpu_raw", None)
+            scaled = GpuScaledSamples(
+                values, y_codes, self.scaling, raw, sort=self._gpu_sort, order=order
+            )
+            del raw
             self._gpu_samples = scaled
             constant = scaled.constant
             ok = ~constant
@@ -347,6 +353,7 @@ class BaseRelief(SelectorCore):
             # holes stay NaN; fsel.kernels.scaling states the rules)
             scaled, constant = scale_dense(values, self.scaling, effective_n_jobs(self.n_jobs))
             ok = ~constant
+        self.__dict__.pop("_gpu_raw", None)  # not used (scaled on the host)
         n_classes = classes.size
         priors = np.bincount(y_codes, minlength=n_classes) / n
         if self._expand_nominal and (nominal & ok).any():
@@ -495,9 +502,13 @@ class BaseRelief(SelectorCore):
         pending = self._gpu_upload(X, options)
         if pending is None:
             return super()._validate_fit_data(X, y, **options)
+        from fsel.kernels.gpu import relief as relief_gpu
+
         try:
             out = super()._validate_fit_data(X, y, **{**options, "values_checked": True})
             self._draw_references_early(X.shape[0])
+            if self._gpu_sort:  # ReliefF's class order, also while X travels
+                self._gpu_order = relief_gpu.stable_class_order(out[1])
         except Exception:
             try:
                 raw = pending.result()
@@ -559,7 +570,8 @@ class BaseRelief(SelectorCore):
 
     def _resolve_device(self) -> None:
         """``device_`` from the ``device`` parameter (estimators that have one)."""
-        for attr in ("device_", "timings_", "_gpu_samples", "_gpu_raw", "_ref_rows_drawn"):
+        leftovers = ("_gpu_samples", "_gpu_raw", "_ref_rows_drawn", "_gpu_order")
+        for attr in ("device_", "timings_", *leftovers):
             self.__dict__.pop(attr, None)
         device = getattr(self, "device", None)
         if device is None:
