@@ -168,6 +168,7 @@ def host_cases() -> dict[str, object]:
         return info
 
     information_rows.host_table = host_table
+    default = information_rows._VARIANT
     rng = np.random.default_rng(11)
     X, y = codes_table(seed=3, n=40, d=9)  # 9 features: more than 4, not a multiple of 4
     Xm = X + rng.random(X.shape)
@@ -182,7 +183,7 @@ def host_cases() -> dict[str, object]:
         information_rows._VARIANT = variant
         out[name] = pair(cls, Xc, y, n_features_to_select=3, **kw)
         out[name]["table"] = used.pop()
-    information_rows._VARIANT = "rows"
+    information_rows._VARIANT = default
     information_rows.host_table = made
     return out
 
@@ -207,17 +208,22 @@ def main() -> None:
     res["JMI-device-array"] = {"gpu": fitted(gpu)}
     from fsel.kernels.gpu import information_rows
 
-    for variant in ("features", "rows16"):  # the feature-major table (before); 16-bit
+    default = information_rows._VARIANT  # "lanes": one shared-memory bank per lane
+    # the feature-major table (before); the word kernel (before); 16-bit counts with
+    # it; the lane kernel within 48 KiB of shared memory
+    for variant in ("features", "rows", "lanes48", "rows16"):
         information_rows._VARIANT = variant
         dX = cuda.to_device(X.astype(np.uint8))
         gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
         res[f"JMI-device-array-{variant}"] = {"gpu": fitted(gpu)}
     # 16-bit counts with at most 16 rows a block: the grid grows to keep counts exact
     information_rows.HALF_MAX_ROWS = 16
-    gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
-    res["JMI-device-array-rows16-small-blocks"] = {"gpu": fitted(gpu)}
+    for variant in ("rows16", default):
+        information_rows._VARIANT = variant
+        gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
+        res[f"JMI-device-array-{variant}-small-blocks"] = {"gpu": fitted(gpu)}
     information_rows.HALF_MAX_ROWS = 65535
-    information_rows._VARIANT = "rows"
+    information_rows._VARIANT = default
     # a table larger than its GPU budget streams through in row blocks
     codes = np.ascontiguousarray(X.T.astype(np.uint8))
     ref = InformationTable(codes, np.full(X.shape[1], 4), y)
