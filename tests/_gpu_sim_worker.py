@@ -168,23 +168,45 @@ def host_cases() -> dict[str, object]:
         return info
 
     information_rows.host_table = host_table
+    made_device = information_rows.device_table
+
+    def device_table(*args, **kw):  # a host matrix of codes taken as given
+        info, classes = made_device(*args, **kw)
+        used.append("as given: " + type(info).__name__)
+        return info, classes
+
+    information_rows.device_table = device_table
     default = information_rows._VARIANT
     rng = np.random.default_rng(11)
     X, y = codes_table(seed=3, n=40, d=9)  # 9 features: more than 4, not a multiple of 4
     Xm = X + rng.random(X.shape)
     Xm[rng.random(X.shape) < 0.1] = np.nan  # missing values: one more level
     out: dict[str, object] = {}
+    X8 = (X * 2).astype(np.uint8)  # codes with holes: 0, 2, 4, 6
+    X8[:, 1] = 7  # and a feature of a single code
+    y3 = np.array(["b", "a", "c"])[y % 3]
     cases = [
+        ("host-JMI-uint8-as-given", fsel.JMI, X8, {"discretize": None}, default),
+        ("host-MRMR-bool-as-given", fsel.MRMR, X8 > 3, {"discretize": None}, default),
         ("host-CMI-9-integers", fsel.CMI, X, {"discretize": None}, "rows"),
         ("host-JMI-missing", fsel.JMI, Xm, {"n_bins": 3}, "rows"),
         ("host-JMI-features", fsel.JMI, Xm, {"n_bins": 3}, "features"),
     ]
     for name, cls, Xc, kw, variant in cases:
         information_rows._VARIANT = variant
-        out[name] = pair(cls, Xc, y, n_features_to_select=3, **kw)
+        yc = y3 if name.endswith("as-given") else y  # text labels: classes_ kept
+        out[name] = pair(cls, Xc, yc, n_features_to_select=3, **kw)
         out[name]["table"] = used.pop()
+        for attr in ("n_levels_", "classes_"):
+            out[name][attr] = [
+                np.asarray(
+                    getattr(cls(device=dev, n_features_to_select=3, **kw).fit(Xc, yc), attr)
+                ).tolist()
+                for dev in ("cpu", "cuda")
+            ]
     information_rows._VARIANT = default
     information_rows.host_table = made
+    information_rows.device_table = made_device
     return out
 
 

@@ -42,7 +42,8 @@ def test_lane_groups_give_each_lane_its_columns_within_the_budget(n_features, ce
     assert n_groups * nf >= n_features > (n_groups - 1) * nf  # no empty block
     # no plan with fewer blocks fits: the groups are as few as the budget allows
     most = min(4, (budget - 4 * LANE_TILE) // (4 * 32 * cw))
-    assert n_groups == -(-(-(-n_features // 32)) // most)
+    slices = -(-n_features // 32)
+    assert n_groups == -(-slices // most)
 
 
 @settings(max_examples=300, deadline=None)

@@ -412,6 +412,8 @@ class GpuRowTable(GpuInformationTable):
     ----------
     n_levels : ndarray
         The largest code of every feature plus one, from the relevance pass.
+    present_levels : ndarray
+        The number of distinct codes of every feature, from the same pass.
     count_seconds : float
         Seconds of the counting passes (kernels and copying counts back).
     """
@@ -481,6 +483,8 @@ class GpuRowTable(GpuInformationTable):
             hi = self._column_max()
             self.n_levels = hi + 1
             full = self._counts(ny, row=(-1, 0, True))
+        # the distinct codes of each feature (the host's number of levels for codes)
+        self.present_levels = np.count_nonzero(full.reshape(K, -1, ny).sum(axis=2), axis=1)
         s_ky, s_k, m_ky, m_k = sums_from_counts(full, ny, self._table)
         self._s_ky, self._s_k, self._m_ky, self._m_k = s_ky, s_k, m_ky, m_k
         self.feature_entropy = self._h(s_k, m_k)
