@@ -192,6 +192,7 @@ def host_cases() -> dict[str, object]:
         ("host-JMI-missing", fsel.JMI, Xm, {"n_bins": 3}, "rows"),
         ("host-JMI-features", fsel.JMI, Xm, {"n_bins": 3}, "features"),
     ]
+    information_rows.GRID_Y_MAX = 2  # codes moved to the rows in chunks of 16 samples
     for name, cls, Xc, kw, variant in cases:
         information_rows._VARIANT = variant
         yc = y3 if name.endswith("as-given") else y  # text labels: classes_ kept
@@ -205,6 +206,7 @@ def host_cases() -> dict[str, object]:
                 for dev in ("cpu", "cuda")
             ]
     information_rows._VARIANT = default
+    information_rows.GRID_Y_MAX = 65535
     information_rows.host_table = made
     information_rows.device_table = made_device
     return out

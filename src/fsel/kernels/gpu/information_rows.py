@@ -98,6 +98,8 @@ def resident_blocks(shared_bytes: int) -> int:
     return max(1, min(ROW_BLOCKS_PER_SM, fit))
 
 
+#: blocks along a grid's ``y`` at most (CUDA's limit)
+GRID_Y_MAX = 65535
 #: rows one block of the packed (16-bit) row kernel may count: a cell's count must fit
 HALF_MAX_ROWS = 65535
 
@@ -343,6 +345,27 @@ def rows_from_device(X: Any, name: str) -> Any:
     out = cuda.device_array((n, K), dtype=np.uint8)
     tx, ty = (8, 8) if SIMULATOR else (16, 16)
     _launch(kern.narrow_codes, (max(1, -(-n // tx)), max(1, -(-K // ty))), (tx, ty), X, out)
+    return out
+
+
+def rows_from_feature_major(codes: Any) -> Any:
+    """The sample-major ``(n, K)`` copy, on the GPU, of feature-major ``uint8`` codes
+    ``(K, n)`` already there (:func:`~fsel.kernels.gpu._cuda_information.
+    transpose_codes`, whose tiles keep both sides coalesced), made in column chunks
+    that keep the grid within CUDA's 65535 blocks along ``y``. The host's codes thus
+    travel as they were made: no transposed copy on the host."""
+    from numba import cuda
+
+    from fsel.kernels.gpu import _cuda_information as kern
+
+    K, n = codes.shape
+    out = cuda.device_array((n, K), dtype=np.uint8)
+    span = kern.TILE * GRID_Y_MAX
+    threads = 8 if SIMULATOR else 256
+    for c0 in range(0, n, span):
+        c1 = min(n, c0 + span)
+        grid = (max(1, -(-K // kern.TILE)), max(1, -(-(c1 - c0) // kern.TILE)))
+        _launch(kern.transpose_codes, grid, threads, codes[:, c0:c1], out[c0:c1])
     return out
 
 
@@ -731,7 +754,7 @@ def host_table(
             codes, n_levels, y, estimator=estimator, memory_budget=memory_budget
         )
     t0 = time.perf_counter()
-    rows = cuda.to_device(np.ascontiguousarray(np.asarray(codes).T, dtype=np.uint8))
+    rows = rows_from_feature_major(cuda.to_device(np.ascontiguousarray(codes, dtype=np.uint8)))
     cuda.synchronize()
     t_upload = time.perf_counter() - t0
     labels = device_labels(np.ascontiguousarray(y, dtype=np.uint8), n, "GpuRowTable")
