@@ -225,13 +225,21 @@ def test_a_staged_copy_puts_the_same_table_on_the_gpu(simulated):
 
 
 def test_stable_class_order_and_inverse_permutation():
-    from fsel.kernels.gpu.relief import inverse_permutation, stable_class_order
+    from fsel.kernels.gpu.relief import (
+        class_order_positions,
+        inverse_permutation,
+        stable_class_order,
+    )
 
     rng = np.random.default_rng(4)
     for y in (rng.integers(0, 3, 500), rng.integers(0, 300, 500), np.zeros(0, dtype=int)):
         order = stable_class_order(y)
         assert order.tolist() == np.argsort(y, kind="stable").tolist()
         assert inverse_permutation(order).tolist() == np.argsort(order).tolist()
+        if y.size:
+            rows = rng.choice(y.size, 60, replace=False)
+            got = class_order_positions(order, y, np.bincount(y), rows)
+            assert got.tolist() == np.argsort(order)[rows].tolist()
 
 
 def test_a_table_over_the_gpu_budget_streams_in_row_blocks(simulated):

@@ -22,6 +22,7 @@ __all__ = [
     "GpuRawSamples",
     "GpuSamples",
     "GpuScaledSamples",
+    "class_order_positions",
     "inverse_permutation",
     "knn_by_class_gpu",
     "linear_quantile",
@@ -460,6 +461,36 @@ def inverse_permutation(order: np.ndarray) -> np.ndarray:
     inv = np.empty(order.size, dtype=np.intp)
     inv[order] = np.arange(order.size, dtype=np.intp)
     return inv
+
+
+def class_order_positions(
+    order: np.ndarray, y: np.ndarray, counts: np.ndarray, rows: np.ndarray
+) -> np.ndarray:
+    """``inverse_permutation(order)[rows]`` for ``order = stable_class_order(y)`` and
+    class sizes ``counts`` (``np.bincount(y)``), without the full inverse: class
+    ``c`` fills ``order[start_c : start_c + counts[c]]`` with its samples in
+    increasing order, so row ``r`` of class ``c`` sits at ``start_c`` plus the
+    number of class-``c`` samples before it (a binary search in that span).
+
+    Examples
+    --------
+    >>> y = np.array([1, 0, 1, 1, 0, 2])
+    >>> o = stable_class_order(y)
+    >>> rows = np.array([0, 3, 5])
+    >>> class_order_positions(o, y, np.bincount(y), rows).tolist()
+    [2, 4, 5]
+    >>> inverse_permutation(o)[rows].tolist()
+    [2, 4, 5]
+    """
+    rows = np.asarray(rows, dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.intp)
+    yr = np.asarray(y)[rows]
+    out = np.empty(rows.size, dtype=np.intp)
+    for c in np.unique(yr).tolist():
+        sel = yr == c
+        span = order[starts[c] : starts[c] + int(counts[c])]
+        out[sel] = starts[c] + np.searchsorted(span, rows[sel])
+    return out
 
 
 class GpuScaledSamples(GpuSamples):

@@ -269,14 +269,15 @@ class ReliefF(_Sampled):
         """:meth:`_mean_margin` on samples scaled and sorted on the GPU
         (:class:`fsel.kernels.gpu.relief.GpuScaledSamples`): the neighbours found there,
         the margins computed on the host by :meth:`_margins` from the rows they read."""
-        from fsel.kernels.gpu.relief import inverse_permutation, relieff_neighbours_gpu
+        from fsel.kernels.gpu.relief import class_order_positions, relieff_neighbours_gpu
 
         C = priors.size
-        ys = y[Z.order]
+        counts = np.bincount(y, minlength=C)
+        ys = np.repeat(np.arange(C, dtype=y.dtype), counts)  # y[Z.order]
         rows = self._ref_rows
         if rows is not None:  # the references' positions in the class order
-            rows = np.sort(inverse_permutation(Z.order)[rows])
-        k_eff = max(1, min(k, int(np.bincount(y, minlength=C).max())))
+            rows = np.sort(class_order_positions(Z.order, y, counts, rows))
+        k_eff = max(1, min(k, int(counts.max())))
         Zc, yc, rc, idx = relieff_neighbours_gpu(Z, ys, k_eff, C, metric=self.metric, rows=rows)
         m = self._margins(Zc, yc, priors, idx, rc, None, int(self.memory_budget))
         return m.sum(axis=0) / rc.size
