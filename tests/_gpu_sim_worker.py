@@ -397,6 +397,14 @@ def main() -> None:
     res["ReliefF-euclidean-all"] = pair(
         fsel.ReliefF, Xr, yr, n_features_to_select=2, n_neighbors=2, metric="euclidean"
     )
+    from fsel.kernels.gpu import relief as gpu_relief
+
+    budget = gpu_relief.DISTANCE_BYTES
+    gpu_relief.DISTANCE_BYTES = 8 * 40 * 16  # 16 references a block: 3 blocks, one short
+    res["ReliefF-blocks"] = pair(
+        fsel.ReliefF, Xr, yr, n_features_to_select=2, n_neighbors=3, scaling="range"
+    )
+    gpu_relief.DISTANCE_BYTES = budget
     res["Relief"] = pair(fsel.Relief, Xr, yr, n_features_to_select=2, sample_size=8, random_state=3)
     res["MRelief"] = pair(
         fsel.MRelief, Xr, yr, n_features_to_select=2, sample_size=8, random_state=4

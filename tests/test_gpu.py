@@ -28,7 +28,10 @@ INFORMATION = [
     "BetaGamma", "JMIM",
 ]  # fmt: skip
 COMPARED = [*INFORMATION, "JMI-miller_madow", "MRMR-binned-floats"]
-RELIEF = ["ReliefF", "ReliefF-euclidean-all", "Relief", "MRelief", "SURF", "MultiSURF-euclidean"]
+RELIEF = [
+    "ReliefF", "ReliefF-euclidean-all", "ReliefF-blocks", "Relief", "MRelief", "SURF",
+    "MultiSURF-euclidean",
+]  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -140,18 +140,23 @@ def knn_by_class_gpu(
     dy = cuda.to_device(np.ascontiguousarray(y, dtype=np.int64))
     step = max(kern.REF_TILE, (DISTANCE_BYTES // max(8 * n, 1)) // kern.REF_TILE * kern.REF_TILE)
     squared = metric == "euclidean"
+    # one set of buffers for every block of references (sliced for the last one)
+    rows_max = max(1, min(m, step))
+    nt = SELECT_THREADS
+    D_all = cuda.device_array((rows_max, n), dtype=np.float64)
+    sd_all = cuda.device_array((rows_max, nt, C * k), dtype=np.float64)
+    si_all = cuda.device_array((rows_max, nt, C * k), dtype=np.int64)
+    od_all = cuda.device_array((rows_max, C, k), dtype=np.float64)
+    oi_all = cuda.device_array((rows_max, C, k), dtype=np.int64)
     for a in range(0, m, step):
         b = min(m, a + step)
         r = ref[a:b]
         refs = samples.reference_rows(r)
-        D = cuda.device_array((b - a, n), dtype=np.float64)
+        D = D_all[: b - a]
         grid = (-(-n // THREADS), -(-(b - a) // kern.REF_TILE))
         _launch(kern.distances, grid, THREADS, samples.xt, refs, squared, D)
-        nt = SELECT_THREADS
-        sd = cuda.device_array((b - a, nt, C * k), dtype=np.float64)
-        si = cuda.device_array((b - a, nt, C * k), dtype=np.int64)
-        od = cuda.device_array((b - a, C, k), dtype=np.float64)
-        oi = cuda.device_array((b - a, C, k), dtype=np.int64)
+        sd, si = sd_all[: b - a], si_all[: b - a]
+        od, oi = od_all[: b - a], oi_all[: b - a]
         selfs = cuda.to_device(np.ascontiguousarray(r, dtype=np.int64))
         _launch(kern.nearest_by_class, b - a, nt, D, dy, selfs, k, C, sd, si, od, oi)
         idx[a:b] = oi.copy_to_host()
