@@ -25,9 +25,10 @@ One prepared run for a machine with a CUDA GPU (numba's CUDA target), in one pro
    references (default 100) and scaled linearly to 1,000 (its cost is linear in the
    references: one pass over the table each); the GPU and the CPU fits on the same
    ``--cpu-refs`` references must give the same features (checked). The GPU fits run
-   three times: with X's checks, the scaling and the sort by class on the GPU (the
-   default), the same with X copied through pinned staging buffers, and with the
-   scaling and sort on the host (before).
+   four times: with X's checks, the scaling and the sort by class on the GPU (the
+   default), the same with X copied through pinned staging buffers, the same with 512
+   threads a reference selecting the neighbours, and with the scaling and sort on the
+   host (before).
 
 4. **SURF and MultiSURF** with ``--cpu-refs`` references on a tenth of the Relief
    rows: one CPU core against the GPU, the same features (checked).
@@ -371,14 +372,15 @@ def part_relief(
     }
     from fsel.kernels.gpu import relief as gpu_relief
 
-    variants = [("gpu", True, False), ("gpu_staged", True, True)]
-    variants.append(("gpu_host_scaling", False, False))
-    for label, on_gpu, staged in variants:
-        gpu_relief._SCALE_ON_GPU = on_gpu
-        gpu_relief._STAGED_UPLOAD = staged  # X copied through pinned staging buffers
+    variants = {"gpu": {}, "gpu_staged": {"_STAGED_UPLOAD": True}}  # one setting changed each
+    variants.update(
+        gpu_select512={"SELECT_THREADS": 512}, gpu_host_scaling={"_SCALE_ON_GPU": False}
+    )
+    for label, change in variants.items():
+        saved = {key: getattr(gpu_relief, key) for key in change}
+        vars(gpu_relief).update(change)
         try:
-            where = "on the GPU" if on_gpu else "on the host (before)"
-            say(f"  GPU fits, scaling and sort by class {where}" + ", staged copy" * staged)
+            say(f"  GPU fits, {label} {change}")
             ReliefF(top, sample_size=4, **gkw).fit(X[:2000], y[:2000])  # warm
             one, t_setup_gpu = timed(lambda: ReliefF(top, sample_size=1, **gkw).fit(X, y))
             say(f"    set-up (a one-reference fit): {t_setup_gpu:.3f} s {one.timings_}")
@@ -386,7 +388,7 @@ def part_relief(
             gpu, t_gpu = timed(lambda: ReliefF(top, sample_size=refs, **gkw).fit(X, y))
             say(f"    {refs} references: {t_gpu:.3f} s {gpu.timings_}")
         finally:
-            gpu_relief._SCALE_ON_GPU, gpu_relief._STAGED_UPLOAD = True, False
+            vars(gpu_relief).update(saved)
         ok = cpu.selection_order_.tolist() == same.selection_order_.tolist()
         res["relief"]["gpu_runs"][label] = {
             "gpu_s": t_gpu,
@@ -638,6 +640,7 @@ def markdown(res: dict[str, Any]) -> str:
         names = {
             "gpu": "X checked, scaled and sorted by class on the GPU",
             "gpu_staged": "the same, X copied through pinned staging buffers",
+            "gpu_select512": "the same, 512 threads a reference selecting neighbours",
             "gpu_host_scaling": "scaling and sort on the host (before)",
         }
         for label, r in rl.get("gpu_runs", {}).items():
