@@ -198,6 +198,14 @@ def part_jmi(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
     dX, t_copy = timed(lambda: cuda.to_device(X))
     cuda.synchronize()
     say(f"  {X.nbytes / 1e9:.2f} GB in {t_copy:.3f} s")
+    # the shared memory the lane kernel got: its opt-in budget, or 48 KiB where the
+    # driver call is not available (then "lanes" runs as "lanes48")
+    from fsel.kernels.gpu import information_rows
+
+    probe, _ = information_rows.device_table(dX[:4096], y[:4096], name="probe")
+    res["jmi"]["lane_budget_bytes"] = int(getattr(probe, "_lane_budget", 0))
+    say(f"  lane kernel's shared-memory budget: {res['jmi']['lane_budget_bytes']} bytes")
+    probe = None
     # the table read in place (new), the feature-major table (before), and the new one
     # with y on the GPU too
     for variant, label, _what in (*VARIANTS, (DEFAULT, "gpu_y_on_gpu", "")):
@@ -532,6 +540,9 @@ def markdown(res: dict[str, Any]) -> str:
         lines += [
             f"## JMI({jm['k']}) on {jm['rows']:,} x {jm['features']} uint8 codes "
             "(10 levels, binary y)",
+            "",
+            f"The lane kernel's shared memory a block: up to {jm.get('lane_budget_bytes', '?')} "
+            "bytes (above 49152: the driver's opt-in took).",
             "",
             "| run | whole fit | setup (k=1 fit) | per greedy step | notes |",
             "|---|---:|---:|---:|---|",
