@@ -405,6 +405,11 @@ def main() -> None:
         fsel.ReliefF, Xr, yr, n_features_to_select=2, n_neighbors=3, scaling="range"
     )
     gpu_relief.DISTANCE_BYTES = budget
+    gpu_relief._UPLOAD_IN_THREAD = False  # X copied in the calling thread: the same fit
+    res["ReliefF-no-thread"] = pair(
+        fsel.ReliefF, Xr, yr, n_features_to_select=2, n_neighbors=3, sample_size=8, random_state=0
+    )
+    gpu_relief._UPLOAD_IN_THREAD = True
     res["Relief"] = pair(fsel.Relief, Xr, yr, n_features_to_select=2, sample_size=8, random_state=3)
     res["MRelief"] = pair(
         fsel.MRelief, Xr, yr, n_features_to_select=2, sample_size=8, random_state=4

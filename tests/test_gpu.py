@@ -29,8 +29,8 @@ INFORMATION = [
 ]  # fmt: skip
 COMPARED = [*INFORMATION, "JMI-miller_madow", "MRMR-binned-floats"]
 RELIEF = [
-    "ReliefF", "ReliefF-euclidean-all", "ReliefF-blocks", "Relief", "MRelief", "SURF",
-    "MultiSURF-euclidean",
+    "ReliefF", "ReliefF-euclidean-all", "ReliefF-blocks", "ReliefF-no-thread", "Relief",
+    "MRelief", "SURF", "MultiSURF-euclidean",
 ]  # fmt: skip
 
 

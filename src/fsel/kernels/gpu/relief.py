@@ -46,6 +46,9 @@ _SCALE_ON_GPU = True
 #: whole (pageable) array; True, row blocks through two pinned staging buffers
 #: (:func:`upload_staged`). Private: benchmarks/bench_gpu.py times both
 _STAGED_UPLOAD = False
+#: whether the Relief selectors copy X to the GPU in a thread while the host checks
+#: the labels (False: in the calling thread first; private, a switch for benchmarks)
+_UPLOAD_IN_THREAD = True
 #: bytes of each pinned staging buffer of :func:`upload_staged`
 STAGE_BYTES = 1 << 26
 _STAGES: list[Any] = []  # the two pinned buffers, allocated once per process

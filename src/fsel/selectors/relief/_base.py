@@ -560,8 +560,12 @@ class BaseRelief(SelectorCore):
             and X.shape[1] > 0
         ):
             return None
-        from concurrent.futures import ThreadPoolExecutor
+        from concurrent.futures import Future, ThreadPoolExecutor
 
+        if not relief._UPLOAD_IN_THREAD:
+            done: Future = Future()
+            done.set_result(relief.GpuRawSamples(X, effective_n_jobs(self.n_jobs)))
+            return done
         pool = ThreadPoolExecutor(max_workers=1)
         try:
             return pool.submit(relief.GpuRawSamples, X, effective_n_jobs(self.n_jobs))
