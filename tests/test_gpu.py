@@ -456,6 +456,18 @@ def _ptx_signatures():
     ]
 
 
+def _device_functions_for_sm90(monkeypatch) -> None:
+    """A kernel calling a device function compiles that function for the current
+    device's compute capability; with no device here, name the one compiled for."""
+    from types import SimpleNamespace
+
+    from numba.cuda import dispatcher
+
+    if hasattr(dispatcher, "get_current_device"):
+        sm90 = SimpleNamespace(compute_capability=(9, 0))
+        monkeypatch.setattr(dispatcher, "get_current_device", lambda: sm90)
+
+
 def test_kernels_compile_for_a_real_gpu(monkeypatch):
     """The kernels type-check and compile to PTX (sm_90) with the argument types the
     host code passes: what the simulator, which runs them as Python, cannot check.
@@ -470,16 +482,9 @@ def test_kernels_compile_for_a_real_gpu(monkeypatch):
         cuda.compile_ptx(lambda x: None, t.void(t.int32[:]), cc=(9, 0))
     except Exception as exc:  # no libNVVM here
         pytest.skip(f"numba cannot compile CUDA kernels here: {str(exc).splitlines()[0][:80]}")
-    from types import SimpleNamespace
-
     from numba import types as t
-    from numba.cuda import dispatcher
 
-    # a kernel calling a device function compiles that function for the current
-    # device's compute capability: with no device here, name the one compiled for
-    if hasattr(dispatcher, "get_current_device"):
-        sm90 = SimpleNamespace(compute_capability=(9, 0))
-        monkeypatch.setattr(dispatcher, "get_current_device", lambda: sm90)
+    _device_functions_for_sm90(monkeypatch)
     for kernel, sig in _ptx_signatures():
         ptx, _ = cuda.compile_ptx(kernel.py_func, t.void(*sig), cc=(9, 0))
         assert ".entry" in ptx
@@ -522,10 +527,11 @@ def test_byte_label_counts_is_bincount():
     assert byte_label_counts(y).tolist() == np.bincount(y, minlength=256).tolist()
 
 
-def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path):
+def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path, monkeypatch):
     """The row kernel's grid assumes ROW_BLOCKS_PER_SM blocks of ROW_THREADS threads fit
-    a multiprocessor's 65,536 registers together: ptxas (sm_90) must agree. Needs
-    libNVVM and ptxas (a CUDA toolkit), not a GPU."""
+    a multiprocessor's 65,536 registers together, and the lane kernel's that the four
+    blocks of LANE_TILE threads its shared memory allows for JMI's step do: ptxas
+    (sm_90) must agree. Needs libNVVM and ptxas (a CUDA toolkit), not a GPU."""
     import shutil
 
     pytest.importorskip("numba")
@@ -542,10 +548,12 @@ def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path):
     except Exception as exc:  # no libNVVM here
         pytest.skip(f"numba cannot compile CUDA kernels here: {str(exc).splitlines()[0][:80]}")
     from fsel.kernels.gpu import _cuda_information as ki
-    from fsel.kernels.gpu.information_rows import ROW_BLOCKS_PER_SM, ROW_THREADS
+    from fsel.kernels.gpu.information_rows import LANE_TILE, ROW_BLOCKS_PER_SM, ROW_THREADS
 
+    _device_functions_for_sm90(monkeypatch)
+    blocks = {ki.hist_rows: ROW_THREADS * ROW_BLOCKS_PER_SM, ki.hist_lanes: LANE_TILE * 4}
     for kernel, sig in _ptx_signatures():
-        if kernel is not ki.hist_rows:
+        if kernel not in blocks:
             continue
         ptx, _ = cuda.compile_ptx(kernel.py_func, t.void(*sig), cc=(9, 0))
         (tmp_path / "k.ptx").write_text(ptx)
@@ -557,4 +565,4 @@ def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path):
         )
         assert run.returncode == 0, run.stderr[-2000:]
         registers = int(run.stderr.split("Used ")[1].split(" registers")[0])
-        assert registers * ROW_THREADS * ROW_BLOCKS_PER_SM <= 65536, registers
+        assert registers * blocks[kernel] <= 65536, (kernel, registers)
