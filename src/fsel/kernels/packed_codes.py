@@ -36,9 +36,12 @@ __all__ = ["packed_integer_codes"]
 _ROWS_PER_THREAD = 1 << 16
 
 
-def _column_ranges(values: np.ndarray, parts: list[tuple[int, int]]) -> tuple[np.ndarray, int]:
+def _column_ranges(
+    values: np.ndarray, parts: list[tuple[int, int]]
+) -> tuple[np.ndarray, np.ndarray]:
     """Each column's smallest value (as ``int64``, wrapping for ``uint64`` above
-    ``2**63``) and the widest span ``max - min + 1``, from the threads' row spans."""
+    ``2**63``) and its span ``max - min + 1`` (``uint64``), from the threads' row
+    spans."""
     from fsel.kernels import _numba_discretize as nd
 
     d = values.shape[1]
@@ -51,8 +54,8 @@ def _column_ranges(values: np.ndarray, parts: list[tuple[int, int]]) -> tuple[np
     )
     lo, hi = los.min(axis=0), his.max(axis=0)
     # the true span: a modular uint64 difference, exact for any int64/uint64
-    width = int((hi.astype(np.uint64) - lo.astype(np.uint64)).max()) + 1
-    return lo.astype(np.int64), width
+    span = hi.astype(np.uint64) - lo.astype(np.uint64) + np.uint64(1)
+    return lo.astype(np.int64), span
 
 
 def packed_integer_codes(
@@ -93,15 +96,18 @@ def packed_integer_codes(
     from fsel.kernels import _numba_discretize as nd
 
     parts = spans(n, max(1, min(int(n_jobs), n // _ROWS_PER_THREAD)))
-    vmin, w = _column_ranges(values, parts)
-    if w > PACK_MAX_LEVELS:
+    vmin, span = _column_ranges(values, parts)
+    # a span of 2**64 wraps to 0: the widest possible column, never packed
+    if (span == 0).any() or int(span.max()) > PACK_MAX_LEVELS:
         return None
+    w = int(span.max())
+    full = ((np.uint32(1) << span.astype(np.uint32)) - np.uint32(1)).astype(np.uint32)
     Q = d // 2
     P = np.empty((Q, n), dtype=np.uint8)
     last = np.empty(n if d % 2 else 0, dtype=np.uint8)
     masks = np.zeros((len(parts), d), dtype=np.uint32)
     thread_map(
-        lambda t, a, b: nd.pack_offsets(values, vmin, w, P, last, masks[t], a, b),
+        lambda t, a, b: nd.pack_offsets(values, vmin, w, full, P, last, masks[t], a, b),
         [(t, a, b) for t, (a, b) in enumerate(parts)],
         len(parts),
     )
