@@ -83,6 +83,7 @@ DIRECT = {
     "_numba_discretize.remap_codes",
     "_numba_discretize.pack_offsets",
     "_numba_discretize.transpose_bytes8",
+    "_numba_discretize.flat_min_max",
     "_numba_discretize._swap_halves",  # through transpose_bytes8
     "_numba_discretize.remap_pairs",
     "_numba_counting.histograms",
@@ -727,12 +728,16 @@ def _check_pack_offsets(X, parts, kernels, seed=0):
     want = off[:, 0 : 2 * Q : 2] * w + off[:, 1 : 2 * Q : 2]
     lut = rng.integers(0, 256, (Q, 256)).astype(np.uint8)
     need = rng.integers(0, 2, Q).astype(bool)
-    for kernel in kernels:
+    for kernel, flat in [(k, f) for k in kernels for f in (X.reshape(-1), X[:0, 0])]:
         P = np.zeros((Q, n), np.uint8)
         last = np.zeros(n if d % 2 else 0, np.uint8)
-        masks = np.zeros((len(spans(n, parts)), d), np.uint32)
+        T = len(spans(n, parts))
+        masks = np.zeros((T, d), np.uint32)
+        lo, hi = np.zeros((T, d), X.dtype), np.zeros((T, d), X.dtype)
         for t, (a, b) in enumerate(spans(n, parts)):
-            kernel(X, vmin, w, full, P, last, masks[t], a, b)
+            kernel(X, flat, vmin, w, full, P, last, masks[t], lo[t], hi[t], a, b)
+            np.testing.assert_array_equal(lo[t], X[a:b].min(axis=0))
+            np.testing.assert_array_equal(hi[t], X[a:b].max(axis=0))
         np.testing.assert_array_equal(P, want.T)
         if d % 2:
             np.testing.assert_array_equal(last, off[:, d - 1])

@@ -307,7 +307,31 @@ def transpose_bytes8(W, S, nblk):
 
 
 @numba.njit(nogil=True, cache=True)
-def pack_offsets(X, vmin, w, full, P, last, masks, i0, i1):
+def flat_min_max(flat, d, mnL, mxL, a, b):
+    """Running minima and maxima of the rows ``a <= i < b`` of a C-contiguous matrix
+    of ``d`` columns given flat (``flat[i * d + j] = X[i, j]``), ``L = mnL.size`` (a
+    multiple of ``d``) values at a time: ``mnL[t] = min(mnL[t], X[i, t % d])`` over
+    every row ``i = a + g L / d + t // d``, ``mxL`` likewise; returns the first row not
+    taken (fewer than ``L / d`` rows are left). Column ``j``'s minimum is the least of
+    ``mnL[j::d]``.
+
+    A row of ``d`` values at a time leaves a scalar tail of ``d`` mod the vector width
+    on every row; ``L`` values at a time (``L`` a multiple of 64) vectorise whole."""
+    L = mnL.size
+    k = L // d
+    i = a
+    while i + k <= b:
+        blk = flat[i * d : i * d + L]
+        for t in range(L):
+            x = blk[t]
+            mnL[t] = x if x < mnL[t] else mnL[t]
+            mxL[t] = x if x > mxL[t] else mxL[t]
+        i += k
+    return i
+
+
+@numba.njit(nogil=True, cache=True)
+def pack_offsets(X, flat, vmin, w, full, P, last, masks, lo, hi, i0, i1):
     """Packed offsets of the rows ``i0 <= i < i1`` of an integer matrix, two features
     per byte: ``P[q, i] = (X[i, 2q] - vmin[2q]) * w + (X[i, 2q+1] - vmin[2q+1])``,
     ``last[i] = X[i, d-1] - vmin[d-1]`` for an odd number ``d`` of features (``last``
@@ -337,6 +361,20 @@ def pack_offsets(X, vmin, w, full, P, last, masks, i0, i1):
     S = np.empty((8 * G, T // 8), np.uint64)
     S8 = S.view(np.uint8)  # pair q of the tile: its rows' bytes
     M = np.zeros(d, np.uint32)
+    mn = np.empty(d, X.dtype)
+    mx = np.empty(d, X.dtype)
+    for j in range(d):
+        mn[j] = X[i0, j]
+        mx[j] = X[i0, j]
+    g = 64
+    while d % g:
+        g //= 2
+    L = d * (64 // g) if flat.size else 0  # a multiple of 64 values: whole rows
+    mnL = np.empty(L, X.dtype)
+    mxL = np.empty(L, X.dtype)
+    for t in range(L):
+        mnL[t] = mn[t % d]
+        mxL[t] = mx[t % d]
     one = np.uint32(1)
     odd = last.size > 0
     track = True
@@ -352,11 +390,19 @@ def pack_offsets(X, vmin, w, full, P, last, masks, i0, i1):
                 br[q] = o1 * w + o2
             if odd:
                 last[a + r] = np.int64(xi[d - 1]) - vmin[d - 1]
+        rest = flat_min_max(flat, d, mnL, mxL, a, b) if L else a
+        for i in range(rest, b):  # the rows left (all of them without ``flat``)
+            xi = X[i]
+            for j in range(d):
+                x = xi[j]
+                mn[j] = x if x < mn[j] else mn[j]
+                mx[j] = x if x > mx[j] else mx[j]
         if track:
             for r in range(rows):
                 xi = X[a + r]
                 for j in range(d):
-                    M[j] |= one << np.uint32(np.int64(xi[j]) - vmin[j])
+                    o = np.uint32(np.int64(xi[j]) - vmin[j]) & np.uint32(31)
+                    M[j] |= one << o
             track = False
             for j in range(d):
                 if M[j] != full[j]:
@@ -371,8 +417,14 @@ def pack_offsets(X, vmin, w, full, P, last, masks, i0, i1):
                 pq[r] = sq[r]
             for r in range(r8, rows):
                 pq[r] = B[r, q]
+    for t in range(L):
+        j = t % d
+        mn[j] = mnL[t] if mnL[t] < mn[j] else mn[j]
+        mx[j] = mxL[t] if mxL[t] > mx[j] else mx[j]
     for j in range(d):
         masks[j] |= M[j]
+        lo[j] = mn[j]
+        hi[j] = mx[j]
 
 
 @numba.njit(nogil=True, cache=True)
