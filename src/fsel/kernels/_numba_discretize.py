@@ -335,8 +335,11 @@ def pack_offsets(X, flat, vmin, w, full, P, last, masks, lo, hi, i0, i1):
     """Packed offsets of the rows ``i0 <= i < i1`` of an integer matrix, two features
     per byte: ``P[q, i] = (X[i, 2q] - vmin[2q]) * w + (X[i, 2q+1] - vmin[2q+1])``,
     ``last[i] = X[i, d-1] - vmin[d-1]`` for an odd number ``d`` of features (``last``
-    empty otherwise), and ``masks[j] |= 1 << (X[i, j] - vmin[j])`` (the offsets present
-    in each column, ``w <= 16``).
+    empty otherwise), ``masks[j] |= 1 << (X[i, j] - vmin[j])`` (the offsets present
+    in each column, ``w <= 16``; an offset outside ``0..31`` sets bit ``offset & 31``),
+    and the rows' column ranges ``lo[j] = min_i X[i, j]``, ``hi[j] = max_i X[i, j]``
+    (the caller checks them against the ``vmin`` and ``w`` it packed with). ``flat``
+    is ``X`` flat (C order), or empty: then the ranges go a row at a time.
 
     ``full[j]`` is the mask of every offset column ``j`` can take (``(1 << span_j) -
     1``, ``span_j = max_j - min_j + 1`` over the whole table): once each column's mask
