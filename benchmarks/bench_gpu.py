@@ -8,8 +8,10 @@ One prepared run for a machine with a CUDA GPU (numba's CUDA target), in one pro
    host-to-GPU copy timed apart) and from the host array (what ``fit(X, y)`` on a
    numpy array costs, its validation and coding on the CPU included). With the codes
    on the GPU, the tables side by side (:data:`VARIANTS`): read in place
-   (``GpuRowTable``, the default), the same with 16-bit shared counts, and the
-   feature-major copy of before; and the default with ``y`` on the GPU too. Each
+   (``GpuRowTable``) counted with one shared-memory bank per lane (the default; with
+   and without more than 48 KiB of shared memory a block), the same counted by the
+   word kernel of before, and the feature-major copy of before that; and the default
+   with ``y`` on the GPU too. Each
    reports its set-up phases (``timings_``: labels, layout, table, relevance) and its
    greedy step. The selections and scores must agree (checked at full size:
    identical picks, scores to 1e-9).
@@ -198,7 +200,7 @@ def part_jmi(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
     say(f"  {X.nbytes / 1e9:.2f} GB in {t_copy:.3f} s")
     # the table read in place (new), the feature-major table (before), and the new one
     # with y on the GPU too
-    for variant, label in (*VARIANTS, ("rows", "gpu_y_on_gpu")):
+    for variant, label, _what in (*VARIANTS, (DEFAULT, "gpu_y_on_gpu", "")):
         try:
             yy = cuda.to_device(y) if label == "gpu_y_on_gpu" else y
             gpu_on_card(JMI, dX, yy, k, variant, label, runs, fits)
@@ -225,15 +227,20 @@ def part_jmi(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
     say(f"  selections identical on every device: {ok}")
 
 
-#: the tables of codes already on the GPU compared side by side: (``_VARIANT``, run)
-VARIANTS = (("rows", "gpu"), ("rows16", "gpu_rows16"), ("features", "gpu_features"))
+#: the tables of codes already on the GPU compared side by side: (``_VARIANT``, run,
+#: what it is); the first is the default
+VARIANTS = (
+    ("lanes", "gpu", "read in place, one shared-memory bank per lane"),
+    ("lanes48", "gpu_lanes48", "the same within 48 KiB of shared memory a block"),
+    ("rows", "gpu_rows", "read in place, 4-byte words (the kernel before)"),
+    ("features", "gpu_features", "feature-major copy (the table before that)"),
+)
+DEFAULT = VARIANTS[0][0]
 
 
 def set_variant(variant: str) -> None:
-    """Which table a fit on codes already on the GPU builds: ``"rows"`` (read in place,
-    the default), ``"rows16"`` (the same, two 16-bit counts per shared-memory word:
-    every feature of a 10-level table in one block) or ``"features"`` (the
-    feature-major copy and kernels before)."""
+    """Which table a fit on codes already on the GPU builds (:data:`VARIANTS`; the
+    names of ``fsel.kernels.gpu.information_rows._VARIANT``)."""
     from fsel.kernels.gpu import information_rows
 
     information_rows._VARIANT = variant
@@ -259,7 +266,7 @@ def gpu_on_card(
         est, sec = best
         est1, sec1 = timed(lambda: JMI(1, discretize=None, device="cuda").fit(dX, y))
     finally:
-        set_variant("rows")
+        set_variant(DEFAULT)
     fits[label] = est
     breakdown = {key: float(v) for key, v in est1.timings_.items()}
     say(
@@ -293,9 +300,9 @@ def part_criteria(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> 
     for name in [*CLM, "CMI"]:
         kk = min(k, 4) if name == "CMI" else k
         out[name] = {"k": kk}
-        # CMI's steps are mostly host work (its conditioning joint): two tables suffice
-        variants = [v for v in VARIANTS if name != "CMI" or v[0] != "rows16"]
-        for variant, _label in variants:
+        # CMI's steps are mostly host work (its conditioning joint): one table suffices
+        variants = VARIANTS[:1] if name == "CMI" else VARIANTS
+        for variant, _label, _what in variants:
             set_variant(variant)
             try:
                 cls = jmi_cls(name)
@@ -306,7 +313,7 @@ def part_criteria(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> 
                     fit = cls(kk, discretize=None, device="cuda").fit
                     est, sec = timed(lambda fit=fit: fit(dX, y))
                     best = sec if best is None else min(best, sec)
-                key = "fit_s" if variant == "rows" else f"{variant}_fit_s"
+                key = "fit_s" if variant == DEFAULT else f"{variant}_fit_s"
                 out[name][key] = best
                 out[name][f"{variant}_order"] = est.selection_order_.tolist()
                 say(f"  {name}({kk}) on the GPU, table {variant!r}: {best * 1e3:.1f} ms")
@@ -314,8 +321,8 @@ def part_criteria(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> 
                 out[name][f"{variant}_error"] = f"{type(exc).__name__}: {exc}"
                 say(f"  {name} ({variant}): FAILED {type(exc).__name__}: {exc}")
             finally:
-                set_variant("rows")
-        orders = [out[name].get(f"{v}_order") for v, _ in variants]
+                set_variant(DEFAULT)
+        orders = [out[name].get(f"{v}_order") for v, _, _ in variants]
         out[name]["same_selection"] = None not in orders and all(o == orders[0] for o in orders)
     jmi = out.get("JMI", {}).get("fit_s")
     if jmi:
@@ -529,12 +536,8 @@ def markdown(res: dict[str, Any]) -> str:
             "| run | whole fit | setup (k=1 fit) | per greedy step | notes |",
             "|---|---:|---:|---:|---|",
         ]
-        notes = {
-            "gpu": "X already on the GPU, read in place (row-major table)",
-            "gpu_rows16": "X already on the GPU, read in place, 16-bit shared counts",
-            "gpu_features": "X already on the GPU, feature-major copy (the table before)",
-            "gpu_y_on_gpu": "X and y already on the GPU, read in place",
-        }
+        notes = {label: f"X already on the GPU, {what}" for _v, label, what in VARIANTS}
+        notes["gpu_y_on_gpu"] = f"X and y already on the GPU, {VARIANTS[0][2]}"
         for label, r in jm["runs"].items():
             note = ""
             if label in notes:
@@ -590,9 +593,10 @@ def markdown(res: dict[str, Any]) -> str:
         lines += [
             f"## Every criterion on the GPU ({cr['rows']:,} rows, data on the GPU)",
             "",
-            "| criterion | k | whole fit (codes read in place) | read in place, 16-bit counts "
-            "| feature-major table (before) | vs JMI | same picks |",
-            "|---|---:|---:|---:|---:|---:|---|",
+            "| criterion | k | "
+            + " | ".join(what for _v, _l, what in VARIANTS)
+            + " | vs JMI (default table) | same picks |",
+            "|---|---:|" + "---:|" * len(VARIANTS) + "---:|---|",
         ]
 
         def cell(r: dict, key: str, variant: str) -> str:
@@ -604,10 +608,11 @@ def markdown(res: dict[str, Any]) -> str:
 
         for name, r in cr["runs"].items():
             vs = f"{r['vs_jmi']:.2f}x" if "vs_jmi" in r else "-"
+            cells = [
+                cell(r, "fit_s" if v == DEFAULT else f"{v}_fit_s", v) for v, _l, _w in VARIANTS
+            ]
             lines.append(
-                f"| {name} | {r['k']} | {cell(r, 'fit_s', 'rows')} | "
-                f"{cell(r, 'rows16_fit_s', 'rows16')} | "
-                f"{cell(r, 'features_fit_s', 'features')} | {vs} | {r.get('same_selection')} |"
+                f"| {name} | {r['k']} | {' | '.join(cells)} | {vs} | {r.get('same_selection')} |"
             )
         lines.append("")
     rl = res.get("relief")

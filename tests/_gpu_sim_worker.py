@@ -168,22 +168,47 @@ def host_cases() -> dict[str, object]:
         return info
 
     information_rows.host_table = host_table
+    made_device = information_rows.device_table
+
+    def device_table(*args, **kw):  # a host matrix of codes taken as given
+        info, classes = made_device(*args, **kw)
+        used.append("as given: " + type(info).__name__)
+        return info, classes
+
+    information_rows.device_table = device_table
+    default = information_rows._VARIANT
     rng = np.random.default_rng(11)
     X, y = codes_table(seed=3, n=40, d=9)  # 9 features: more than 4, not a multiple of 4
     Xm = X + rng.random(X.shape)
     Xm[rng.random(X.shape) < 0.1] = np.nan  # missing values: one more level
     out: dict[str, object] = {}
+    X8 = (X * 2).astype(np.uint8)  # codes with holes: 0, 2, 4, 6
+    X8[:, 1] = 7  # and a feature of a single code
+    y3 = np.array(["b", "a", "c"])[y % 3]
     cases = [
+        ("host-JMI-uint8-as-given", fsel.JMI, X8, {"discretize": None}, default),
+        ("host-MRMR-bool-as-given", fsel.MRMR, X8 > 3, {"discretize": None}, default),
         ("host-CMI-9-integers", fsel.CMI, X, {"discretize": None}, "rows"),
         ("host-JMI-missing", fsel.JMI, Xm, {"n_bins": 3}, "rows"),
         ("host-JMI-features", fsel.JMI, Xm, {"n_bins": 3}, "features"),
     ]
+    information_rows.GRID_Y_MAX = 2  # codes moved to the rows in chunks of 16 samples
     for name, cls, Xc, kw, variant in cases:
         information_rows._VARIANT = variant
-        out[name] = pair(cls, Xc, y, n_features_to_select=3, **kw)
+        yc = y3 if name.endswith("as-given") else y  # text labels: classes_ kept
+        out[name] = pair(cls, Xc, yc, n_features_to_select=3, **kw)
         out[name]["table"] = used.pop()
-    information_rows._VARIANT = "rows"
+        for attr in ("n_levels_", "classes_"):
+            out[name][attr] = [
+                np.asarray(
+                    getattr(cls(device=dev, n_features_to_select=3, **kw).fit(Xc, yc), attr)
+                ).tolist()
+                for dev in ("cpu", "cuda")
+            ]
+    information_rows._VARIANT = default
+    information_rows.GRID_Y_MAX = 65535
     information_rows.host_table = made
+    information_rows.device_table = made_device
     return out
 
 
@@ -207,17 +232,22 @@ def main() -> None:
     res["JMI-device-array"] = {"gpu": fitted(gpu)}
     from fsel.kernels.gpu import information_rows
 
-    for variant in ("features", "rows16"):  # the feature-major table (before); 16-bit
+    default = information_rows._VARIANT  # "lanes": one shared-memory bank per lane
+    # the feature-major table (before); the word kernel (before); 16-bit counts with
+    # it; the lane kernel within 48 KiB of shared memory
+    for variant in ("features", "rows", "lanes48", "rows16"):
         information_rows._VARIANT = variant
         dX = cuda.to_device(X.astype(np.uint8))
         gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
         res[f"JMI-device-array-{variant}"] = {"gpu": fitted(gpu)}
     # 16-bit counts with at most 16 rows a block: the grid grows to keep counts exact
     information_rows.HALF_MAX_ROWS = 16
-    gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
-    res["JMI-device-array-rows16-small-blocks"] = {"gpu": fitted(gpu)}
+    for variant in ("rows16", default):
+        information_rows._VARIANT = variant
+        gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
+        res[f"JMI-device-array-{variant}-small-blocks"] = {"gpu": fitted(gpu)}
     information_rows.HALF_MAX_ROWS = 65535
-    information_rows._VARIANT = "rows"
+    information_rows._VARIANT = default
     # a table larger than its GPU budget streams through in row blocks
     codes = np.ascontiguousarray(X.T.astype(np.uint8))
     ref = InformationTable(codes, np.full(X.shape[1], 4), y)

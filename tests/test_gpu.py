@@ -63,15 +63,20 @@ def test_gpu_fit_reports_its_timings(simulated, case):
     [
         "JMI-device-array",
         "JMI-device-array-features",
+        "JMI-device-array-rows",
+        "JMI-device-array-lanes48",
         "JMI-device-array-rows16",
         "JMI-device-array-rows16-small-blocks",
+        "JMI-device-array-lanes-small-blocks",
     ],
 )
 def test_codes_already_on_the_gpu_give_the_host_selection(simulated, case):
-    """Codes on the GPU, read in place (the default) or copied feature-major first
-    (the previous table, kept for side-by-side timing), or with two 16-bit counts per
-    shared word (the grid sized so that no block counts more than HALF_MAX_ROWS rows,
-    here forced to 16): the CPU's picks and scores."""
+    """Codes on the GPU, read in place and counted one shared-memory bank per lane
+    (the default, also within 48 KiB of shared memory), by the word kernel of before,
+    or copied feature-major first (the table before that, kept for side-by-side
+    timing), or with two 16-bit counts per shared word (the grid sized so that no
+    block counts more than HALF_MAX_ROWS rows, here forced to 16): the CPU's picks
+    and scores."""
     assert simulated[case]["gpu"]["order"] == simulated["JMI"]["cpu"]["order"]
     np.testing.assert_allclose(
         simulated[case]["gpu"]["scores"], simulated["JMI"]["cpu"]["scores"], atol=1e-12
@@ -104,21 +109,29 @@ def test_codes_read_in_place_on_the_gpu_select_what_the_cpu_selects(simulated, c
 @pytest.mark.parametrize(
     ("case", "table"),
     [
+        ("host-JMI-uint8-as-given", "as given: GpuRowTable"),
+        ("host-MRMR-bool-as-given", "GpuRowTable"),  # validated to another dtype
         ("host-CMI-9-integers", "GpuRowTable"),
         ("host-JMI-missing", "GpuRowTable"),
         ("host-JMI-features", "GpuInformationTable"),
     ],
 )
 def test_host_arrays_on_the_gpu_select_what_the_cpu_selects(simulated, case, table):
-    """A host array with device="cuda", coded on the host (integer columns; binned
-    floats with missing values, a hole one more level): its codes uploaded once and
-    counted by the row table (or the feature-major one, kept as a variant), with the
-    CPU's picks and scores bit for bit."""
+    """A host array with device="cuda": a C-order uint8 or boolean matrix of codes
+    (discretize=None) uploaded as it is and read in place; otherwise coded on the host
+    (integer columns; binned floats with missing values, a hole one more level), its
+    codes uploaded once and counted by the row table (or the feature-major one, kept
+    as a variant). The CPU's picks and scores bit for bit, and its numbers of levels
+    (distinct codes: 4 for codes 0, 2, 4, 6, not 7) and classes."""
     r = simulated[case]
     assert r["table"] == table
     assert r["gpu"]["order"] == r["cpu"]["order"]
     assert r["gpu"]["scores"] == r["cpu"]["scores"]
     assert r["gpu"]["relevance_"] == r["cpu"]["relevance_"]
+    assert r["n_levels_"][0] == r["n_levels_"][1]
+    assert r["classes_"][0] == r["classes_"][1]
+    if case == "host-JMI-uint8-as-given":
+        assert r["n_levels_"][1][:2] == [4, 1]
 
 
 def test_order_statistics_on_the_gpu_are_those_of_a_sort(simulated):

@@ -10,8 +10,40 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsel.kernels.gpu.information_rows import ROW_THREADS, byte_classes, row_groups
+from fsel.kernels.gpu.information_rows import (
+    LANE_TILE,
+    ROW_THREADS,
+    byte_classes,
+    lane_groups,
+    row_groups,
+)
 from fsel.kernels.gpu.relief import linear_quantile, quantile_ranks
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n_features=st.integers(1, 700),
+    cells=st.integers(1, 3_000),
+    half=st.booleans(),
+    budget=st.integers(1024, 200 * 1024),
+)
+def test_lane_groups_give_each_lane_its_columns_within_the_budget(n_features, cells, half, budget):
+    """The lane kernel's plan: whole slices of 32 features (one shared-memory column a
+    lane), four at most (a lane reads four bytes of a row), as even as possible, every
+    feature in exactly one block, the block's histograms and staged Z within budget."""
+    cw = -(-cells // 2) if half else cells
+    plan = lane_groups(n_features, cells, half, budget)
+    if 4 * 32 * cw + 4 * LANE_TILE > budget:
+        assert plan is None
+        return
+    nf, n_groups, shared = plan
+    assert nf % 32 == 0 and 32 <= nf <= 128
+    assert shared == (nf // 32) * 4 * 32 * cw + 4 * LANE_TILE <= budget
+    assert n_groups * nf >= n_features > (n_groups - 1) * nf  # no empty block
+    # no plan with fewer blocks fits: the groups are as few as the budget allows
+    most = min(4, (budget - 4 * LANE_TILE) // (4 * 32 * cw))
+    slices = -(-n_features // 32)
+    assert n_groups == -(-slices // most)
 
 
 @settings(max_examples=300, deadline=None)

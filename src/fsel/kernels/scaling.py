@@ -116,37 +116,54 @@ def scale_dense(
             scaled = np.zeros_like(values)
             scaled[:, ok] = (values[:, ok] - lo[ok]) / ptp[ok]
         return scaled, constant
+    cols = [(j,) for j in np.flatnonzero(ok).tolist()]
+    if scaling == "robust":  # the bounds per column, then one pass by row blocks
+        q_lo, q_hi, width = lo.copy(), hi.copy(), ptp.copy()
+        thread_map(lambda j: _robust_bounds(values, j, holes, q_lo, q_hi, width), cols, n_jobs)
+        width[constant] = 1.0  # (their column is zeroed below)
+        scaled = np.empty_like(values)
+
+        def winsorise(a: int, b: int) -> None:
+            np.clip(values[a:b], q_lo, q_hi, out=scaled[a:b])
+            scaled[a:b] -= q_lo
+            scaled[a:b] /= width
+
+        thread_map(winsorise, blocks, threads)
+        if constant.any():
+            scaled[:, constant] = 0.0
+        return scaled, constant
     scaled = np.empty_like(values)  # zeroed by row blocks in threads (no serial pass)
     thread_map(lambda a, b: scaled[a:b].fill(0.0), blocks, threads)
-    cols = [(j,) for j in np.flatnonzero(ok).tolist()]
-    thread_map(
-        lambda j: _scale_column(values, scaled, j, scaling, holes, lo[j], ptp[j]), cols, n_jobs
-    )
+    thread_map(lambda j: _rank_column(values, scaled, j, holes), cols, n_jobs)
     return scaled, constant
 
 
-def _scale_column(
+def _robust_bounds(
     values: np.ndarray,
-    scaled: np.ndarray,
     j: int,
-    scaling: str,
     holes: bool,
-    lo: float,
-    ptp: float,
+    q_lo: np.ndarray,
+    q_hi: np.ndarray,
+    width: np.ndarray,
 ) -> None:
-    """Write column ``j`` of ``values`` scaled by the ``"robust"`` or ``"rank"`` rule
-    into ``scaled`` (its holes stay NaN); the rules are stated in the module docstring."""
+    """The bounds of column ``j`` under ``scaling="robust"``: its 5% and 95% quantiles
+    (of the observed values) and their difference, written to ``q_lo[j]``, ``q_hi[j]``
+    and ``width[j]``; left at the column's minimum, maximum and range (the range rule:
+    ``clip`` then changes nothing) where the two quantiles are equal."""
+    col = values[:, j]
+    v = col[~np.isnan(col)] if holes else col
+    lo, hi = np.quantile(v, ROBUST_QUANTILES)
+    if hi > lo:
+        q_lo[j], q_hi[j], width[j] = lo, hi, hi - lo
+
+
+def _rank_column(values: np.ndarray, scaled: np.ndarray, j: int, holes: bool) -> None:
+    """Write column ``j`` of ``values`` scaled by the ``"rank"`` rule into ``scaled``
+    (its holes stay NaN); the rule is stated in the module docstring."""
     col = values[:, j]
     obs = ~np.isnan(col) if holes else slice(None)
     v = col[obs]
-    if scaling == "rank":
-        out = (_average_ranks(v) - 1.0) / _rank_scale(v.size)
-    else:
-        q_lo, q_hi = np.quantile(v, ROBUST_QUANTILES)
-        if q_hi > q_lo:
-            out = (np.clip(v, q_lo, q_hi) - q_lo) / (q_hi - q_lo)
-        else:  # more than 90% of the rows at one value: the range rule
-            out = (v - lo) / ptp
+    out = (_average_ranks(v) - 1.0) / _rank_scale(v.size)
     if holes:
         scaled[:, j] = np.nan
     scaled[obs, j] = out

@@ -266,6 +266,118 @@ def hist_rows(
             cuda.atomic.add(hist, (f0 + fl, c - fl * cells), tot)
 
 
+@cuda.jit(device=True, inline=True)
+def _lane_count(sh, x, nz, zq, col, half):
+    """One count of cell ``c = x nz + zq`` in the lane's column of shared histograms
+    that starts at word ``col`` (word ``col + 32 c``, or with ``half`` the 16-bit half
+    ``c % 2`` of word ``col + 32 (c // 2)``). The arguments are ``uint32`` and every
+    result is cut back to 32 bits: 32-bit arithmetic, and an unsigned index (no
+    negative-index wraparound in the address)."""
+    cell = np.uint32(np.uint32(x) * nz + zq)
+    if half:
+        at = np.uint32(col + ((cell >> np.uint32(1)) << np.uint32(5)))
+        one = np.uint32(np.uint32(1) << ((cell & np.uint32(1)) << np.uint32(4)))
+        cuda.atomic.add(sh, at, np.int32(one))
+    else:
+        cuda.atomic.add(sh, np.uint32(col + (cell << np.uint32(5))), 1)
+
+
+@cuda.jit(cache=True)
+def hist_lanes(
+    xb, n, K, nf, rows_per, tile, j, mult, z, has_z, use_lut, lut, nz, cells, half, hist
+):
+    """Joint histograms of ``(Xk, Z)`` from row-major ``uint8`` codes, one shared-memory
+    bank per lane: the counts of :func:`hist_rows`, without bank conflicts.
+
+    ``hist[f0 + f, x * nz + Z[r]] += #{r : X[r, f0 + f] = x}`` for the ``nf`` features
+    ``f0 .. f0 + nf - 1`` of grid row ``blockIdx.y`` (``f0 = blockIdx.y * nf``), over
+    the rows ``blockIdx.x * rows_per .. + rows_per - 1`` (fewer in the last block),
+    ``Z`` as in :func:`hist_rows`. A warp takes one row at a time; lane ``l`` reads the bytes of
+    features ``f = l, l + 32, l + 64, l + 96`` of it (``nf <= 128``; 32 consecutive
+    bytes per read) and adds one to cell ``c = x nz + Z`` of its own column of the
+    shared histograms: word ``(s cw + c') 32 + l`` for ``f = 32 s + l`` (``cw`` words
+    per feature, ``c' = c`` or, with ``half``, ``c // 2`` with the count in the 16-bit
+    half ``c % 2``). Every lane of an atomic add hits its own bank (the word's index is
+    ``l`` modulo 32), and no two lanes of one add share a word. The block's threads
+    first write the ``Z`` of ``tile`` rows to shared memory (reading ``y`` and ``Xj``
+    once per row), and the warps then take those rows in turn. With ``half`` a block
+    must count at most 65535 rows (the host sizes ``rows_per`` so). At the end each
+    non-empty cell is added to ``hist`` with one global atomic add. Launched with
+    ``4 * 32 * cw * ceil(nf / 32) + 4 * tile`` bytes of dynamic shared memory.
+    """
+    sh = cuda.shared.array(0, _I32)
+    lsh = cuda.shared.array(LUT_SIZE, np.int32)
+    tid = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    lane = tid % 32
+    warp = tid // 32
+    fb = cuda.blockIdx.y * nf
+    nfb = K - fb
+    if nfb > nf:
+        nfb = nf
+    cw = cells
+    if half:
+        cw = (cells + 1) // 2
+    slices = (nf + 31) // 32
+    size = slices * cw * 32
+    for c in range(tid, size + tile, nt):
+        sh[c] = 0
+    if use_lut:
+        for c in range(tid, LUT_SIZE, nt):
+            lsh[c] = lut[c]
+    cuda.syncthreads()
+    ul = np.uint32(lane)
+    unz = np.uint32(nz)
+    stride = np.uint32(cw * 32)  # words between the columns of two slices
+    r_begin = cuda.blockIdx.x * rows_per
+    r_end = r_begin + rows_per
+    if r_end > n:
+        r_end = n
+    for t0 in range(r_begin, r_end, tile):
+        for q in range(tid, tile, nt):
+            r = t0 + q
+            if r < r_end:
+                zv = 0
+                if j >= 0:
+                    zv = np.int32(xb[r * K + j]) * mult
+                if has_z:
+                    if use_lut:
+                        zv += lsh[z[r]]
+                    else:
+                        zv += z[r]
+                sh[size + q] = zv
+        cuda.syncthreads()
+        for q in range(warp, tile, max(1, nt // 32)):
+            r = t0 + q
+            if r < r_end:
+                zq = np.uint32(sh[np.uint32(size + q)])
+                at = np.uint64(r * K + fb + lane)  # this lane's byte of slice 0
+                # up to four slices of 32 features, their bytes read before counting
+                x0 = xb[at] if lane < nfb else np.uint8(0)
+                x1 = xb[at + np.uint64(32)] if lane + 32 < nfb else np.uint8(0)
+                x2 = xb[at + np.uint64(64)] if lane + 64 < nfb else np.uint8(0)
+                x3 = xb[at + np.uint64(96)] if lane + 96 < nfb else np.uint8(0)
+                if lane < nfb:
+                    _lane_count(sh, x0, unz, zq, ul, half)
+                if lane + 32 < nfb:
+                    _lane_count(sh, x1, unz, zq, np.uint32(ul + stride), half)
+                if lane + 64 < nfb:
+                    _lane_count(sh, x2, unz, zq, np.uint32(ul + 2 * stride), half)
+                if lane + 96 < nfb:
+                    _lane_count(sh, x3, unz, zq, np.uint32(ul + 3 * stride), half)
+        cuda.syncthreads()
+    for c in range(tid, nfb * cells, nt):
+        f = c // cells
+        cell = c - f * cells
+        col = (f // 32) * cw
+        if half:
+            v = (sh[(col + (cell >> 1)) * 32 + f % 32] >> ((cell & 1) * 16)) & 0xFFFF
+        else:
+            v = sh[(col + cell) * 32 + f % 32]
+        if v:
+            cuda.atomic.add(hist, (fb + f, cell), v)
+
+
 @cuda.jit(cache=True)
 def hist_rows_global(xb, n, K, k0, kc, j, mult, z, has_z, use_lut, lut, nz, hist):
     """:func:`hist_rows`' counts in global memory, one atomic add per cell of ``X``,

@@ -56,11 +56,14 @@ from fsel.kernels.information import miller_madow_per_cell
 
 __all__ = ["GpuRowTable", "byte_classes", "device_table", "resident_blocks", "row_groups"]
 
-#: which table :func:`device_table` builds: ``"rows"`` (:class:`GpuRowTable`),
-#: ``"rows16"`` (the same with two 16-bit counts per shared word, ``packed16``) or
-#: ``"features"`` (the feature-major copy and kernels of
+#: which table :func:`device_table` builds: ``"lanes"`` (:class:`GpuRowTable`
+#: counting with :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` where its
+#: histograms fit, up to :data:`LANE_OPT_IN_BYTES` of shared memory a block),
+#: ``"lanes48"`` (the same within 48 KiB), ``"rows"`` (:class:`GpuRowTable` counting
+#: with ``hist_rows`` only), ``"rows16"`` (that with two 16-bit counts per shared
+#: word, ``packed16``) or ``"features"`` (the feature-major copy and kernels of
 #: :mod:`fsel.kernels.gpu.information`); private, for benchmarks/bench_gpu.py
-_VARIANT = "rows"
+_VARIANT = "lanes"
 
 #: entries of the labels' lookup table (the kernels module holds the same constant)
 LUT_SIZE = 256
@@ -95,6 +98,8 @@ def resident_blocks(shared_bytes: int) -> int:
     return max(1, min(ROW_BLOCKS_PER_SM, fit))
 
 
+#: blocks along a grid's ``y`` at most (CUDA's limit)
+GRID_Y_MAX = 65535
 #: rows one block of the packed (16-bit) row kernel may count: a cell's count must fit
 HALF_MAX_ROWS = 65535
 
@@ -139,6 +144,69 @@ def row_groups(
     warps = max(1, ROW_THREADS // 32)
     n_sub = max(1, min(warps, budget // -(-group * cells // per_word)))
     return group, n_groups, wpr, n_sub
+
+
+#: dynamic shared memory a block of :func:`~fsel.kernels.gpu._cuda_information.hist_lanes`
+#: may take without the driver's opt-in (48 KiB less the static lookup table), and with
+#: it (two blocks a multiprocessor at least)
+LANE_PLAIN_BYTES = 47 * 1024
+LANE_OPT_IN_BYTES = 100 * 1024
+#: rows whose ``Z`` a block of ``hist_lanes`` stages in shared memory at a time
+LANE_TILE = 8 if SIMULATOR else 256
+
+
+def lane_groups(n_features: int, cells: int, half: bool, budget: int) -> Any:
+    """How :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` splits the features:
+    ``(nf, n_groups, shared_bytes)`` (features per block, blocks along the features,
+    dynamic shared memory of a block), or None when 32 features' histograms (one
+    column a lane) do not fit ``budget`` bytes. A block takes 128 features at most.
+
+    A block's histograms take ``4 * 32 * cw`` bytes per 32 features (``cw = cells``,
+    or ``ceil(cells / 2)`` with ``half``), plus the staged ``Z`` of its rows; the
+    groups are as even as possible in whole slices of 32 features.
+
+    Examples
+    --------
+    >>> lane_groups(100, 200, True, 100 * 1024)  # JMI's step: every feature in a block
+    (128, 1, 52224)
+    >>> lane_groups(100, 200, True, 47 * 1024)  # without the opt-in: two groups
+    (64, 2, 26624)
+    >>> lane_groups(100, 512, False, 47 * 1024) is None
+    True
+    """
+    cw = (cells + 1) // 2 if half else cells
+    per_slice = 4 * 32 * cw
+    fit = min(4, (budget - 4 * LANE_TILE) // per_slice)  # a lane reads four bytes
+    if fit < 1 or n_features < 1:
+        return None
+    total = -(-n_features // 32)
+    n_groups = -(-total // fit)
+    slices = -(-total // n_groups)
+    return slices * 32, -(-total // slices), slices * per_slice + 4 * LANE_TILE
+
+
+def variant_lane_budget() -> int:
+    """The ``lane_budget`` of :class:`GpuRowTable` under :data:`_VARIANT`."""
+    return {"lanes": LANE_OPT_IN_BYTES, "lanes48": LANE_PLAIN_BYTES}.get(_VARIANT, 0)
+
+
+def allow_shared(kernel: Any, args: tuple, nbytes: int) -> bool:
+    """Let ``kernel``'s specialisation for ``args`` take ``nbytes`` of dynamic shared
+    memory (above 48 KiB a kernel must opt in through the CUDA driver). True where it
+    may; False where numba's CUDA target does not expose the call (the caller then
+    plans for 48 KiB). Under the simulator there is no limit."""
+    if SIMULATOR or nbytes <= 48 * 1024:
+        return True
+    try:
+        from numba.cuda.cudadrv.driver import binding, driver
+
+        spec = kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
+        fn = spec._codelibrary.get_cufunc()
+        attr = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        driver.cuKernelSetAttribute(attr, int(nbytes), fn.handle, fn.device.id)
+    except Exception:  # another numba-cuda: no opt-in
+        return False
+    return True
 
 
 def byte_classes(counts: np.ndarray, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -280,6 +348,27 @@ def rows_from_device(X: Any, name: str) -> Any:
     return out
 
 
+def rows_from_feature_major(codes: Any) -> Any:
+    """The sample-major ``(n, K)`` copy, on the GPU, of feature-major ``uint8`` codes
+    ``(K, n)`` already there (:func:`~fsel.kernels.gpu._cuda_information.
+    transpose_codes`, whose tiles keep both sides coalesced), made in column chunks
+    that keep the grid within CUDA's 65535 blocks along ``y``. The host's codes thus
+    travel as they were made: no transposed copy on the host."""
+    from numba import cuda
+
+    from fsel.kernels.gpu import _cuda_information as kern
+
+    K, n = codes.shape
+    out = cuda.device_array((n, K), dtype=np.uint8)
+    span = kern.TILE * GRID_Y_MAX
+    threads = 8 if SIMULATOR else 256
+    for c0 in range(0, n, span):
+        c1 = min(n, c0 + span)
+        grid = (max(1, -(-K // kern.TILE)), max(1, -(-(c1 - c0) // kern.TILE)))
+        _launch(kern.transpose_codes, grid, threads, codes[:, c0:c1], out[c0:c1])
+    return out
+
+
 class _RowCodes:
     """The row-major code matrix of :class:`GpuRowTable` (``dev``, ``(n, K)`` C-order
     ``uint8``), its flat byte view and its whole 4-byte words; ``shape`` is the
@@ -332,6 +421,11 @@ class GpuRowTable(GpuInformationTable):
         :func:`~fsel.kernels.gpu._cuda_information.hist_rows`): more features per
         block (each row read by fewer blocks), the grid sized so that no block
         counts more than :data:`HALF_MAX_ROWS` rows. The same counts.
+    lane_budget : int
+        Bytes of shared memory a block of
+        :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` may take (one bank per
+        lane: no bank conflicts); 0: that kernel is not used. Where its histograms do
+        not fit, the other kernels count. The same counts.
     memory_budget : int or None
         Bytes of GPU memory for histograms too large for shared memory (counted in
         global memory for groups of candidates within a quarter of it); None: a
@@ -341,6 +435,8 @@ class GpuRowTable(GpuInformationTable):
     ----------
     n_levels : ndarray
         The largest code of every feature plus one, from the relevance pass.
+    present_levels : ndarray
+        The number of distinct codes of every feature, from the same pass.
     count_seconds : float
         Seconds of the counting passes (kernels and copying counts back).
     """
@@ -352,6 +448,7 @@ class GpuRowTable(GpuInformationTable):
         *,
         estimator: str = "plugin",
         packed16: bool = False,
+        lane_budget: int = 0,
         memory_budget: int | None = None,
     ) -> None:
         from numba import cuda
@@ -360,6 +457,7 @@ class GpuRowTable(GpuInformationTable):
             raise ValueError(f"estimator must be 'plugin' or 'miller_madow', got {estimator!r}")
         self.count_seconds = 0.0
         self._half = bool(packed16)
+        self._lane_budget = int(lane_budget)
         self._labels = labels
         self._y_host: np.ndarray | None = None
         self._hist: Any = None
@@ -408,6 +506,8 @@ class GpuRowTable(GpuInformationTable):
             hi = self._column_max()
             self.n_levels = hi + 1
             full = self._counts(ny, row=(-1, 0, True))
+        # the distinct codes of each feature (the host's number of levels for codes)
+        self.present_levels = np.count_nonzero(full.reshape(K, -1, ny).sum(axis=2), axis=1)
         s_ky, s_k, m_ky, m_k = sums_from_counts(full, ny, self._table)
         self._s_ky, self._s_k, self._m_ky, self._m_k = s_ky, s_k, m_ky, m_k
         self.feature_entropy = self._h(s_k, m_k)
@@ -461,7 +561,10 @@ class GpuRowTable(GpuInformationTable):
             hist = self._hist = cuda.device_array((K, cells), dtype=np.int32)
         zb = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-K * cells // 256)))
         _launch(kern.zero_cells, zb, 8 if SIMULATOR else 256, hist)
-        if plan is not None and n and K:
+        zargs = (j, mult, zsrc, has_z, use_lut)
+        if self._lane_budget and n and K and self._count_lanes(cells, nz, zargs, hist):
+            pass
+        elif plan is not None and n and K:
             group, n_groups, wpr, n_sub = plan
             tile = max(1, ROW_THREADS // wpr)
             tiles = -(-n // tile)
@@ -483,6 +586,37 @@ class GpuRowTable(GpuInformationTable):
         out = hist.copy_to_host().astype(np.int64)
         self.count_seconds += time.perf_counter() - t0
         return out
+
+    def _count_lanes(self, cells: int, nz: int, zargs: tuple, hist: Any) -> bool:
+        """Add the joint histograms of :meth:`_counts` to ``hist`` with
+        :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` (16-bit shared counts,
+        at most 65535 rows a block); False, launching nothing, where 32 features'
+        histograms do not fit the shared-memory budget."""
+        from fsel.kernels.gpu import _cuda_information as kern
+
+        K, n = self.codes.shape
+        j, mult, zsrc, has_z, use_lut = zargs
+        plan = lane_groups(K, cells, True, self._lane_budget)
+        if plan is None:
+            return False
+        nf, n_groups, shared = plan
+        threads = 32 if SIMULATOR else LANE_TILE
+        resident = min(2048 // threads, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
+        gx = max(1, resident * _n_sm() // n_groups, -(-n // HALF_MAX_ROWS))
+        if SIMULATOR:
+            gx = max(min(gx, 2), -(-n // HALF_MAX_ROWS))
+        rows_per = -(-n // gx)
+        gx = -(-n // rows_per)
+        args = (self.codes.flat, n, K, nf, rows_per, LANE_TILE, j, mult, zsrc, has_z, use_lut)
+        args = (*args, self._lut_dev, nz, cells, True, hist)
+        if not allow_shared(kern.hist_lanes, args, shared):
+            plan = lane_groups(K, cells, True, LANE_PLAIN_BYTES)
+            if plan is None:
+                return False
+            self._lane_budget = LANE_PLAIN_BYTES
+            return self._count_lanes(cells, nz, zargs, hist)
+        _launch(kern.hist_lanes, (gx, n_groups), threads, *args, shared=shared)
+        return True
 
     def _counts_global(self, cells: int, nz: int, zargs: tuple) -> np.ndarray:
         """The histograms of :meth:`_counts` too large for shared memory, counted in
@@ -566,7 +700,13 @@ def device_table(
     cuda.synchronize()
     t_layout = time.perf_counter() - t0
     t0 = time.perf_counter()
-    info = GpuRowTable(codes, labels, estimator=estimator, packed16=_VARIANT == "rows16")
+    info = GpuRowTable(
+        codes,
+        labels,
+        estimator=estimator,
+        packed16=_VARIANT == "rows16",
+        lane_budget=variant_lane_budget(),
+    )
     info.setup_seconds = {
         "labels_s": t_labels,
         "layout_s": t_layout,
@@ -614,7 +754,7 @@ def host_table(
             codes, n_levels, y, estimator=estimator, memory_budget=memory_budget
         )
     t0 = time.perf_counter()
-    rows = cuda.to_device(np.ascontiguousarray(np.asarray(codes).T, dtype=np.uint8))
+    rows = rows_from_feature_major(cuda.to_device(np.ascontiguousarray(codes, dtype=np.uint8)))
     cuda.synchronize()
     t_upload = time.perf_counter() - t0
     labels = device_labels(np.ascontiguousarray(y, dtype=np.uint8), n, "GpuRowTable")
@@ -623,6 +763,7 @@ def host_table(
         labels,
         estimator=estimator,
         packed16=_VARIANT == "rows16",
+        lane_budget=variant_lane_budget(),
         memory_budget=memory_budget,
     )
     info.codes.transfer_s = t_upload

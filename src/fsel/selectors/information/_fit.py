@@ -233,6 +233,8 @@ class InformationSelector(SelectorCore):
         the number of features to select; sets the fitted input attributes."""
         k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
         y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
+        if self.device_ == "cuda" and self._codes_as_given(table, classes):
+            return self._host_codes_on_gpu(table.values, y_codes, classes), k
         is_sparse, missing_cols = table.is_sparse, table.missing
         if is_sparse:
             if missing == "available" and table.has_missing:
@@ -336,6 +338,44 @@ class InformationSelector(SelectorCore):
         from fsel.kernels.gpu.information_rows import host_table
 
         return host_table(codes, n_levels, y_codes, estimator=self.mi_estimator)
+
+    def _codes_as_given(self, table: Any, classes: Any) -> bool:
+        """Whether the GPU takes the caller's matrix as its codes: dense C-order
+        ``uint8`` or boolean values, every column taken as codes (``discretize=None``),
+        nothing missing, at most 256 classes. Such a matrix is uploaded as it is and
+        counted in place (no coding pass on the host, no transposed copy)."""
+        v = table.values
+        return (
+            self.discretize is None
+            and isinstance(v, np.ndarray)
+            and v.ndim == 2
+            and v.dtype in (np.uint8, np.bool_)
+            and v.flags.c_contiguous
+            and table.missing is None
+            and len(classes) <= 256
+        )
+
+    def _host_codes_on_gpu(self, values: np.ndarray, y_codes: Any, classes: Any) -> Any:
+        """The GPU table of a host matrix of codes taken as given
+        (:meth:`_codes_as_given`): uploaded, then read in place as codes already on the
+        GPU are. The selection and scores are the host-coded table's (the counts of
+        each feature's codes do not depend on how the codes are numbered); ``n_levels_``
+        counts each feature's distinct codes, as the host's coding does."""
+        from numba import cuda
+
+        from fsel.kernels.gpu.information_rows import device_table
+
+        t0 = time.perf_counter()
+        dX = cuda.to_device(values.view(np.uint8))
+        cuda.synchronize()
+        upload = time.perf_counter() - t0
+        y8 = np.asarray(y_codes).astype(np.uint8)  # class codes 0..m-1, m <= 256
+        info, _ = device_table(dX, y8, estimator=self.mi_estimator, name=type(self).__name__)
+        info.codes.transfer_s += upload
+        self.bin_edges_ = [None] * values.shape[1]
+        self.n_levels_ = np.asarray(info.present_levels, dtype=np.int64)
+        self.classes_ = classes
+        return info
 
     def _fit_gpu_array(self, X: Any, y: Any) -> tuple[Any, int]:
         """The GPU table of integer codes already on the GPU (``__cuda_array_interface__``,
