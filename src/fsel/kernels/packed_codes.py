@@ -11,9 +11,10 @@ split by rows among ``n_jobs`` threads (numba back-end): the packed offsets ``X[
 column and thread) and the column ranges -- the feature-major code matrix is never
 written, so the set-up touches half the fresh memory and skips the separate packing
 and presence passes. The minima and the packing base it packs with come from a sample
-of 4,096 evenly spaced rows and are checked against the ranges the pass finds: where
-the sample missed a column's smallest or largest value, the pass runs again with the
-table's ranges (two passes, as many as a separate range pass and the packing take).
+of 4,096 evenly spaced rows (fewer for a very wide table) and are checked against the
+ranges the pass finds: where the sample missed a column's smallest or largest value,
+the pass runs again with the table's ranges (two passes, as many as a separate range
+pass and the packing take).
 Then, only for the pairs whose columns have gaps or a packing base other than the
 span, a remap through a 256-entry table per pair. The result is a
 :class:`~fsel.kernels._counting.PairCodes`, the same bytes as packing the codes in
@@ -34,7 +35,8 @@ __all__ = ["packed_integer_codes"]
 
 #: Rows a set-up thread takes at least (fewer: not worth a thread).
 _ROWS_PER_THREAD = 1 << 16
-#: Rows of the sample whose ranges the packing pass starts from.
+#: Rows of the sample whose ranges the packing pass starts from (fewer where they
+#: would take more than 16 MiB).
 _SAMPLE_ROWS = 4096
 
 
@@ -90,7 +92,9 @@ def packed_integer_codes(
     from fsel.kernels import _numba_discretize as nd
 
     parts = spans(n, max(1, min(int(n_jobs), n // _ROWS_PER_THREAD)))
-    sample = values[np.linspace(0, n - 1, min(n, _SAMPLE_ROWS)).astype(np.intp)]
+    # at most 4,096 rows and 16 MiB (a wide table: fewer rows)
+    m = min(n, _SAMPLE_ROWS, max(64, (1 << 24) // (d * values.itemsize)))
+    sample = values[np.linspace(0, n - 1, m).astype(np.intp)]
     lo_s, hi_s = sample.min(axis=0), sample.max(axis=0)
     ranges = _column_ranges(lo_s, hi_s)
     if ranges is None:  # the table's ranges hold the sample's
