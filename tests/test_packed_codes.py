@@ -91,6 +91,25 @@ def test_levels_the_sample_misses(threads, monkeypatch):
     assert packed_codes.packed_integer_codes(X, threads) is None
 
 
+@pytest.mark.parametrize("layout", ["F", "strided"])
+def test_any_memory_layout(layout, monkeypatch):
+    """A Fortran-ordered table or a strided view (no flat view: the ranges go a row at
+    a time) gives the bytes of its C-ordered copy."""
+    monkeypatch.setattr(counting, "SMALL_TABLE_CELLS", 0)
+    monkeypatch.setattr(packed_codes, "_ROWS_PER_THREAD", 1)
+    rng = np.random.default_rng(4)
+    big = rng.integers(0, 7, (6001, 14)).astype(np.int32)
+    X = np.asfortranarray(big[:, :7]) if layout == "F" else big[::2, 1::2]
+    assert not X.flags.c_contiguous
+    for threads in (1, 3):
+        got, got_levels = packed_codes.packed_integer_codes(X, threads)
+        want, want_levels = packed_codes.packed_integer_codes(np.ascontiguousarray(X), 1)
+        np.testing.assert_array_equal(got.packed, want.packed)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        np.testing.assert_array_equal(got_levels, want_levels)
+        np.testing.assert_array_equal(np.asarray(got), _reference(X)[0])
+
+
 def test_wide_or_small_tables_take_the_general_path():
     X = np.arange(40_000 * 4).reshape(-1, 4) % 17  # 17 values: too many to pack
     assert packed_codes.packed_integer_codes(X) is None
