@@ -6,7 +6,8 @@ One prepared run for a machine with a CUDA GPU (numba's CUDA target), in one pro
    table of :func:`bench_dask.make_chunk`, default 20,000,000 rows): the CPU with
    ``n_jobs=1`` and with every core, and the GPU with the codes already on it (the
    host-to-GPU copy timed apart) and from the host array (what ``fit(X, y)`` on a
-   numpy array costs, its validation and coding on the CPU included). With the codes
+   numpy array costs, its validation on the CPU included; ``uint8`` codes with
+   ``discretize=None`` are uploaded as they are and coded on the GPU). With the codes
    on the GPU, the tables side by side (:data:`VARIANTS`): read in place
    (``GpuRowTable``) counted with one shared-memory bank per lane (the default; with
    and without more than 48 KiB of shared memory a block), the same counted by the
@@ -198,6 +199,14 @@ def part_jmi(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
     dX, t_copy = timed(lambda: cuda.to_device(X))
     cuda.synchronize()
     say(f"  {X.nbytes / 1e9:.2f} GB in {t_copy:.3f} s")
+    # the shared memory the lane kernel got: its opt-in budget, or 48 KiB where the
+    # driver call is not available (then "lanes" runs as "lanes48")
+    from fsel.kernels.gpu import information_rows
+
+    probe, _ = information_rows.device_table(dX[:4096], y[:4096], name="probe")
+    res["jmi"]["lane_budget_bytes"] = int(getattr(probe, "_lane_budget", 0))
+    say(f"  lane kernel's shared-memory budget: {res['jmi']['lane_budget_bytes']} bytes")
+    probe = None
     # the table read in place (new), the feature-major table (before), and the new one
     # with y on the GPU too
     for variant, label, _what in (*VARIANTS, (DEFAULT, "gpu_y_on_gpu", "")):
@@ -209,7 +218,7 @@ def part_jmi(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
             res["errors"][f"jmi_{label}"] = traceback.format_exc()
             say(f"  {label} FAILED:\n{res['errors'][f'jmi_{label}']}")
     dX = None  # free the GPU copy
-    say(f"JMI({k}) on the GPU from the host array (validation and coding on the CPU)")
+    say(f"JMI({k}) on the GPU from the host array (validated on the CPU, uploaded as given)")
     est_h, sec_h = timed(lambda: JMI(k, discretize=None, device="cuda").fit(X, y))
     fits["gpu_host"] = est_h
     runs["gpu_host"] = {"fit_s": sec_h, **{f"gpu_{a}": b for a, b in est_h.timings_.items()}}
@@ -533,6 +542,9 @@ def markdown(res: dict[str, Any]) -> str:
             f"## JMI({jm['k']}) on {jm['rows']:,} x {jm['features']} uint8 codes "
             "(10 levels, binary y)",
             "",
+            f"The lane kernel's shared memory a block: up to {jm.get('lane_budget_bytes', '?')} "
+            "bytes (above 49152: the driver's opt-in took).",
+            "",
             "| run | whole fit | setup (k=1 fit) | per greedy step | notes |",
             "|---|---:|---:|---:|---|",
         ]
@@ -544,7 +556,7 @@ def markdown(res: dict[str, Any]) -> str:
                 note = f"{notes[label]}; copying X there took {r['transfer_s']:.3f} s"
             if label == "gpu_host":
                 t = r.get("gpu_transfer_s", 0)
-                note = f"from the host array (coding on the CPU, transfer {t:.2f} s)"
+                note = f"from the host array (validated on the CPU, uploaded: {t:.2f} s)"
             step = f"{r['step_s'] * 1e3:.2f} ms" if "step_s" in r else "-"
             setup = f"{r['setup_s']:.3f} s" if "setup_s" in r else "-"
             lines.append(f"| {label} | {r['fit_s']:.3f} s | {setup} | {step} | {note} |")

@@ -320,6 +320,13 @@ def _ptx_signatures():
         ],
         *[
             (
+                ki.hist_lanes,
+                (a(t.uint8, 1), *([i64] * 7), a(zt, 1), b, b, a(t.int32, 1), i64, i64, b, hist),
+            )
+            for zt in (t.uint8, t.int32)
+        ],
+        *[
+            (
                 ki.hist_rows_global,
                 (a(t.uint8, 1), *[i64] * 6, a(zt, 1), b, b, a(t.int32, 1), i64, hist),
             )
@@ -361,8 +368,16 @@ def test_kernels_compile_for_a_real_gpu(monkeypatch):
         cuda.compile_ptx(lambda x: None, t.void(t.int32[:]), cc=(9, 0))
     except Exception as exc:  # no libNVVM here
         pytest.skip(f"numba cannot compile CUDA kernels here: {str(exc).splitlines()[0][:80]}")
-    from numba import types as t
+    from types import SimpleNamespace
 
+    from numba import types as t
+    from numba.cuda import dispatcher
+
+    # a kernel calling a device function compiles that function for the current
+    # device's compute capability: with no device here, name the one compiled for
+    if hasattr(dispatcher, "get_current_device"):
+        sm90 = SimpleNamespace(compute_capability=(9, 0))
+        monkeypatch.setattr(dispatcher, "get_current_device", lambda: sm90)
     for kernel, sig in _ptx_signatures():
         ptx, _ = cuda.compile_ptx(kernel.py_func, t.void(*sig), cc=(9, 0))
         assert ".entry" in ptx

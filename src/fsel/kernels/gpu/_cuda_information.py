@@ -166,6 +166,22 @@ def column_range(x, rows_per, lo, hi):
 LUT_SIZE = 256
 
 
+@cuda.jit(device=True, inline=True)
+def _row_z(xb, r, K, j, mult, z, has_z, use_lut, lut):
+    """``Z`` of row ``r`` for the row kernels: ``(X[r, j] * mult if j >= 0 else 0) +
+    (lut[z[r]] if use_lut else z[r])``, the ``z`` term only when ``has_z`` (``xb`` the
+    flat row-major ``uint8`` codes, ``K`` features a row)."""
+    zv = 0
+    if j >= 0:
+        zv = np.int32(xb[r * K + j]) * mult
+    if has_z:
+        if use_lut:
+            zv += lut[z[r]]
+        else:
+            zv += z[r]
+    return zv
+
+
 @cuda.jit(cache=True)
 def hist_rows(
     words, xb, n, K, group, wpr, j, mult, z, has_z, use_lut, lut, nz, cells, n_sub, half, hist
@@ -227,14 +243,7 @@ def hist_rows(
             b0 = r * K + f0
             w = (b0 >> 2) + s
             if w * 4 < b0 + nf:
-                zv = 0
-                if j >= 0:
-                    zv = np.int32(xb[r * K + j]) * mult
-                if has_z:
-                    if use_lut:
-                        zv += lsh[z[r]]
-                    else:
-                        zv += z[r]
+                zv = _row_z(xb, r, K, j, mult, z, has_z, use_lut, lsh)
                 if w < n_words:
                     word = words[w]
                 else:  # the last bytes, past the whole words
@@ -311,6 +320,7 @@ def hist_lanes(
     nt = cuda.blockDim.x
     lane = tid % 32
     warp = tid // 32
+    n_warps = nt // 32  # (launched with whole warps)
     fb = cuda.blockIdx.y * nf
     nfb = K - fb
     if nfb > nf:
@@ -337,17 +347,9 @@ def hist_lanes(
         for q in range(tid, tile, nt):
             r = t0 + q
             if r < r_end:
-                zv = 0
-                if j >= 0:
-                    zv = np.int32(xb[r * K + j]) * mult
-                if has_z:
-                    if use_lut:
-                        zv += lsh[z[r]]
-                    else:
-                        zv += z[r]
-                sh[size + q] = zv
+                sh[size + q] = _row_z(xb, r, K, j, mult, z, has_z, use_lut, lsh)
         cuda.syncthreads()
-        for q in range(warp, tile, max(1, nt // 32)):
+        for q in range(warp, tile, n_warps):
             r = t0 + q
             if r < r_end:
                 zq = np.uint32(sh[np.uint32(size + q)])
@@ -392,14 +394,7 @@ def hist_rows_global(xb, n, K, k0, kc, j, mult, z, has_z, use_lut, lut, nz, hist
     while i < total:
         r = i // kc
         k = i - r * kc
-        zv = 0
-        if j >= 0:
-            zv = np.int32(xb[r * K + j]) * mult
-        if has_z:
-            if use_lut:
-                zv += lut[z[r]]
-            else:
-                zv += z[r]
+        zv = _row_z(xb, r, K, j, mult, z, has_z, use_lut, lut)
         cuda.atomic.add(hist, (k, np.int32(xb[r * K + k0 + k]) * nz + zv), 1)
         i += stride
 
