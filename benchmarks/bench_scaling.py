@@ -10,6 +10,14 @@ In memory, in this process, for ``n_jobs`` = 1, 2, 4, ... up to the machine's co
   median greedy step, the whole fit, the speed-ups over one thread, and the step's
   throughput in row x feature cells per second per thread (each step counts every
   feature against the last pick). The selections must be identical for every ``t``.
+  Next to the step, its memory-bandwidth floor: the time ``t`` threads take to read
+  (sum, nothing counted) the bytes one step reads -- the packed pairs, the source
+  row of the newest pick, the target codes and an odd last feature -- split by rows
+  and in chunks as the step splits them (best of 3); ``step / read floor`` near 1
+  says the step is bound by the machine's memory bandwidth, well above 1 by the
+  counting. And next to the set-up's coding pass, the first touch of as many fresh
+  bytes as the packed pairs it writes (one write per page, the same threads): on a
+  virtual machine whose host maps every fresh page, that alone can be most of it.
 * **ReliefF** -- ``ReliefF(n_neighbors=10, sample_size=1000, random_state=0,
   n_jobs=t)`` on ``--relief-rows`` x 100 standard-normal floats with a binary target:
   the whole fit (neighbour lists and margins of 1,000 reference rows) and its speed-up.
@@ -20,9 +28,9 @@ In memory, in this process, for ``n_jobs`` = 1, 2, 4, ... up to the machine's co
 
 Every configuration is timed after a warm-up fit (no compilation in the timings), best
 of ``--repeats``. Run ``python benchmarks/bench_scaling.py --rows 20000000`` on a large
-machine (under 3 minutes on 16 cores); ``--rows 2000000 --max-threads 2`` on a small
-one. Writes ``benchmarks/results/scaling.{json,md}`` (committed code only), naming the
-machine.
+machine (under 3 minutes on 16 cores; ``--threads 1,4,16 --skip-relief`` for a
+shorter run); ``--rows 2000000 --max-threads 2`` on a small one. Writes
+``benchmarks/results/scaling.{json,md}`` (committed code only), naming the machine.
 """
 
 from __future__ import annotations
@@ -93,11 +101,97 @@ def topology() -> dict[str, Any]:
     }
 
 
-def _timed_jmi(X: np.ndarray, y: np.ndarray, n_jobs: int) -> dict[str, Any]:
+def _read_bytes(P, src, y, last, i0, i1):
+    """The sum of every byte a greedy step's thread reads over the rows ``i0 <= i <
+    i1``: ``sum_i src[i] + y[i] + last[i] + sum_q P[q, i]`` (``y`` or ``last`` may be
+    empty), in chunks of 32,768 rows as :func:`fsel.kernels._numba_counting.
+    pair_counts_z` reads them (the chunk's source and target bytes, then each pair's
+    segment): the memory traffic of a step with nothing counted."""
+    chunk = 1 << 15
+    total = np.uint64(0)
+    for c0 in range(i0, i1, chunk):
+        c1 = min(c0 + chunk, i1)
+        s = np.uint64(0)
+        for r in range(c0, c1):
+            s += src[r]
+        if y.size:
+            for r in range(c0, c1):
+                s += y[r]
+        if last.size:
+            for r in range(c0, c1):
+                s += last[r]
+        for q in range(P.shape[0]):
+            row = P[q, c0:c1]
+            for r in range(c1 - c0):
+                s += row[r]
+        total += s
+    return total
+
+
+def _touch_pages(a, i0, i1):
+    """One write per 4 KiB page of ``a[i0:i1]`` (``a[i] = 1`` for ``i = i0, i0 +
+    4096, ...``): the first touch of fresh memory, with nothing else done."""
+    for i in range(i0, i1, 4096):
+        a[i] = 1
+
+
+try:  # the floors need numba (so does the step they are the floors of)
+    import numba as _numba
+
+    _read_bytes_compiled = _numba.njit(nogil=True, cache=False)(_read_bytes)
+    _touch_pages_compiled = _numba.njit(nogil=True, cache=False)(_touch_pages)
+except ImportError:  # pragma: no cover - depends on the environment
+    _read_bytes_compiled = _touch_pages_compiled = None
+
+
+def read_floor(table: Any, n_jobs: int, repeats: int = 3) -> dict[str, Any]:
+    """The memory-bandwidth floor of a greedy step on ``table`` (an information table
+    whose steps ran through :class:`fsel.kernels.pair_step.PairStep`): the least time,
+    over ``repeats``, of ``n_jobs`` threads (the step's pool, the step's row split)
+    reading the bytes one step reads (:func:`_read_bytes`); empty where the table has
+    no such counter or numba is missing."""
+    from fsel.kernels.pair_step import _MIN_ROWS_PER_THREAD, pool_map
+    from fsel.utils.parallel import spans
+
+    step = getattr(table, "_step", None)
+    if step is None or _read_bytes_compiled is None:
+        return {}
+    P, last = step.P, step.last
+    src, y = P[0], table._y_small()
+    n = P.shape[1]
+    parts = spans(n, min(n_jobs, max(1, n // _MIN_ROWS_PER_THREAD)))
+    _read_bytes_compiled(P, src, y, last, 0, min(n, 1000))  # compile outside the timing
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        pool_map(lambda a, b: _read_bytes_compiled(P, src, y, last, a, b), parts, len(parts))
+        best = min(best, time.perf_counter() - t0)
+    nbytes = P.nbytes + src.nbytes + y.nbytes + last.nbytes
+    # the coding pass writes P into fresh memory: the first touch of as many fresh
+    # bytes by the same threads (once; a virtual machine's host may map each page)
+    fresh = np.empty(P.nbytes, np.uint8)
+    _touch_pages_compiled(fresh, 0, min(fresh.size, 1))
+    t0 = time.perf_counter()
+    pool_map(
+        lambda a, b: _touch_pages_compiled(fresh, a, b), spans(fresh.size, len(parts)), len(parts)
+    )
+    touch_s = time.perf_counter() - t0
+    return {
+        "read_floor_s": best,
+        "read_bytes": int(nbytes),
+        "read_gb_s": nbytes / best / 1e9,
+        "touch_s": touch_s,
+        "touch_bytes": int(P.nbytes),
+    }
+
+
+def _timed_jmi(X: np.ndarray, y: np.ndarray, n_jobs: int, floor: bool = False) -> dict[str, Any]:
     """One JMI fit with every phase of its set-up and each step's end recorded: the
     validation of X and y, the coding of X, the table's preparation (labels, n log n
     table) and its relevance pass (which packs the feature pairs); per step, the
-    threads' counting and the sums of their histograms (``PairStep.seconds``)."""
+    threads' counting and the sums of their histograms (``PairStep.seconds``); with
+    ``floor``, the step's memory-bandwidth floor on the fitted table
+    (:func:`read_floor`)."""
     import fsel.selectors.information._fit as fit_module
     from fsel import JMI
 
@@ -198,7 +292,9 @@ def _timed_jmi(X: np.ndarray, y: np.ndarray, n_jobs: int) -> dict[str, Any]:
             "sums_s": sums_s,
             "rest_s": float(np.mean(steps)) - count_s - sums_s,
         }
+    bandwidth = read_floor(marks.get("table"), n_jobs) if floor else {}
     return {
+        **bandwidth,
         "setup_breakdown": breakdown,
         "step_breakdown": step_parts,
         "setup_s": marks["setup_end"] - t0,
@@ -220,6 +316,10 @@ def _best(runs: list[dict[str, Any]]) -> dict[str, Any]:
     for key in ("setup_breakdown", "step_breakdown"):
         if all(r.get(key) for r in runs):
             out[key] = {name: min(r[key][name] for r in runs) for name in best[key]}
+    for r in runs:  # the floor is measured on one run only
+        for key in ("read_floor_s", "read_bytes", "read_gb_s", "touch_s", "touch_bytes"):
+            if key in r:
+                out[key] = r[key]
     return out
 
 
@@ -283,7 +383,7 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
     print(f"JMI cold first fit ({threads[-1]} threads): {cold['fit_s']:.2f} s", flush=True)
     out = []
     for t in threads:
-        r = _best([_timed_jmi(X, y, t) for _ in range(repeats)])
+        r = _best([_timed_jmi(X, y, t, floor=i == 0) for i in range(repeats)])
         r["threads"] = t
         out.append(r)
         print(
@@ -291,6 +391,13 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
             f"step {r['step_s']:.3f} s, fit {r['fit_s']:.2f} s",
             flush=True,
         )
+        if "read_floor_s" in r:
+            print(
+                f"    read floor {r['read_floor_s']:.3f} s ({r['read_gb_s']:.1f} GB/s): "
+                f"step / read floor {r['step_s'] / r['read_floor_s']:.2f}; first touch of "
+                f"{r['touch_bytes'] / 1e9:.2f} GB of fresh memory {r['touch_s']:.3f} s",
+                flush=True,
+            )
         for key, what in (("setup_breakdown", "set-up"), ("step_breakdown", "mean step")):
             parts = r.get(key) or {}
             if parts:
@@ -303,6 +410,8 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
         r["setup_speedup"] = base["setup_s"] / r["setup_s"]
         r["cells_per_s_per_thread"] = rows * N_FEATURES / r["step_s"] / r["threads"]
         r["same_selection"] = r["selection"] == base["selection"]
+        if "read_floor_s" in r:
+            r["step_over_floor"] = r["step_s"] / r["read_floor_s"]
     out[0]["cold_first_fit_s"] = cold["fit_s"]
     return out
 
@@ -597,6 +706,43 @@ def _breakdown_tables(jmi: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _floor_lines(jmi: list[dict[str, Any]]) -> list[str]:
+    """The step against its memory-bandwidth floor (results that have it)."""
+    rows = [r for r in jmi if "read_floor_s" in r]
+    if not rows:
+        return []
+    lines = [
+        "",
+        "Greedy step against its memory-bandwidth floor: the same threads reading (a "
+        f"sum, nothing counted) the {rows[0]['read_bytes'] / 1e9:.2f} GB one step reads "
+        "(packed pairs, the pick's source row, the target codes), split and chunked as "
+        "the step is, best of 3. A ratio near 1: the step is bound by the machine's "
+        "memory bandwidth; well above 1: by the counting. Also the set-up's coding "
+        "pass against the first touch (one write per 4 KiB page, once, the same "
+        f"threads) of {rows[0].get('touch_bytes', 0) / 1e9:.2f} GB of fresh memory, the "
+        "size of the packed pairs it writes (on a virtual machine whose host maps "
+        "each fresh page this alone can be most of the coding).",
+        "",
+        "| threads | step s | count s | read floor s | read GB/s | step / read floor "
+        "| code s | first touch s |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        count = (r.get("step_breakdown") or {}).get("count_s")
+        code = (r.get("setup_breakdown") or {}).get("code_s")
+        touch = r.get("touch_s")
+        lines.append(
+            f"| {r['threads']} | {r['step_s']:.3f} | {_num(count)} | {r['read_floor_s']:.3f} "
+            f"| {r['read_gb_s']:.1f} | {r['step_s'] / r['read_floor_s']:.2f} "
+            f"| {_num(code)} | {_num(touch)} |"
+        )
+    return lines
+
+
 def _projection_lines(proj: dict[str, Any]) -> list[str]:
     if not proj:
         return []
@@ -659,6 +805,7 @@ def _markdown(result: dict[str, Any]) -> str:
             f"| {r['cells_per_s_per_thread']:.2e} | {'yes' if r['same_selection'] else 'NO'} |"
         )
     lines += _breakdown_tables(result["jmi"])
+    lines += _floor_lines(result["jmi"])
     lines += _projection_lines(result.get("projection") or {})
     lines += (
         []
@@ -721,6 +868,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rows", type=int, default=2_000_000, help="JMI table rows")
     parser.add_argument("--relief-rows", type=int, default=100_000)
     parser.add_argument("--max-threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--threads", default=None, help="thread counts, e.g. 1,4,16 (default: 1, 2, 4, ...)"
+    )
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--dask", action="store_true", help="also Dask worker processes")
     parser.add_argument(
@@ -737,7 +887,11 @@ def main(argv: list[str] | None = None) -> None:
     _provenance.add_allow_dirty(parser)
     args = parser.parse_args(argv)
     state = _provenance.checked_state(parser, Path(args.out), args.allow_dirty)
-    threads = thread_counts(max(1, args.max_threads))
+    threads = (
+        sorted({max(1, int(t)) for t in args.threads.split(",")})
+        if args.threads
+        else thread_counts(max(1, args.max_threads))
+    )
     memory = not args.dask_only
     load_start = list(os.getloadavg())  # other work on a shared machine skews the times
     result: dict[str, Any] = {

@@ -82,6 +82,9 @@ DIRECT = {
     "_numba_discretize.transpose_offsets",
     "_numba_discretize.remap_codes",
     "_numba_discretize.pack_offsets",
+    "_numba_discretize.transpose_bytes8",
+    "_numba_discretize.flat_min_max",
+    "_numba_discretize._swap_halves",  # through transpose_bytes8
     "_numba_discretize.remap_pairs",
     "_numba_counting.histograms",
     "_numba_counting.paired_histograms",
@@ -707,29 +710,34 @@ def test_label_summary_threads_alike(monkeypatch):
     assert small is None
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.integers(1, 60), st.integers(2, 7), st.integers(1, 3), st.integers(0, 99))
-def test_pack_offsets_and_remap_pairs_against_numpy(n, d, parts, seed):
-    """Packed offsets of any split of the rows with each column's present offsets,
-    then the pairs remapped through a table: numpy's arithmetic on the whole table."""
+def _check_pack_offsets(X, parts, kernels, seed=0):
+    """pack_offsets over ``parts`` row spans of ``X`` (each compiled/Python kernel in
+    ``kernels``) against numpy's arithmetic on the whole table; the presence masks
+    against ``np.unique``; remap_pairs against a table lookup."""
     from fsel.kernels import _numba_discretize as nd
     from fsel.utils.parallel import spans
 
     rng = np.random.default_rng(seed)
-    X = (rng.integers(0, 4, (n, d)) * rng.integers(1, 3, d) + 5).astype(np.int16)
+    n, d = X.shape
     vmin = X.min(axis=0).astype(np.int64)
     off = X.astype(np.int64) - vmin
-    w = int(off.max()) + 1
+    span = off.max(axis=0) + 1
+    w = int(span.max())
+    full = ((1 << span) - 1).astype(np.uint32)
     Q = d // 2
     want = off[:, 0 : 2 * Q : 2] * w + off[:, 1 : 2 * Q : 2]
     lut = rng.integers(0, 256, (Q, 256)).astype(np.uint8)
     need = rng.integers(0, 2, Q).astype(bool)
-    for kernel in both(nd.pack_offsets):
+    for kernel, flat in [(k, f) for k in kernels for f in (X.reshape(-1), X[:0, 0])]:
         P = np.zeros((Q, n), np.uint8)
         last = np.zeros(n if d % 2 else 0, np.uint8)
-        masks = np.zeros((len(spans(n, parts)), d), np.uint32)
+        T = len(spans(n, parts))
+        masks = np.zeros((T, d), np.uint32)
+        lo, hi = np.zeros((T, d), X.dtype), np.zeros((T, d), X.dtype)
         for t, (a, b) in enumerate(spans(n, parts)):
-            kernel(X, vmin, w, P, last, masks[t], a, b)
+            kernel(X, flat, vmin, w, full, P, last, masks[t], lo[t], hi[t], a, b)
+            np.testing.assert_array_equal(lo[t], X[a:b].min(axis=0))
+            np.testing.assert_array_equal(hi[t], X[a:b].max(axis=0))
         np.testing.assert_array_equal(P, want.T)
         if d % 2:
             np.testing.assert_array_equal(last, off[:, d - 1])
@@ -742,3 +750,61 @@ def test_pack_offsets_and_remap_pairs_against_numpy(n, d, parts, seed):
                 remap(R, lut, need, a, b)
             for q in range(Q):
                 np.testing.assert_array_equal(R[q], lut[q][P[q]] if need[q] else P[q])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 60), st.integers(2, 7), st.integers(1, 3), st.integers(0, 99))
+def test_pack_offsets_and_remap_pairs_against_numpy(n, d, parts, seed):
+    """Packed offsets of any split of the rows with each column's present offsets,
+    then the pairs remapped through a table: numpy's arithmetic on the whole table."""
+    from fsel.kernels import _numba_discretize as nd
+
+    rng = np.random.default_rng(seed)
+    X = (rng.integers(0, 4, (n, d)) * rng.integers(1, 3, d) + 5).astype(np.int16)
+    _check_pack_offsets(X, parts, both(nd.pack_offsets), seed)
+
+
+@pytest.mark.parametrize("d", [2, 17, 130, 131])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int64])
+def test_pack_offsets_over_many_tiles(d, dtype):
+    """Tables longer than one tile (a tile is 224 rows at 130 features, 2048 at 2), row spans
+    that end inside a tile and inside a block of 8 rows, the last pair's block of
+    eight part-filled, and levels that first show up late: a column whose one row
+    of its top level is the last, a gapped column (its mask never full) and a
+    column whose top level appears only in the second thread's rows."""
+    from fsel.kernels import _numba_discretize as nd
+
+    rng = np.random.default_rng(d)
+    n = 5003
+    X = rng.integers(0, 10, (n, d)).astype(dtype)
+    X[:, 0] = rng.integers(0, 3, n) * 4  # gaps: 0, 4, 8
+    X[:, 1] = X[:, 1] % 9
+    X[-1, 1] = 9  # the top level in the very last row
+    X[:, d - 1] = np.minimum(X[:, d - 1], 8)
+    X[n // 2 + 3, d - 1] = 15
+    for parts in (1, 2, 3, 7):
+        _check_pack_offsets(X, parts, [nd.pack_offsets], parts)
+    _check_pack_offsets(X[:900], 2, [nd.pack_offsets.py_func])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 9), st.integers(1, 4), st.integers(0, 99))
+def test_transpose_bytes8_is_a_byte_transpose(nblk, G, seed):
+    """The 8 x 8 block transpose in words: ``S.view(uint8)[q, r] ==
+    W.view(uint8)[r, q]`` for the first ``8 nblk`` rows; the rest of ``S`` is not
+    written. (The Python twin runs with the Python swap: the compiled one hands
+    back Python ints, which numba then reads as int64.)"""
+    from fsel.kernels import _numba_discretize as nd
+
+    rng = np.random.default_rng(seed)
+    W = rng.integers(0, 2**63, (8 * nblk + 3, G), dtype=np.int64).astype(np.uint64)
+    W ^= rng.integers(0, 2, W.shape).astype(np.uint64) << np.uint64(63)
+    for kernel in both(nd.transpose_bytes8):
+        S = np.full((8 * G, nblk + 1), 7, np.uint64)
+        with pytest.MonkeyPatch.context() as mp:
+            if kernel is nd.transpose_bytes8.py_func:
+                mp.setattr(nd, "_swap_halves", nd._swap_halves.py_func)
+            kernel(W, S, nblk)
+        S8, W8 = S.view(np.uint8), W.view(np.uint8)
+        np.testing.assert_array_equal(S8[:, : 8 * nblk], W8[: 8 * nblk].T)
+        assert (S[:, nblk] == 7).all()

@@ -63,6 +63,53 @@ def test_packed_codes_equal_coded_then_packed(seed, n, d, levels, threads, dtype
     np.testing.assert_array_equal(np.asarray(pc), C)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_levels_the_sample_misses(threads, monkeypatch):
+    """The pass packs with the ranges of 4,096 evenly spaced rows: a column whose
+    largest or smallest value, or a level inside its range, shows up only in rows
+    off the sample gives the same bytes as coding the whole table (row 1 is never in
+    the sample of 20,000 rows: the sampled rows step by about 4.9)."""
+    monkeypatch.setattr(packed_codes, "_ROWS_PER_THREAD", 1)
+    monkeypatch.setattr(counting, "SMALL_TABLE_CELLS", 0)
+    rng = np.random.default_rng(3)
+    n = 20_000
+    base = rng.integers(0, 4, (n, 6)).astype(np.int16)
+    base[:, 4] = rng.integers(0, 2, n) * 2  # levels 0 and 2: 1 only off the sample
+    for row, col, value in [(1, 2, 9), (1, 3, -2), (1, 4, 1), (n - 2, 5, 15), (None, 0, 0)]:
+        X = base.copy()
+        if row is not None:
+            X[row, col] = value
+        got = packed_codes.packed_integer_codes(X, threads)
+        C, lv = _reference(X)
+        pc, got_levels = got
+        want = counting.pack_pairs_in_place(C.copy(), top=int(lv.max()) - 1)
+        np.testing.assert_array_equal(got_levels, lv)
+        assert pc.a == want.a
+        np.testing.assert_array_equal(pc.packed, want.packed)
+    X = base.copy()
+    X[1, 1] = 40  # off the sample, and too wide to pack
+    assert packed_codes.packed_integer_codes(X, threads) is None
+
+
+@pytest.mark.parametrize("layout", ["F", "strided"])
+def test_any_memory_layout(layout, monkeypatch):
+    """A Fortran-ordered table or a strided view (no flat view: the ranges go a row at
+    a time) gives the bytes of its C-ordered copy."""
+    monkeypatch.setattr(counting, "SMALL_TABLE_CELLS", 0)
+    monkeypatch.setattr(packed_codes, "_ROWS_PER_THREAD", 1)
+    rng = np.random.default_rng(4)
+    big = rng.integers(0, 7, (6001, 14)).astype(np.int32)
+    X = np.asfortranarray(big[:, :7]) if layout == "F" else big[::2, 1::2]
+    assert not X.flags.c_contiguous
+    for threads in (1, 3):
+        got, got_levels = packed_codes.packed_integer_codes(X, threads)
+        want, want_levels = packed_codes.packed_integer_codes(np.ascontiguousarray(X), 1)
+        np.testing.assert_array_equal(got.packed, want.packed)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+        np.testing.assert_array_equal(got_levels, want_levels)
+        np.testing.assert_array_equal(np.asarray(got), _reference(X)[0])
+
+
 def test_wide_or_small_tables_take_the_general_path():
     X = np.arange(40_000 * 4).reshape(-1, 4) % 17  # 17 values: too many to pack
     assert packed_codes.packed_integer_codes(X) is None

@@ -188,16 +188,26 @@ def presence(x, lo, present):
 def int_ranges(X, lo, hi, i0, i1):
     """Column ranges of the rows ``i0 <= i < i1`` (``i1 > i0``) of an integer matrix:
     ``lo[j] = min_i X[i, j]``, ``hi[j] = max_i X[i, j]``, in one row-major pass (each
-    thread of the parallel set-up takes its own rows and its own ``lo``/``hi``)."""
+    thread of the parallel set-up takes its own rows and its own ``lo``/``hi``).
+
+    The running minima and maxima live in arrays of this call, written to ``lo`` and
+    ``hi`` once at the end: the threads' outputs, rows of one small array, share cache
+    lines, and a store to them on every row would bounce those lines between cores."""
     d = X.shape[1]
+    mn = np.empty(d, X.dtype)
+    mx = np.empty(d, X.dtype)
     for j in range(d):
-        lo[j] = X[i0, j]
-        hi[j] = X[i0, j]
+        mn[j] = X[i0, j]
+        mx[j] = X[i0, j]
     for i in range(i0 + 1, i1):
+        xi = X[i]
         for j in range(d):
-            x = X[i, j]
-            lo[j] = x if x < lo[j] else lo[j]
-            hi[j] = x if x > hi[j] else hi[j]
+            x = xi[j]
+            mn[j] = x if x < mn[j] else mn[j]
+            mx[j] = x if x > mx[j] else mx[j]
+    for j in range(d):
+        lo[j] = mn[j]
+        hi[j] = mx[j]
 
 
 @numba.njit(nogil=True, cache=True)
@@ -244,32 +254,180 @@ def remap_codes(out, lut, need, i0, i1):
             oj[i] = lj[oj[i]]
 
 
+@numba.njit(nogil=True, cache=True, inline="always")
+def _swap_halves(x, y, s, m):
+    """One stage of an 8 x 8 byte transpose held in eight ``uint64`` words: the bits
+    ``m << s`` of ``x`` trade places with the bits ``m`` of ``y`` (``t = ((x >> s) ^ y)
+    & m``; ``x ^ (t << s)``, ``y ^ t``)."""
+    t = ((x >> s) ^ y) & m
+    return x ^ (t << s), y ^ t
+
+
 @numba.njit(nogil=True, cache=True)
-def pack_offsets(X, vmin, w, P, last, masks, i0, i1):
+def transpose_bytes8(W, S, nblk):
+    """Byte transpose of the first ``8 * nblk`` rows of a tile: ``S8[q, r] = W8[r, q]``
+    where ``W8 = W.view(uint8)`` (rows, ``8 G`` bytes) and ``S8 = S.view(uint8)``
+    (``8 G`` rows, ``8 nblk`` bytes or more).
+
+    Each 8 x 8 block of bytes is read as eight ``uint64`` words (one per row) and
+    transposed in registers by three stages of :func:`_swap_halves` (blocks of 4, 2
+    and 1 bytes), then written as eight words (one per column): two memory operations
+    per eight bytes instead of a load and a store per byte."""
+    G = W.shape[1]
+    m32 = np.uint64(0x00000000FFFFFFFF)
+    m16 = np.uint64(0x0000FFFF0000FFFF)
+    m8 = np.uint64(0x00FF00FF00FF00FF)
+    s32 = np.uint64(32)
+    s16 = np.uint64(16)
+    s8 = np.uint64(8)
+    for g in range(G):
+        q = 8 * g
+        for rb in range(nblk):
+            r = 8 * rb
+            x0, x4 = _swap_halves(W[r, g], W[r + 4, g], s32, m32)
+            x1, x5 = _swap_halves(W[r + 1, g], W[r + 5, g], s32, m32)
+            x2, x6 = _swap_halves(W[r + 2, g], W[r + 6, g], s32, m32)
+            x3, x7 = _swap_halves(W[r + 3, g], W[r + 7, g], s32, m32)
+            x0, x2 = _swap_halves(x0, x2, s16, m16)
+            x1, x3 = _swap_halves(x1, x3, s16, m16)
+            x4, x6 = _swap_halves(x4, x6, s16, m16)
+            x5, x7 = _swap_halves(x5, x7, s16, m16)
+            x0, x1 = _swap_halves(x0, x1, s8, m8)
+            x2, x3 = _swap_halves(x2, x3, s8, m8)
+            x4, x5 = _swap_halves(x4, x5, s8, m8)
+            x6, x7 = _swap_halves(x6, x7, s8, m8)
+            S[q, rb] = x0
+            S[q + 1, rb] = x1
+            S[q + 2, rb] = x2
+            S[q + 3, rb] = x3
+            S[q + 4, rb] = x4
+            S[q + 5, rb] = x5
+            S[q + 6, rb] = x6
+            S[q + 7, rb] = x7
+
+
+@numba.njit(nogil=True, cache=True)
+def flat_min_max(flat, d, mnL, mxL, a, b):
+    """Running minima and maxima of the rows ``a <= i < b`` of a C-contiguous matrix
+    of ``d`` columns given flat (``flat[i * d + j] = X[i, j]``), ``L = mnL.size`` (a
+    multiple of ``d``) values at a time: ``mnL[t] = min(mnL[t], X[i, t % d])`` over
+    every row ``i = a + g L / d + t // d``, ``mxL`` likewise; returns the first row not
+    taken (fewer than ``L / d`` rows are left). Column ``j``'s minimum is the least of
+    ``mnL[j::d]``.
+
+    A row of ``d`` values at a time leaves a scalar tail of ``d`` mod the vector width
+    on every row; ``L`` values at a time (``L`` a multiple of 64) vectorise whole."""
+    L = mnL.size
+    k = L // d
+    i = a
+    while i + k <= b:
+        blk = flat[i * d : i * d + L]
+        for t in range(L):
+            x = blk[t]
+            mnL[t] = x if x < mnL[t] else mnL[t]
+            mxL[t] = x if x > mxL[t] else mxL[t]
+        i += k
+    return i
+
+
+@numba.njit(nogil=True, cache=True)
+def pack_offsets(X, flat, vmin, w, full, P, last, masks, lo, hi, i0, i1):
     """Packed offsets of the rows ``i0 <= i < i1`` of an integer matrix, two features
     per byte: ``P[q, i] = (X[i, 2q] - vmin[2q]) * w + (X[i, 2q+1] - vmin[2q+1])``,
     ``last[i] = X[i, d-1] - vmin[d-1]`` for an odd number ``d`` of features (``last``
-    empty otherwise), and ``masks[j] |= 1 << (X[i, j] - vmin[j])`` (the offsets present
-    in each column, ``w <= 16``).
+    empty otherwise), ``masks[j] |= 1 << (X[i, j] - vmin[j])`` (the offsets present
+    in each column, ``w <= 16``; an offset outside ``0..31`` sets bit ``offset & 31``),
+    and the rows' column ranges ``lo[j] = min_i X[i, j]``, ``hi[j] = max_i X[i, j]``
+    (the caller checks them against the ``vmin`` and ``w`` it packed with). ``flat``
+    is ``X`` flat (C order), or empty: then the ranges go a row at a time.
 
-    Row by row (each row read once, contiguous); rows of different threads write
-    disjoint spans of ``P`` and their own ``masks``. The feature-major code matrix is
-    never written: the packed pairs are half its size."""
+    ``full[j]`` is the mask of every offset column ``j`` can take (``(1 << span_j) -
+    1``, ``span_j = max_j - min_j + 1`` over the whole table): once each column's mask
+    of these rows is full no row can add to it, and the presence is no longer tracked
+    (the usual case, where every level shows up in the first few hundred rows).
+
+    Blocked (a tile of rows whose pairs and their transpose fit in a 32 KiB L1 cache,
+    at least 64 rows): the tile's rows are read once, contiguous, and their pairs
+    written row-major to a scratch tile (vectorised), which :func:`transpose_bytes8`
+    turns feature-major, then each pair's bytes of the tile go to ``P`` as one
+    contiguous run (a store per row to each of the ``d / 2`` rows of ``P``, strided
+    stores, cost twice as much and did not scale with threads). The presence masks
+    are local until the end: the threads' ``masks`` (rows of one array) share cache
+    lines. Rows of different threads write disjoint spans of ``P``. The feature-major
+    code matrix is never written: the packed pairs are half its size."""
     d = X.shape[1]
     Q = d // 2
+    G = max(1, (Q + 7) // 8)
+    T = max(64, min(4096, (16384 // (8 * G)) // 8 * 8))  # 16 KiB of pairs, 16 transposed
+    W = np.empty((T, G), np.uint64)
+    B = W.view(np.uint8)  # row r of the tile: its pairs' bytes
+    S = np.empty((8 * G, T // 8), np.uint64)
+    S8 = S.view(np.uint8)  # pair q of the tile: its rows' bytes
+    M = np.zeros(d, np.uint32)
+    mn = np.empty(d, X.dtype)
+    mx = np.empty(d, X.dtype)
+    for j in range(d):
+        mn[j] = X[i0, j]
+        mx[j] = X[i0, j]
+    g = 64
+    while d % g:
+        g //= 2
+    L = d * (64 // g) if flat.size else 0  # a multiple of 64 values: whole rows
+    mnL = np.empty(L, X.dtype)
+    mxL = np.empty(L, X.dtype)
+    for t in range(L):
+        mnL[t] = mn[t % d]
+        mxL[t] = mx[t % d]
     one = np.uint32(1)
-    for i in range(i0, i1):
-        xi = X[i]
+    odd = last.size > 0
+    track = True
+    for a in range(i0, i1, T):
+        b = min(a + T, i1)
+        rows = b - a
+        for r in range(rows):
+            xi = X[a + r]
+            br = B[r]
+            for q in range(Q):
+                o1 = np.int64(xi[2 * q]) - vmin[2 * q]
+                o2 = np.int64(xi[2 * q + 1]) - vmin[2 * q + 1]
+                br[q] = o1 * w + o2
+            if odd:
+                last[a + r] = np.int64(xi[d - 1]) - vmin[d - 1]
+        rest = flat_min_max(flat, d, mnL, mxL, a, b) if L else a
+        for i in range(rest, b):  # the rows left (all of them without ``flat``)
+            xi = X[i]
+            for j in range(d):
+                x = xi[j]
+                mn[j] = x if x < mn[j] else mn[j]
+                mx[j] = x if x > mx[j] else mx[j]
+        if track:
+            for r in range(rows):
+                xi = X[a + r]
+                for j in range(d):
+                    o = np.uint32(np.int64(xi[j]) - vmin[j]) & np.uint32(31)
+                    M[j] |= one << o
+            track = False
+            for j in range(d):
+                if M[j] != full[j]:
+                    track = True
+        nblk = rows // 8
+        transpose_bytes8(W, S, nblk)
+        r8 = 8 * nblk
         for q in range(Q):
-            o1 = np.int64(xi[2 * q]) - vmin[2 * q]
-            o2 = np.int64(xi[2 * q + 1]) - vmin[2 * q + 1]
-            P[q, i] = o1 * w + o2
-            masks[2 * q] |= one << np.uint32(o1)
-            masks[2 * q + 1] |= one << np.uint32(o2)
-        if last.size:
-            o = np.int64(xi[d - 1]) - vmin[d - 1]
-            last[i] = o
-            masks[d - 1] |= one << np.uint32(o)
+            pq = P[q, a:b]
+            sq = S8[q]
+            for r in range(r8):
+                pq[r] = sq[r]
+            for r in range(r8, rows):
+                pq[r] = B[r, q]
+    for t in range(L):
+        j = t % d
+        mn[j] = mnL[t] if mnL[t] < mn[j] else mn[j]
+        mx[j] = mxL[t] if mxL[t] > mx[j] else mx[j]
+    for j in range(d):
+        masks[j] |= M[j]
+        lo[j] = mn[j]
+        hi[j] = mx[j]
 
 
 @numba.njit(nogil=True, cache=True)
