@@ -381,7 +381,8 @@ def part_relief(
     }
     from fsel.kernels.gpu import relief as gpu_relief
 
-    variants = {"gpu": {}, "gpu_staged": {"_STAGED_UPLOAD": True}}  # one setting changed each
+    # one setting changed each (the copy named in both: staged is the default)
+    variants = {"gpu": {"_STAGED_UPLOAD": False}, "gpu_staged": {"_STAGED_UPLOAD": True}}
     variants.update(
         gpu_select512={"SELECT_THREADS": 512}, gpu_host_scaling={"_SCALE_ON_GPU": False}
     )

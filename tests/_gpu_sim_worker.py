@@ -275,7 +275,7 @@ def relief_check_cases() -> dict[str, object]:
         "want_xt": Xs.T.tolist(),
         "fit": pair(fsel.ReliefF, Xs, (Xs[:, 1] > 0.4).astype(int), n_jobs=2, **kw),
     }
-    relief._STAGED_UPLOAD, relief.STAGE_BYTES = False, 1 << 26
+    relief._STAGED_UPLOAD, relief.STAGE_BYTES = True, 1 << 26
     relief._STAGES.clear()
     return res
 
