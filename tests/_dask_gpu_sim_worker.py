@@ -24,6 +24,10 @@ import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
+from _simulator import fast_switching  # noqa: E402
+
+fast_switching()
+
 import threading  # noqa: E402
 
 import dask  # noqa: E402

@@ -1,8 +1,9 @@
-"""Run by tests/test_gpu.py in a subprocess with ``NUMBA_ENABLE_CUDASIM=1`` (the
-simulator must be chosen before ``numba.cuda`` is first imported): fits every selector
-that has ``device="cuda"`` on the CPU and on the (simulated) GPU, and prints the
-selections and scores of both as JSON. Tiny tables: the simulator runs one Python
-thread per GPU thread."""
+"""Run by tests/test_gpu.py, test_gpu_tables.py and test_gpu_relief.py in a
+subprocess with ``NUMBA_ENABLE_CUDASIM=1`` (the simulator must be chosen before
+``numba.cuda`` is first imported): fits the selectors that have ``device="cuda"`` on
+the CPU and on the (simulated) GPU, and prints the selections and scores of both as
+JSON; the first argument names the part (:data:`PARTS`). Tiny tables: the simulator
+runs one Python thread per GPU thread."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ import sys
 import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+from _simulator import fast_switching  # noqa: E402
+
+fast_switching()
 
 from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray  # noqa: E402
 
@@ -339,7 +344,9 @@ def host_cases() -> dict[str, object]:
     return out
 
 
-def main() -> None:
+def information_cases() -> dict[str, object]:
+    """Every information criterion on host codes, JMI on codes already on the GPU
+    under each kernel variant, and a table streamed through a small GPU budget."""
     from numba import cuda
 
     from fsel.kernels.gpu.information import GpuInformationTable
@@ -385,8 +392,13 @@ def main() -> None:
         "relevance": [ref.relevance.tolist(), streamed.relevance.tolist()],
         "joint_mi": [ref.pair_terms(2).joint_mi.tolist(), streamed.pair_terms(2).joint_mi.tolist()],
     }
-    res.update(row_table_cases())
-    res.update(host_cases())
+    return res
+
+
+def relief_cases() -> dict[str, object]:
+    """The Relief family on both devices, ReliefF's set-up on the GPU, and its checks
+    of bad input."""
+    res: dict[str, object] = {}
     # the Relief family: floats, two classes
     rng = np.random.default_rng(2)
     Xr = rng.random((40, 5))
@@ -421,7 +433,20 @@ def main() -> None:
     )
     res.update(gpu_scaling_cases())
     res.update(relief_check_cases())
-    json.dump(res, sys.stdout)
+    return res
+
+
+#: the parts a run computes, by the name its first argument gives (one test module
+#: each, so that pytest-xdist runs them side by side)
+PARTS = {
+    "information": information_cases,
+    "tables": lambda: {**row_table_cases(), **host_cases()},
+    "relief": relief_cases,
+}
+
+
+def main() -> None:
+    json.dump(PARTS[sys.argv[1]](), sys.stdout)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,13 @@
-"""``device="cuda"``: the GPU kernels agree with the CPU path, and the errors without
-a GPU name what is missing.
+"""``device="cuda"``: the information criteria's GPU kernels agree with the CPU path,
+the kernels compile for a real GPU, and the errors without a GPU name what is missing.
 
 The kernels run under numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``), in a
 subprocess (the simulator must be chosen before ``numba.cuda`` is first imported;
-tests/_gpu_sim_worker.py), on tiny tables: the simulator runs one Python thread per
-GPU thread. The same kernels run on a real GPU in benchmarks/bench_gpu.py.
+tests/_gpu_sim_worker.py, its ``information`` part), on tiny tables: the simulator
+runs one Python thread per GPU thread. The row table and the Relief family have their
+own modules (test_gpu_tables.py, test_gpu_relief.py): pytest-xdist keeps a file's
+tests on one worker (``--dist loadfile``), so the three simulator runs happen side by
+side, each once. The same kernels run on a real GPU in benchmarks/bench_gpu.py.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import numpy as np
 import pytest
 
 import fsel
-from _simulator import run_simulated
+from _simulator import assert_same_fit, run_simulated
 from fsel.kernels.gpu import _device
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,38 +31,23 @@ INFORMATION = [
     "BetaGamma", "JMIM",
 ]  # fmt: skip
 COMPARED = [*INFORMATION, "JMI-miller_madow", "MRMR-binned-floats"]
-RELIEF = [
-    "ReliefF", "ReliefF-euclidean-all", "ReliefF-blocks", "ReliefF-no-thread", "Relief",
-    "MRelief", "SURF", "MultiSURF-euclidean",
-]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def simulated() -> dict:
-    """CPU and simulated-GPU fits of every selector with device support."""
+    """CPU and simulated-GPU fits of every information criterion."""
     pytest.importorskip("numba")
-    return run_simulated("_gpu_sim_worker.py")
+    return run_simulated("_gpu_sim_worker.py", "information")
 
 
-@pytest.mark.parametrize("case", COMPARED + RELIEF)
+@pytest.mark.parametrize("case", COMPARED)
 def test_gpu_selects_what_the_cpu_selects(simulated, case):
-    r = simulated[case]
-    assert r["gpu"]["device_"] == "cuda"
-    assert r["cpu"]["device_"] == "cpu"
-    assert r["gpu"]["order"] == r["cpu"]["order"]
-    np.testing.assert_allclose(r["gpu"]["scores"], r["cpu"]["scores"], rtol=0, atol=1e-12)
-    for attr in ("selection_scores_", "relevance_", "margin_"):
-        if attr in r["cpu"]:
-            np.testing.assert_allclose(r["gpu"][attr], r["cpu"][attr], rtol=0, atol=1e-12)
+    assert_same_fit(simulated[case])
 
 
-@pytest.mark.parametrize("case", COMPARED + RELIEF)
+@pytest.mark.parametrize("case", COMPARED)
 def test_gpu_fit_reports_its_timings(simulated, case):
-    want = ["count_s", "select_s", "setup_s", "transfer_s"]
-    if case in RELIEF:  # X checked and scaled on the GPU (not Relief's): check_s, scale_s
-        on_gpu = case.startswith(("ReliefF", "SURF", "MultiSURF"))
-        want = ["check_s"] * on_gpu + ["scale_s"] * on_gpu + ["search_s", "transfer_s"]
-    assert simulated[case]["timings"] == want
+    assert simulated[case]["timings"] == ["count_s", "select_s", "setup_s", "transfer_s"]
 
 
 @pytest.mark.parametrize(
@@ -85,164 +73,6 @@ def test_codes_already_on_the_gpu_give_the_host_selection(simulated, case):
     np.testing.assert_allclose(
         simulated[case]["gpu"]["scores"], simulated["JMI"]["cpu"]["scores"], atol=1e-12
     )
-
-
-ROW_CASES = [
-    "rows-JMI-odd", "rows-CMI", "rows-MRMR-int64", "rows-JMIM-bool", "rows-JMI-50-classes",
-    "rows-DISR-wide", "rows-DISR-wide-chunked", "rows-JMI-40-features",
-]  # fmt: skip
-
-
-@pytest.mark.parametrize("case", ROW_CASES)
-def test_codes_read_in_place_on_the_gpu_select_what_the_cpu_selects(simulated, case):
-    """The row-major table (codes read where they are, labels coded by a lookup in the
-    kernels): the CPU's picks, levels and classes, and its scores bit for bit (the same
-    integer counts, the entropies computed from them as on the CPU); edge cases in the
-    names."""
-    r = simulated[case]
-    assert r["gpu"]["order"] == r["cpu"]["order"]
-    assert r["gpu"]["scores"] == r["cpu"]["scores"]
-    assert r["gpu"]["relevance_"] == r["cpu"]["relevance_"]
-    assert r["gpu"]["n_levels_"] == r["max_plus_one"]
-    assert r["gpu"]["classes_"] == r["cpu"]["classes_"]
-    assert {"labels_s", "layout_s", "table_s", "relevance_s"} <= set(r["timings"])
-    if case.endswith("-chunked"):  # global-memory counts, one candidate at a time
-        assert r["global_chunks"] and set(r["global_chunks"]) == {1}
-
-
-@pytest.mark.parametrize(
-    ("case", "table"),
-    [
-        ("host-JMI-uint8-as-given", "as given: GpuRowTable"),
-        ("host-MRMR-bool-as-given", "GpuRowTable"),  # validated to another dtype
-        ("host-CMI-9-integers", "GpuRowTable"),
-        ("host-JMI-missing", "GpuRowTable"),
-        ("host-JMI-features", "GpuInformationTable"),
-    ],
-)
-def test_host_arrays_on_the_gpu_select_what_the_cpu_selects(simulated, case, table):
-    """A host array with device="cuda": a C-order uint8 or boolean matrix of codes
-    (discretize=None) uploaded as it is and read in place; otherwise coded on the host
-    (integer columns; binned floats with missing values, a hole one more level), its
-    codes uploaded once and counted by the row table (or the feature-major one, kept
-    as a variant). The CPU's picks and scores bit for bit, and its numbers of levels
-    (distinct codes: 4 for codes 0, 2, 4, 6, not 7) and classes."""
-    r = simulated[case]
-    assert r["table"] == table
-    assert r["gpu"]["order"] == r["cpu"]["order"]
-    assert r["gpu"]["scores"] == r["cpu"]["scores"]
-    assert r["gpu"]["relevance_"] == r["cpu"]["relevance_"]
-    assert r["n_levels_"][0] == r["n_levels_"][1]
-    assert r["classes_"][0] == r["classes_"][1]
-    if case == "host-JMI-uint8-as-given":
-        assert r["n_levels_"][1][:2] == [4, 1]
-
-
-@pytest.mark.parametrize("case", ["order-statistics", "order-statistics-runs"])
-def test_order_statistics_on_the_gpu_are_those_of_a_sort(simulated, case):
-    """Ties, -0.0, -inf; long runs of one value and repeated ranks (the kernel's
-    run-length counts and targets that share a prefix)."""
-    r = simulated[case]
-    assert r["gpu"] == r["sorted"]
-
-
-@pytest.mark.parametrize("sort", ["", "-unsorted"])
-@pytest.mark.parametrize("scaling", ["range", "robust"])
-def test_relieff_scaling_on_the_gpu_is_the_cpu_rule(simulated, scaling, sort):
-    """The GPU's scaled, class-sorted matrix is scale_dense's in class order (or in
-    its own order, for SURF and MultiSURF): the same operations on the same numbers,
-    so equal bit for bit."""
-    r = simulated[f"scaled-{scaling}{sort}"]
-    assert r["gpu"] == r["cpu"]
-    assert r["constant"][0] == r["constant"][1]
-
-
-def test_the_transposing_pass_flags_what_the_host_validation_refuses(simulated):
-    """transpose_checked: the feature-major copy, and per column the bits of a NaN (1),
-    an infinite value (2) and a value beyond half the largest float64 (4)."""
-    r = simulated["transpose-checked"]
-    assert r["xt"] == r["want_xt"]
-    assert r["flags"] == [0, 1, 2, 4, 2 | 1, 0]
-
-
-@pytest.mark.parametrize(
-    "case",
-    [
-        "inf",
-        "-inf",
-        "nan-error",
-        "nan-expected",
-        "range-overflow",
-        "labels",
-        "sample-size",
-        "sample-size-and-k",
-        "sample-size-and-inf",
-    ],
-)
-def test_relieff_on_the_gpu_refuses_bad_input_as_the_cpu_does(simulated, case):
-    """X checked on the GPU: the CPU's one-line error for every bad table (the host
-    checks again once the GPU finds a problem), NaN with missing="expected" the GPU
-    path's own refusal, as before."""
-    r = simulated["relief-errors"][case]
-    assert r["gpu"] is not None and "\n" not in r["gpu"]
-    if case == "nan-expected":
-        assert "device='cuda' needs dense X without missing values" in r["gpu"]
-    else:
-        assert r["gpu"] == r["cpu"]
-
-
-def test_relieff_on_the_gpu_skips_the_host_value_checks_only_when_clean(simulated):
-    """Clean X: the host validation is told the values were checked (no host pass);
-    a value near the float64 limit (its range still finite): the host checks it once
-    the GPU has flagged it, and the fit reuses the table already on the GPU, with the
-    CPU's result."""
-    r = simulated["relief-checked"]
-    assert r["clean"] == [True]
-    assert r["huge"] == [True, False]
-    assert r["huge_fit"]["gpu"]["order"] == r["huge_fit"]["cpu"]["order"]
-    np.testing.assert_allclose(
-        r["huge_fit"]["gpu"]["margin_"], r["huge_fit"]["cpu"]["margin_"], rtol=0, atol=1e-12
-    )
-    assert r["huge_uploads"] == 1
-
-
-def test_relieff_on_the_gpu_draws_from_the_global_generator_as_the_cpu(simulated):
-    """random_state=None: the references come from numpy's global generator, drawn
-    once per fit on both devices (the same references, the generator left in the
-    same state)."""
-    r = simulated["relief-global-draws"]
-    assert r["gpu"][0]["order"] == r["cpu"][0]["order"]
-    np.testing.assert_allclose(r["gpu"][0]["margin_"], r["cpu"][0]["margin_"], atol=1e-12)
-    assert r["gpu"][1] == r["cpu"][1]
-
-
-def test_a_staged_copy_puts_the_same_table_on_the_gpu(simulated):
-    """upload_staged (row blocks of 3 rows through two pinned buffers, 14 blocks):
-    the same table on the GPU, and the CPU's fit."""
-    r = simulated["relief-staged"]
-    assert r["xt"] == r["want_xt"]
-    assert r["fit"]["gpu"]["order"] == r["fit"]["cpu"]["order"]
-    np.testing.assert_allclose(
-        r["fit"]["gpu"]["margin_"], r["fit"]["cpu"]["margin_"], rtol=0, atol=1e-12
-    )
-
-
-def test_stable_class_order_and_inverse_permutation():
-    from fsel.kernels.gpu.relief import (
-        class_order_positions,
-        inverse_permutation,
-        stable_class_order,
-    )
-
-    rng = np.random.default_rng(4)
-    for y in (rng.integers(0, 3, 500), rng.integers(0, 300, 500), np.zeros(0, dtype=int)):
-        order = stable_class_order(y)
-        assert order.tolist() == np.argsort(y, kind="stable").tolist()
-        assert inverse_permutation(order).tolist() == np.argsort(order).tolist()
-        if y.size:
-            rows = rng.choice(y.size, 60, replace=False)
-            got = class_order_positions(order, y, np.bincount(y), rows)
-            assert got.tolist() == np.argsort(order)[rows].tolist()
 
 
 def test_a_table_over_the_gpu_budget_streams_in_row_blocks(simulated):

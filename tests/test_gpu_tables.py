@@ -1,0 +1,71 @@
+"""``device="cuda"`` on the row-major table: codes read in place on the GPU, and
+host arrays coded on the host or uploaded as given, agree with the CPU path.
+
+The kernels run under numba's CUDA simulator in a subprocess
+(tests/_gpu_sim_worker.py, its ``tables`` part), on tiny tables; the same kernels run
+on a real GPU in benchmarks/bench_gpu.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from _simulator import run_simulated
+
+
+@pytest.fixture(scope="module")
+def simulated() -> dict:
+    """CPU and simulated-GPU fits on codes on the GPU and on host arrays."""
+    pytest.importorskip("numba")
+    return run_simulated("_gpu_sim_worker.py", "tables")
+
+
+ROW_CASES = [
+    "rows-JMI-odd", "rows-CMI", "rows-MRMR-int64", "rows-JMIM-bool", "rows-JMI-50-classes",
+    "rows-DISR-wide", "rows-DISR-wide-chunked", "rows-JMI-40-features",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ROW_CASES)
+def test_codes_read_in_place_on_the_gpu_select_what_the_cpu_selects(simulated, case):
+    """The row-major table (codes read where they are, labels coded by a lookup in the
+    kernels): the CPU's picks, levels and classes, and its scores bit for bit (the same
+    integer counts, the entropies computed from them as on the CPU); edge cases in the
+    names."""
+    r = simulated[case]
+    assert r["gpu"]["order"] == r["cpu"]["order"]
+    assert r["gpu"]["scores"] == r["cpu"]["scores"]
+    assert r["gpu"]["relevance_"] == r["cpu"]["relevance_"]
+    assert r["gpu"]["n_levels_"] == r["max_plus_one"]
+    assert r["gpu"]["classes_"] == r["cpu"]["classes_"]
+    assert {"labels_s", "layout_s", "table_s", "relevance_s"} <= set(r["timings"])
+    if case.endswith("-chunked"):  # global-memory counts, one candidate at a time
+        assert r["global_chunks"] and set(r["global_chunks"]) == {1}
+
+
+@pytest.mark.parametrize(
+    ("case", "table"),
+    [
+        ("host-JMI-uint8-as-given", "as given: GpuRowTable"),
+        ("host-MRMR-bool-as-given", "GpuRowTable"),  # validated to another dtype
+        ("host-CMI-9-integers", "GpuRowTable"),
+        ("host-JMI-missing", "GpuRowTable"),
+        ("host-JMI-features", "GpuInformationTable"),
+    ],
+)
+def test_host_arrays_on_the_gpu_select_what_the_cpu_selects(simulated, case, table):
+    """A host array with device="cuda": a C-order uint8 or boolean matrix of codes
+    (discretize=None) uploaded as it is and read in place; otherwise coded on the host
+    (integer columns; binned floats with missing values, a hole one more level), its
+    codes uploaded once and counted by the row table (or the feature-major one, kept
+    as a variant). The CPU's picks and scores bit for bit, and its numbers of levels
+    (distinct codes: 4 for codes 0, 2, 4, 6, not 7) and classes."""
+    r = simulated[case]
+    assert r["table"] == table
+    assert r["gpu"]["order"] == r["cpu"]["order"]
+    assert r["gpu"]["scores"] == r["cpu"]["scores"]
+    assert r["gpu"]["relevance_"] == r["cpu"]["relevance_"]
+    assert r["n_levels_"][0] == r["n_levels_"][1]
+    assert r["classes_"][0] == r["classes_"][1]
+    if case == "host-JMI-uint8-as-given":
+        assert r["n_levels_"][1][:2] == [4, 1]
