@@ -436,11 +436,54 @@ def relief_cases() -> dict[str, object]:
     return res
 
 
+def lane_word_cases() -> dict[str, object]:
+    """``hist_lane_words`` (``_VARIANT = "lane_words"``) on codes on the GPU whose rows
+    are whole 4-byte words: 8 features (two words a row, most lanes idle; 45 rows, not
+    a multiple of the eight a warp reads), 132 features (two blocks along the
+    features, the second with one word), and 8 features with at most 16 rows a block
+    (blocks ending inside a group of eight rows); 9 features fall back to
+    ``hist_lanes``. The CPU's picks and scores, and the kernels launched."""
+    from numba import cuda
+
+    from fsel.kernels.gpu import information_rows
+
+    real = information_rows._launch
+    launched: list[str] = []
+
+    def launch(kernel, *args, **kwargs):
+        launched.append(kernel.fn.__name__)
+        return real(kernel, *args, **kwargs)
+
+    information_rows._launch = launch
+    default = information_rows._VARIANT
+    information_rows._VARIANT = "lane_words"
+    rng = np.random.default_rng(13)
+    out: dict[str, object] = {}
+    for name, n, d, levels, half_max in (
+        ("words-JMI-8", 45, 8, 4, 65535),
+        ("words-JMI-132", 19, 132, 2, 65535),
+        ("words-JMI-8-small-blocks", 45, 8, 3, 16),
+        ("words-JMI-9", 30, 9, 3, 65535),
+    ):
+        information_rows.HALF_MAX_ROWS = half_max
+        X = rng.integers(0, levels, size=(n, d))
+        X[:, 3] = np.where(rng.random(n) < 0.7, X[:, 0], X[:, 3])
+        y = (X[:, 0] + X[:, d - 1] + rng.integers(0, 2, n)) % 3
+        cpu = fsel.JMI(3, discretize=None).fit(X, y)
+        launched.clear()
+        gpu = fsel.JMI(3, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
+        out[name] = {"cpu": fitted(cpu), "gpu": fitted(gpu), "kernels": sorted(set(launched))}
+    information_rows.HALF_MAX_ROWS = 65535
+    information_rows._VARIANT = default
+    information_rows._launch = real
+    return out
+
+
 #: the parts a run computes, by the name its first argument gives (one test module
 #: each, so that pytest-xdist runs them side by side)
 PARTS = {
     "information": information_cases,
-    "tables": lambda: {**row_table_cases(), **host_cases()},
+    "tables": lambda: {**row_table_cases(), **host_cases(), **lane_word_cases()},
     "relief": relief_cases,
 }
 

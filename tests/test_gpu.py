@@ -258,6 +258,16 @@ def _ptx_signatures():
         ],
         *[
             (
+                ki.hist_lane_words,
+                (
+                    *(a(t.uint32, 1), a(t.uint8, 1), *([i64] * 5), a(zt, 1), b, b),
+                    *(a(t.int32, 1), i64, i64, b, hist),
+                ),
+            )
+            for zt in (t.uint8, t.int32)
+        ],
+        *[
+            (
                 ki.hist_rows_global,
                 (a(t.uint8, 1), *[i64] * 6, a(zt, 1), b, b, a(t.int32, 1), i64, hist),
             )
@@ -360,7 +370,8 @@ def test_byte_label_counts_is_bincount():
 def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path, monkeypatch):
     """The row kernel's grid assumes ROW_BLOCKS_PER_SM blocks of ROW_THREADS threads fit
     a multiprocessor's 65,536 registers together, and the lane kernel's that the four
-    blocks of LANE_TILE threads its shared memory allows for JMI's step do: ptxas
+    blocks of LANE_TILE threads its shared memory allows for JMI's step do (and
+    the word kernel's): ptxas
     (sm_90) must agree. Needs libNVVM and ptxas (a CUDA toolkit), not a GPU."""
     import shutil
 
@@ -378,21 +389,28 @@ def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path, monk
     except Exception as exc:  # no libNVVM here
         pytest.skip(f"numba cannot compile CUDA kernels here: {str(exc).splitlines()[0][:80]}")
     from fsel.kernels.gpu import _cuda_information as ki
-    from fsel.kernels.gpu.information_rows import LANE_TILE, ROW_BLOCKS_PER_SM, ROW_THREADS
+    from fsel.kernels.gpu.information_rows import ROW_BLOCKS_PER_SM, ROW_THREADS
+    from fsel.kernels.gpu.lanes import LANE_TILE
 
     _device_functions_for_sm90(monkeypatch)
-    blocks = {ki.hist_rows: ROW_THREADS * ROW_BLOCKS_PER_SM, ki.hist_lanes: LANE_TILE * 4}
+    lanes = LANE_TILE * 4
+    blocks = {ki.hist_rows: ROW_THREADS * ROW_BLOCKS_PER_SM, ki.hist_lanes: lanes}
+    blocks[ki.hist_lane_words] = lanes
     for kernel, sig in _ptx_signatures():
         if kernel not in blocks:
             continue
         ptx, _ = cuda.compile_ptx(kernel.py_func, t.void(*sig), cc=(9, 0))
         (tmp_path / "k.ptx").write_text(ptx)
+        limit = kernel.targetoptions.get("max_registers")  # what the linker is told
+        cap = [f"-maxrregcount={limit}"] if limit else []
+        ptx_file, out = str(tmp_path / "k.ptx"), str(tmp_path / "k.o")
         run = subprocess.run(
-            [ptxas, "-arch=sm_90", "-v", str(tmp_path / "k.ptx"), "-o", str(tmp_path / "k.o")],
+            [ptxas, "-arch=sm_90", "-v", *cap, ptx_file, "-o", out],
             capture_output=True,
             text=True,
             timeout=120,
         )
         assert run.returncode == 0, run.stderr[-2000:]
         registers = int(run.stderr.split("Used ")[1].split(" registers")[0])
+        assert " 0 bytes spill stores" in run.stderr, (kernel, run.stderr[-500:])
         assert registers * blocks[kernel] <= 65536, (kernel, registers)

@@ -2,7 +2,8 @@
 (:mod:`fsel.kernels.gpu.information_rows`) splits the features among thread blocks
 and codes byte-sized labels, and how ReliefF's GPU set-up turns order statistics into
 numpy's quantiles (:mod:`fsel.kernels.gpu.relief`). No GPU and no numba needed; the
-kernels themselves are checked under the simulator in tests/test_gpu.py."""
+kernels themselves are checked under the simulator in tests/test_gpu.py and
+test_gpu_tables.py."""
 
 from __future__ import annotations
 
@@ -10,13 +11,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fsel.kernels.gpu.information_rows import (
-    LANE_TILE,
-    ROW_THREADS,
-    byte_classes,
-    lane_groups,
-    row_groups,
-)
+from fsel.kernels.gpu.information_rows import ROW_THREADS, byte_classes, row_groups
+from fsel.kernels.gpu.lanes import LANE_TILE, lane_groups, lane_word_plan
 from fsel.kernels.gpu.relief import linear_quantile, quantile_ranks
 
 
@@ -44,6 +40,31 @@ def test_lane_groups_give_each_lane_its_columns_within_the_budget(n_features, ce
     most = min(4, (budget - 4 * LANE_TILE) // (4 * 32 * cw))
     slices = -(-n_features // 32)
     assert n_groups == -(-slices // most)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n_features=st.integers(1, 700),
+    cells=st.integers(1, 3_000),
+    half=st.booleans(),
+    budget=st.integers(1024, 200 * 1024),
+)
+def test_lane_word_plan_gives_each_lane_one_word_of_a_row(n_features, cells, half, budget):
+    """The word kernel's plan: rows of whole 4-byte words only; 128 features (a word
+    a lane) a block, every feature in exactly one block; four 32-lane slices of
+    histograms (one per byte of a word) within budget (Z is not staged); never a
+    plan where the byte kernel has none."""
+    cw = -(-cells // 2) if half else cells
+    plan = lane_word_plan(n_features, cells, half, budget)
+    shared = 4 * 4 * 32 * cw
+    if n_features % 4 or shared > budget:
+        assert plan is None
+        return
+    n_groups, got = plan
+    assert got == shared
+    assert n_groups * 128 >= n_features > (n_groups - 1) * 128
+    if 4 * 32 * cw + 4 * LANE_TILE <= budget:  # the byte kernel's one slice and Z
+        assert lane_groups(n_features, cells, half, budget) is not None
 
 
 @settings(max_examples=300, deadline=None)

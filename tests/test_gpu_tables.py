@@ -69,3 +69,24 @@ def test_host_arrays_on_the_gpu_select_what_the_cpu_selects(simulated, case, tab
     assert r["classes_"][0] == r["classes_"][1]
     if case == "host-JMI-uint8-as-given":
         assert r["n_levels_"][1][:2] == [4, 1]
+
+
+@pytest.mark.parametrize("case", ["words-JMI-8", "words-JMI-132", "words-JMI-8-small-blocks"])
+def test_rows_read_as_words_give_the_cpu_selection(simulated, case):
+    """hist_lane_words (rows of whole 4-byte words, eight rows a warp at a time): the
+    CPU's picks and scores bit for bit, with rows past a block's end and a second
+    block of features holding one word. (The relevance pass, 256 possible codes a
+    feature before the levels are known, takes hist_lanes: four slices of its
+    histograms do not fit.)"""
+    r = simulated[case]
+    assert "hist_lane_words" in r["kernels"]
+    assert r["gpu"]["order"] == r["cpu"]["order"]
+    assert r["gpu"]["scores"] == r["cpu"]["scores"]
+    assert r["gpu"]["relevance_"] == r["cpu"]["relevance_"]
+
+
+def test_rows_not_whole_words_fall_back_to_byte_reads(simulated):
+    r = simulated["words-JMI-9"]
+    assert "hist_lanes" in r["kernels"] and "hist_lane_words" not in r["kernels"]
+    assert r["gpu"]["order"] == r["cpu"]["order"]
+    assert r["gpu"]["scores"] == r["cpu"]["scores"]

@@ -21,6 +21,11 @@ SHARED_CELLS = 12288
 _SIM = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 _I32 = np.dtype(np.int32) if _SIM else np.int32
 
+#: registers a thread of :func:`hist_lane_words` may use: four blocks of 256 threads
+#: on a multiprocessor's 65,536 (ptxas, CUDA 13, sm_90: 72 unbounded, 64 without a
+#: spill); numba's simulator takes no such option
+_LANE_REGISTERS = {} if _SIM else {"max_registers": 64}
+
 
 @cuda.jit(cache=True)
 def hist_shared(words, z, packed, n, nz, cells, n_sub, hist):
@@ -376,6 +381,149 @@ def hist_lanes(
             v = (sh[(col + (cell >> 1)) * 32 + f % 32] >> ((cell & 1) * 16)) & 0xFFFF
         else:
             v = sh[(col + cell) * 32 + f % 32]
+        if v:
+            cuda.atomic.add(hist, (fb + f, cell), v)
+
+
+@cuda.jit(device=True, inline=True)
+def _lane_word(sh, word, nz, zq, col, stride, half):
+    """The four codes of one 4-byte ``word`` counted by :func:`_lane_count`: byte
+    ``i`` (bits ``8 i .. 8 i + 7``) in the lane's column of slice ``i``, which starts
+    at word ``col + i * stride``. ``uint32`` arguments, 32-bit arithmetic."""
+    for i in range(4):
+        x = (word >> np.uint32(8 * i)) & np.uint32(0xFF)
+        _lane_count(sh, x, nz, zq, np.uint32(col + np.uint32(i) * stride), half)
+
+
+@cuda.jit(device=True, inline=True)
+def _word_at(xw, r, r_end, wpr, wb, ok):
+    """Word ``wb`` of row ``r`` (``xw[r * wpr + wb]``), or 0 where the lane has no
+    word (``ok`` false) or the row is past ``r_end``."""
+    if ok and r < r_end:
+        return xw[r * wpr + wb]
+    return np.uint32(0)
+
+
+@cuda.jit(device=True, inline=True)
+def _at_most(v, hi):
+    """``min(v, hi)`` (which not every numba CUDA target types)."""
+    return v if v < hi else hi
+
+
+@cuda.jit(device=True, inline=True)
+def _z_of(xj, yr, zmul, has_z, use_lut, lut):
+    """:func:`_row_z` from the row's loaded ``X[r, j]`` (``xj``; ``zmul`` is ``mult``,
+    or 0 without a feature term) and ``z[r]`` (``yr``), as ``uint32``."""
+    zv = np.int32(xj) * zmul
+    if has_z:
+        if use_lut:
+            zv += lut[yr]
+        else:
+            zv += yr
+    return np.uint32(zv)
+
+
+@cuda.jit(cache=True, **_LANE_REGISTERS)
+def hist_lane_words(xw, xb, n, K, rows_per, j, mult, z, has_z, use_lut, lut, nz, cells, half, hist):
+    """The counts of :func:`hist_lanes`, each row read as 4-byte words, eight rows a
+    warp at a time, ``Z`` made by every lane as it goes.
+
+    For ``K % 4 == 0`` (``xw``: the flat codes ``xb`` as ``uint32`` words, row ``r``
+    in words ``r K / 4 .. (r + 1) K / 4 - 1``). Grid row ``blockIdx.y`` counts the
+    features ``f0 .. f0 + 127`` (``f0 = 128 blockIdx.y``, fewer in the last); lane
+    ``l`` of a warp reads word ``f0 / 4 + l`` of a row, features ``f0 + 4 l + i``
+    (``i < 4``), one coalesced 128-byte read a warp, and adds one per byte to its own
+    column of slice ``i`` of the shared histograms: word ``(i cw + c') 32 + l``
+    (``cw``, ``c'`` and ``half`` as in :func:`hist_lanes`), so every lane of an atomic
+    add still hits its own bank. A warp takes eight consecutive rows at a time: it
+    first loads their words and their ``Z`` (:func:`_row_z`; every lane reads the
+    same ``X[r, j]`` and ``y[r]``, one broadcast read each, from the rows the warp is
+    reading anyway), then counts them. Eight rows in flight a warp where
+    :func:`hist_lanes` has one, and no block-wide barrier between rows: what a pass
+    bound by the memory's latency needs. Launched with ``4 * 4 * 32 * cw`` bytes of
+    dynamic shared memory; at most 65535 rows a block with ``half``.
+    """
+    sh = cuda.shared.array(0, _I32)
+    lsh = cuda.shared.array(LUT_SIZE, np.int32)
+    tid = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    lane = tid % 32
+    n_warps = nt // 32
+    fb = cuda.blockIdx.y * 128
+    nfb = K - fb
+    if nfb > 128:
+        nfb = 128
+    cw = cells
+    if half:
+        cw = (cells + 1) // 2
+    for c in range(tid, 4 * cw * 32, nt):
+        sh[c] = 0
+    if use_lut:
+        for c in range(tid, LUT_SIZE, nt):
+            lsh[c] = lut[c]
+    cuda.syncthreads()
+    ul = np.uint32(lane)
+    unz = np.uint32(nz)
+    stride = np.uint32(cw * 32)
+    wpr = K // 4
+    wb = fb // 4 + lane
+    ok = lane * 4 < nfb
+    r_begin = cuda.blockIdx.x * rows_per
+    r_end = r_begin + rows_per
+    if r_end > n:
+        r_end = n
+    jj = j if j >= 0 else 0  # X[r, j] read in every case (a row being read anyway)
+    zmul = mult if j >= 0 else 0
+    for r in range(r_begin + (tid // 32) * 8, r_end, n_warps * 8):
+        # every load of the eight rows first, with no branch between them (rows past
+        # r_end read the last row again, and are not counted)
+        w0 = _word_at(xw, r, r_end, wpr, wb, ok)
+        w1 = _word_at(xw, r + 1, r_end, wpr, wb, ok)
+        w2 = _word_at(xw, r + 2, r_end, wpr, wb, ok)
+        w3 = _word_at(xw, r + 3, r_end, wpr, wb, ok)
+        w4 = _word_at(xw, r + 4, r_end, wpr, wb, ok)
+        w5 = _word_at(xw, r + 5, r_end, wpr, wb, ok)
+        w6 = _word_at(xw, r + 6, r_end, wpr, wb, ok)
+        w7 = _word_at(xw, r + 7, r_end, wpr, wb, ok)
+        last = r_end - 1
+        r1, r2, r3 = _at_most(r + 1, last), _at_most(r + 2, last), _at_most(r + 3, last)
+        r4, r5, r6 = _at_most(r + 4, last), _at_most(r + 5, last), _at_most(r + 6, last)
+        r7 = _at_most(r + 7, last)
+        x0, x1, x2, x3 = xb[r * K + jj], xb[r1 * K + jj], xb[r2 * K + jj], xb[r3 * K + jj]
+        x4, x5, x6, x7 = xb[r4 * K + jj], xb[r5 * K + jj], xb[r6 * K + jj], xb[r7 * K + jj]
+        y0, y1, y2, y3, y4, y5, y6, y7 = z[r], z[r1], z[r2], z[r3], z[r4], z[r5], z[r6], z[r7]
+        if ok:
+            _lane_word(sh, w0, unz, _z_of(x0, y0, zmul, has_z, use_lut, lsh), ul, stride, half)
+            if r + 1 < r_end:
+                z1 = _z_of(x1, y1, zmul, has_z, use_lut, lsh)
+                _lane_word(sh, w1, unz, z1, ul, stride, half)
+            if r + 2 < r_end:
+                z2 = _z_of(x2, y2, zmul, has_z, use_lut, lsh)
+                _lane_word(sh, w2, unz, z2, ul, stride, half)
+            if r + 3 < r_end:
+                z3 = _z_of(x3, y3, zmul, has_z, use_lut, lsh)
+                _lane_word(sh, w3, unz, z3, ul, stride, half)
+            if r + 4 < r_end:
+                z4 = _z_of(x4, y4, zmul, has_z, use_lut, lsh)
+                _lane_word(sh, w4, unz, z4, ul, stride, half)
+            if r + 5 < r_end:
+                z5 = _z_of(x5, y5, zmul, has_z, use_lut, lsh)
+                _lane_word(sh, w5, unz, z5, ul, stride, half)
+            if r + 6 < r_end:
+                z6 = _z_of(x6, y6, zmul, has_z, use_lut, lsh)
+                _lane_word(sh, w6, unz, z6, ul, stride, half)
+            if r + 7 < r_end:
+                z7 = _z_of(x7, y7, zmul, has_z, use_lut, lsh)
+                _lane_word(sh, w7, unz, z7, ul, stride, half)
+    cuda.syncthreads()
+    for c in range(tid, nfb * cells, nt):
+        f = c // cells
+        cell = c - f * cells
+        col = (f % 4) * cw
+        if half:
+            v = (sh[(col + (cell >> 1)) * 32 + f // 4] >> ((cell & 1) * 16)) & 0xFFFF
+        else:
+            v = sh[(col + cell) * 32 + f // 4]
         if v:
             cuda.atomic.add(hist, (fb + f, cell), v)
 

@@ -52,6 +52,14 @@ from fsel.kernels.gpu.information import (
     is_device_array,
     sums_from_counts,
 )
+from fsel.kernels.gpu.lanes import (
+    LANE_OPT_IN_BYTES,
+    LANE_PLAIN_BYTES,
+    LANE_TILE,
+    allow_shared,
+    lane_groups,
+    lane_word_plan,
+)
 from fsel.kernels.information import miller_madow_per_cell
 
 __all__ = ["GpuRowTable", "byte_classes", "device_table", "resident_blocks", "row_groups"]
@@ -59,10 +67,13 @@ __all__ = ["GpuRowTable", "byte_classes", "device_table", "resident_blocks", "ro
 #: which table :func:`device_table` builds: ``"lanes"`` (:class:`GpuRowTable`
 #: counting with :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` where its
 #: histograms fit, up to :data:`LANE_OPT_IN_BYTES` of shared memory a block),
-#: ``"lanes48"`` (the same within 48 KiB), ``"rows"`` (:class:`GpuRowTable` counting
-#: with ``hist_rows`` only), ``"rows16"`` (that with two 16-bit counts per shared
-#: word, ``packed16``) or ``"features"`` (the feature-major copy and kernels of
-#: :mod:`fsel.kernels.gpu.information`); private, for benchmarks/bench_gpu.py
+#: ``"lanes48"`` (the same within 48 KiB), ``"lane_words"`` (``"lanes"`` with rows
+#: read as 4-byte words, eight a warp at a time, ``hist_lane_words``, where ``K % 4 ==
+#: 0`` and its plan fits; not yet timed on a GPU, so not the default), ``"rows"``
+#: (:class:`GpuRowTable` counting with ``hist_rows`` only), ``"rows16"`` (that with
+#: two 16-bit counts per shared word, ``packed16``) or ``"features"`` (the
+#: feature-major copy and kernels of :mod:`fsel.kernels.gpu.information`); private,
+#: for benchmarks/bench_gpu.py
 _VARIANT = "lanes"
 
 #: entries of the labels' lookup table (the kernels module holds the same constant)
@@ -146,67 +157,10 @@ def row_groups(
     return group, n_groups, wpr, n_sub
 
 
-#: dynamic shared memory a block of :func:`~fsel.kernels.gpu._cuda_information.hist_lanes`
-#: may take without the driver's opt-in (48 KiB less the static lookup table), and with
-#: it (two blocks a multiprocessor at least)
-LANE_PLAIN_BYTES = 47 * 1024
-LANE_OPT_IN_BYTES = 100 * 1024
-#: rows whose ``Z`` a block of ``hist_lanes`` stages in shared memory at a time
-LANE_TILE = 8 if SIMULATOR else 256
-
-
-def lane_groups(n_features: int, cells: int, half: bool, budget: int) -> Any:
-    """How :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` splits the features:
-    ``(nf, n_groups, shared_bytes)`` (features per block, blocks along the features,
-    dynamic shared memory of a block), or None when 32 features' histograms (one
-    column a lane) do not fit ``budget`` bytes. A block takes 128 features at most.
-
-    A block's histograms take ``4 * 32 * cw`` bytes per 32 features (``cw = cells``,
-    or ``ceil(cells / 2)`` with ``half``), plus the staged ``Z`` of its rows; the
-    groups are as even as possible in whole slices of 32 features.
-
-    Examples
-    --------
-    >>> lane_groups(100, 200, True, 100 * 1024)  # JMI's step: every feature in a block
-    (128, 1, 52224)
-    >>> lane_groups(100, 200, True, 47 * 1024)  # without the opt-in: two groups
-    (64, 2, 26624)
-    >>> lane_groups(100, 512, False, 47 * 1024) is None
-    True
-    """
-    cw = (cells + 1) // 2 if half else cells
-    per_slice = 4 * 32 * cw
-    fit = min(4, (budget - 4 * LANE_TILE) // per_slice)  # a lane reads four bytes
-    if fit < 1 or n_features < 1:
-        return None
-    total = -(-n_features // 32)
-    n_groups = -(-total // fit)
-    slices = -(-total // n_groups)
-    return slices * 32, -(-total // slices), slices * per_slice + 4 * LANE_TILE
-
-
 def variant_lane_budget() -> int:
     """The ``lane_budget`` of :class:`GpuRowTable` under :data:`_VARIANT`."""
-    return {"lanes": LANE_OPT_IN_BYTES, "lanes48": LANE_PLAIN_BYTES}.get(_VARIANT, 0)
-
-
-def allow_shared(kernel: Any, args: tuple, nbytes: int) -> bool:
-    """Let ``kernel``'s specialisation for ``args`` take ``nbytes`` of dynamic shared
-    memory (above 48 KiB a kernel must opt in through the CUDA driver). True where it
-    may; False where numba's CUDA target does not expose the call (the caller then
-    plans for 48 KiB). Under the simulator there is no limit."""
-    if SIMULATOR or nbytes <= 48 * 1024:
-        return True
-    try:
-        from numba.cuda.cudadrv.driver import binding, driver
-
-        spec = kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
-        fn = spec._codelibrary.get_cufunc()
-        attr = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-        driver.cuKernelSetAttribute(attr, int(nbytes), fn.handle, fn.device.id)
-    except Exception:  # another numba-cuda: no opt-in
-        return False
-    return True
+    budgets = {"lanes": LANE_OPT_IN_BYTES, "lanes48": LANE_PLAIN_BYTES}
+    return budgets.get(_VARIANT, LANE_OPT_IN_BYTES if _VARIANT == "lane_words" else 0)
 
 
 def byte_classes(counts: np.ndarray, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -426,6 +380,10 @@ class GpuRowTable(GpuInformationTable):
         :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` may take (one bank per
         lane: no bank conflicts); 0: that kernel is not used. Where its histograms do
         not fit, the other kernels count. The same counts.
+    lane_words : bool
+        Count with :func:`~fsel.kernels.gpu._cuda_information.hist_lane_words` (rows
+        read as 4-byte words, eight a warp at a time) where ``n_features % 4 == 0``
+        and its plan fits ``lane_budget``. The same counts.
     memory_budget : int or None
         Bytes of GPU memory for histograms too large for shared memory (counted in
         global memory for groups of candidates within a quarter of it); None: a
@@ -449,6 +407,7 @@ class GpuRowTable(GpuInformationTable):
         estimator: str = "plugin",
         packed16: bool = False,
         lane_budget: int = 0,
+        lane_words: bool = False,
         memory_budget: int | None = None,
     ) -> None:
         from numba import cuda
@@ -458,6 +417,7 @@ class GpuRowTable(GpuInformationTable):
         self.count_seconds = 0.0
         self._half = bool(packed16)
         self._lane_budget = int(lane_budget)
+        self._lane_words = bool(lane_words)
         self._labels = labels
         self._y_host: np.ndarray | None = None
         self._hist: Any = None
@@ -589,7 +549,8 @@ class GpuRowTable(GpuInformationTable):
 
     def _count_lanes(self, cells: int, nz: int, zargs: tuple, hist: Any) -> bool:
         """Add the joint histograms of :meth:`_counts` to ``hist`` with
-        :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` (16-bit shared counts,
+        :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` (or, with
+        ``lane_words`` where its plan fits, ``hist_lane_words``; 16-bit shared counts,
         at most 65535 rows a block); False, launching nothing, where 32 features'
         histograms do not fit the shared-memory budget."""
         from fsel.kernels.gpu import _cuda_information as kern
@@ -600,6 +561,9 @@ class GpuRowTable(GpuInformationTable):
         if plan is None:
             return False
         nf, n_groups, shared = plan
+        words = lane_word_plan(K, cells, True, self._lane_budget) if self._lane_words else None
+        if words is not None:
+            n_groups, shared = words
         threads = 32 if SIMULATOR else LANE_TILE
         resident = min(2048 // threads, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
         gx = max(1, resident * _n_sm() // n_groups, -(-n // HALF_MAX_ROWS))
@@ -607,15 +571,19 @@ class GpuRowTable(GpuInformationTable):
             gx = max(min(gx, 2), -(-n // HALF_MAX_ROWS))
         rows_per = -(-n // gx)
         gx = -(-n // rows_per)
-        args = (self.codes.flat, n, K, nf, rows_per, LANE_TILE, j, mult, zsrc, has_z, use_lut)
-        args = (*args, self._lut_dev, nz, cells, True, hist)
-        if not allow_shared(kern.hist_lanes, args, shared):
-            plan = lane_groups(K, cells, True, LANE_PLAIN_BYTES)
-            if plan is None:
+        if words is not None:
+            kernel = kern.hist_lane_words
+            args = (self.codes.words, self.codes.flat, n, K, rows_per)
+        else:
+            kernel = kern.hist_lanes
+            args = (self.codes.flat, n, K, nf, rows_per, LANE_TILE)
+        args = (*args, j, mult, zsrc, has_z, use_lut, self._lut_dev, nz, cells, True, hist)
+        if not allow_shared(kernel, args, shared):
+            if lane_groups(K, cells, True, LANE_PLAIN_BYTES) is None:
                 return False
             self._lane_budget = LANE_PLAIN_BYTES
             return self._count_lanes(cells, nz, zargs, hist)
-        _launch(kern.hist_lanes, (gx, n_groups), threads, *args, shared=shared)
+        _launch(kernel, (gx, n_groups), threads, *args, shared=shared)
         return True
 
     def _counts_global(self, cells: int, nz: int, zargs: tuple) -> np.ndarray:
@@ -706,6 +674,7 @@ def device_table(
         estimator=estimator,
         packed16=_VARIANT == "rows16",
         lane_budget=variant_lane_budget(),
+        lane_words=_VARIANT == "lane_words",
     )
     info.setup_seconds = {
         "labels_s": t_labels,
@@ -764,6 +733,7 @@ def host_table(
         estimator=estimator,
         packed16=_VARIANT == "rows16",
         lane_budget=variant_lane_budget(),
+        lane_words=_VARIANT == "lane_words",
         memory_budget=memory_budget,
     )
     info.codes.transfer_s = t_upload
