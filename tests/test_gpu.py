@@ -390,12 +390,12 @@ def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path, monk
         pytest.skip(f"numba cannot compile CUDA kernels here: {str(exc).splitlines()[0][:80]}")
     from fsel.kernels.gpu import _cuda_information as ki
     from fsel.kernels.gpu.information_rows import ROW_BLOCKS_PER_SM, ROW_THREADS
-    from fsel.kernels.gpu.lanes import LANE_TILE
+    from fsel.kernels.gpu.lanes import LANE_TILE, LANE_WORD_THREADS_PER_SM
 
     _device_functions_for_sm90(monkeypatch)
     lanes = LANE_TILE * 4
     blocks = {ki.hist_rows: ROW_THREADS * ROW_BLOCKS_PER_SM, ki.hist_lanes: lanes}
-    blocks[ki.hist_lane_words] = lanes
+    blocks[ki.hist_lane_words] = LANE_WORD_THREADS_PER_SM
     for kernel, sig in _ptx_signatures():
         if kernel not in blocks:
             continue

@@ -53,11 +53,15 @@ from fsel.kernels.gpu.information import (
     sums_from_counts,
 )
 from fsel.kernels.gpu.lanes import (
+    BLOCK_SHARED_EXTRA,
     LANE_OPT_IN_BYTES,
     LANE_PLAIN_BYTES,
     LANE_TILE,
+    LANE_WORDS_MAX_BYTES,
+    SM_SHARED_BYTES,
     allow_shared,
     lane_groups,
+    lane_word_blocks,
     lane_word_plan,
 )
 from fsel.kernels.information import miller_madow_per_cell
@@ -86,11 +90,6 @@ ROW_THREADS = 8 if SIMULATOR else 256
 #: kernel 48 registers a thread, and 5 blocks of 256 threads fill 61,440 of the 65,536
 #: registers of a multiprocessor
 ROW_BLOCKS_PER_SM = 5
-#: shared memory of a multiprocessor that blocks may use (H100/H200: 227 KiB), and
-#: what each block takes beyond its histograms (the lookup table, 1 KiB the driver
-#: reserves)
-SM_SHARED_BYTES = 227 * 1024
-BLOCK_SHARED_EXTRA = 2048
 
 
 def resident_blocks(shared_bytes: int) -> int:
@@ -550,32 +549,38 @@ class GpuRowTable(GpuInformationTable):
     def _count_lanes(self, cells: int, nz: int, zargs: tuple, hist: Any) -> bool:
         """Add the joint histograms of :meth:`_counts` to ``hist`` with
         :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` (or, with
-        ``lane_words`` where its plan fits, ``hist_lane_words``; 16-bit shared counts,
-        at most 65535 rows a block); False, launching nothing, where 32 features'
-        histograms do not fit the shared-memory budget."""
+        ``lane_words``, ``hist_lane_words`` where its plan fits the budget, or one
+        block a multiprocessor when the budget is the opt-in one; 16-bit shared
+        counts, at most 65535 rows a block); False, launching nothing, where 32
+        features' histograms do not fit the shared-memory budget."""
         from fsel.kernels.gpu import _cuda_information as kern
 
         K, n = self.codes.shape
         j, mult, zsrc, has_z, use_lut = zargs
-        plan = lane_groups(K, cells, True, self._lane_budget)
-        if plan is None:
-            return False
-        nf, n_groups, shared = plan
-        words = lane_word_plan(K, cells, True, self._lane_budget) if self._lane_words else None
+        budget = self._lane_budget
+        plan = lane_groups(K, cells, True, budget)
+        words = lane_word_plan(K, cells, True, budget) if self._lane_words else None
+        if words is None and self._lane_words and budget > LANE_PLAIN_BYTES:
+            words = lane_word_plan(K, cells, True, LANE_WORDS_MAX_BYTES)
         if words is not None:
             n_groups, shared = words
-        threads = 32 if SIMULATOR else LANE_TILE
-        resident = min(2048 // threads, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
+            threads, resident = lane_word_blocks(shared)
+            kernel = kern.hist_lane_words
+        elif plan is not None:
+            nf, n_groups, shared = plan
+            threads = LANE_TILE
+            resident = min(2048 // threads, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
+            kernel = kern.hist_lanes
+        else:
+            return False
         gx = max(1, resident * _n_sm() // n_groups, -(-n // HALF_MAX_ROWS))
         if SIMULATOR:
-            gx = max(min(gx, 2), -(-n // HALF_MAX_ROWS))
+            threads, gx = 32, max(min(gx, 2), -(-n // HALF_MAX_ROWS))
         rows_per = -(-n // gx)
         gx = -(-n // rows_per)
         if words is not None:
-            kernel = kern.hist_lane_words
             args = (self.codes.words, self.codes.flat, n, K, rows_per)
         else:
-            kernel = kern.hist_lanes
             args = (self.codes.flat, n, K, nf, rows_per, LANE_TILE)
         args = (*args, j, mult, zsrc, has_z, use_lut, self._lut_dev, nz, cells, True, hist)
         if not allow_shared(kernel, args, shared):

@@ -19,16 +19,31 @@ __all__ = [
     "LANE_OPT_IN_BYTES",
     "LANE_PLAIN_BYTES",
     "LANE_TILE",
+    "LANE_WORDS_MAX_BYTES",
     "allow_shared",
     "lane_groups",
+    "lane_word_blocks",
     "lane_word_plan",
 ]
+
+#: shared memory of a multiprocessor that blocks may use (H100/H200: 227 KiB), and
+#: what each block takes beyond its dynamic shared memory (the labels' lookup table,
+#: 1 KiB the driver reserves)
+SM_SHARED_BYTES = 227 * 1024
+BLOCK_SHARED_EXTRA = 2048
 
 #: dynamic shared memory a block of a lane kernel may take without the driver's
 #: opt-in (48 KiB less the static lookup table), and with it (two blocks a
 #: multiprocessor at least)
 LANE_PLAIN_BYTES = 47 * 1024
 LANE_OPT_IN_BYTES = 100 * 1024
+#: dynamic shared memory a block of ``hist_lane_words`` may take where its histograms
+#: do not fit :data:`LANE_OPT_IN_BYTES` (the relevance pass, 256 codes a feature): one
+#: block a multiprocessor
+LANE_WORDS_MAX_BYTES = SM_SHARED_BYTES - BLOCK_SHARED_EXTRA
+#: threads of ``hist_lane_words`` a multiprocessor runs at once: its 65,536 registers
+#: at 64 a thread (the kernel's ``max_registers``)
+LANE_WORD_THREADS_PER_SM = 1024
 #: rows whose ``Z`` a block of ``hist_lanes`` stages in shared memory at a time
 LANE_TILE = 8 if SIMULATOR else 256
 
@@ -90,6 +105,24 @@ def lane_word_plan(n_features: int, cells: int, half: bool, budget: int) -> Any:
     if n_features < 1 or n_features % 4 or shared > budget:
         return None
     return -(-n_features // 128), shared
+
+
+def lane_word_blocks(shared_bytes: int) -> tuple[int, int]:
+    """``(threads, resident)``: the block size of ``hist_lane_words`` and its blocks on
+    one multiprocessor, for ``shared_bytes`` of dynamic shared memory a block. The
+    registers allow :data:`LANE_WORD_THREADS_PER_SM` threads a multiprocessor; the
+    blocks that fit its shared memory share them (256 threads a block at least).
+
+    Examples
+    --------
+    >>> lane_word_blocks(51200)  # JMI's step: four blocks of 256 threads
+    (256, 4)
+    >>> lane_word_blocks(131072)  # the relevance pass, two classes: one of 1,024
+    (1024, 1)
+    """
+    fit = max(1, SM_SHARED_BYTES // (shared_bytes + BLOCK_SHARED_EXTRA))
+    threads = max(256, LANE_WORD_THREADS_PER_SM // fit // 32 * 32)
+    return threads, max(1, min(fit, LANE_WORD_THREADS_PER_SM // threads))
 
 
 #: the dynamic shared memory each kernel specialisation was allowed, by the driver
