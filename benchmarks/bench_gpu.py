@@ -494,6 +494,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = args.rows or (2_000_000 if args.quick else 20_000_000)
     relief_rows = args.relief_rows or (100_000 if args.quick else 1_000_000)
     sim = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+    if sim:  # the simulator's thread polling holds the interpreter lock less
+        sys.setswitchinterval(2e-4)
     if args.out:
         stem = Path(args.out)
     elif explicit or sim:

@@ -50,10 +50,10 @@ sys.path.insert(0, str(HERE))
 
 import _provenance  # noqa: E402  (this checkout's fsel)
 import numpy as np  # noqa: E402
+from _scaling_report import N_FEATURES, _markdown, _ms  # noqa: E402
 from bench_dask import make_chunk  # noqa: E402
 from bench_memory import machine  # noqa: E402
 
-N_FEATURES = 100
 K = 20
 
 
@@ -183,6 +183,45 @@ def read_floor(table: Any, n_jobs: int, repeats: int = 3) -> dict[str, Any]:
         "touch_s": touch_s,
         "touch_bytes": int(P.nbytes),
     }
+
+
+def count_in_cache(n_jobs: int, pairs: int = 4, passes: int = 100) -> dict[str, Any]:
+    """The step's counting kernel (``pair_counts_z``) with nothing from memory: each
+    of ``n_jobs`` threads, all at once, counts ``passes`` times its own table of
+    ``pairs`` packed pairs x 32,768 rows (128 KiB, in its core's cache) against a
+    20-value ``z``, the step's chunk. Reported: row x feature cells (two features a
+    pair) per second per thread, best of 3. Where this rate falls with the threads
+    as the step's does, the step's slowdown is the cores' (a lower all-core clock,
+    two hardware threads sharing a core), not memory's."""
+    from fsel.kernels import _numba_counting as kernels
+    from fsel.kernels.pair_step import pool_map
+
+    rows, a, nz = 1 << 15, 10, 20
+    rng = np.random.default_rng(0)
+    tables = []
+    for _ in range(n_jobs):
+        P = rng.integers(0, a * a, size=(pairs, rows)).astype(np.uint8)
+        src = rng.integers(0, a * a, size=rows).astype(np.uint8)
+        y = rng.integers(0, 2, size=rows).astype(np.uint8)
+        zlut = ((np.arange(256) % a) * 2).astype(np.uint8)
+        H = np.empty((pairs, a * a * nz), np.int32)
+        tables.append((P, src, zlut, y, H))
+    empty = np.zeros(0, np.uint8)
+    none = np.zeros(0, np.int32)
+
+    def run(t: int) -> None:
+        P, src, zlut, y, H = tables[t]
+        for _ in range(passes):
+            kernels.pair_counts_z(P, src, zlut, y, nz, empty, 0, rows, H, none)
+
+    run(0)  # compiled or loaded before the timing
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        pool_map(run, [(t,) for t in range(n_jobs)], n_jobs)
+        best = min(best, time.perf_counter() - t0)
+    cells = 2 * pairs * rows * passes
+    return {"cache_count_s": best, "cache_cells_per_s_per_thread": cells / best}
 
 
 def _timed_jmi(X: np.ndarray, y: np.ndarray, n_jobs: int, floor: bool = False) -> dict[str, Any]:
@@ -385,6 +424,8 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
     for t in threads:
         r = _best([_timed_jmi(X, y, t, floor=i == 0) for i in range(repeats)])
         r["threads"] = t
+        if "read_floor_s" in r and _read_bytes_compiled is not None:
+            r.update(count_in_cache(t))
         out.append(r)
         print(
             f"JMI {rows:,} x {N_FEATURES}, {t:>2} threads: set-up {r['setup_s']:.2f} s, "
@@ -398,6 +439,9 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
                 f"{r['touch_bytes'] / 1e9:.2f} GB of fresh memory {r['touch_s']:.3f} s",
                 flush=True,
             )
+        if "cache_cells_per_s_per_thread" in r:
+            rate = r["cache_cells_per_s_per_thread"]
+            print(f"    counting in cache: {rate:.3g} cells/s per thread", flush=True)
         for key, what in (("setup_breakdown", "set-up"), ("step_breakdown", "mean step")):
             parts = r.get(key) or {}
             if parts:
@@ -412,6 +456,9 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
         r["same_selection"] = r["selection"] == base["selection"]
         if "read_floor_s" in r:
             r["step_over_floor"] = r["step_s"] / r["read_floor_s"]
+        if "cache_cells_per_s_per_thread" in r and "cache_cells_per_s_per_thread" in base:
+            one = base["cache_cells_per_s_per_thread"]
+            r["cache_count_scaling"] = r["threads"] * r["cache_cells_per_s_per_thread"] / one
     out[0]["cold_first_fit_s"] = cold["fit_s"]
     return out
 
@@ -645,222 +692,6 @@ def _fit_jmi(X: Any, y: Any) -> Any:
     from fsel import JMI
 
     return JMI(K, discretize=None).fit(X, y)
-
-
-def _ms(x: float | None) -> str:
-    return "-" if x is None else f"{x * 1e3:.1f} ms"
-
-
-def _load_text(load: dict[str, Any] | None) -> str:
-    if not load:
-        return ""
-    return (
-        f" Load average (1 min) {load['start'][0]:.1f} at the start, {load['end'][0]:.1f} "
-        f"at the end (on {os.cpu_count()} cores: other work shares the machine when it "
-        "exceeds the threads measured)."
-    )
-
-
-def _topology_text(topo: dict[str, Any]) -> str:
-    if not topo.get("physical_cores"):
-        return ""
-    return (
-        f"; {topo['physical_cores']} physical cores, {topo['threads_per_core']} "
-        "hardware thread(s) per core"
-    )
-
-
-_SETUP_WORDS = (
-    "Set-up breakdown, seconds (each the least over the repeats): validation of X and y "
-    "(`validate`), coding of X (`code`: integer input straight to packed feature pairs), "
-    "from the codes to the table (`between`), the table's preparation (labels, n log n "
-    "table: `table_prep`), its relevance pass (the pairs counted against the target; "
-    "packed first where the coding did not pack them: `relevance`), and from the table "
-    "to the first step."
-)
-_STEP_WORDS = (
-    "Mean greedy step, seconds: the threads counting every packed pair against the "
-    "newest pick and the target (`count`), the parallel sum of their histograms into "
-    "entropies (`sums`), and the rest (Python: terms, criterion, argmax)."
-)
-
-
-def _breakdown_tables(jmi: list[dict[str, Any]]) -> list[str]:
-    lines: list[str] = []
-    for key, words in (("setup_breakdown", _SETUP_WORDS), ("step_breakdown", _STEP_WORDS)):
-        rows = [r for r in jmi if r.get(key)]
-        if not rows:
-            continue
-        names = list(rows[0][key])
-        lines += [
-            "",
-            words,
-            "",
-            "| threads | " + " | ".join(n[:-2] for n in names) + " |",
-            "|---:|" + "---:|" * len(names),
-        ]
-        for r in rows:
-            lines.append(
-                f"| {r['threads']} | " + " | ".join(f"{r[key][n]:.3f}" for n in names) + " |"
-            )
-    return lines
-
-
-def _num(x: float | None) -> str:
-    return "-" if x is None else f"{x:.3f}"
-
-
-def _floor_lines(jmi: list[dict[str, Any]]) -> list[str]:
-    """The step against its memory-bandwidth floor (results that have it)."""
-    rows = [r for r in jmi if "read_floor_s" in r]
-    if not rows:
-        return []
-    lines = [
-        "",
-        "Greedy step against its memory-bandwidth floor: the same threads reading (a "
-        f"sum, nothing counted) the {rows[0]['read_bytes'] / 1e9:.2f} GB one step reads "
-        "(packed pairs, the pick's source row, the target codes), split and chunked as "
-        "the step is, best of 3. A ratio near 1: the step is bound by the machine's "
-        "memory bandwidth; well above 1: by the counting. Also the set-up's coding "
-        "pass against the first touch (one write per 4 KiB page, once, the same "
-        f"threads) of {rows[0].get('touch_bytes', 0) / 1e9:.2f} GB of fresh memory, the "
-        "size of the packed pairs it writes (on a virtual machine whose host maps "
-        "each fresh page this alone can be most of the coding).",
-        "",
-        "| threads | step s | count s | read floor s | read GB/s | step / read floor "
-        "| code s | first touch s |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for r in rows:
-        count = (r.get("step_breakdown") or {}).get("count_s")
-        code = (r.get("setup_breakdown") or {}).get("code_s")
-        touch = r.get("touch_s")
-        lines.append(
-            f"| {r['threads']} | {r['step_s']:.3f} | {_num(count)} | {r['read_floor_s']:.3f} "
-            f"| {r['read_gb_s']:.1f} | {r['step_s'] / r['read_floor_s']:.2f} "
-            f"| {_num(code)} | {_num(touch)} |"
-        )
-    return lines
-
-
-def _projection_lines(proj: dict[str, Any]) -> list[str]:
-    if not proj:
-        return []
-    p, target = proj["measured_threads"], proj["target_threads"]
-    lines = [
-        "",
-        f"### Amdahl projection to {target} threads (a projection, not a measurement)",
-        "",
-        f"Each phase's serial fraction `e` from its times on 1 and {p} threads "
-        f"(Karp-Flatt: t{p} = t1 (e + (1 - e) / {p})), then t{target} = t1 (e + (1 - e) "
-        f"/ {target}). It ignores memory bandwidth, hyper-threads sharing a core and "
-        "the noise of a shared machine (a phase of a few milliseconds has no meaningful "
-        "fraction).",
-        "",
-        f"| phase | t1 s | t{p} s | serial fraction | projected t{target} s |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for name, v in proj["phases"].items():
-        pt = v[f"projected_t{target}_s"]
-        lines.append(
-            f"| {name} | {v['t1_s']:.3f} | {v[f't{p}_s']:.3f} | {v['serial_fraction']:.2f} "
-            f"| {'-' if pt is None else f'{pt:.3f}'} |"
-        )
-    lines += [
-        "",
-        f"Projected whole fit on {target} threads: {proj[f'projected_fit_t{target}_s']:.2f} s.",
-    ]
-    return lines
-
-
-def _markdown(result: dict[str, Any]) -> str:
-    m = result["machine"]
-    a = result["args"]
-    lines = [
-        "# Scaling with the cores of one machine",
-        "",
-        f"Machine: {m['cpu_model']}, {m['cores']} cores (os.cpu_count"
-        + _topology_text(m.get("topology") or {})
-        + f"), Python {m['python']}; "
-        f"commit {result['git']['head'][:10]}"
-        + (" (src/ dirty)" if result["git"].get("src_dirty") else "")
-        + "."
-        + (f" {a['note']}" if a.get("note") else "")
-        + _load_text(result.get("load_average")),
-    ]
-    jmi = [
-        "",
-        f"## JMI(20, discretize=None), {a['rows']:,} x {N_FEATURES} uint8 codes "
-        "(bench_dask.make_chunk)",
-        "",
-        "| threads | set-up s | step s | fit s | set-up x | step x | fit x "
-        "| cells/s per thread | same picks |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|:---:|",
-    ]
-    lines += jmi if result["jmi"] else []
-    for r in result["jmi"]:
-        lines.append(
-            f"| {r['threads']} | {r['setup_s']:.2f} | {r['step_s']:.3f} | {r['fit_s']:.2f} "
-            f"| {r['setup_speedup']:.2f} | {r['step_speedup']:.2f} | {r['fit_speedup']:.2f} "
-            f"| {r['cells_per_s_per_thread']:.2e} | {'yes' if r['same_selection'] else 'NO'} |"
-        )
-    lines += _breakdown_tables(result["jmi"])
-    lines += _floor_lines(result["jmi"])
-    lines += _projection_lines(result.get("projection") or {})
-    lines += (
-        []
-        if not result["relieff"]
-        else [
-            "",
-            f"## ReliefF(n_neighbors=10, sample_size=1000), {a['relief_rows']:,} "
-            f"x {N_FEATURES} floats",
-            "",
-            "| threads | fit s | speed-up | same weights |",
-            "|---:|---:|---:|:---:|",
-        ]
-    )
-    for r in result["relieff"]:
-        lines.append(
-            f"| {r['threads']} | {r['fit_s']:.2f} | {r['fit_speedup']:.2f} "
-            f"| {'yes' if r['same_weights'] else 'NO'} |"
-        )
-    if result.get("dask"):
-        lines += [
-            "",
-            f"## Dask JMI(20, discretize=None), local cluster of worker processes of "
-            f"{a.get('worker_threads', 1)} thread(s), {a['rows']:,} x {N_FEATURES} in chunks "
-            f"of {a['chunk_rows']:,} rows",
-            "",
-            "Per greedy step (median) against its floor: one worker's count (the step's "
-            "counting call on the blocks one worker holds, alone on the cluster, median of "
-            "7; the largest over the workers) plus "
-            "one reduction round trip (a no-op task per block returning an int32 table of "
-            "the step's shape, gathered and summed on the client; median of 10). "
-            "Ratio = step / (count + round trip); strict: with the round trip through "
-            "the per-worker actors the steps use. Futures step: every reduction as one "
-            "task per block through the scheduler (the path used above 8 workers "
-            "before). Together: the count with every worker counting its blocks at once "
-            "(the floor of a parallel step on a machine whose cores or memory the workers "
-            "share), and the ratio to it plus the round trip.",
-            "",
-            "| workers | blocks | fit s | step ms | count ms | round trip ms | actor round "
-            "trip ms | ratio | strict ratio | together count ms | together ratio "
-            "| futures step ms | same picks |",
-            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---:|",
-        ]
-        for r in result["dask"]:
-            if "skipped" in r:
-                lines.append(f"| skipped: {r['skipped']} |" + " |" * 12)
-                continue
-            lines.append(
-                f"| {r['workers']} | {r['blocks']} | {r['fit_s']:.2f} | {r['step_s'] * 1e3:.1f} "
-                f"| {r['count_s'] * 1e3:.1f} | {r['roundtrip_s'] * 1e3:.1f} "
-                f"| {_ms(r['actor_roundtrip_s'])[:-3]} | {r['ratio']:.2f} "
-                f"| {r.get('strict_ratio', float('nan')):.2f} "
-                f"| {r['count_together_s'] * 1e3:.1f} | {r['together_ratio']:.2f} "
-                f"| {_ms(r['futures_step_s'])[:-3]} | {'yes' if r['same_selection'] else 'NO'} |"
-            )
-    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:
