@@ -185,7 +185,7 @@ def read_floor(table: Any, n_jobs: int, repeats: int = 3) -> dict[str, Any]:
     }
 
 
-def count_in_cache(n_jobs: int, pairs: int = 4, passes: int = 100) -> dict[str, Any]:
+def count_in_cache(n_jobs: int, pairs: int = 4, passes: int = 1000) -> dict[str, Any]:
     """The step's counting kernel (``pair_counts_z``) with nothing from memory: each
     of ``n_jobs`` threads, all at once, counts ``passes`` times its own table of
     ``pairs`` packed pairs x 32,768 rows (128 KiB, in its core's cache) against a
