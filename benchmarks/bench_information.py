@@ -35,7 +35,8 @@ DISR, CIFE, CMI at ``k = 20`` and ``k = 50``; ``--quick`` runs (a) with ``k = 20
 
 Selections are compared with FEAST's sequence: the first position where they differ
 and whether the two candidates' scores there are tied, both scores recomputed by the
-independent plain-numpy reference in this file (:func:`reference_score`).
+independent plain-numpy reference in ``_information_reference.py``
+(:func:`reference_score`).
 
 Missing values (``--missing``): fsel alone, in this process on one thread, times a
 criterion on the complete table (int32 codes, and the same as float64) and on the same
@@ -57,9 +58,7 @@ Run ``python benchmarks/run.py information [--quick]`` or
 from __future__ import annotations
 
 import argparse
-import csv
 import json
-import math
 import os
 import platform
 import shutil
@@ -69,19 +68,36 @@ import sys
 import tempfile
 import time
 import traceback
-import warnings
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import _provenance  # first: this checkout's src/ is the fsel measured
 import numpy as np
+from _information_impls import (
+    _CALLS,
+    CRITERIA,
+    IMPL_BY_KEY,
+    IMPLS,
+    Impl,
+    _fsel_call,
+    _fstoolbox_call,
+)
+from _information_reference import compare_with
+from _information_report import (
+    _check_targets,
+    _fmt_s,
+    _print_row,
+    _print_summary,
+    _recompute_speedups,
+    _status_text,
+    _versions,
+    _write_csv,
+    markdown_summary,
+)
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 
-CRITERIA = ("JMI", "mRMR", "CMIM", "DISR", "CIFE", "CMI")
-TIE_TOL = 1e-9  # bits; scores closer than this (relative to max(1, |score|)) are "tied"
 
 # --------------------------------------------------------------------------------------
 # Data
@@ -135,288 +151,6 @@ def make_benchmark_data(
     informative = np.sort(where[inf])
     redundant = np.sort(where[n_informative + np.arange(n_redundant)])
     return X, y, informative, redundant
-
-
-# --------------------------------------------------------------------------------------
-# Independent reference scores (plain numpy; used only to diagnose differences)
-# --------------------------------------------------------------------------------------
-
-
-def _entropy(*cols: np.ndarray) -> float:
-    """Plug-in joint entropy in bits of the given code columns."""
-    _, counts = np.unique(np.column_stack(cols), axis=0, return_counts=True)
-    p = counts / counts.sum()
-    return float(-(p * np.log2(p)).sum())
-
-
-def _mi(a: np.ndarray, b: np.ndarray) -> float:
-    return _entropy(a) + _entropy(b) - _entropy(a, b)
-
-
-def _cmi(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
-    return _entropy(a, c) + _entropy(b, c) - _entropy(a, b, c) - _entropy(c)
-
-
-def reference_score(
-    X: np.ndarray, y: np.ndarray, selected: list[int], k: int, criterion: str
-) -> float:
-    """Score ``J(X_k)`` of candidate ``k`` given the already selected ``selected``.
-
-    Written from SPEC section 2 with plain joint counts (``np.unique``), independent of
-    fsel's kernels and of FEAST; slow, for a handful of candidates only.
-    """
-    xk = X[:, k]
-    relevance = _mi(xk, y)
-    if not selected:
-        return relevance
-    cols = [X[:, j] for j in selected]
-    if criterion == "JMI":
-        return sum(_entropy(xk, xj) + _entropy(y) - _entropy(xk, xj, y) for xj in cols)
-    if criterion == "mRMR":
-        return relevance - sum(_mi(xk, xj) for xj in cols) / len(cols)
-    if criterion == "CMIM":
-        return min(relevance, *(_cmi(xk, y, xj) for xj in cols))
-    if criterion == "DISR":
-        return sum(
-            (_entropy(xk, xj) + _entropy(y) - _entropy(xk, xj, y)) / _entropy(xk, xj, y)
-            for xj in cols
-        )
-    if criterion == "CIFE":
-        return relevance - sum(_mi(xk, xj) for xj in cols) + sum(_cmi(xk, xj, y) for xj in cols)
-    if criterion == "CMI":
-        _, s = np.unique(np.column_stack(cols), axis=0, return_inverse=True)
-        return _cmi(xk, y, s.ravel())
-    raise ValueError(f"unknown criterion {criterion!r}")
-
-
-def _tied(a: float, b: float) -> bool:
-    return abs(a - b) <= TIE_TOL * max(1.0, abs(a), abs(b))
-
-
-def compare_with(
-    reference: list[int], other: list[int], X: np.ndarray, y: np.ndarray, criterion: str
-) -> dict[str, Any]:
-    """Compare ``other``'s pick sequence with ``reference``'s (FEAST's).
-
-    Returns ``identical`` (bool), ``step`` (first differing 0-based position or None),
-    the two picks there, their reference scores given the common prefix, ``tied`` and a
-    one-line ``summary``.
-    """
-    out: dict[str, Any] = {"identical": False, "step": None, "tied": None}
-    n_features = X.shape[1]
-    bad = [f for f in other if not (isinstance(f, int) and 0 <= f < n_features)]
-    if bad:
-        out["summary"] = f"invalid indices returned (e.g. {bad[0]!r})"
-        return out
-    if len(set(other)) != len(other):
-        dup = next(f for i, f in enumerate(other) if f in other[:i])
-        note = f"re-selects feature {dup}"
-    else:
-        note = ""
-    n = min(len(reference), len(other))
-    step = next((i for i in range(n) if reference[i] != other[i]), None)
-    if step is None:
-        if len(reference) == len(other):
-            out["identical"] = True
-            out["summary"] = "identical" + (f" ({note})" if note else "")
-            return out
-        longer, who = (reference, "FEAST") if len(reference) > len(other) else (other, "it")
-        extra = longer[n]
-        s = reference_score(X, y, list(longer[:n]), extra, criterion)
-        out.update(step=n, tied=None, extra_pick=extra, extra_score=s)
-        out["summary"] = (
-            f"same first {n} picks; then {who} goes on with feature {extra} "
-            f"(reference score {s:.3g}) while the other has stopped"
-        )
-        return out
-    prefix = list(reference[:step])
-    a, b = reference[step], other[step]
-    sa = reference_score(X, y, prefix, a, criterion)
-    sb = reference_score(X, y, prefix, b, criterion)
-    tied = _tied(sa, sb)
-    out.update(step=step, feast_pick=a, other_pick=b, feast_score=sa, other_score=sb, tied=tied)
-    kind = f"exact tie (diff {sa - sb:+.1e})" if tied else f"not a tie: diff {sa - sb:+.3g}"
-    out["summary"] = f"differs at step {step}: FEAST {a} ({sa:.6f}) vs {b} ({sb:.6f}), {kind}" + (
-        f"; {note}" if note else ""
-    )
-    return out
-
-
-# --------------------------------------------------------------------------------------
-# Implementations (run inside worker subprocesses)
-# --------------------------------------------------------------------------------------
-
-FSEL_CLASS = {
-    "JMI": "JMI",
-    "mRMR": "MRMR",
-    "CMIM": "CMIM",
-    "DISR": "DISR",
-    "CIFE": "CIFE",
-    "CMI": "CMI",
-}
-
-
-@dataclass(frozen=True)
-class Impl:
-    """One implementation under test: how to run it and what it is known to do."""
-
-    key: str
-    label: str
-    criteria: tuple[str, ...]
-    n_jobs: int = 1
-    env: tuple[tuple[str, str], ...] = ()
-    warmup: bool = False
-    peer: bool = False  # slow Python peers: predicted-time skipping, shorter timeout
-    d_exponent: float = 1.0  # how run time grows with the number of features
-    notes: tuple[str, ...] = field(default=())
-
-
-IMPLS = [
-    Impl(
-        "fstoolbox",
-        "fstoolbox (FEAST C)",
-        CRITERIA,
-        notes=(
-            "CIFE = BetaGamma(beta=1, gamma=1); CMI = CondMI.",
-            "CondMI stops (fills the rest with -1, i.e. 4294967295 as uint) once no candidate "
-            "scores > 0; its greedy loop still scans all candidates for the remaining k.",
-            "The Python wrapper copies the data to uint32 Fortran order inside the timed call.",
-            "Ties go to the lowest index (strict '>' scan from index 0).",
-        ),
-    ),
-    Impl("fsel-numba-1", "fsel numba n_jobs=1", CRITERIA, warmup=True),
-    Impl("fsel-numba-2", "fsel numba n_jobs=2", CRITERIA, n_jobs=2, warmup=True),
-    Impl("fsel-numpy-1", "fsel numpy n_jobs=1", CRITERIA, env=(("FSEL_DISABLE_NUMBA", "1"),)),
-    Impl(
-        "fast-select",
-        "fast-select 0.3 mRMR",
-        ("mRMR",),
-        warmup=True,
-        peer=True,
-        d_exponent=2.0,
-        notes=(
-            "Only mRMR exists in fast-select 0.3.0 (no JMI/CMIM estimator).",
-            "Computes the full D x D pairwise MI matrix up front, O(N D^2) whatever k.",
-            "Near-ties (|diff| <= 1e-12) go to the lowest mean redundancy, not the lowest "
-            "index; numba fastmath.",
-        ),
-    ),
-    Impl(
-        "itmo-fs",
-        "ITMO_FS 0.3.3",
-        ("JMI", "mRMR", "CMIM", "CIFE"),
-        peer=True,
-        notes=(
-            "CMIM scores min_j I(Xk;Y|Xj), without Fleuret's I(Xk;Y) term.",
-            "JMI is Brown's rewrite I(Xk;Y) - 1/|S| sum[I(Xk;Xj) - I(Xk;Xj|Y)] (same argmax "
-            "up to rounding); natural logarithm.",
-            "Recomputes every score from scratch at each step in pure Python (O(k^2 D) MI "
-            "evaluations).",
-            "No greedy DISR (DISRWithMassive is a different, graph-based algorithm) and no CMI.",
-        ),
-    ),
-    Impl(
-        "skfeature",
-        "scikit-feature (chappers 1.2.1)",
-        ("JMI", "mRMR", "CMIM", "DISR", "CIFE"),
-        peer=True,
-        notes=(
-            "jmi(), mrmr() and cife() with mode='index' return reverse_argsort ranks of the "
-            "pick list (rankdata of the index values), not the indices in pick order.",
-            "jmi() and mrmr() call lcsi() without beta/gamma, so they run LCSI with its "
-            "defaults beta=0.8, gamma=0.5 (jmi) and beta=0.8, gamma=0 (mrmr): neither is "
-            "JMI nor mRMR.",
-            "cmim() scores min_j I(Xk;Y|Xj), without the I(Xk;Y) term.",
-            "disr() divides the DISR sum by sum_j (1 + I(Xk;Xj)) (an extra normalisation).",
-            "No CMI.",
-        ),
-    ),
-]
-IMPL_BY_KEY = {impl.key: impl for impl in IMPLS}
-
-
-def _fsel_call(criterion: str, n_jobs: int):
-    import fsel
-
-    cls = getattr(fsel, FSEL_CLASS[criterion])
-
-    def call(X, y, k):
-        est = cls(n_features_to_select=k, discretize=None, n_jobs=n_jobs).fit(X, y)
-        return est.selection_order_, getattr(est, "selection_scores_", None)
-
-    return call
-
-
-def _fstoolbox_call(criterion: str, n_jobs: int):
-    import logging
-
-    logging.getLogger().setLevel(logging.ERROR)  # it logs a harmless library-path warning
-    import fstoolbox as F
-
-    fn = {"JMI": F.JMI, "mRMR": F.mRMR_D, "CMIM": F.CMIM, "DISR": F.DISR, "CMI": F.CondMI}
-
-    def call(X, y, k):
-        if criterion == "CIFE":
-            order, scores = F.BetaGamma(X, y, k, 1.0, 1.0)
-        else:
-            order, scores = fn[criterion](X, y, k)
-        order = [int(f) for f in order]
-        n_valid = next((i for i, f in enumerate(order) if f >= X.shape[1]), len(order))
-        return order[:n_valid], list(scores)[:n_valid]
-
-    return call
-
-
-def _fast_select_call(criterion: str, n_jobs: int):
-    from fast_select import mRMR
-
-    def call(X, y, k):
-        est = mRMR(n_features_to_select=k, method="MID", backend="cpu").fit(X, y)
-        return est.top_features_, None
-
-    return call
-
-
-def _itmo_call(criterion: str, n_jobs: int):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from ITMO_FS.filters.multivariate import MultivariateFilter
-    name = {"JMI": "JMI", "mRMR": "MRMR", "CMIM": "CMIM", "CIFE": "CIFE"}[criterion]
-
-    def call(X, y, k):
-        est = MultivariateFilter(name, k)
-        est.fit(X, y)
-        return est.selected_features, None
-
-    return call
-
-
-def _skfeature_call(criterion: str, n_jobs: int):
-    from skfeature.function.information_theoretical_based import CIFE, CMIM, DISR, JMI, MRMR
-
-    fn = {
-        "JMI": JMI.jmi,
-        "mRMR": MRMR.mrmr,
-        "CMIM": CMIM.cmim,
-        "DISR": DISR.disr,
-        "CIFE": CIFE.cife,
-    }[criterion]
-
-    def call(X, y, k):
-        return fn(X, y, mode="index", n_selected_features=k), None
-
-    return call
-
-
-_CALLS = {
-    "fstoolbox": _fstoolbox_call,
-    "fsel-numba-1": _fsel_call,
-    "fsel-numba-2": _fsel_call,
-    "fsel-numpy-1": _fsel_call,
-    "fast-select": _fast_select_call,
-    "itmo-fs": _itmo_call,
-    "skfeature": _skfeature_call,
-}
 
 
 def _to_list(a: Any) -> list:
@@ -511,23 +245,6 @@ def _run_worker(spec: dict, workdir: Path, timeout: float, extra_env: dict[str, 
         tail = log.decode(errors="replace")[-400:]
         return {"status": "crash", "returncode": proc.returncode, "error": tail}
     return json.loads(out_path.read_text())
-
-
-def _fmt_s(x: float | None) -> str:
-    if x is None or not math.isfinite(x):
-        return "-"
-    return f"{x:.3f}" if x < 10 else f"{x:.1f}"
-
-
-def _status_text(r: dict) -> str:
-    s = r["status"]
-    if s == "ok":
-        return ""
-    if s == "timeout":
-        return f"timeout ({r['timeout_s']:.0f} s)"
-    if s == "skipped":
-        return f"skipped: {r['why']}"
-    return f"{s}: {r.get('error', '')}".splitlines()[0][:90]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -920,112 +637,6 @@ def bench_missing(
     return 0
 
 
-def _recompute_speedups(rows: list[dict]) -> None:
-    """Speedups from the stored times: FEAST CPU / CPU (n_jobs=1) or / wall (n_jobs=2)."""
-    feast = {
-        (r["dataset"], r["k"], r["criterion"]): r
-        for r in rows
-        if r["impl"] == "fstoolbox" and r["status"] == "ok"
-    }
-    for r in rows:
-        f = feast.get((r["dataset"], r["k"], r["criterion"]))
-        if r["impl"] == "fstoolbox" or f is None or r["status"] != "ok":
-            continue
-        mine = r["cpu_s"] if r["n_jobs"] == 1 else r["wall_s"]
-        r["speedup_vs_feast"] = f["cpu_s"] / mine if mine else None
-
-
-def _write_csv(path: Path, rows: list[dict]) -> None:
-    with open(path, "w", newline="") as fh:
-        cols = [
-            "dataset",
-            "n_samples",
-            "n_features",
-            "k",
-            "criterion",
-            "impl",
-            "n_jobs",
-            "status",
-            "cpu_s",
-            "wall_s",
-            "repeats",
-            "speedup_vs_feast",
-            "same_as_feast",
-            "comparison",
-            "first_call_s",
-            "error",
-            "why",
-        ]
-        w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
-        w.writeheader()
-        for row in rows:
-            w.writerow({c: row.get(c) for c in cols})
-
-
-def markdown_summary(rows: list[dict], meta: dict) -> str:
-    """A Markdown report of one run: a table per data set and k, the targets, the notes."""
-    labels = {i.key: i.label for i in IMPLS}
-    lines = [
-        "# Information-theoretic criteria: fsel vs FEAST and the Python peers",
-        "",
-        f"Measured {meta.get('date', '')} at fsel commit "
-        f"`{(meta.get('fsel_git') or {}).get('head', '')[:10]}`"
-        + (
-            " (plus uncommitted changes in src/)"
-            if (meta.get("fsel_git") or {}).get("src_dirty")
-            else ""
-        )
-        + f"; {meta.get('cpu_count')} CPUs shared with other jobs (load average "
-        f"{', '.join(f'{v:.1f}' for v in meta.get('load_average') or [])} at the end), so wall "
-        "times are noisy; CPU time is the fair single-thread measure. Speedup = FEAST CPU "
-        "time / fsel CPU time (n_jobs=1) or / fsel wall time (n_jobs=2).",
-        "",
-    ]
-    for c in meta.get("compile", []):
-        lines.append(
-            f"fsel's first call with a cold numba cache ({c['criterion']} on 300 x 30, data "
-            f"({c['dataset']})): {_fmt_s(c.get('first_call_s'))} s."
-        )
-    groups: dict[tuple, list[dict]] = {}
-    for r in rows:
-        groups.setdefault((r["dataset"], r["n_samples"], r["n_features"], r["k"]), []).append(r)
-    for (ds, n, d, k), rs in groups.items():
-        lines += [
-            "",
-            f"## ({ds}) {n} x {d}, k = {k}",
-            "",
-            "| criterion | implementation | CPU s | wall s | speedup vs FEAST "
-            "| same picks as FEAST |",
-            "|---|---|---:|---:|---:|---|",
-        ]
-        for r in rs:
-            if r["status"] != "ok":
-                res = _status_text(r)
-                cpu = wall = sp = "-"
-            else:
-                cpu, wall = _fmt_s(r.get("cpu_s")), _fmt_s(r.get("wall_s"))
-                spv = r.get("speedup_vs_feast")
-                sp = f"{spv:.2f}x" if spv else "-"
-                res = r.get("comparison") or ("(reference)" if r["impl"] == "fstoolbox" else "")
-            lines.append(
-                f"| {r['criterion']} | {labels.get(r['impl'], r['impl'])} | {cpu} "
-                f"| {wall} | {sp} | {res} |"
-            )
-    if meta.get("targets"):
-        lines += ["", "## Targets (issue 2, item 9)", ""]
-        for t in meta["targets"]:
-            v = t["value"]
-            vtxt = f"{v:.2f}" if isinstance(v, float) else str(v)
-            lines.append(
-                f"* {'met' if t['met'] else '**MISSED**'}: ({t['dataset']}) "
-                f"k={t['k']} {t['criterion']}: {t['target']}: {vtxt}"
-            )
-    lines += ["", "## Known deviations of the alternatives", ""]
-    for key, notes in (meta.get("known_deviations") or {}).items():
-        lines += [f"* {key}: {note}" for note in notes]
-    return "\n".join(lines) + "\n"
-
-
 def _skip_reason(
     impl: Impl, ds: str, crit: str, k: int, rows: list[dict], timeout: float
 ) -> str | None:
@@ -1053,135 +664,6 @@ def _skip_reason(
             if factor > 1 and predicted > timeout:
                 return f"predicted ~{predicted:.0f} s from ({r['dataset']}) k={r['k']}"
     return None
-
-
-def _print_row(row: dict) -> None:
-    sp = row.get("speedup_vs_feast")
-    sp_txt = f"{sp:6.2f}x" if sp else "      -"
-    same = row.get("comparison") or ("reference" if row["impl"] == "fstoolbox" else "")
-    extra = _status_text({**row, "status": row["status"] or "error"})
-    print(
-        f"({row['dataset']}) k={row['k']:<3d} {row['criterion']:<5s} {row['label']:<32s} "
-        f"cpu {_fmt_s(row.get('cpu_s')):>7s}  wall {_fmt_s(row.get('wall_s')):>7s}  "
-        f"{sp_txt}  {extra or same}",
-        flush=True,
-    )
-
-
-def _check_targets(rows: list[dict]) -> list[dict]:
-    """The issue's targets, evaluated on data (b) (or the largest data set run)."""
-    out = []
-    ok_rows = [r for r in rows if r["status"] == "ok"]
-    if not ok_rows:
-        return out
-    big = "b" if any(r["dataset"] == "b" for r in ok_rows) else ok_rows[-1]["dataset"]
-
-    def get(impl, crit, k):
-        return next(
-            (
-                r
-                for r in ok_rows
-                if r["impl"] == impl
-                and r["criterion"] == crit
-                and r["k"] == k
-                and r["dataset"] == big
-            ),
-            None,
-        )
-
-    for k in sorted({r["k"] for r in ok_rows}):
-        for crit in CRITERIA:
-            one = get("fsel-numba-1", crit, k)
-            two = get("fsel-numba-2", crit, k)
-            if one is None or one.get("speedup_vs_feast") is None:
-                continue
-            need = 1.0 if crit == "CMIM" else 3.0
-            out.append(
-                {
-                    "dataset": big,
-                    "k": k,
-                    "criterion": crit,
-                    "target": f">= {need:g}x FEAST (cpu, n_jobs=1)",
-                    "value": one["speedup_vs_feast"],
-                    "met": one["speedup_vs_feast"] >= need,
-                }
-            )
-            if two is not None:
-                out.append(
-                    {
-                        "dataset": big,
-                        "k": k,
-                        "criterion": crit,
-                        "target": "n_jobs=2 wall < n_jobs=1 wall",
-                        "value": two["wall_s"] / one["wall_s"],
-                        "met": two["wall_s"] < one["wall_s"],
-                    }
-                )
-            out.append(
-                {
-                    "dataset": big,
-                    "k": k,
-                    "criterion": crit,
-                    "target": "same picks as FEAST up to exact ties",
-                    "value": one.get("comparison"),
-                    "met": bool(
-                        one.get("same_as_feast") or (one.get("comparison_detail") or {}).get("tied")
-                    ),
-                }
-            )
-    jmi50 = get("fsel-numba-1", "JMI", 50)
-    if jmi50 is not None and big == "b":
-        out.append(
-            {
-                "dataset": big,
-                "k": 50,
-                "criterion": "JMI",
-                "target": "cpu < 2.5 s",
-                "value": jmi50["cpu_s"],
-                "met": jmi50["cpu_s"] < 2.5,
-            }
-        )
-    return out
-
-
-def _print_summary(rows: list[dict], targets: list[dict], elapsed: float) -> None:
-    if targets:
-        print("\nTargets (issue 2, item 9):")
-        for t in targets:
-            v = t["value"]
-            vtxt = f"{v:.2f}" if isinstance(v, float) else str(v)
-            print(
-                f"  [{'met' if t['met'] else 'MISSED'}] ({t['dataset']}) k={t['k']} "
-                f"{t['criterion']}: {t['target']}: {vtxt}"
-            )
-    print("\nKnown deviations of the alternatives:")
-    for impl in IMPLS:
-        for note in impl.notes:
-            print(f"  {impl.key}: {note}")
-    print(
-        "\nTimes are noisy when other jobs share the CPU; CPU time is the fairer "
-        "single-threaded measure."
-    )
-
-
-def _versions() -> dict[str, str | None]:
-    from importlib import metadata
-
-    out: dict[str, str | None] = {}
-    for dist in (
-        "fsel",
-        "numpy",
-        "numba",
-        "fstoolbox",
-        "itmo-fs",
-        "fast-select",
-        "skfeature-chappers",
-    ):
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = None
-    return out
 
 
 if __name__ == "__main__":
