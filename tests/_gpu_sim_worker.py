@@ -473,6 +473,21 @@ def lane_word_cases() -> dict[str, object]:
         launched.clear()
         gpu = fsel.JMI(3, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
         out[name] = {"cpu": fitted(cpu), "gpu": fitted(gpu), "kernels": sorted(set(launched))}
+    # a card whose blocks cannot opt in to 225 KiB: the relevance pass falls back to
+    # hist_lanes within the 100 KiB budget, the steps keep hist_lane_words
+    allowed = information_rows.allow_shared
+    information_rows.allow_shared = lambda kernel, args, nbytes: nbytes <= 100 * 1024
+    X = rng.integers(0, 4, size=(45, 8))
+    y = (X[:, 0] + rng.integers(0, 2, 45)) % 3
+    launched.clear()
+    gpu = fsel.JMI(3, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
+    cpu = fsel.JMI(3, discretize=None).fit(X, y)
+    out["words-JMI-8-no-large-opt-in"] = {
+        "cpu": fitted(cpu),
+        "gpu": fitted(gpu),
+        "kernels": sorted(set(launched)),
+    }
+    information_rows.allow_shared = allowed
     information_rows.HALF_MAX_ROWS = 65535
     information_rows._VARIANT = default
     information_rows._launch = real

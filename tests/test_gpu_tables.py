@@ -89,3 +89,13 @@ def test_rows_not_whole_words_fall_back_to_byte_reads(simulated):
     assert "hist_lanes" in r["kernels"] and "hist_lane_words" not in r["kernels"]
     assert r["gpu"]["order"] == r["cpu"]["order"]
     assert r["gpu"]["scores"] == r["cpu"]["scores"]
+
+
+def test_a_refused_large_opt_in_counts_the_relevance_pass_with_byte_reads(simulated):
+    """Where the driver refuses hist_lane_words its 225 KiB (a card with less shared
+    memory a block), the relevance pass falls back to hist_lanes within the opt-in
+    budget and the steps still read words: the CPU's picks and scores."""
+    r = simulated["words-JMI-8-no-large-opt-in"]
+    assert {"hist_lanes", "hist_lane_words"} <= set(r["kernels"])
+    assert r["gpu"]["order"] == r["cpu"]["order"]
+    assert r["gpu"]["scores"] == r["cpu"]["scores"]

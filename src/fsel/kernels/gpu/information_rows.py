@@ -417,6 +417,7 @@ class GpuRowTable(GpuInformationTable):
         self._half = bool(packed16)
         self._lane_budget = int(lane_budget)
         self._lane_words = bool(lane_words)
+        self._large_words = True  # hist_lane_words may take one block a multiprocessor
         self._labels = labels
         self._y_host: np.ndarray | None = None
         self._hist: Any = None
@@ -560,7 +561,8 @@ class GpuRowTable(GpuInformationTable):
         budget = self._lane_budget
         plan = lane_groups(K, cells, True, budget)
         words = lane_word_plan(K, cells, True, budget) if self._lane_words else None
-        if words is None and self._lane_words and budget > LANE_PLAIN_BYTES:
+        large = words is None and self._lane_words and budget > LANE_PLAIN_BYTES
+        if large and self._large_words:
             words = lane_word_plan(K, cells, True, LANE_WORDS_MAX_BYTES)
         if words is not None:
             n_groups, shared = words
@@ -584,6 +586,9 @@ class GpuRowTable(GpuInformationTable):
             args = (self.codes.flat, n, K, nf, rows_per, LANE_TILE)
         args = (*args, j, mult, zsrc, has_z, use_lut, self._lut_dev, nz, cells, True, hist)
         if not allow_shared(kernel, args, shared):
+            if large and words is not None:  # a card with less shared memory a block
+                self._large_words = False
+                return self._count_lanes(cells, nz, zargs, hist)
             if lane_groups(K, cells, True, LANE_PLAIN_BYTES) is None:
                 return False
             self._lane_budget = LANE_PLAIN_BYTES
