@@ -441,8 +441,11 @@ def lane_word_cases() -> dict[str, object]:
     are whole 4-byte words: 8 features (two words a row, most lanes idle; 45 rows, not
     a multiple of the eight a warp reads), 132 features (two blocks along the
     features, the second with one word), and 8 features with at most 16 rows a block
-    (blocks ending inside a group of eight rows); 9 features fall back to
-    ``hist_lanes``. The CPU's picks and scores, and the kernels launched."""
+    (blocks ending inside a group of eight rows), CMI (its conditioning joint made on
+    the host; once it has 129 values the histograms outgrow the word plan and
+    hist_lanes counts); 9
+    features fall back to ``hist_lanes``. The CPU's picks and scores, and the kernels
+    launched."""
     from numba import cuda
 
     from fsel.kernels.gpu import information_rows
@@ -464,14 +467,16 @@ def lane_word_cases() -> dict[str, object]:
         ("words-JMI-132", 19, 132, 2, 65535),
         ("words-JMI-8-small-blocks", 45, 8, 3, 16),
         ("words-JMI-9", 30, 9, 3, 65535),
+        ("words-CMI-8", 60, 8, 9, 65535),  # Z from the host
     ):
         information_rows.HALF_MAX_ROWS = half_max
         X = rng.integers(0, levels, size=(n, d))
         X[:, 3] = np.where(rng.random(n) < 0.7, X[:, 0], X[:, 3])
         y = (X[:, 0] + X[:, d - 1] + rng.integers(0, 2, n)) % 3
-        cpu = fsel.JMI(3, discretize=None).fit(X, y)
+        cls = getattr(fsel, name.split("-")[1])
+        cpu = cls(3, discretize=None).fit(X, y)
         launched.clear()
-        gpu = fsel.JMI(3, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
+        gpu = cls(3, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
         out[name] = {"cpu": fitted(cpu), "gpu": fitted(gpu), "kernels": sorted(set(launched))}
     # a card whose blocks cannot opt in to 225 KiB: the relevance pass falls back to
     # hist_lanes within the 100 KiB budget, the steps keep hist_lane_words
