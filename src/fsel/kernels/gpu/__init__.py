@@ -3,6 +3,9 @@
 * :mod:`fsel.kernels.gpu._device`: is a GPU usable, and if not, what is missing;
 * :mod:`fsel.kernels.gpu.information`: the greedy step's joint histograms
   (:class:`~fsel.kernels.gpu.information.GpuInformationTable`);
+* :mod:`fsel.kernels.gpu.information_rows`: the same over row-major codes read in place
+  (:class:`~fsel.kernels.gpu.information_rows.GpuRowTable`), and
+  :mod:`fsel.kernels.gpu.lanes`, how its lane kernels share a block's shared memory;
 * :mod:`fsel.kernels.gpu.relief`: the Relief family's per-class nearest neighbours.
 
 The kernels count on the GPU; every entropy, mutual information and margin is then
