@@ -476,7 +476,9 @@ def hist_lane_words(xw, xb, n, K, rows_per, j, mult, z, has_z, use_lut, lut, nz,
     zmul = mult if j >= 0 else 0
     for r in range(r_begin + (tid // 32) * 8, r_end, n_warps * 8):
         # every load of the eight rows first, with no branch between them (rows past
-        # r_end read the last row again, and are not counted)
+        # r_end read the last row again, and are not counted). Written out row by row:
+        # the same loops over local arrays compile to the same loads but spill at 64
+        # registers (ptxas, sm_90)
         w0 = _word_at(xw, r, r_end, wpr, wb, ok)
         w1 = _word_at(xw, r + 1, r_end, wpr, wb, ok)
         w2 = _word_at(xw, r + 2, r_end, wpr, wb, ok)
