@@ -9,7 +9,9 @@ a brute-force joint histogram written here.
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -123,12 +125,34 @@ def test_discretize_sparse_equals_dense(seed, n, d, density, dtype, strategy, n_
     sc, levels_s, edges_s = discretize_sparse(M, discrete, n_bins, strategy)
     np.testing.assert_array_equal(sc.toarray(), codes_d)
     np.testing.assert_array_equal(levels_s, levels_d)
+    # threads over ranges of columns: the same codes
+    sc3, levels3, _ = discretize_sparse(M, discrete, n_bins, strategy, n_jobs=3)
+    np.testing.assert_array_equal(sc3.toarray(), codes_d)
+    np.testing.assert_array_equal(levels3, levels_d)
     for a, b in zip(edges_s, edges_d, strict=True):
         assert (a is None) == (b is None)
         if a is not None:
             np.testing.assert_array_equal(a, b)
     # the structure holds only the entries that differ from the zero code
     assert not np.any(sc.codes == sc.zero_code[np.repeat(np.arange(d), np.diff(sc.indptr))])
+
+
+@settings(max_examples=200, deadline=None)
+@given(counts=st.lists(st.integers(0, 50), min_size=1, max_size=40), parts=st.integers(1, 12))
+def test_nnz_spans_cover_the_columns_in_order_with_even_entries(counts, parts):
+    """The threads' column ranges: every column once, in order, none empty, at most
+    ``parts``; each range's entries within the largest column of the target share."""
+    from fsel.kernels.discretize_sparse import _nnz_spans
+
+    indptr = np.concatenate(([0], np.cumsum(counts)))
+    got = _nnz_spans(indptr, parts)
+    assert got[0][0] == 0 and got[-1][1] == len(counts)
+    assert all(a < b for a, b in got)
+    assert all(b == c for (_, b), (c, _) in pairwise(got))
+    assert len(got) <= parts
+    share = indptr[-1] / parts
+    for a, b in got:
+        assert indptr[b] - indptr[a] <= share + max(counts)
 
 
 def test_discretize_sparse_refuses_fractions_without_binning():
@@ -169,6 +193,15 @@ def _fit(name, X, y, **kw):
     return getattr(fsel, name)(5, **kw).fit(X, y)
 
 
+def _fit_warned(name, X, y, **kw):
+    """:func:`_fit` and the messages of the warnings it gave (a random table may put
+    most of a column's rows in one uniform bin: a warning either path must give)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = _fit(name, X, y, **kw)
+    return est, sorted(str(w.message) for w in caught)
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     seed=st.integers(0, 2**31 - 1),
@@ -186,8 +219,9 @@ def test_every_criterion_sparse_equals_dense(seed, n, d, density, dtype, fmt, di
     y[:2] = [0, 1]  # two classes at least
     before = X.copy()
     for name in CRITERIA:
-        a = _fit(name, X, y, discretize=discretize_)
-        b = _fit(name, dense, y, discretize=discretize_)
+        a, warned_a = _fit_warned(name, X, y, discretize=discretize_)
+        b, warned_b = _fit_warned(name, dense, y, discretize=discretize_)
+        assert warned_a == warned_b, name  # the same warnings sparse and dense
         np.testing.assert_array_equal(a.selection_order_, b.selection_order_, err_msg=name)
         np.testing.assert_allclose(a.selection_scores_, b.selection_scores_, atol=1e-9)
         np.testing.assert_array_equal(a.n_levels_, b.n_levels_)

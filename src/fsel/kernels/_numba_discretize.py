@@ -86,21 +86,21 @@ def float_ranges(X, lo, hi, nan_seen):
 
 
 @numba.njit(nogil=True, cache=True)
-def column_ranks(indptr, key, has_zero, zero_val, n_levels, zero_code, out, write):
+def column_ranks(indptr, key, has_zero, zero_val, n_levels, zero_code, out, write, k0, k1):
     """Sparse column ranks: ``out[p] = #{distinct values of column k below key[p]}``
     for every stored entry ``p`` of column ``k`` (the implicit zero, value
     ``zero_val[k]``, counted among them where the column has one; NaN ranks last).
 
-    Per column: sort its stored values (and the zero value where it has implicit
-    zeros), count the distinct ones; with ``write``, store every entry's rank in
-    ``out``. Returns the number of entries whose rank differs from the zero code."""
-    d = indptr.size - 1
+    Per column ``k0 <= k < k1``: sort its stored values (and the zero value where it
+    has implicit zeros), count the distinct ones; with ``write``, store every entry's
+    rank in ``out``. Returns the number of those entries whose rank differs from the
+    zero code. Columns are independent: threads may take disjoint column ranges."""
     kept = 0
     widest = 0
-    for k in range(d):
+    for k in range(k0, k1):
         widest = max(widest, indptr[k + 1] - indptr[k])
-    scratch = np.empty(widest + 1)  # one buffer for every column
-    for k in range(d):
+    scratch = np.empty(widest + 1)  # one buffer for every column of the range
+    for k in range(k0, k1):
         p0 = indptr[k]
         p1 = indptr[k + 1]
         w = p1 - p0

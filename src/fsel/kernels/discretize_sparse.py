@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
 from fsel.kernels.binning import check_n_bins, sparse_quantile_edges
 from fsel.kernels.discretize import _STRATEGIES, smallest_code_dtype
-from fsel.utils.parallel import numba_available
+from fsel.utils.parallel import numba_available, thread_map
 
 __all__ = ["SparseCodes", "discretize_sparse", "row_index_dtype"]
 
@@ -100,6 +101,24 @@ def _column_arrays(M: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
     return col_ptr, rows, data, True
 
 
+def _nnz_spans(indptr: np.ndarray, parts: int) -> list[tuple[int, int]]:
+    """Column ranges ``[(k0, k1), ...]`` covering every column in order, with about
+    equal numbers of stored entries (``indptr`` of a CSC matrix), at most ``parts``.
+
+    Examples
+    --------
+    >>> _nnz_spans(np.array([0, 10, 11, 12, 22]), 2)  # 11 entries each
+    [(0, 2), (2, 4)]
+    >>> _nnz_spans(np.array([0, 0]), 3)
+    [(0, 1)]
+    """
+    d = indptr.size - 1
+    targets = np.linspace(0, indptr[-1], max(1, parts) + 1)[1:-1]
+    cuts = np.searchsorted(indptr, targets, side="right") - 1
+    bounds = sorted({0, d, *np.clip(cuts, 0, d).tolist()})
+    return [(a, b) for a, b in pairwise(bounds) if b > a] or [(0, d)]
+
+
 def _column_ranks(
     indptr: np.ndarray,
     owner: Callable[[], np.ndarray],
@@ -108,6 +127,7 @@ def _column_ranks(
     zero_val: np.ndarray,
     levels_only: bool = False,
     out: np.ndarray | None = None,
+    n_jobs: int = 1,
 ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray, int]:
     """Rank of every stored entry among the distinct values of its column, the implicit
     zeros (value ``zero_val``) included where a column has them; NaN ranks last.
@@ -117,7 +137,8 @@ def _column_ranks(
     entries whose rank differs from it. ``owner()`` gives each entry's column (only the
     numpy back-end needs it). ``out``: where the numba back-end writes the ranks when
     its dtype is the smallest code dtype (``key`` itself may be given: each entry is
-    read before it is overwritten).
+    read before it is overwritten). ``n_jobs`` threads take ranges of columns of about
+    equal numbers of stored entries (numba back-end; the same ranks).
     """
     d = indptr.size - 1
     zero_code = np.zeros(d, dtype=np.int64)
@@ -125,15 +146,19 @@ def _column_ranks(
     if numba_available():
         kernel = _kernels().column_ranks
         zv = np.asarray(zero_val, dtype=np.float64)
-        dummy = np.zeros(1, dtype=np.uint8)
-        kernel(indptr, key, has_zero, zv, n_levels, zero_code, dummy, False)
+        parts = _nnz_spans(indptr, 4 * n_jobs if n_jobs > 1 else 1)
+
+        def ranks(out: np.ndarray, write: bool) -> int:
+            args = (indptr, key, has_zero, zv, n_levels, zero_code, out, write)
+            return sum(thread_map(lambda a, b: kernel(*args, a, b), parts, n_jobs))
+
+        ranks(np.zeros(1, dtype=np.uint8), False)
         if levels_only:
             return None, n_levels, zero_code, 0
         dt = smallest_code_dtype(int(n_levels.max(initial=1)))
         if out is None or out.dtype != dt:
             out = np.empty(key.size, dtype=dt)
-        kept = kernel(indptr, key, has_zero, zv, n_levels, zero_code, out, True)
-        return out, n_levels, zero_code, int(kept)
+        return out, n_levels, zero_code, int(ranks(out, True))
     own = owner()
     zcols = np.flatnonzero(has_zero)
     allo = np.concatenate((own, zcols))
@@ -165,6 +190,7 @@ def discretize_sparse(
     discrete: np.ndarray | None = None,
     n_bins: int = 5,
     strategy: str | None = "uniform",
+    n_jobs: int = 1,
 ) -> tuple[SparseCodes, np.ndarray, list[np.ndarray | None]]:
     """:func:`discretize` for a scipy.sparse CSC matrix, without densifying it.
 
@@ -185,6 +211,8 @@ def discretize_sparse(
         indices, no duplicates (as :func:`fsel.utils.validation.check_table` returns).
     discrete, n_bins, strategy
         As in :func:`discretize`.
+    n_jobs : int
+        Threads for the per-column ranks (ranges of columns; the same codes).
 
     Returns
     -------
@@ -245,7 +273,7 @@ def discretize_sparse(
         if fcols.any():
             # distinct observed values per column (NaN is not a value; 0 is, if implicit)
             _, n_distinct, _, _ = _column_ranks(
-                indptr, owner_of, data, has_zero, np.zeros(d), levels_only=True
+                indptr, owner_of, data, has_zero, np.zeros(d), levels_only=True, n_jobs=n_jobs
             )
             n_obs = n_distinct
             if has_nan:
@@ -305,7 +333,7 @@ def discretize_sparse(
     # the ranks overwrite the values where those are a copy of the right dtype
     writable = own_data or vals is not data
     codes, n_levels, zero_code, kept = _column_ranks(
-        indptr, owner_of, vals, has_zero, zero_val, out=vals if writable else None
+        indptr, owner_of, vals, has_zero, zero_val, out=vals if writable else None, n_jobs=n_jobs
     )
     del vals, data, zero_val
     assert codes is not None

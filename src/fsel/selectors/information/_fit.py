@@ -245,7 +245,11 @@ class InformationSelector(SelectorCore):
             # sparse codes and the O(nnz) table, same engine; a stored NaN is the last
             # level of its column, as missing="level" does densely
             codes, n_levels, edges = discretize_sparse(
-                table.values, code_columns(table), self.n_bins, self.discretize
+                table.values,
+                code_columns(table),
+                self.n_bins,
+                self.discretize,
+                n_jobs=self._n_threads(),
             )
         else:
             fast = self._packed_codes(table)
