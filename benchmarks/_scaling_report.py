@@ -201,6 +201,19 @@ def _markdown(result: dict[str, Any]) -> str:
             f"| {r['threads']} | {r['fit_s']:.2f} | {r['fit_speedup']:.2f} "
             f"| {'yes' if r['same_weights'] else 'NO'} |"
         )
+    if result.get("sparse"):
+        lines += [
+            "",
+            f"## Sparse JMI(10, discretize=None), {a['sparse_rows']:,} x 2000, 1% stored",
+            "",
+            "| threads | fit s | speed-up | same picks |",
+            "|---:|---:|---:|:---:|",
+        ]
+        lines += [
+            f"| {r['threads']} | {r['fit_s']:.3f} | {r['fit_speedup']:.2f} "
+            f"| {'yes' if r['same_selection'] else 'NO'} |"
+            for r in result["sparse"]
+        ]
     if result.get("dask"):
         lines += [
             "",

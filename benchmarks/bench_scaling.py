@@ -22,6 +22,9 @@ In memory, in this process, for ``n_jobs`` = 1, 2, 4, ... up to the machine's co
   n_jobs=t)`` on ``--relief-rows`` x 100 standard-normal floats with a binary target:
   the whole fit (neighbour lists and margins of 1,000 reference rows) and its speed-up.
   The feature weights must be identical for every ``t``.
+* **Sparse JMI** -- ``JMI(10, discretize=None, n_jobs=t)`` on a scipy.sparse table of
+  ``--sparse-rows`` x 2,000 with 1% of its cells stored: the whole fit, its speed-up,
+  identical picks (``--sparse-rows 0`` skips it).
 * **Dask** (``--dask``, optional; needs ``dask.distributed``) -- the same JMI on a local
   cluster of 1, 2, 4, ... single-threaded worker processes, the table in row chunks
   persisted on the workers first: the whole fit.
@@ -490,6 +493,50 @@ def bench_relieff(rows: int, threads: list[int], repeats: int) -> list[dict[str,
     return out
 
 
+#: columns of the sparse table of :func:`bench_sparse`, and its share of stored entries
+SPARSE_FEATURES = 2000
+SPARSE_DENSITY = 0.01
+
+
+def bench_sparse(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any]]:
+    """``JMI(10, discretize=None, n_jobs=t)`` on a scipy.sparse CSC table of ``rows`` x
+    :data:`SPARSE_FEATURES` with :data:`SPARSE_DENSITY` of its cells stored (values 1
+    to 3), a binary target that feature 0's presence shifts: the whole fit (coding
+    every column's stored values, the counts from the non-zeros) and its speed-up; the
+    picks must be identical for every ``t``."""
+    import scipy.sparse as sp
+
+    from fsel import JMI
+
+    rng = np.random.default_rng(0)
+    X = sp.random(
+        rows,
+        SPARSE_FEATURES,
+        density=SPARSE_DENSITY,
+        format="csc",
+        random_state=0,
+        data_rvs=lambda k: rng.integers(1, 4, k).astype(np.float64),
+    )
+    present = np.asarray((X[:, 0] != 0).todense()).ravel()
+    y = (present ^ (rng.random(rows) < 0.3)).astype(np.int64)
+    JMI(5, discretize=None).fit(X[:2000], y[:2000])  # compile / load the kernels
+    out = []
+    for t in threads:
+        best, picks = float("inf"), None
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            est = JMI(10, discretize=None, n_jobs=t).fit(X, y)
+            best = min(best, time.perf_counter() - t0)
+            picks = est.selection_order_.tolist()
+        out.append({"threads": t, "fit_s": best, "selection": picks})
+        print(f"sparse JMI(10) {rows:,} x {SPARSE_FEATURES}, {t:>2} threads: fit {best:.3f} s")
+    base_s, base_picks = out[0]["fit_s"], out[0]["selection"]
+    for r in out:
+        r["fit_speedup"] = base_s / r["fit_s"]
+        r["same_selection"] = r.pop("selection") == base_picks
+    return out
+
+
 def _step_marks(fit: Any) -> tuple[Any, float, list[float]]:
     """``fit()`` with the start of the greedy search and each pick recorded: the
     estimator, the start and the picks' times."""
@@ -712,6 +759,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--chunk-rows", type=int, default=1_000_000, help="Dask chunk rows")
     parser.add_argument("--skip-relief", action="store_true")
+    parser.add_argument("--sparse-rows", type=int, default=200_000, help="0: no sparse part")
     parser.add_argument("--worker-threads", type=int, default=1, help="threads per Dask worker")
     parser.add_argument("--note", default="", help="words naming the machine, in the header")
     parser.add_argument("--out", default=str(_provenance.RESULTS / "scaling"))
@@ -733,6 +781,9 @@ def main(argv: list[str] | None = None) -> None:
         "relieff": []
         if args.skip_relief or not memory
         else bench_relieff(args.relief_rows, threads, args.repeats),
+        "sparse": bench_sparse(args.sparse_rows, threads, max(2, args.repeats))
+        if args.sparse_rows and memory
+        else [],
     }
     result["projection"] = projection(result["jmi"]) if result["jmi"] else {}
     if args.dask or args.dask_only:
