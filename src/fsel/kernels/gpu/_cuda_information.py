@@ -21,9 +21,9 @@ SHARED_CELLS = 12288
 _SIM = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 _I32 = np.dtype(np.int32) if _SIM else np.int32
 
-#: registers a thread of :func:`hist_lane_words` may use: four blocks of 256 threads
-#: on a multiprocessor's 65,536 (ptxas, CUDA 13, sm_90: 72 unbounded, 64 without a
-#: spill); numba's simulator takes no such option
+#: registers a thread of :func:`hist_lane_words` may use: 1,024 threads on a
+#: multiprocessor's 65,536 (ptxas, CUDA 13, sm_90: 72 unbounded, 64 without a spill);
+#: numba's simulator takes no such option
 _LANE_REGISTERS = {} if _SIM else {"max_registers": 64}
 
 
@@ -172,19 +172,27 @@ LUT_SIZE = 256
 
 
 @cuda.jit(device=True, inline=True)
-def _row_z(xb, r, K, j, mult, z, has_z, use_lut, lut):
-    """``Z`` of row ``r`` for the row kernels: ``(X[r, j] * mult if j >= 0 else 0) +
-    (lut[z[r]] if use_lut else z[r])``, the ``z`` term only when ``has_z`` (``xb`` the
-    flat row-major ``uint8`` codes, ``K`` features a row)."""
-    zv = 0
-    if j >= 0:
-        zv = np.int32(xb[r * K + j]) * mult
+def _z_of(xj, yr, zmul, has_z, use_lut, lut):
+    """The row kernels' ``Z`` from a row's ``X[r, j]`` (``xj``) and ``z[r]`` (``yr``):
+    ``xj * zmul + (lut[yr] if use_lut else yr)``, the second term only when ``has_z``
+    (``zmul`` is ``mult``, or 0 without a feature term), as ``uint32``."""
+    zv = np.int32(xj) * zmul
     if has_z:
         if use_lut:
-            zv += lut[z[r]]
+            zv += lut[yr]
         else:
-            zv += z[r]
-    return zv
+            zv += yr
+    return np.uint32(zv)
+
+
+@cuda.jit(device=True, inline=True)
+def _row_z(xb, r, K, j, mult, z, has_z, use_lut, lut):
+    """:func:`_z_of` of row ``r``, reading only what it needs: ``X[r, j]`` where ``j >=
+    0`` (``xb`` the flat row-major ``uint8`` codes, ``K`` features a row; else no
+    feature term) and ``z[r]`` where ``has_z``."""
+    xj = xb[r * K + j] if j >= 0 else np.uint8(0)
+    yr = np.int32(z[r]) if has_z else np.int32(0)
+    return _z_of(xj, yr, mult if j >= 0 else 0, has_z, use_lut, lut)
 
 
 @cuda.jit(cache=True)
@@ -408,19 +416,6 @@ def _word_at(xw, r, r_end, wpr, wb, ok):
 def _at_most(v, hi):
     """``min(v, hi)`` (which not every numba CUDA target types)."""
     return v if v < hi else hi
-
-
-@cuda.jit(device=True, inline=True)
-def _z_of(xj, yr, zmul, has_z, use_lut, lut):
-    """:func:`_row_z` from the row's loaded ``X[r, j]`` (``xj``; ``zmul`` is ``mult``,
-    or 0 without a feature term) and ``z[r]`` (``yr``), as ``uint32``."""
-    zv = np.int32(xj) * zmul
-    if has_z:
-        if use_lut:
-            zv += lut[yr]
-        else:
-            zv += yr
-    return np.uint32(zv)
 
 
 @cuda.jit(cache=True, **_LANE_REGISTERS)
