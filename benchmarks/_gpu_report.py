@@ -171,6 +171,7 @@ def markdown(res: dict[str, Any]) -> str:
                 f"| {name} | {r['k']} | {' | '.join(cells)} | {vs} | {r.get('same_selection')} |"
             )
         lines.append("")
+        lines += _cmi_lines(cr.get("cmi"))
     rl = res.get("relief")
     if rl:
         lines += [
@@ -245,3 +246,28 @@ def markdown(res: dict[str, Any]) -> str:
         lines += [f"- {k}: `{v.splitlines()[-1]}`" for k, v in res["errors"].items()]
         lines.append("")
     return "\n".join(lines)
+
+
+def _cmi_lines(cm: dict[str, Any] | None) -> list[str]:
+    """The CMI table of :func:`markdown`: its two routes and JMI with the same ``k``."""
+    if not cm or not cm.get("runs"):
+        return []
+    what = {
+        "gpu_joint": "CMI, conditioning joint kept on the GPU (rows sorted by it)",
+        "host_joint": "CMI, conditioning joint made on the host (before)",
+        "jmi": "JMI, the same k and table",
+    }
+    k = cm["k"]
+    lines = [f"### CMI({k}) against JMI({k})", "", "| run | whole fit | picks |", "|---|---:|---|"]
+    for run, r in cm["runs"].items():
+        fit = f"{r['fit_s'] * 1e3:.1f} ms" if "fit_s" in r else f"failed: {r['error'][:60]}"
+        lines.append(f"| {what.get(run, run)} | {fit} | {r.get('order', '-')} |")
+    lines.append("")
+    if "vs_jmi" in cm:
+        lines.append(
+            f"CMI({k}) with its joint on the GPU takes {cm['vs_jmi']:.2f}x JMI({k}) "
+            "(target: within 2x). The two CMI routes pick the same features: "
+            f"**{cm.get('same_selection')}**."
+        )
+        lines.append("")
+    return lines

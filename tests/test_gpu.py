@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fsel
 from _simulator import assert_same_fit, run_simulated
@@ -98,6 +100,24 @@ def test_sums_from_counts_match_a_plain_loop():
         assert s_coarse[k] == pytest.approx(sum(c * np.log2(c) for c in coarse if c))
         assert m_full[k] == sum(1 for c in full[k] if c)
         assert m_coarse[k] == sum(1 for c in coarse if c)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    counts=st.lists(st.integers(0, 200_000), min_size=1, max_size=30),
+    small=st.booleans(),
+)
+def test_nlogn_lookup_is_the_cpu_table_bit_for_bit(counts, small):
+    """NlognTable looks small counts up in a table and computes the others: both give
+    nlogn_table's values exactly, whatever the dtype."""
+    from fsel.kernels._counting import nlogn_table
+    from fsel.kernels.gpu.information import NlognTable
+
+    c = np.array(counts) % (1 << 16) if small else np.array(counts)
+    table = NlognTable()
+    want = nlogn_table(int(c.max()))[c]
+    for dtype in (np.int64, np.int32, np.float64):
+        assert table[c.astype(dtype)].tolist() == want.tolist()
 
 
 def test_cuda_problem_names_a_missing_numba(monkeypatch):
@@ -212,6 +232,7 @@ def _ptx_signatures():
     """Every CUDA kernel with the argument types the host code passes it."""
     from numba import types as t
 
+    from fsel.kernels.gpu import _cuda_conditional as kc
     from fsel.kernels.gpu import _cuda_information as ki
     from fsel.kernels.gpu import _cuda_relief as kr
 
@@ -220,7 +241,21 @@ def _ptx_signatures():
 
     i64, f64, b = t.int64, t.float64, t.boolean
     hist = a(t.int32, 2)
+    u8, i32 = a(t.uint8, 1), a(t.int32, 1)
     return [
+        (kc.mark_states, (u8, i64, i64, i64, i32, i64, u8)),
+        (kc.count_present, (u8, i64, i32)),
+        (kc.rank_present, (u8, i64, i32, i32)),
+        (kc.joint_states, (u8, i64, i64, i64, i32, b, i64, i32, i32)),
+        *[
+            (kc.z_block_counts, (i32, u8, b, i32, *[i64] * 4, zt, hist, a(i64, 1)))
+            for zt in (u8, i32)
+        ],
+        (kc.z_global_counts, (i32, u8, b, i32, i64, i64, i32, a(i64, 1))),
+        (kc.block_bases, (hist, i32, i64)),
+        (kc.scatter_block, (i32, i64, i64, i64, hist, i32, i32)),
+        (kc.scatter_global, (i32, i64, i32, i32, i32)),
+        (kc.hist_sorted, (u8, i64, *[i32] * 5, *[i64] * 5, hist)),
         (ki.hist_shared, (a(t.uint32, 2), a(t.uint32, 1), b, i64, i64, i64, i64, hist)),
         (ki.hist_shared, (a(t.uint32, 2), a(t.int32, 1), b, i64, i64, i64, i64, hist)),
         (ki.hist_global, (a(t.uint8, 2), a(t.uint32, 1), b, i64, i64, hist)),
@@ -388,7 +423,9 @@ def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path, monk
         cuda.compile_ptx(lambda x: None, t.void(t.int32[:]), cc=(9, 0))
     except Exception as exc:  # no libNVVM here
         pytest.skip(f"numba cannot compile CUDA kernels here: {str(exc).splitlines()[0][:80]}")
+    from fsel.kernels.gpu import _cuda_conditional as kc
     from fsel.kernels.gpu import _cuda_information as ki
+    from fsel.kernels.gpu.conditional import THREADS
     from fsel.kernels.gpu.information_rows import ROW_BLOCKS_PER_SM, ROW_THREADS
     from fsel.kernels.gpu.lanes import LANE_TILE, LANE_WORD_THREADS_PER_SM
 
@@ -396,6 +433,7 @@ def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path, monk
     lanes = LANE_TILE * 4
     blocks = {ki.hist_rows: ROW_THREADS * ROW_BLOCKS_PER_SM, ki.hist_lanes: lanes}
     blocks[ki.hist_lane_words] = LANE_WORD_THREADS_PER_SM
+    blocks[kc.hist_sorted] = THREADS * 4  # four blocks of 48 KiB a multiprocessor
     for kernel, sig in _ptx_signatures():
         if kernel not in blocks:
             continue

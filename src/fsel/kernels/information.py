@@ -753,8 +753,12 @@ class InformationTable:
 
     def _conditioning_entropies(self, s: np.ndarray, z: np.ndarray, ns: int) -> tuple[float, float]:
         """``H(S, Y)`` and ``H(S)`` for :meth:`conditional_relevance`."""
-        zc = np.bincount(z, minlength=ns * self.n_classes)
-        sc = np.bincount(s, minlength=ns)
+        return self.conditioning_entropies(np.bincount(z, minlength=ns * self.n_classes))
+
+    def conditioning_entropies(self, zc: np.ndarray) -> tuple[float, float]:
+        """``H(S, Y)`` and ``H(S)`` from the counts ``zc`` of ``Z = S |Y| + Y`` (the
+        counts of ``S`` are their sums over ``Y``)."""
+        sc = zc.reshape(-1, self.n_classes).sum(axis=1)
         h_sy = float(self._h(self._table[zc].sum(), np.count_nonzero(zc)))
         h_s = float(self._h(self._table[sc].sum(), np.count_nonzero(sc)))
         return h_sy, h_s

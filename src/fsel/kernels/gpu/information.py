@@ -82,7 +82,10 @@ def sums_from_counts(
     ([2.0], [4.0], [3], [2])
     """
     kb, cells = full.shape
-    coarse = full.reshape(kb, cells // group, group).sum(axis=2)
+    parts = full.reshape(kb, cells // group, group)
+    coarse = parts[:, :, 0].copy()
+    for g in range(1, group):  # integer sums: any order; strided adds beat sum(axis=2)
+        coarse += parts[:, :, g]
     tf, tc = table[full], table[coarse]
     return (
         np.cumsum(tf, axis=1, out=tf)[:, -1],
@@ -105,7 +108,27 @@ class NlognTable:
     True
     """
 
+    #: counts below this are looked up in a table made once (the same operations
+    #: on the same numbers: :func:`~fsel.kernels._counting.nlogn_table`'s values)
+    SMALL = 1 << 16
+
+    def __init__(self) -> None:
+        self._small: np.ndarray | None = None
+
     def __getitem__(self, counts: Any) -> np.ndarray:
+        counts = np.asarray(counts)
+        if (
+            counts.size
+            and counts.dtype.kind in "iu"
+            and 0 <= counts.min() <= counts.max() < self.SMALL
+        ):
+            if self._small is None:
+                self._small = self._values(np.arange(self.SMALL))
+            return self._small[counts]
+        return self._values(counts)
+
+    @staticmethod
+    def _values(counts: Any) -> np.ndarray:
         c = np.asarray(counts, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(c == 0, 0.0, c * np.log2(c))

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.kernels.gpu import conditional
 from fsel.kernels.gpu.information import _SIMULATOR as SIMULATOR
 from fsel.kernels.gpu.information import (
     SHARED_CELLS,
@@ -449,6 +450,20 @@ class GpuRowTable(GpuInformationTable):
             self._y_host = self._labels.host_codes()
         return self._y_host
 
+    def joint_codes(self, s: Any, j: int) -> Any:
+        """CMI's conditioning joint with feature ``j``, kept on the GPU
+        (:func:`fsel.kernels.gpu.conditional.joint_codes`; the CPU's codes)."""
+        if not conditional.ON_DEVICE:
+            return super().joint_codes(s, j)
+        return conditional.joint_codes(self, s, j)
+
+    def conditional_relevance(self, s: Any) -> np.ndarray:
+        """``I(Xk;Y|S)`` of every candidate, ``S`` from :meth:`joint_codes`
+        (:func:`fsel.kernels.gpu.conditional.conditional_relevance`)."""
+        if not isinstance(s, conditional.GpuJointCodes):
+            return super().conditional_relevance(s)
+        return conditional.conditional_relevance(self, s)
+
     def _init_relevance(self) -> None:
         """The numbers of levels, ``feature_entropy`` and ``relevance`` from one pass
         counting ``(Xk, Y)`` over every possible code ``0..255`` of every feature (a
@@ -506,7 +521,8 @@ class GpuRowTable(GpuInformationTable):
         else:
             j, mult, has_z, use_lut = -1, 0, True, False
             dt = np.uint8 if nz <= 256 else np.int32
-            zsrc = cuda.to_device(np.ascontiguousarray(z, dtype=dt))
+            # CMI's Z made on the GPU (int32) is read where it is
+            zsrc = z if is_device_array(z) else cuda.to_device(np.ascontiguousarray(z, dtype=dt))
         if not has_z:
             zsrc = lab.dev  # unread
         half = self._half

@@ -174,7 +174,8 @@ def _greedy_cmi(
         order.append(best)
         step_scores.append(float(last[best]))
         selected[best] = True
-        s = table.joint_codes(s, best)
+        if len(order) < k:  # the joint only a further step conditions on
+            s = table.joint_codes(s, best)
         if progress is not None:
             progress()
     return GreedyResult(np.asarray(order, np.intp), np.asarray(step_scores), np.asarray(last))
