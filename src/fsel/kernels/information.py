@@ -42,7 +42,7 @@ from fsel.kernels._counting import (
     paired_nlogn,
 )
 from fsel.kernels.discretize import smallest_code_dtype
-from fsel.kernels.value_ranks import value_ranks
+from fsel.kernels.value_ranks import joint_ranks, joint_target, value_ranks
 from fsel.utils.parallel import spans, thread_map
 
 __all__ = [
@@ -727,13 +727,12 @@ class InformationTable:
         Under pairwise deletion (``missing_codes``) the rows where ``Xj`` or a member of
         ``S`` is missing get -1 (dropped by :meth:`conditional_relevance`).
         """
-        c = self.codes[j].astype(np.int64)
+        c = self.codes[j]
         if self.missing_codes is not None:
-            return _merge_available(s, c, int(self.missing_codes[j]))
+            return _merge_available(s, c.astype(np.int64), int(self.missing_codes[j]))
         if s is None:
-            return c
-        a = int(self.n_levels[j])
-        return value_ranks(s * a + c, (int(s.max()) + 1) * a)
+            return c.astype(np.int64)
+        return joint_ranks(s, c, int(self.n_levels[j]), self.n_jobs)
 
     def conditional_relevance(self, s: np.ndarray) -> np.ndarray:
         """``I(Xk;Y|S)`` for every candidate, ``s`` being the codes ``0..ns-1`` of a
@@ -746,9 +745,9 @@ class InformationTable:
             z = np.where(s < 0, -1, s * ny + self.y)
             h_ksy, h_ks, _, _, h_sy, h_s, _ = self._available_entropies(z, max(ns, 0) * ny)
             return np.maximum(0.0, h_ks + h_sy - h_ksy - h_s)
-        z = s * ny + self.y
+        z, zc = joint_target(s, self.y, ny, self.n_jobs)
         s_ksy, s_ks, m_ksy, m_ks = self._count(z, ns * ny, ny)
-        h_sy, h_s = self._conditioning_entropies(s, z, ns)
+        h_sy, h_s = self.conditioning_entropies(zc)
         return self._cmi_from_sums(h_sy, h_s, s_ksy, s_ks, m_ksy, m_ks)
 
     def _conditioning_entropies(self, s: np.ndarray, z: np.ndarray, ns: int) -> tuple[float, float]:
