@@ -201,18 +201,21 @@ def _markdown(result: dict[str, Any]) -> str:
             f"| {r['threads']} | {r['fit_s']:.2f} | {r['fit_speedup']:.2f} "
             f"| {'yes' if r['same_weights'] else 'NO'} |"
         )
-    if result.get("sparse"):
-        lines += [
-            "",
-            f"## Sparse JMI(10, discretize=None), {a['sparse_rows']:,} x 2000, 1% stored",
-            "",
-            "| threads | fit s | speed-up | same picks |",
-            "|---:|---:|---:|:---:|",
-        ]
+    for part, title in (
+        (
+            "sparse",
+            f"Sparse JMI(10, discretize=None), {a.get('sparse_rows', 0):,} x 2000, 1% stored",
+        ),
+        ("cmi", f"CMI(4, discretize=None), {a.get('cmi_rows', 0):,} x {N_FEATURES} uint8 codes"),
+    ):
+        if not result.get(part):
+            continue
+        lines += ["", f"## {title}", "", "| threads | fit s | speed-up | same picks |"]
+        lines.append("|---:|---:|---:|:---:|")
         lines += [
             f"| {r['threads']} | {r['fit_s']:.3f} | {r['fit_speedup']:.2f} "
             f"| {'yes' if r['same_selection'] else 'NO'} |"
-            for r in result["sparse"]
+            for r in result[part]
         ]
     if result.get("dask"):
         lines += [

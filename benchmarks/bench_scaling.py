@@ -25,6 +25,10 @@ In memory, in this process, for ``n_jobs`` = 1, 2, 4, ... up to the machine's co
 * **Sparse JMI** -- ``JMI(10, discretize=None, n_jobs=t)`` on a scipy.sparse table of
   ``--sparse-rows`` x 2,000 with 1% of its cells stored: the whole fit, its speed-up,
   identical picks (``--sparse-rows 0`` skips it).
+* **CMI** -- ``CMI(4, discretize=None, n_jobs=t)`` on ``--cmi-rows`` rows of the JMI
+  table: each step conditions on the joint of every pick so far (its codes made in
+  threads, then counted); the whole fit, its speed-up, identical picks
+  (``--cmi-rows 0`` skips it).
 * **Dask** (``--dask``, optional; needs ``dask.distributed``) -- the same JMI on a local
   cluster of 1, 2, 4, ... single-threaded worker processes, the table in row chunks
   persisted on the workers first: the whole fit.
@@ -344,6 +348,31 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
     return out
 
 
+def fit_scaling(
+    label: str, fit: Any, threads: list[int], repeats: int, key: str = "same_selection"
+) -> list[dict[str, Any]]:
+    """``fit(t)`` (seconds, what it found) for every thread count, best of ``repeats``:
+    the whole fit, its speed-up over the first count, and whether it found the same
+    (``key``) as with the first, exactly."""
+    out = []
+    for t in threads:
+        runs = [fit(t) for _ in range(repeats)]
+        seconds = min(sec for sec, _ in runs)
+        out.append({"threads": t, "fit_s": seconds, "found": runs[0][1]})
+        print(f"{label}, {t:>2} threads: fit {seconds:.3f} s", flush=True)
+    base_s, base_found = out[0]["fit_s"], out[0]["found"]
+    for r in out:
+        r["fit_speedup"] = base_s / r["fit_s"]
+        r[key] = bool(np.array_equal(r.pop("found"), base_found))
+    return out
+
+
+def _timed_fit(est: Any, X: Any, y: Any, attr: str) -> tuple[float, np.ndarray]:
+    t0 = time.perf_counter()
+    est.fit(X, y)
+    return time.perf_counter() - t0, np.asarray(getattr(est, attr))
+
+
 def bench_relieff(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any]]:
     from fsel import ReliefF
 
@@ -353,22 +382,27 @@ def bench_relieff(rows: int, threads: list[int], repeats: int) -> list[dict[str,
 
     def fit(t: int) -> tuple[float, np.ndarray]:
         est = ReliefF(n_neighbors=10, sample_size=1000, random_state=0, n_jobs=t)
-        t0 = time.perf_counter()
-        est.fit(X, y)
-        return time.perf_counter() - t0, est.feature_importances_
+        return _timed_fit(est, X, y, "feature_importances_")
 
     ReliefF(n_neighbors=10, sample_size=50, random_state=0).fit(X[:2000], y[:2000])
-    out = []
-    for t in threads:
-        runs = [fit(t) for _ in range(repeats)]
-        seconds = min(s for s, _ in runs)
-        out.append({"threads": t, "fit_s": seconds, "weights": runs[0][1]})
-        print(f"ReliefF {rows:,} x {N_FEATURES}, {t:>2} threads: fit {seconds:.2f} s", flush=True)
-    base_s, base_w = out[0]["fit_s"], out[0]["weights"]
-    for r in out:
-        r["fit_speedup"] = base_s / r["fit_s"]
-        r["same_weights"] = bool(np.array_equal(r.pop("weights"), base_w))
-    return out
+    label = f"ReliefF {rows:,} x {N_FEATURES}"
+    return fit_scaling(label, fit, threads, repeats, key="same_weights")
+
+
+def bench_cmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any]]:
+    """``CMI(4, discretize=None, n_jobs=t)`` on the JMI table (:func:`bench_dask.
+    make_chunk`, ``rows`` x 100): every step conditions on the joint of all picks
+    (made in threads, then counted), so its histograms grow with each pick."""
+    from fsel import CMI
+
+    X, y8 = make_chunk(0, rows)
+    y = y8.astype(np.int64)
+    CMI(3, discretize=None).fit(X[:20000], y[:20000])  # compile / load the kernels
+
+    def fit(t: int) -> tuple[float, np.ndarray]:
+        return _timed_fit(CMI(4, discretize=None, n_jobs=t), X, y, "selection_order_")
+
+    return fit_scaling(f"CMI(4) {rows:,} x {N_FEATURES}", fit, threads, repeats)
 
 
 #: columns of the sparse table of :func:`bench_sparse`, and its share of stored entries
@@ -398,21 +432,12 @@ def bench_sparse(rows: int, threads: list[int], repeats: int) -> list[dict[str, 
     present = np.asarray((X[:, 0] != 0).todense()).ravel()
     y = (present ^ (rng.random(rows) < 0.3)).astype(np.int64)
     JMI(5, discretize=None).fit(X[:2000], y[:2000])  # compile / load the kernels
-    out = []
-    for t in threads:
-        best, picks = float("inf"), None
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            est = JMI(10, discretize=None, n_jobs=t).fit(X, y)
-            best = min(best, time.perf_counter() - t0)
-            picks = est.selection_order_.tolist()
-        out.append({"threads": t, "fit_s": best, "selection": picks})
-        print(f"sparse JMI(10) {rows:,} x {SPARSE_FEATURES}, {t:>2} threads: fit {best:.3f} s")
-    base_s, base_picks = out[0]["fit_s"], out[0]["selection"]
-    for r in out:
-        r["fit_speedup"] = base_s / r["fit_s"]
-        r["same_selection"] = r.pop("selection") == base_picks
-    return out
+
+    def fit(t: int) -> tuple[float, np.ndarray]:
+        return _timed_fit(JMI(10, discretize=None, n_jobs=t), X, y, "selection_order_")
+
+    label = f"sparse JMI(10) {rows:,} x {SPARSE_FEATURES}"
+    return fit_scaling(label, fit, threads, repeats)
 
 
 def _step_marks(fit: Any) -> tuple[Any, float, list[float]]:
@@ -638,6 +663,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chunk-rows", type=int, default=1_000_000, help="Dask chunk rows")
     parser.add_argument("--skip-relief", action="store_true")
     parser.add_argument("--sparse-rows", type=int, default=200_000, help="0: no sparse part")
+    parser.add_argument("--cmi-rows", type=int, default=2_000_000, help="0: no CMI part")
     parser.add_argument("--worker-threads", type=int, default=1, help="threads per Dask worker")
     parser.add_argument("--note", default="", help="words naming the machine, in the header")
     parser.add_argument("--out", default=str(_provenance.RESULTS / "scaling"))
@@ -662,6 +688,7 @@ def main(argv: list[str] | None = None) -> None:
         "sparse": bench_sparse(args.sparse_rows, threads, max(2, args.repeats))
         if args.sparse_rows and memory
         else [],
+        "cmi": bench_cmi(args.cmi_rows, threads, args.repeats) if args.cmi_rows and memory else [],
     }
     result["projection"] = projection(result["jmi"]) if result["jmi"] else {}
     if args.dask or args.dask_only:
