@@ -113,6 +113,9 @@ DIRECT = {
     "_numba_classifiability.dense_count",
     "_numba_classifiability.dense_purity",
     "_numba_relief_margins.transpose",
+    "_numba_joint.mark_states",
+    "_numba_joint.state_ranks",
+    "_numba_joint.target_joint",
 }
 
 
@@ -808,3 +811,45 @@ def test_transpose_bytes8_is_a_byte_transpose(nblk, G, seed):
         S8, W8 = S.view(np.uint8), W.view(np.uint8)
         np.testing.assert_array_equal(S8[:, : 8 * nblk], W8[: 8 * nblk].T)
         assert (S[:, nblk] == 7).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    pairs=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 4)), min_size=1, max_size=60),
+    cut=st.integers(0, 60),
+)
+def test_joint_kernels_against_loops(pairs, cut):
+    """mark_states, state_ranks and target_joint on the rows ``r0..r1`` of a split,
+    against plain loops from their docstrings: the rows outside are not touched."""
+    from fsel.kernels import _numba_joint as nj
+
+    s = np.array([p[0] for p in pairs], dtype=np.int64)
+    c = np.array([p[1] for p in pairs], dtype=np.uint8)
+    y = (s * 3 + c) % 2
+    n = s.size
+    r0, r1 = min(cut, n) // 2, min(cut, n)
+    a, ny = 5, 2
+    rank = np.arange(10 * a, dtype=np.int64) * 7  # any table
+    want_present = np.zeros(10 * a, dtype=bool)
+    want_out = np.full(n, -1, dtype=np.int64)
+    want_z = np.full(n, -1, dtype=np.int64)
+    want_counts = np.zeros(10 * ny, dtype=np.int64)
+    for r in range(r0, r1):
+        want_present[s[r] * a + c[r]] = True
+        want_out[r] = rank[s[r] * a + c[r]]
+        want_z[r] = s[r] * ny + y[r]
+        want_counts[want_z[r]] += 1
+    for mark, ranks, target in zip(
+        both(nj.mark_states), both(nj.state_ranks), both(nj.target_joint), strict=True
+    ):
+        present = np.zeros(10 * a, dtype=bool)
+        mark(s, c, a, present, r0, r1)
+        out = np.full(n, -1, dtype=np.int64)
+        ranks(s, c, a, rank, out, r0, r1)
+        z = np.full(n, -1, dtype=np.int64)
+        counts = np.zeros(10 * ny, dtype=np.int64)
+        target(s, y, ny, z, counts, r0, r1)
+        np.testing.assert_array_equal(present, want_present)
+        np.testing.assert_array_equal(out, want_out)
+        np.testing.assert_array_equal(z, want_z)
+        np.testing.assert_array_equal(counts, want_counts)

@@ -146,8 +146,8 @@ def sorted_tiles(
     Examples
     --------
     >>> z0, p0, p1 = sorted_tiles(np.array([0, 5, 5, 6, 9]), span=2, tile_rows=3)
-    >>> z0.tolist(), p0.tolist(), p1.tolist()
-    ([0, 0, 2], [0, 3, 5], [3, 5, 9])
+    >>> z0.tolist(), p0.tolist(), p1.tolist()  # z 0-1: rows 0-4; z 2-3: rows 5-8
+    ([0, 0, 2, 2], [0, 3, 5, 8], [3, 5, 8, 9])
     """
     offsets = np.asarray(offsets, dtype=np.int64)
     nz = offsets.size - 1
@@ -238,9 +238,7 @@ def _counts_sorted(table: Any, order: tuple, zc: np.ndarray, nz: int) -> np.ndar
 
 def _fits_shared(table: Any, cells: int) -> bool:
     """Whether the table's own kernels count ``cells``-cell histograms in shared memory."""
-    from fsel.kernels.gpu.information_rows import row_groups
-
-    return row_groups(table.n_features, cells, half=table._half) is not None
+    return table.counts_in_shared(cells)
 
 
 def conditional_relevance(table: Any, s: GpuJointCodes) -> np.ndarray:

@@ -464,6 +464,11 @@ class GpuRowTable(GpuInformationTable):
             return super().conditional_relevance(s)
         return conditional.conditional_relevance(self, s)
 
+    def counts_in_shared(self, cells: int) -> bool:
+        """Whether :meth:`_counts` counts ``cells``-cell histograms in shared memory
+        (else in global memory)."""
+        return row_groups(self.n_features, cells, half=self._half) is not None
+
     def _init_relevance(self) -> None:
         """The numbers of levels, ``feature_entropy`` and ``relevance`` from one pass
         counting ``(Xk, Y)`` over every possible code ``0..255`` of every feature (a
