@@ -124,3 +124,43 @@ def test_crowded_columns_flags_outlier_set_bins_only():
     # sparse: the same columns, read from the stored entries
     sc, levels, edges = discretize_sparse(sp.csc_matrix(X), None, 5, "uniform")
     assert crowded_columns(sc, levels, edges, sp.csc_matrix(X)) == [1, 3]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(2, 80),
+    strategy=st.sampled_from(["quantile", "uniform"]),
+    holes=st.sampled_from(["none", "some", "every"]),
+    code_col=st.booleans(),
+    n_jobs=st.integers(2, 5),
+)
+def test_discretize_in_threads_gives_the_one_thread_codes(
+    seed, n, strategy, holes, code_col, n_jobs
+):
+    """The quantile edges (threads over columns), the binning and the coding (threads
+    over rows) give the same edges, codes and levels for any ``n_jobs``; here every
+    table, however small, is split (the threshold of bytes a thread is lifted)."""
+    import fsel.kernels.discretize as dz
+
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.standard_cauchy((n, 5)), 1)
+    X[:, 3] = rng.integers(0, 4, n)
+    discrete = np.array([False, False, False, code_col, False])
+    missing = None
+    if holes != "none":
+        cols = [0, 1, 2, 3, 4] if holes == "every" else [1, 3]
+        for j in cols:
+            X[rng.random(n) < 0.2, j] = np.nan
+        missing = np.isnan(X).any(axis=0)
+    before = X.copy()
+    one = discretize(X, discrete, 3, strategy, missing)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dz, "n_threads_for", lambda nbytes, jobs: jobs)
+        many = discretize(X, discrete, 3, strategy, missing, n_jobs=n_jobs)
+    np.testing.assert_array_equal(many[0], one[0])
+    np.testing.assert_array_equal(many[1], one[1])
+    assert [None if e is None else e.tolist() for e in many[2]] == [
+        None if e is None else e.tolist() for e in one[2]
+    ]
+    np.testing.assert_array_equal(X, before)  # the input is not modified

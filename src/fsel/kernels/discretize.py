@@ -28,7 +28,7 @@ import numpy as np
 
 from fsel.kernels._counting import SMALL_TABLE_CELLS
 from fsel.kernels.binning import check_n_bins
-from fsel.utils.parallel import numba_available, spans, thread_map
+from fsel.utils.parallel import n_threads_for, numba_available, spans, thread_map
 
 __all__ = [
     "apply_bin_edges",
@@ -241,13 +241,15 @@ def fit_bin_edges(
     n_bins: int = 5,
     strategy: str | None = "uniform",
     missing: np.ndarray | None = None,
+    n_jobs: int = 1,
 ) -> list[np.ndarray | None]:
     """Learn the inner bin edges of every float column.
 
     Returns a list with one entry per column: ``None`` for a column kept as codes, or
     the sorted inner edges (``searchsorted(edges, x, side="right")`` gives the bin).
     ``missing`` (bool per column, or None) flags the columns that hold NaN: their
-    edges are learned on the observed values only.
+    edges are learned on the observed values only. ``n_jobs``: threads over the
+    columns for the quantile edges (the same edges).
     """
     if strategy not in _STRATEGIES:
         raise ValueError(f"strategy must be 'uniform', 'quantile' or None, got {strategy!r}")
@@ -261,9 +263,8 @@ def fit_bin_edges(
         holes = np.asarray(missing, dtype=bool)
         mcols = cols[holes[cols]]
         if mcols.size:
-            for j, e in zip(
-                mcols.tolist(), _observed_edges(values, mcols, n_bins, strategy), strict=True
-            ):
+            found = _observed_edges(values, mcols, n_bins, strategy, n_jobs)
+            for j, e in zip(mcols.tolist(), found, strict=True):
                 edges[j] = e
         cols = cols[~holes[cols]]
     if not cols.size:
@@ -287,14 +288,44 @@ def fit_bin_edges(
         for i, j in enumerate(cols.tolist()):
             edges[j] = inner[i]
     else:
-        for j in cols.tolist():
-            col = values[:, j]
-            edges[j] = np.unique(np.quantile(col, np.linspace(0, 1, n_bins + 1)[1:-1]))
+        found = _quantile_edges(values, cols, n_bins, False, n_jobs)
+        for j, e in zip(cols.tolist(), found, strict=True):
+            edges[j] = e
     return edges
 
 
+def quantile_edges(col: np.ndarray, n_bins: int, observed: bool = False) -> np.ndarray:
+    """The inner edges of ``n_bins`` equal-frequency bins of one column: its distinct
+    quantiles at ``1/n_bins, 2/n_bins, ...`` (numpy's linear rule); ``observed``: of
+    its values that are not NaN.
+
+    Examples
+    --------
+    >>> quantile_edges(np.array([0.0, 1, 2, 3, 4]), 2).tolist()
+    [2.0]
+    >>> quantile_edges(np.array([0.0, np.nan, 1, 1]), 2, observed=True).tolist()
+    [1.0]
+    """
+    if observed:
+        col = col[~np.isnan(col)]
+    return np.unique(np.quantile(col, np.linspace(0, 1, n_bins + 1)[1:-1]))
+
+
+def _quantile_edges(
+    values: np.ndarray, cols: np.ndarray, n_bins: int, observed: bool, n_jobs: int
+) -> list[np.ndarray]:
+    """:func:`quantile_edges` of the columns ``cols`` of ``values``, in up to
+    ``n_jobs`` threads over the columns (numpy's partition releases the GIL)."""
+    threads = n_threads_for(values.itemsize * values.shape[0] * cols.size, n_jobs)
+    return thread_map(
+        lambda j: quantile_edges(values[:, j], n_bins, observed),
+        [(j,) for j in cols.tolist()],
+        threads,
+    )
+
+
 def _observed_edges(
-    values: np.ndarray, cols: np.ndarray, n_bins: int, strategy: str
+    values: np.ndarray, cols: np.ndarray, n_bins: int, strategy: str, n_jobs: int = 1
 ) -> list[np.ndarray | None]:
     """Inner edges of the columns ``cols`` (which hold NaN) learned on their observed
     values, with the same arithmetic as the complete-column path of
@@ -320,15 +351,13 @@ def _observed_edges(
         for r, i in enumerate(idx.tolist()):
             out[i] = inner[r]
     else:
-        for i in idx.tolist():
-            col = V[:, i]
-            col = col[~np.isnan(col)]
-            out[i] = np.unique(np.quantile(col, np.linspace(0, 1, n_bins + 1)[1:-1]))
+        for i, e in zip(idx.tolist(), _quantile_edges(V, idx, n_bins, True, n_jobs), strict=True):
+            out[i] = e
     return out
 
 
 def apply_bin_edges(
-    values: np.ndarray, edges: list[np.ndarray | None], nan_bin: bool = False
+    values: np.ndarray, edges: list[np.ndarray | None], nan_bin: bool = False, n_jobs: int = 1
 ) -> np.ndarray:
     """Bin float columns with learned edges; leave code columns as they are.
 
@@ -336,7 +365,8 @@ def apply_bin_edges(
     binned into at most 255 bins (the bin numbers, an eighth of the memory), else int64
     when every code column holds integers, else float64. ``nan_bin``: a NaN cell of a
     binned column gets the bin ``len(edges[j]) + 1``, above every observed one (else
-    bin 0: NaN is not >= any edge).
+    bin 0: NaN is not >= any edge). ``n_jobs``: threads over row ranges (numpy's
+    comparisons and sums release the GIL; the same matrix).
     """
     code_cols = [j for j, e in enumerate(edges) if e is None]
     if edges and not code_cols and max(len(e) for e in edges if e is not None) < 255:
@@ -347,22 +377,43 @@ def apply_bin_edges(
             np.all(kept == np.round(kept)) and np.all(np.abs(kept) <= 2.0**62)
         )
         dtype = np.int64 if integral else np.float64
+        del kept
     out = np.empty(values.shape, dtype=dtype)
+    parts = spans(values.shape[0], n_threads_for(values.nbytes, n_jobs))
+    cells = max(1 << 16, (1 << 22) // max(1, len(parts)))  # each thread's temporaries
+    thread_map(
+        lambda r0, r1: _bin_rows(values[r0:r1], edges, code_cols, nan_bin, out[r0:r1], cells),
+        parts,
+        len(parts),
+    )
+    return out
+
+
+def _bin_rows(
+    values: np.ndarray,
+    edges: list[np.ndarray | None],
+    code_cols: list[int],
+    nan_bin: bool,
+    out: np.ndarray,
+    cells: int = 1 << 22,
+) -> None:
+    """:func:`apply_bin_edges` of a block of rows, into ``out`` (the same rows), in
+    blocks of about ``cells`` cells."""
     if code_cols:
-        out[:, code_cols] = kept
+        out[:, code_cols] = values[:, code_cols]
     # columns with as many edges are binned together: searchsorted(e, x, "right") is
     # the number of edges <= x
     by_len: dict[int, list[int]] = {}
     for j, e in enumerate(edges):
         if e is not None:
             by_len.setdefault(len(e), []).append(j)
-    block = max(1, (1 << 22) // max(1, values.shape[0]))
+    block = max(1, cells // max(1, values.shape[0]))
     if len(by_len) == 1 and len(next(iter(by_len.values()))) == values.shape[1]:
         # every column binned with as many edges: blocks of rows, read in place (views,
         # no gathered copy of the columns)
         ((length, js),) = by_len.items()
         E = np.stack([edges[j] for j in js])
-        rows = max(1, (1 << 22) // max(1, values.shape[1]))
+        rows = max(1, cells // max(1, values.shape[1]))
         in_place = out.dtype == np.uint8  # fewer than 255 edges: count into out itself
         for r0 in range(0, values.shape[0], rows):
             V = values[r0 : r0 + rows]
@@ -378,7 +429,7 @@ def apply_bin_edges(
                 acc += np.isnan(V).view(np.uint8) * acc.dtype.type(length + 1)
             if not in_place:
                 out[r0 : r0 + rows] = acc
-        return out
+        return
     for length, js in by_len.items():
         for b0 in range(0, len(js), block):
             idx = np.asarray(js[b0 : b0 + block])
@@ -395,7 +446,6 @@ def apply_bin_edges(
                 out[...] = acc
             else:
                 out[:, idx] = acc
-    return out
 
 
 def discretize(
@@ -422,8 +472,8 @@ def discretize(
         code, the last (``n_levels - 1``; an all-missing column has the single code
         0). None: no column holds NaN (nothing is checked, no extra pass).
     n_jobs : int, default=1
-        Threads of the coding pass of an integer table (numba back-end); the codes do
-        not depend on it.
+        Threads of the quantile edges (over columns), the binning and the coding pass
+        (over rows); the codes do not depend on it.
 
     Returns
     -------
@@ -471,7 +521,7 @@ def discretize(
     ):
         # every column is codes: check, compact and code the holes in two passes, with
         # no rounded or integer copy of the table (None: the general path below)
-        edges = fit_bin_edges(values, discrete, n_bins, strategy, missing)  # validates
+        edges = fit_bin_edges(values, discrete, n_bins, strategy, missing, n_jobs)  # validates
         fast = _compact_float_codes_numba(values, missing)
         if fast is not None:
             return fast[0], fast[1], edges
@@ -488,16 +538,18 @@ def discretize(
                 f"discretize=None takes every column as codes, but column {int(bad[0])} "
                 "has non-integer values; bin it (discretize='uniform') or encode it"
             )
-    edges = fit_bin_edges(values, discrete, n_bins, strategy, missing)
+    edges = fit_bin_edges(values, discrete, n_bins, strategy, missing, n_jobs)
     if missing is not None:
-        return _discretize_with_missing(values, edges, missing)
-    binned = values if all(e is None for e in edges) else apply_bin_edges(values, edges)
+        return _discretize_with_missing(values, edges, missing, n_jobs)
+    binned = (
+        values if all(e is None for e in edges) else apply_bin_edges(values, edges, n_jobs=n_jobs)
+    )
     codes, n_levels = compact_codes(binned, n_jobs)
     return codes, n_levels, edges
 
 
 def _discretize_with_missing(
-    values: np.ndarray, edges: list[np.ndarray | None], missing: np.ndarray
+    values: np.ndarray, edges: list[np.ndarray | None], missing: np.ndarray, n_jobs: int = 1
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
     """The coding of :func:`discretize` with the NaN cells of the flagged columns as one
     more level, the last code of each such column."""
@@ -508,9 +560,9 @@ def _discretize_with_missing(
         # above every observed one while binning, so that the compaction itself gives
         # them the last code, instead of writing a filled copy of the whole table
         with np.errstate(invalid="ignore"):
-            binned = apply_bin_edges(values, edges, nan_bin=True)
+            binned = apply_bin_edges(values, edges, nan_bin=True, n_jobs=n_jobs)
             has_hole = np.isnan(values.max(axis=0))  # max propagates NaN
-        codes, n_levels = compact_codes(binned)
+        codes, n_levels = compact_codes(binned, n_jobs)
         # a flagged column without a hole still gets its (empty) missing level
         n_levels = n_levels + ~has_hole
         dtype = smallest_code_dtype(int(n_levels.max()))
@@ -560,18 +612,23 @@ def _discretize_with_missing(
             as_int = filled.astype(np.int64)
         binned = as_int if np.array_equal(as_int, filled) else filled
     else:
-        binned = apply_bin_edges(filled, edges)
+        binned = apply_bin_edges(filled, edges, n_jobs=n_jobs)
     del filled
-    codes, n_levels = _code_holes(binned, cols, observed_any, nan, every)
+    codes, n_levels = _code_holes(binned, cols, observed_any, nan, every, n_jobs)
     return codes, n_levels, edges
 
 
 def _code_holes(
-    binned: np.ndarray, cols: np.ndarray, observed_any: np.ndarray, nan: np.ndarray, every: bool
+    binned: np.ndarray,
+    cols: np.ndarray,
+    observed_any: np.ndarray,
+    nan: np.ndarray,
+    every: bool,
+    n_jobs: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Compact the binned table (holes already carrying an observed code) and give the
     holes of the flagged columns ``cols`` the extra last code."""
-    codes, n_levels = compact_codes(binned)
+    codes, n_levels = compact_codes(binned, n_jobs)
     n_levels = n_levels.copy()
     n_levels[cols[observed_any]] += 1  # all-missing columns keep the single code 0
     dtype = smallest_code_dtype(int(n_levels.max()))
