@@ -412,6 +412,41 @@ def test_n_jobs_and_memory_budget_do_not_change_results(cls):
     )
 
 
+@pytest.mark.parametrize("cls", [SURF, MultiSURF])
+@pytest.mark.parametrize("holes", [False, True])
+@pytest.mark.parametrize("sample_size", [23, None])
+def test_radius_margins_at_reference_rows_do_not_depend_on_n_jobs(cls, holes, sample_size):
+    """Reference rows (or missing values) take the row-block path, whose blocks get
+    smaller with more threads: the margins are added in runs that no block splits, so
+    the weights are the same, bit for bit, for every n_jobs and budget."""
+    X, y = _xor_data(n=150, n_noise=6, seed=4)
+    if holes:
+        X = X.copy()
+        X[np.random.default_rng(0).random(X.shape) < 0.05] = np.nan
+    for budget in ({}, {"memory_budget": 3 * 8 * 150 * 9}):  # whole matrix; row blocks
+        kw = {"sample_size": sample_size, "random_state": 0, **budget}
+        ref = cls(**kw).fit(X, y).feature_importances_
+        for n_jobs in (2, 3, 5):
+            got = cls(n_jobs=n_jobs, **kw).fit(X, y).feature_importances_
+            np.testing.assert_array_equal(got, ref)
+
+
+def test_expected_tables_without_holes_are_the_sorted_ones():
+    """Without a hole no segment is looked up: ExpectedDiff skips the sort, and what it
+    keeps is what the sort gives."""
+    from fsel.kernels.relief_margins import ExpectedDiff
+
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(40, 5)), rng.integers(0, 3, 40)
+    ed = ExpectedDiff(X, y, 3)
+    want = ed._segments_numpy(X, 3, np.zeros(5, dtype=bool))
+    got = (ed.vals, ed.cum, ed.off, ed.cnt.reshape(4, 5), ed.mu, ed.var)
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    assert (ed.eff == 3).all()  # every class falls back to the pooled (empty) segment
+
+
 def _traced_peak(fit):
     """Peak bytes traced by tracemalloc (numpy registers its buffers) during ``fit()``."""
     import tracemalloc

@@ -442,12 +442,16 @@ def map_distance_rows(
     D_full: np.ndarray | None = None,
     expected: Any = None,
     rows: np.ndarray | None = None,
+    align: int = 1,
 ) -> list[Any]:
     """Apply ``fn(start, stop, D)`` to every row block of the distance matrix of ``X``.
 
     ``D[i, j] = dist(X[start + i], X[j])`` with ``D[i, start + i] = 0``. Blocks are
     visited in row order and their results returned in that order; with ``n_jobs > 1``
-    they run in threads (the compiled kernels and BLAS release the GIL).
+    they run in threads (the compiled kernels and BLAS release the GIL). Where the
+    blocks fall depends on ``n_jobs`` and the budget, so that a result the same for
+    every ``n_jobs`` needs ``fn`` to return something per row, or per run of ``align``
+    rows (summed by the caller in row order), not a sum over its block.
 
     Parameters
     ----------
@@ -472,6 +476,9 @@ def map_distance_rows(
         Only these rows (reference samples) against all rows: ``start, stop`` are then
         positions in ``rows`` and ``D[i, j] = dist(X[rows[start + i]], X[j])``, with
         ``D[i, rows[start + i]] = 0``; row blocks only.
+    align : int
+        With ``rows``, ``expected`` or sparse ``X``: every block but the last starts
+        and ends on a multiple of ``align`` rows (positions in ``rows``, if given).
 
     Returns
     -------
@@ -492,7 +499,7 @@ def map_distance_rows(
         Xs = X.tocsr()
         n = Xs.shape[0]
         ref = np.arange(n) if rows is None else np.asarray(rows, dtype=np.intp)
-        step = rows_per_block(n, memory_budget, workers)
+        step = _ref_step(rows_per_block(n, memory_budget, workers), ref.size, workers, align)
         spans = [(a, min(a + step, ref.size)) for a in range(0, ref.size, step)]
 
         def run_sparse(a: int, b: int) -> Any:
@@ -510,7 +517,7 @@ def map_distance_rows(
         # ``expected`` (an ExpectedDiff) brings its own expected-difference kernels:
         # this module does not import fsel.kernels.relief_margins, which imports it
         ref = np.arange(n) if rows is None else np.asarray(rows, dtype=np.intp)
-        step = rows_per_block(n, memory_budget, workers)
+        step = _ref_step(rows_per_block(n, memory_budget, workers), ref.size, workers, align)
         spans = [(a, min(a + step, ref.size)) for a in range(0, ref.size, step)]
         sq_b = None if metric == "manhattan" else np.einsum("ij,ij->i", X, X)
 
@@ -533,7 +540,7 @@ def map_distance_rows(
             np.fill_diagonal(D_all, 0.0)
             step = max(1, -(-n // (4 * workers))) if workers > 1 else n
             spare = max(int(memory_budget) - 8 * n * n, 1)
-            step = min(step, rows_per_block(n, spare, workers))
+            step = _ref_step(min(step, rows_per_block(n, spare, workers)), n, 1, align)
             spans = [(a, min(a + step, n)) for a in range(0, n, step)]
             return threaded_spans(lambda a, b: fn(a, b, D_all[a:b]), spans, workers)
 
@@ -567,6 +574,22 @@ def map_distance_rows(
         return fn(a, b, D)
 
     return threaded_spans(run, spans, workers)
+
+
+def _ref_step(step: int, n_ref: int, workers: int, align: int) -> int:
+    """Rows of a block of :func:`map_distance_rows` over ``n_ref`` reference rows: at
+    most ``step`` (the budget's), at most a share giving each worker two blocks, and a
+    multiple of ``align``.
+
+    Examples
+    --------
+    >>> _ref_step(1000, 100, 2, 1), _ref_step(1000, 100, 2, 16), _ref_step(1000, 100, 1, 16)
+    (25, 16, 992)
+    """
+    if workers > 1:
+        step = min(step, max(1, -(-n_ref // (2 * workers))))
+    align = max(1, int(align))
+    return max(align, step // align * align)
 
 
 def full_distance_matrix(

@@ -37,6 +37,22 @@ def _kernels() -> Any:
     return _numba_relief_margins
 
 
+def _no_segments(C: int, d: int) -> tuple[np.ndarray, ...]:
+    """The sorted segments of :class:`ExpectedDiff` when no feature has a hole: every
+    segment empty (``vals``), a single leading zero of prefix sums each (``cum``),
+    offsets, counts, means and variances zero."""
+    segments = (C + 1) * d
+    zeros = np.zeros((C + 1, d))
+    return (
+        np.zeros(0),
+        np.zeros(segments),
+        np.zeros(segments + 1, dtype=np.intp),
+        np.zeros((C + 1, d), dtype=np.intp),
+        zeros,
+        zeros.copy(),
+    )
+
+
 class ExpectedDiff:
     r"""Kononenko's expected difference for missing components.
 
@@ -145,7 +161,10 @@ class ExpectedDiff:
             else:
                 self._G = np.zeros((1, 1, 1))
         else:
-            vals, cum, off, cnt, mu, var = self._segments_numpy(X, C, has)
+            if feats.size:
+                vals, cum, off, cnt, mu, var = self._segments_numpy(X, C, has)
+            else:  # no holes: no feature looks a segment up (what the sort would give)
+                vals, cum, off, cnt, mu, var = _no_segments(C, d)
             self.vals, self.cum, self.off = vals, cum, off
             self.cnt = np.ascontiguousarray(cnt.ravel())
             self.mu, self.var = mu, var
