@@ -59,7 +59,7 @@ from fsel.kernels.distances import (
     numba_available,
     sq_delta,
 )
-from fsel.utils.parallel import effective_n_jobs, thread_map
+from fsel.utils.parallel import effective_n_jobs, n_threads_for, spans, thread_map
 
 __all__ = [
     "IncrementalSearch",
@@ -519,25 +519,53 @@ class IncrementalSearch:
         self._D2: np.ndarray | None = np.zeros((n, n)) if self.cache else None
         self._sorted: tuple[np.ndarray, np.ndarray] | None = None
 
+    def _row_spans(self, D: np.ndarray) -> list[tuple[int, int]]:
+        """Row ranges of ``D`` for the threads (one where the matrix is small)."""
+        return spans(D.shape[0], n_threads_for(D.nbytes, effective_n_jobs(self.n_jobs)))
+
     def add(self, f: int) -> None:
-        """Add feature ``f`` to the selected set (incremental ``D2`` update)."""
+        """Add feature ``f`` to the selected set (incremental ``D2`` update, by row
+        ranges in threads: the same sums)."""
         f = int(f)
         if self._D2 is not None:
-            z = self.Xs[:, f]
-            self._D2 += sq_delta(z[:, None], z[None, :], bool(self.symbolic[f]))
+            z, sym, D2 = self.Xs[:, f], bool(self.symbolic[f]), self._D2
+
+            def update(a: int, b: int) -> None:
+                D2[a:b] += sq_delta(z[a:b, None], z[None, :], sym)
+
+            parts = self._row_spans(D2)
+            thread_map(update, parts, len(parts))
         self.selected.append(f)
         self._sorted = None
+
+    def _sorted_rows(self, rows: slice) -> tuple[np.ndarray, np.ndarray]:
+        """The rows ``rows`` of the squared distances (of ``D2`` when it is kept, else
+        :func:`mixed_sq_distances`), each sorted, and the order (``argsort`` row by
+        row): by row ranges in threads, the same rows sorted the same way."""
+        start, stop, _ = rows.indices(self.Xs.shape[0])
+        n = self.Xs.shape[0]
+        S, J = np.empty((stop - start, n)), np.empty((stop - start, n), dtype=np.intp)
+
+        def sort(a: int, b: int) -> None:
+            r = slice(start + a, start + b)
+            if self._D2 is not None:
+                D2 = self._D2[r]
+            else:
+                D2 = mixed_sq_distances(self.Xs, self.symbolic, self.selected, r)
+            J[a:b] = np.argsort(D2, axis=1)
+            S[a:b] = np.take_along_axis(D2, J[a:b], axis=1)
+
+        parts = self._row_spans(S)
+        thread_map(sort, parts, len(parts))
+        return S, J
 
     def _sorted_block(self, blk: slice) -> tuple[np.ndarray, np.ndarray]:
         if self._D2 is not None:
             if self._sorted is None:
-                J = np.argsort(self._D2, axis=1)
-                self._sorted = (np.take_along_axis(self._D2, J, axis=1), J)
+                self._sorted = self._sorted_rows(slice(None))
             S, J = self._sorted
             return S[blk], J[blk]
-        D2 = mixed_sq_distances(self.Xs, self.symbolic, self.selected, blk)
-        J = np.argsort(D2, axis=1)
-        return np.take_along_axis(D2, J, axis=1), J
+        return self._sorted_rows(blk)
 
     def _chunks(self, candidates: np.ndarray) -> list[np.ndarray]:
         k = max(1, min(effective_n_jobs(self.n_jobs), candidates.size))
