@@ -29,6 +29,10 @@ In memory, in this process, for ``n_jobs`` = 1, 2, 4, ... up to the machine's co
   table: each step conditions on the joint of every pick so far (its codes made in
   threads, then counted); the whole fit, its speed-up, identical picks
   (``--cmi-rows 0`` skips it).
+* **Floats** -- ``JMI(10, n_jobs=t)`` with the default binning on ``--float-rows`` x
+  100 heavy-tailed float64 columns: the quantile edges, the binning and the coding
+  run in threads too; the whole fit, its speed-up, identical picks (``--float-rows
+  0`` skips it).
 * **Dask** (``--dask``, optional; needs ``dask.distributed``) -- the same JMI on a local
   cluster of 1, 2, 4, ... single-threaded worker processes, the table in row chunks
   persisted on the workers first: the whole fit.
@@ -405,6 +409,23 @@ def bench_cmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
     return fit_scaling(f"CMI(4) {rows:,} x {N_FEATURES}", fit, threads, repeats)
 
 
+def bench_floats(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any]]:
+    """``JMI(10, n_jobs=t)`` with the default binning on ``rows`` x 100 float64 columns
+    (heavy-tailed: Student t with 2 degrees of freedom; a binary target from three of
+    them): the quantile edges, the binning and the coding in threads, then the steps."""
+    from fsel import JMI
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_t(2, size=(rows, N_FEATURES))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + rng.normal(size=rows) > 0).astype(np.int64)
+    JMI(3).fit(X[:20000], y[:20000])  # compile / load the kernels
+
+    def fit(t: int) -> tuple[float, np.ndarray]:
+        return _timed_fit(JMI(10, n_jobs=t), X, y, "selection_order_")
+
+    return fit_scaling(f"JMI(10) on floats {rows:,} x {N_FEATURES}", fit, threads, repeats)
+
+
 #: columns of the sparse table of :func:`bench_sparse`, and its share of stored entries
 SPARSE_FEATURES = 2000
 SPARSE_DENSITY = 0.01
@@ -664,6 +685,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip-relief", action="store_true")
     parser.add_argument("--sparse-rows", type=int, default=200_000, help="0: no sparse part")
     parser.add_argument("--cmi-rows", type=int, default=2_000_000, help="0: no CMI part")
+    parser.add_argument("--float-rows", type=int, default=1_000_000, help="0: no float part")
     parser.add_argument("--worker-threads", type=int, default=1, help="threads per Dask worker")
     parser.add_argument("--note", default="", help="words naming the machine, in the header")
     parser.add_argument("--out", default=str(_provenance.RESULTS / "scaling"))
@@ -689,6 +711,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.sparse_rows and memory
         else [],
         "cmi": bench_cmi(args.cmi_rows, threads, args.repeats) if args.cmi_rows and memory else [],
+        "floats": bench_floats(args.float_rows, threads, args.repeats)
+        if args.float_rows and memory
+        else [],
     }
     result["projection"] = projection(result["jmi"]) if result["jmi"] else {}
     if args.dask or args.dask_only:
