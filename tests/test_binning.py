@@ -164,3 +164,24 @@ def test_discretize_in_threads_gives_the_one_thread_codes(
         None if e is None else e.tolist() for e in one[2]
     ]
     np.testing.assert_array_equal(X, before)  # the input is not modified
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**16), n=st.integers(2, 60), nan_bin=st.booleans())
+def test_apply_bin_edges_is_the_same_with_and_without_numba(seed, n, nan_bin):
+    """The compiled binary search and numpy's edge-by-edge count bin alike: values on
+    the edges, infinities, NaN (bin 0, or one above every bin), code columns kept."""
+    import fsel.kernels.discretize as dz
+
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.standard_cauchy((n, 4)), 0)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    X[rng.random(X.shape) < 0.05] = np.inf
+    edges = [np.unique(rng.integers(-3, 4, k).astype(float)) for k in (3, 1, 6)] + [None]
+    X[:, 3] = rng.integers(0, 5, n)  # a code column
+    compiled = dz.apply_bin_edges(X, edges, nan_bin=nan_bin, n_jobs=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dz, "numba_available", lambda: False)
+        plain = dz.apply_bin_edges(X, edges, nan_bin=nan_bin)
+    assert compiled.dtype == plain.dtype
+    np.testing.assert_array_equal(compiled, plain)

@@ -113,6 +113,7 @@ DIRECT = {
     "_numba_classifiability.dense_count",
     "_numba_classifiability.dense_purity",
     "_numba_relief_margins.transpose",
+    "_numba_discretize.bin_by_edges",
     "_numba_joint.mark_states",
     "_numba_joint.state_ranks",
     "_numba_joint.target_joint",
@@ -853,3 +854,41 @@ def test_joint_kernels_against_loops(pairs, cut):
         np.testing.assert_array_equal(out, want_out)
         np.testing.assert_array_equal(z, want_z)
         np.testing.assert_array_equal(counts, want_counts)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    seed=st.integers(0, 2**16),
+    n=st.integers(1, 40),
+    widths=st.lists(st.sampled_from([0, 1, 2, 5, 9, 70]), min_size=1, max_size=5),
+    nan_bin=st.booleans(),
+    split=st.integers(0, 40),
+)
+def test_bin_by_edges_counts_the_edges_at_or_below(seed, n, widths, nan_bin, split):
+    """bin_by_edges (edge by edge, or a binary search past 64 edges) against the count
+    of sorted edges ``<= x`` (the numpy binning's rule), with values on the edges,
+    +-0.0, +-inf and NaN, columns of different numbers of edges and a column left
+    alone; rows outside ``i0..i1`` are not written."""
+    from fsel.kernels import _numba_discretize as nd
+
+    rng = np.random.default_rng(seed)
+    d = len(widths) + 1
+    X = rng.choice([-2.0, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0, np.inf, -np.inf, np.nan], (n, d))
+    cols = np.arange(1, d, dtype=np.intp)  # column 0 is not binned
+    lengths = np.array(widths, dtype=np.intp)
+    E = np.zeros((cols.size, max(1, max(widths))))
+    for q, m in enumerate(widths):
+        E[q, :m] = np.sort(rng.choice([-1.0, 0.0, 0.5, 1.0, 2.0], m))
+    i0, i1 = min(split, n) // 2, min(split, n)
+    want = np.full((n, d), 99, dtype=np.int64)
+    for i in range(i0, i1):
+        for q, j in enumerate(cols):
+            x = X[i, j]
+            if np.isnan(x):
+                want[i, j] = widths[q] + 1 if nan_bin else 0
+            else:
+                want[i, j] = sum(1 for e in E[q, : widths[q]] if e <= x)
+    for kernel in both(nd.bin_by_edges):
+        out = np.full((n, d), 99, dtype=np.int64)
+        kernel(X, cols, E, lengths, nan_bin, out, i0, i1)
+        np.testing.assert_array_equal(out, want)

@@ -443,3 +443,40 @@ def remap_pairs(P, lut, need, i0, i1):
         pq = P[q]
         for i in range(i0, i1):
             pq[i] = lq[pq[i]]
+
+
+#: edges a column may have for :func:`bin_by_edges` to count them one by one (the
+#: comparisons vectorise: about 6 ns a cell for 49 edges, against 35 ns for a binary
+#: search, whose branches the processor cannot predict); more: the binary search
+LINEAR_EDGES = 64
+
+
+@numba.njit(nogil=True, cache=True)
+def bin_by_edges(X, cols, edges, lengths, nan_bin, out, i0, i1):
+    """``out[i, j] = #{m < lengths[q] : edges[q, m] <= X[i, j]}`` for the binned columns
+    ``j = cols[q]`` and rows ``i0 <= i < i1`` (``edges[q, :lengths[q]]`` sorted): the
+    number of inner edges at or below the value, counted edge by edge (up to
+    :data:`LINEAR_EDGES` edges) or found by a binary search. A NaN counts no edge: its
+    bin is 0, or ``lengths[q] + 1`` with ``nan_bin``."""
+    for i in range(i0, i1):
+        for q in range(cols.size):
+            j = cols[q]
+            x = X[i, j]
+            m = lengths[q]
+            if x != x:
+                out[i, j] = m + 1 if nan_bin else 0
+            elif m <= LINEAR_EDGES:
+                c = 0
+                for k in range(m):
+                    c += edges[q, k] <= x
+                out[i, j] = c
+            else:
+                lo = 0
+                hi = m
+                while lo < hi:  # the first edge above x
+                    mid = (lo + hi) >> 1
+                    if edges[q, mid] <= x:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                out[i, j] = lo

@@ -401,6 +401,16 @@ def _bin_rows(
     blocks of about ``cells`` cells."""
     if code_cols:
         out[:, code_cols] = values[:, code_cols]
+    if numba_available() and values.dtype.kind == "f":
+        # a binary search a cell (the count of edges at or below the value, as below)
+        cols = np.array([j for j, e in enumerate(edges) if e is not None], dtype=np.intp)
+        if cols.size:
+            lengths = np.array([len(edges[j]) for j in cols.tolist()], dtype=np.intp)
+            E = np.zeros((cols.size, max(1, int(lengths.max()))))
+            for q, j in enumerate(cols.tolist()):
+                E[q, : lengths[q]] = edges[j]
+            _kernels().bin_by_edges(values, cols, E, lengths, nan_bin, out, 0, values.shape[0])
+        return
     # columns with as many edges are binned together: searchsorted(e, x, "right") is
     # the number of edges <= x
     by_len: dict[int, list[int]] = {}

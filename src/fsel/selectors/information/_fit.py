@@ -177,6 +177,8 @@ class InformationSelector(SelectorCore):
             "categorical": params["categorical"],
             "keep_integer": not knn,
             "allow_missing": params["missing"] != "error",
+            # binned and coded into new arrays, never written: no float copy of X
+            "read_only": not knn,
             # read by discretize_sparse, never written
             "accept_sparse": False if knn else "no_copy",
         }
