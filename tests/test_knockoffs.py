@@ -217,6 +217,32 @@ def test_regression_target_and_lasso_default():
     assert (kf.relevant_features_ >= 12).sum() <= 3
 
 
+def test_one_draw_gives_its_selector_the_threads(monkeypatch):
+    """With one draw there is nothing to spread over workers: the draw runs here and a
+    selector that leaves ``n_jobs`` unset fits in ``n_jobs`` threads (a clone: the
+    caller's selector is untouched), with the same statistics."""
+    import fsel.meta.knockoffs as ko
+
+    X, y, _ = _logistic_data(3, n=300, p=12, k=4)
+    seen = []
+    real = ko._one_draw
+
+    def spy(X, y, seed, **kw):
+        seen.append(kw["selector"].get_params()["n_jobs"])
+        return real(X, y, seed, **kw)
+
+    monkeypatch.setattr(ko, "_one_draw", spy)
+    selector = fsel.JMI(6)
+    a = KnockoffFilter(selector, fdr=0.3, random_state=2).fit(X, y)
+    b = KnockoffFilter(selector, fdr=0.3, random_state=2, n_jobs=2).fit(X, y)
+    assert seen == [None, 2]
+    assert selector.n_jobs is None
+    np.testing.assert_array_equal(a.W_draws_, b.W_draws_)
+    fixed = fsel.JMI(6, n_jobs=1)  # a setting of the caller's own is kept
+    KnockoffFilter(fixed, fdr=0.3, random_state=2, n_jobs=2).fit(X, y)
+    assert seen[-1] == 1
+
+
 def test_seed_gives_identical_results_whatever_n_jobs():
     X, y, _ = _logistic_data(2, n=300, p=20, k=10)
     a = KnockoffFilter(fdr=0.3, n_draws=3, random_state=5).fit(X, y)

@@ -170,6 +170,18 @@ def default_statistic(y: Any) -> Any:
     return JMI(n_features_to_select=0.25)
 
 
+def _with_threads(selector: Any, n_jobs: int | None) -> Any:
+    """A clone of ``selector`` fitting in ``n_jobs`` threads where it takes ``n_jobs``
+    and leaves it unset (its results do not depend on it); else ``selector``."""
+    if n_jobs in (None, 1) or not hasattr(selector, "get_params"):
+        return selector
+    if "n_jobs" not in selector.get_params(deep=False) or selector.get_params()["n_jobs"]:
+        return selector
+    from sklearn.base import clone
+
+    return clone(selector).set_params(n_jobs=n_jobs)
+
+
 def _one_draw(
     X: np.ndarray,
     y: Any,
@@ -467,6 +479,8 @@ class KnockoffFilter(BaseSelector):
                     f"({n_draws}, {n_samples}, {p})"
                 )
         selector = self.selector if self.selector is not None else default_statistic(y_arr)
+        if n_draws == 1:  # one draw: the workers go to its selector instead
+            selector = _with_threads(selector, self.n_jobs)
         seeds = replicate_seeds(self.random_state, n_draws)
         draw_fdr = self.fdr if n_draws == 1 else self.fdr / 2.0
         common = dict(

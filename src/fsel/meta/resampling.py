@@ -249,6 +249,12 @@ def run_replicates(
     >>> out == [float(y[i].sum()) for i in idx]
     True
     """
+    indices = list(indices)
+    if len(indices) <= 1:  # one replicate: no worker pool, no shared copies
+        out = [func(X, y, idx, **kwargs) for idx in indices]
+        if progress is not None and out:
+            progress()
+        return out
     out = []
     with _shared_arrays(n_jobs, {"X": X, "y": y, **kwargs}) as shared:
         Xs, ys = shared.pop("X"), shared.pop("y")
