@@ -179,7 +179,9 @@ def test_apply_bin_edges_is_the_same_with_and_without_numba(seed, n, nan_bin):
     X[rng.random(X.shape) < 0.05] = np.inf
     edges = [np.unique(rng.integers(-3, 4, k).astype(float)) for k in (3, 1, 6)] + [None]
     X[:, 3] = rng.integers(0, 5, n)  # a code column
-    compiled = dz.apply_bin_edges(X, edges, nan_bin=nan_bin, n_jobs=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dz, "SMALL_TABLE_CELLS", 0)  # every table large enough to compile for
+        compiled = dz.apply_bin_edges(X, edges, nan_bin=nan_bin, n_jobs=2)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dz, "numba_available", lambda: False)
         plain = dz.apply_bin_edges(X, edges, nan_bin=nan_bin)

@@ -381,8 +381,12 @@ def apply_bin_edges(
     out = np.empty(values.shape, dtype=dtype)
     parts = spans(values.shape[0], n_threads_for(values.nbytes, n_jobs))
     cells = max(1 << 16, (1 << 22) // max(1, len(parts)))  # each thread's temporaries
+    # the compiled search for a large float table (a small one: numpy, no numba import)
+    compiled = values.dtype.kind == "f" and values.size > SMALL_TABLE_CELLS and numba_available()
     thread_map(
-        lambda r0, r1: _bin_rows(values[r0:r1], edges, code_cols, nan_bin, out[r0:r1], cells),
+        lambda r0, r1: _bin_rows(
+            values[r0:r1], edges, code_cols, nan_bin, out[r0:r1], cells, compiled
+        ),
         parts,
         len(parts),
     )
@@ -396,13 +400,15 @@ def _bin_rows(
     nan_bin: bool,
     out: np.ndarray,
     cells: int = 1 << 22,
+    compiled: bool = False,
 ) -> None:
     """:func:`apply_bin_edges` of a block of rows, into ``out`` (the same rows), in
-    blocks of about ``cells`` cells."""
+    blocks of about ``cells`` cells (``compiled``: by
+    :func:`~fsel.kernels._numba_discretize.bin_by_edges`)."""
     if code_cols:
         out[:, code_cols] = values[:, code_cols]
-    if numba_available() and values.dtype.kind == "f":
-        # a binary search a cell (the count of edges at or below the value, as below)
+    if compiled:
+        # the count of edges at or below the value, as below, in one compiled pass
         cols = np.array([j for j, e in enumerate(edges) if e is not None], dtype=np.intp)
         if cols.size:
             lengths = np.array([len(edges[j]) for j in cols.tolist()], dtype=np.intp)
