@@ -91,6 +91,15 @@ def joint_states(xb, n, K, j, s, has_s, a, rank, out):
         r += stride
 
 
+@cuda.jit(device=True, inline=True)
+def _block_rows(b, rows_per, n):
+    """The rows ``r0 .. r1 - 1`` of block ``b``: ``rows_per`` from ``b * rows_per``,
+    the last block's cut at ``n``."""
+    r0 = b * rows_per
+    r1 = r0 + rows_per
+    return r0, (r1 if r1 < n else n)
+
+
 @cuda.jit(cache=True)
 def z_block_counts(s, ylab, use_lut, lut, ny, n, rows_per, nz, z, block_counts, totals):
     """``z[r] = s[r] * ny + Y[r]`` (``Y`` the class code: ``lut[ylab[r]]`` with
@@ -104,10 +113,7 @@ def z_block_counts(s, ylab, use_lut, lut, ny, n, rows_per, nz, z, block_counts, 
     for c in range(tid, nz, nt):
         sh[c] = 0
     cuda.syncthreads()
-    r0 = b * rows_per
-    r1 = r0 + rows_per
-    if r1 > n:
-        r1 = n
+    r0, r1 = _block_rows(b, rows_per, n)
     for r in range(r0 + tid, r1, nt):
         v = _z_of(s[r], np.int32(ylab[r]), ny, True, use_lut, lut)
         z[r] = v
@@ -160,10 +166,7 @@ def scatter_block(z, n, rows_per, nz, bases, perm, zs):
     for c in range(tid, nz, nt):
         sh[c] = bases[b, c]
     cuda.syncthreads()
-    r0 = b * rows_per
-    r1 = r0 + rows_per
-    if r1 > n:
-        r1 = n
+    r0, r1 = _block_rows(b, rows_per, n)
     for r in range(r0 + tid, r1, nt):
         v = z[r]
         p = cuda.atomic.add(sh, v, 1)
