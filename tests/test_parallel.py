@@ -124,3 +124,23 @@ def test_relieff_setup_threads_do_not_change_margins():
     one = ReliefF(**kw, n_jobs=1).fit(X, y)
     two = ReliefF(**kw, n_jobs=2).fit(X, y)
     np.testing.assert_array_equal(two.margin_, one.margin_)
+
+
+@pytest.mark.parametrize("case", ["finite", "nan", "inf", "all_nan_column"])
+def test_finite_extremes_are_numpy_s_in_blocks_and_threads(case):
+    """Row blocks (4 here) in threads: the same finiteness and the same per-column
+    fmin/fmax as numpy's whole-array reductions."""
+    from fsel.utils.parallel import finite_extremes
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_cauchy((100_000, 20))
+    if case == "nan":
+        X[rng.random(X.shape) < 0.01] = np.nan
+    elif case == "inf":
+        X[77_777, 3] = -np.inf
+    elif case == "all_nan_column":
+        X[:, 5] = np.nan
+    ok, lo, hi = finite_extremes(X, 4)
+    assert ok == bool(np.isfinite(X).all())
+    np.testing.assert_array_equal(lo, np.fmin.reduce(X, axis=0))
+    np.testing.assert_array_equal(hi, np.fmax.reduce(X, axis=0))

@@ -190,6 +190,7 @@ class SelectorCore:
         accept_sparse: bool | str = False,
         read_only: bool = False,
         values_checked: bool = False,
+        n_jobs: int = 1,
     ) -> tuple[Table, np.ndarray, np.ndarray | None]:
         """Validate ``X`` and ``y`` once and record ``n_features_in_``/names.
 
@@ -199,7 +200,8 @@ class SelectorCore:
         ``accept_sparse=True`` returns scipy.sparse input as a CSC matrix, never densified;
         ``read_only=True`` (the caller never writes ``Table.values``) passes a float64
         ndarray through without a copy; ``values_checked=True`` skips the finiteness
-        and range passes over a float ndarray the caller has checked elsewhere."""
+        and range passes over a float ndarray the caller has checked elsewhere;
+        ``n_jobs`` threads those passes."""
         name = type(self).__name__
         table = check_table(
             X,
@@ -211,6 +213,7 @@ class SelectorCore:
             accept_sparse=accept_sparse,
             read_only=read_only,
             values_checked=values_checked,
+            n_jobs=n_jobs,
         )
         self._record_feature_names(X)
         self.n_features_in_ = table.values.shape[1]

@@ -30,6 +30,7 @@ __all__ = [
     "check_memory_budget",
     "column_min_max",
     "effective_n_jobs",
+    "finite_extremes",
     "is_sparse",
     "n_threads_for",
     "numba_available",
@@ -260,3 +261,32 @@ def column_min_max(values: Any, n_jobs: int) -> tuple[Any, Any]:
         lambda a, b: (values[a:b].min(axis=0), values[a:b].max(axis=0)), parts, threads
     )
     return np.min([p[0] for p in pairs], axis=0), np.max([p[1] for p in pairs], axis=0)
+
+
+def finite_extremes(values: Any, n_jobs: int) -> tuple[bool, Any, Any]:
+    """Whether every value of a 2-D float ndarray is finite, and each column's
+    smallest and largest value not NaN (``np.fmin``/``np.fmax`` along the rows; NaN
+    where a column is all NaN): one pass of row blocks in ``n_jobs`` threads, no
+    full-size mask. The same extremes as the one-thread reductions (the sign of a zero
+    extreme aside).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ok, lo, hi = finite_extremes(np.array([[3.0, np.nan], [1.0, 5.0], [2.0, 0.0]]), 2)
+    >>> ok, lo.tolist(), hi.tolist()
+    (False, [1.0, 0.0], [3.0, 5.0])
+    """
+    import numpy as np
+
+    rows = max(1, (1 << 22) // max(values.itemsize * values.shape[1], 1))
+    blocks = [(a, min(a + rows, values.shape[0])) for a in range(0, values.shape[0], rows)]
+
+    def scan(a: int, b: int) -> tuple[bool, Any, Any]:
+        block = values[a:b]
+        return bool(np.isfinite(block).all()), np.fmin.reduce(block), np.fmax.reduce(block)
+
+    parts = thread_map(scan, blocks, n_threads_for(values.nbytes, n_jobs))
+    lo = np.fmin.reduce([p[1] for p in parts])
+    hi = np.fmax.reduce([p[2] for p in parts])
+    return all(p[0] for p in parts), lo, hi

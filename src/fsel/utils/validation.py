@@ -40,6 +40,7 @@ from fsel.utils.column_types import (
     column_types,
 )
 from fsel.utils.dask_table import is_dask
+from fsel.utils.parallel import finite_extremes
 
 __all__ = [
     "MISSING_ERROR",
@@ -292,15 +293,24 @@ def _integer_as_float(col: np.ndarray, label: str, estimator_name: str, codes: b
     )
 
 
-def _check_float_range(values: np.ndarray, names: list[str] | None, estimator_name: str) -> None:
+def _check_float_range(
+    values: np.ndarray,
+    names: list[str] | None,
+    estimator_name: str,
+    extremes: tuple[np.ndarray, np.ndarray] | None = None,
+) -> None:
     """Refuse a float column whose range max - min overflows float64 (e.g. +-1e308).
 
     Range scaling, bin edges and distances all need ``max - min``; NaN is ignored.
+    ``extremes``: each column's ``fmin`` and ``fmax``, when already known.
     """
     if values.size == 0:
         return
+    lo, hi = extremes if extremes is not None else (None, None)
     with np.errstate(over="ignore", invalid="ignore"):
-        span = np.fmax.reduce(values, axis=0) - np.fmin.reduce(values, axis=0)
+        if lo is None:
+            lo, hi = np.fmin.reduce(values, axis=0), np.fmax.reduce(values, axis=0)
+        span = hi - lo
     bad = np.flatnonzero(np.isinf(span))
     if bad.size:
         j = int(bad[0])
@@ -324,6 +334,7 @@ def check_table(
     accept_sparse: bool | str = False,
     read_only: bool = False,
     values_checked: bool = False,
+    n_jobs: int = 1,
 ) -> Table:
     """Validate a feature table and return it as numbers plus a 'discrete' mask.
 
@@ -361,6 +372,9 @@ def check_table(
         every value finite and every column's range ``max - min`` finite. The
         passes over the values that check this are then skipped (the structure is
         still checked); without it they run as usual.
+    n_jobs : int
+        Threads of the finiteness and range pass over a plain float ndarray (row
+        blocks; the same checks).
 
     Returns
     -------
@@ -410,7 +424,11 @@ def check_table(
             # fast path for a plain numeric array: whole-array checks, one copy
             missing = None
             checked = values_checked and arr.dtype.kind == "f"
-            if arr.dtype.kind == "f" and not checked and not np.isfinite(arr).all():
+            extremes = None
+            if arr.dtype.kind == "f" and not checked:  # one threaded pass: finite? ranges
+                finite, lo, hi = finite_extremes(arr, n_jobs)
+                extremes = (lo, hi)
+            if arr.dtype.kind == "f" and not checked and not finite:
                 nan = np.isnan(arr)
                 inf_cols = np.flatnonzero(np.isinf(arr).any(axis=0))
                 if inf_cols.size:
@@ -444,7 +462,7 @@ def check_table(
             else:
                 values = arr.astype(np.float64)  # a copy: never touch the caller's data
             if arr.dtype.kind == "f" and not checked:
-                _check_float_range(values, None, estimator_name)
+                _check_float_range(values, None, estimator_name, extremes)
             for j in np.flatnonzero(mask & (arr.dtype.kind == "f")):
                 values[:, j] = _codes(values[:, j], np.isnan(values[:, j]))
             return Table(values, discrete, None, missing, categorical=mask)

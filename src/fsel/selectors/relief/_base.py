@@ -295,6 +295,7 @@ class BaseRelief(SelectorCore):
             "allow_missing": params["missing"] == "expected",
             "accept_sparse": True,
             "read_only": True,  # values are only read (scaled into a new array)
+            "n_jobs": effective_n_jobs(params["n_jobs"]),
         }
 
     def _fit(self, table: Any, y_codes: Any, classes: Any, params: dict[str, Any]) -> BaseRelief:
