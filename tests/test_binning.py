@@ -119,6 +119,9 @@ def test_crowded_columns_flags_outlier_set_bins_only():
     X[:, 3] = np.exp(4 * rng.normal(size=500))  # heavy tail
     codes, levels, edges = discretize(X, None, 5, "uniform")
     assert crowded_columns(codes, levels, edges, X) == [1, 3]
+    with pytest.MonkeyPatch.context() as mp:  # the code counts in threads, however small
+        mp.setattr("fsel.kernels.binning.n_threads_for", lambda nbytes, jobs: jobs)
+        assert crowded_columns(codes, levels, edges, X, n_jobs=3) == [1, 3]
     codes, levels, edges = discretize(X, None, 5, "quantile")
     assert crowded_columns(codes, levels, edges, X) == []
     # sparse: the same columns, read from the stored entries

@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from fsel.utils.parallel import n_threads_for, thread_map
+
 __all__ = [
     "AUTO_MAX_BINS",
     "CROWDED_MIN_DISTINCT",
@@ -350,6 +352,7 @@ def crowded_columns(
     edges: list[np.ndarray | None],
     values: Any = None,
     missing: np.ndarray | None = None,
+    n_jobs: int = 1,
 ) -> list[int]:
     """The binned columns whose bins lost their information: one bin holds more than
     95% of the column's observed rows while those rows hold at least 10 distinct values
@@ -360,7 +363,7 @@ def crowded_columns(
     :class:`fsel.kernels.discretize.SparseCodes`); ``values`` the binned table
     (dense ``(n_samples, n_features)`` or a sparse matrix), read only for the crowded
     columns. A column with holes (``missing``) has its last code as the missing level,
-    left out of the shares.
+    left out of the shares. ``n_jobs``: threads over the columns' code counts.
 
     Examples
     --------
@@ -376,14 +379,20 @@ def crowded_columns(
     if not binned:
         return out
     dense = isinstance(codes, np.ndarray)
-    for j in binned:
+
+    def code_counts(j: int) -> np.ndarray:
         if dense:
-            row = codes[j]
-            counts = np.bincount(row, minlength=int(n_levels[j]))
-        else:  # sparse codes: the stored codes and the rows at the zero code, O(nnz)
-            p0, p1 = int(codes.indptr[j]), int(codes.indptr[j + 1])
-            counts = np.bincount(codes.codes[p0:p1], minlength=int(n_levels[j]))
-            counts[int(codes.zero_code[j])] += codes.n_samples - (p1 - p0)
+            return np.bincount(codes[j], minlength=int(n_levels[j]))
+        # sparse codes: the stored codes and the rows at the zero code, O(nnz)
+        p0, p1 = int(codes.indptr[j]), int(codes.indptr[j + 1])
+        counts = np.bincount(codes.codes[p0:p1], minlength=int(n_levels[j]))
+        counts[int(codes.zero_code[j])] += codes.n_samples - (p1 - p0)
+        return counts
+
+    threads = n_threads_for(codes.nbytes, n_jobs) if dense else 1
+    all_counts = thread_map(code_counts, [(j,) for j in binned], threads)
+    for j, counts in zip(binned, all_counts, strict=True):
+        row = codes[j] if dense else None
         if missing is not None and missing[j]:
             counts = counts[:-1]
         total = counts.sum()

@@ -268,7 +268,10 @@ class InformationSelector(SelectorCore):
                     n_jobs=self._n_threads(),
                 )
         # one warning for the columns whose bins hold nearly all rows in one bin
-        self._warn_crowded(crowded_columns(codes, n_levels, edges, table.values, missing_cols))
+        crowded = crowded_columns(
+            codes, n_levels, edges, table.values, missing_cols, self._n_threads()
+        )
+        self._warn_crowded(crowded)
         # the codes are this fit's own (no memory shared with the caller's data, which
         # a validated table shares only when it is the caller's array): the table may
         # pack feature pairs over them instead of into a second copy (not for CMIM,
