@@ -145,6 +145,17 @@ def test_range_overflowing_float64_is_refused_naming_the_column(name):
         _make(name).fit(frame, y)
 
 
+@pytest.mark.parametrize("name", ["relieff", "mim"])
+def test_float32_extremes_whose_range_fits_float64_are_accepted(name):
+    """+-3e38 in float32: max - min overflows float32 but not float64, where the ranges
+    are taken; the fit runs (the float32 input's extremes are widened first)."""
+    X, y = _table(4)
+    Xf = X.astype(np.float32)
+    Xf[:, 2] = np.where(y == 1, np.float32(3e38), np.float32(-3e38))
+    est = _make(name).fit(Xf, y)
+    assert est.n_features_in_ == Xf.shape[1]
+
+
 @pytest.mark.parametrize("name", ["relieff", "classifiability", "mim", "prelief", "k1"])
 def test_huge_values_with_a_finite_range_work(name):
     """1e308 alone is fine: only max - min overflowing is refused. A column of huge

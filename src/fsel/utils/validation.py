@@ -310,7 +310,8 @@ def _check_float_range(
     with np.errstate(over="ignore", invalid="ignore"):
         if lo is None:
             lo, hi = np.fmin.reduce(values, axis=0), np.fmax.reduce(values, axis=0)
-        span = hi - lo
+        # in float64 (extremes of a float32 input would overflow where float64 does not)
+        span = np.asarray(hi, dtype=np.float64) - np.asarray(lo, dtype=np.float64)
     bad = np.flatnonzero(np.isinf(span))
     if bad.size:
         j = int(bad[0])
