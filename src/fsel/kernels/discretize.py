@@ -382,7 +382,11 @@ def apply_bin_edges(
     parts = spans(values.shape[0], n_threads_for(values.nbytes, n_jobs))
     cells = max(1 << 16, (1 << 22) // max(1, len(parts)))  # each thread's temporaries
     # the compiled search for a large float table (a small one: numpy, no numba import)
-    compiled = values.dtype.kind == "f" and values.size > SMALL_TABLE_CELLS and numba_available()
+    compiled = (
+        values.dtype in (np.float32, np.float64)
+        and values.size > SMALL_TABLE_CELLS
+        and numba_available()
+    )
     thread_map(
         lambda r0, r1: _bin_rows(
             values[r0:r1], edges, code_cols, nan_bin, out[r0:r1], cells, compiled
