@@ -431,6 +431,29 @@ def test_radius_margins_at_reference_rows_do_not_depend_on_n_jobs(cls, holes, sa
             np.testing.assert_array_equal(got, ref)
 
 
+@pytest.mark.parametrize("kind", ["sparse", "holes"])
+def test_irelief_blocks_do_not_change_results(kind):
+    """I-Relief's blocks of distances get smaller with more threads (and a smaller
+    budget); its sparse margins are added in runs no block splits, its dense ones row
+    by row: the same weights, bit for bit, for every n_jobs."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(5)
+    if kind == "sparse":
+        X = sp.random(200, 30, density=0.2, format="csr", random_state=2)
+    else:
+        X = rng.normal(size=(200, 30))
+        X[rng.random(X.shape) < 0.05] = np.nan
+    y = rng.integers(0, 2, 200)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for budget in ({}, {"memory_budget": 40_000}):
+            ref = IRelief(max_iter=3, **budget).fit(X, y).feature_importances_
+            for n_jobs in (2, 3):
+                got = IRelief(max_iter=3, n_jobs=n_jobs, **budget).fit(X, y)
+                np.testing.assert_array_equal(got.feature_importances_, ref)
+
+
 def test_expected_tables_without_holes_are_the_sorted_ones():
     """Without a hole no segment is looked up: ExpectedDiff skips the sort, and what it
     keeps is what the sort gives."""

@@ -120,6 +120,11 @@ def fits_full(n: int, memory_budget: int) -> bool:
     return _FULL_FACTOR * 8 * n * n <= check_memory_budget(memory_budget)
 
 
+#: Rows whose results a caller of :func:`map_distance_rows` adds up together before
+#: the rest (in order), passing it as ``align``: no block splits such a run, so the
+#: total is the same for every ``n_jobs``
+ROW_RUN = 16
+
 #: The row spans of a traversal run in threads (the compiled kernels and BLAS release
 #: the GIL); the one thread helper of :mod:`fsel.utils.parallel`.
 threaded_spans = thread_map

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, map_distance_rows
+from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, ROW_RUN, map_distance_rows
 from fsel.kernels.neighbors import absdiff_rows
 from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
 from fsel.utils.validation import is_sparse
@@ -160,7 +160,9 @@ class IRelief(BaseRelief):
 
             def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
                 m = _irelief_rows(Z, D, a, bounds, sigma, ed_z)
-                return m.sum(axis=0, keepdims=True) if sparse else m
+                # wide sparse data: sums of runs of ROW_RUN rows (which no block
+                # splits), not N x D row margins
+                return np.add.reduceat(m, np.arange(0, b - a, ROW_RUN), axis=0) if sparse else m
 
             parts = map_distance_rows(
                 Zw,
@@ -169,8 +171,8 @@ class IRelief(BaseRelief):
                 memory_budget=int(self.memory_budget),
                 n_jobs=self.n_jobs,
                 expected=ed_w,
+                align=ROW_RUN,
             )
-            # (wide sparse data: block sums, not N x D row margins)
             z = np.concatenate(parts).sum(axis=0) / n
             w_new = positive_unit(z)
             step = float(np.linalg.norm(w_new - w))

@@ -12,6 +12,7 @@ import numpy as np
 
 from fsel.kernels.distances import (
     DEFAULT_MEMORY_BUDGET,
+    ROW_RUN,
     fits_full,
     full_distance_matrix,
     map_distance_rows,
@@ -54,10 +55,6 @@ _SAMPLE_DOC = """    sample_size : int, float or None, default=None
 #: Bytes per neighbour slot of ReliefF's neighbour lists in flight (index, distance,
 #: coefficient and its repetition, with room for the kernels' copies).
 _LIST_BYTES = 48
-#: reference rows whose margins SURF and MultiSURF add up together before the rest
-#: (in order): blocks of distances never split such a run, so the sum is the same for
-#: every n_jobs
-MARGIN_RUN = 16
 
 __all__ = ["SURF", "MRelief", "MultiSURF", "Relief", "ReliefF"]
 
@@ -493,9 +490,9 @@ class _RadiusRelief(_Sampled):
             selfs = ref[a:b]
             T = self._thresholds_at(selfs, D, n)
             m = radius_margin_rows_at(ed, selfs, D, T, y, priors, memory_budget=budget, X=Z)
-            # sums of runs of MARGIN_RUN rows, which no block splits: the total below
+            # sums of runs of ROW_RUN rows, which no block splits: the total below
             # does not depend on where the blocks fall (n_jobs)
-            return np.add.reduceat(m, np.arange(0, b - a, MARGIN_RUN), axis=0)
+            return np.add.reduceat(m, np.arange(0, b - a, ROW_RUN), axis=0)
 
         parts = map_distance_rows(
             Z,
@@ -505,7 +502,7 @@ class _RadiusRelief(_Sampled):
             n_jobs=self.n_jobs,
             expected=ed,
             rows=rows,
-            align=MARGIN_RUN,
+            align=ROW_RUN,
         )
         return np.concatenate(parts).sum(axis=0) / ref.size
 
