@@ -6,6 +6,8 @@
 * :mod:`fsel.kernels.gpu.information_rows`: the same over row-major codes read in place
   (:class:`~fsel.kernels.gpu.information_rows.GpuRowTable`), and
   :mod:`fsel.kernels.gpu.lanes`, how its lane kernels share a block's shared memory;
+* :mod:`fsel.kernels.gpu.conditional`: CMI's conditioning joint kept on the GPU, and
+  its histograms counted over the rows sorted by ``Z``;
 * :mod:`fsel.kernels.gpu.relief`: the Relief family's per-class nearest neighbours.
 
 The kernels count on the GPU; every entropy, mutual information and margin is then
