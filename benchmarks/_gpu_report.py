@@ -253,7 +253,8 @@ def _cmi_lines(cm: dict[str, Any] | None) -> list[str]:
     if not cm or not cm.get("runs"):
         return []
     what = {
-        "gpu_joint": "CMI, conditioning joint kept on the GPU (rows sorted by it)",
+        "gpu_joint": "CMI, conditioning joint kept on the GPU (rows sorted by Z once the "
+        "histograms outgrow shared memory)",
         "host_joint": "CMI, conditioning joint made on the host (before)",
         "jmi": "JMI, the same k and table",
     }
