@@ -46,7 +46,7 @@ def table(seed: int, n: int, d: int, levels: int, ny: int):
 
 def cmi_cases() -> dict[str, object]:
     real_launch, real_fits = conditional._launch, conditional._fits_shared
-    real_budget = conditional._device_budget
+    real_budget = information_rows._device_budget
     defaults = {k: getattr(conditional, k) for k in ("SORTED_CELLS", "TILE_ROWS", "SHARED_CELLS")}
     defaults.update(RANK_TABLE_MIN=conditional.RANK_TABLE_MIN, ON_DEVICE=conditional.ON_DEVICE)
     launched: list[str] = []
@@ -70,7 +70,7 @@ def cmi_cases() -> dict[str, object]:
             conditional._fits_shared = lambda table, cells: False
         if "budget" in route:
             nbytes = route.pop("budget")
-            conditional._device_budget = lambda _b, nbytes=nbytes: nbytes
+            information_rows._device_budget = lambda _b, nbytes=nbytes: nbytes
         for key, value in route.items():
             setattr(conditional, key, value)
         X, y = table(i, n, d, levels, ny)
@@ -83,7 +83,7 @@ def cmi_cases() -> dict[str, object]:
         out[name]["host_ranks"] = len(ranked)
         for key, value in defaults.items():
             setattr(conditional, key, value)
-        conditional._fits_shared, conditional._device_budget = real_fits, real_budget
+        conditional._fits_shared, information_rows._device_budget = real_fits, real_budget
     conditional._launch, conditional.value_ranks = real_launch, real_ranks
     return out
 

@@ -387,13 +387,26 @@ def apply_bin_edges(
         and values.size > SMALL_TABLE_CELLS
         and numba_available()
     )
-    thread_map(
-        lambda r0, r1: _bin_rows(
-            values[r0:r1], edges, code_cols, nan_bin, out[r0:r1], cells, compiled
-        ),
-        parts,
-        len(parts),
-    )
+    if compiled:  # the count of edges at or below each value, in one compiled pass
+        cols = np.array([j for j, e in enumerate(edges) if e is not None], dtype=np.intp)
+        lengths = np.array([len(edges[j]) for j in cols.tolist()], dtype=np.intp)
+        E = np.zeros((cols.size, max(1, int(lengths.max(initial=0)))))
+        for q, j in enumerate(cols.tolist()):
+            E[q, : lengths[q]] = edges[j]
+        kernel = _kernels().bin_by_edges
+
+        def run(r0: int, r1: int) -> None:
+            if code_cols:
+                out[r0:r1, code_cols] = values[r0:r1, code_cols]
+            if cols.size:
+                kernel(values, cols, E, lengths, nan_bin, out, r0, r1)
+
+    else:
+
+        def run(r0: int, r1: int) -> None:
+            _bin_rows(values[r0:r1], edges, code_cols, nan_bin, out[r0:r1], cells)
+
+    thread_map(run, parts, len(parts))
     return out
 
 
@@ -404,23 +417,11 @@ def _bin_rows(
     nan_bin: bool,
     out: np.ndarray,
     cells: int = 1 << 22,
-    compiled: bool = False,
 ) -> None:
-    """:func:`apply_bin_edges` of a block of rows, into ``out`` (the same rows), in
-    blocks of about ``cells`` cells (``compiled``: by
-    :func:`~fsel.kernels._numba_discretize.bin_by_edges`)."""
+    """:func:`apply_bin_edges` with numpy (a pass per edge) for a block of rows, into
+    ``out`` (the same rows), in blocks of about ``cells`` cells."""
     if code_cols:
         out[:, code_cols] = values[:, code_cols]
-    if compiled:
-        # the count of edges at or below the value, as below, in one compiled pass
-        cols = np.array([j for j, e in enumerate(edges) if e is not None], dtype=np.intp)
-        if cols.size:
-            lengths = np.array([len(edges[j]) for j in cols.tolist()], dtype=np.intp)
-            E = np.zeros((cols.size, max(1, int(lengths.max()))))
-            for q, j in enumerate(cols.tolist()):
-                E[q, : lengths[q]] = edges[j]
-            _kernels().bin_by_edges(values, cols, E, lengths, nan_bin, out, 0, values.shape[0])
-        return
     # columns with as many edges are binned together: searchsorted(e, x, "right") is
     # the number of edges <= x
     by_len: dict[int, list[int]] = {}

@@ -35,7 +35,6 @@ import numpy as np
 from fsel.kernels.gpu.information import (
     _SIMULATOR,
     SHARED_CELLS,
-    _device_budget,
     _launch,
     _n_sm,
     sums_from_counts,
@@ -205,35 +204,27 @@ def _device_z(table: Any, s: GpuJointCodes, nz: int, sort: bool) -> tuple[Any, A
 def _counts_sorted(table: Any, order: tuple, zc: np.ndarray, nz: int) -> np.ndarray:
     """The joint histograms ``(K, levels * nz)`` of every candidate against ``Z`` from
     the rows sorted by ``Z`` (:func:`~fsel.kernels.gpu._cuda_conditional.hist_sorted`),
-    the candidates in chunks whose counts fit a quarter of the memory budget."""
+    the candidates in chunks that fit the memory budget (the table's
+    ``chunked_counts``)."""
     from numba import cuda
 
     from fsel.kernels.gpu import _cuda_conditional as kern
-    from fsel.kernels.gpu import _cuda_information as ki
 
     K = table.n_features
     a = int(table.n_levels.max())
-    cells = a * nz
     group, span = sorted_plan(K, a, SORTED_CELLS)
     offsets = np.concatenate([[0], np.cumsum(zc)])
     tiles = sorted_tiles(offsets, span, TILE_ROWS)
     z0, p0, p1 = (cuda.to_device(v.astype(np.int32)) for v in tiles)
     perm, zs = order
-    if not table._budget:
-        table._budget = _device_budget(table._memory_budget)
-    chunk = max(1, min(K, (table._budget // 4) // (cells * 4)))
-    out = np.empty((K, cells), dtype=np.int64)
-    for k0 in range(0, K, chunk):
-        kc = min(K, k0 + chunk) - k0
-        hist = cuda.device_array((kc, cells), dtype=np.int32)
-        zb = 1 if _SIMULATOR else max(1, min(32 * _n_sm(), -(-kc * cells // 256)))
-        _launch(ki.zero_cells, zb, THREADS, hist)
+
+    def count(hist: Any, k0: int, kc: int) -> None:
         if z0.size:
             grid = (z0.size, -(-kc // group))
             args = (table.codes.flat, K, perm, zs, z0, p0, p1, k0, kc, group, span, nz, hist)
             _launch(kern.hist_sorted, grid, THREADS, *args, shared=4 * group * a * span)
-        out[k0 : k0 + kc] = hist.copy_to_host()
-    return out
+
+    return table.chunked_counts(a * nz, count)
 
 
 def _fits_shared(table: Any, cells: int) -> bool:

@@ -619,27 +619,40 @@ class GpuRowTable(GpuInformationTable):
 
     def _counts_global(self, cells: int, nz: int, zargs: tuple) -> np.ndarray:
         """The histograms of :meth:`_counts` too large for shared memory, counted in
-        global memory for groups of candidates whose ``int32`` counts take at most a
-        quarter of the memory budget (the feature-major table's rule)."""
-        from numba import cuda
-
+        global memory, one atomic add a row and candidate (:meth:`chunked_counts`)."""
         from fsel.kernels.gpu import _cuda_information as kern
 
         K, n = self.codes.shape
         j, mult, zsrc, has_z, use_lut = zargs
+        flat = self.codes.flat
+
+        def count(hist: Any, k0: int, kc: int) -> None:
+            blocks = 2 if SIMULATOR else max(1, min(32 * _n_sm(), -(-n * kc // 256)))
+            args = (flat, n, K, k0, kc, j, mult, zsrc, has_z, use_lut, self._lut_dev, nz, hist)
+            _launch(kern.hist_rows_global, blocks, 8 if SIMULATOR else 256, *args)
+
+        return self.chunked_counts(cells, count)
+
+    def chunked_counts(self, cells: int, count: Any) -> np.ndarray:
+        """Histograms of ``cells`` cells for every candidate, in global memory: the
+        candidates in groups whose ``int32`` counts take at most a quarter of the
+        memory budget (the feature-major table's rule); ``count(hist, k0, kc)`` adds
+        the counts of candidates ``k0 .. k0 + kc - 1`` to the zeroed ``hist``."""
+        from numba import cuda
+
+        from fsel.kernels.gpu import _cuda_information as kern
+
+        K = self.n_features
         if not self._budget:
             self._budget = _device_budget(self._memory_budget)
         chunk = max(1, min(K, (self._budget // 4) // max(cells * 4, 1)))
         out = np.empty((K, cells), dtype=np.int64)
-        flat = self.codes.flat
         for k0 in range(0, K, chunk):
             kc = min(K, k0 + chunk) - k0
             hist = cuda.device_array((kc, cells), dtype=np.int32)
             zb = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-kc * cells // 256)))
             _launch(kern.zero_cells, zb, 8 if SIMULATOR else 256, hist)
-            blocks = 2 if SIMULATOR else max(1, min(32 * _n_sm(), -(-n * kc // 256)))
-            args = (flat, n, K, k0, kc, j, mult, zsrc, has_z, use_lut, self._lut_dev, nz, hist)
-            _launch(kern.hist_rows_global, blocks, 8 if SIMULATOR else 256, *args)
+            count(hist, k0, kc)
             out[k0 : k0 + kc] = hist.copy_to_host()
         return out
 
