@@ -190,3 +190,134 @@ def test_apply_bin_edges_is_the_same_with_and_without_numba(seed, n, nan_bin):
         plain = dz.apply_bin_edges(X, edges, nan_bin=nan_bin)
     assert compiled.dtype == plain.dtype
     np.testing.assert_array_equal(compiled, plain)
+
+
+# ------------------------------------------- in memory: the compiled radix selection
+
+
+def _spread(rng: np.random.Generator, kind: str, n: int, big: int = 300) -> np.ndarray:
+    """Columns that exercise every path of the selection: heavy tails, ties, signed
+    zeros, one value, values packed within a few units of the last place (many
+    counting levels), magnitudes from ``10**-big`` to ``10**big``."""
+    if kind == "tails":
+        return rng.standard_t(1.5, n)
+    if kind == "ties":
+        return rng.integers(-3, 4, n).astype(np.float64)
+    if kind == "zeros":
+        x = np.where(rng.random(n) < 0.5, 0.0, rng.standard_normal(n))
+        x[rng.random(n) < 0.3] = -0.0
+        return x
+    if kind == "one":
+        return np.full(n, 2.5)
+    if kind == "packed":  # 1 + k ulp for a handful of k: all keys share 40+ bits
+        return 1.0 + rng.integers(0, 2 ** rng.integers(1, 50), n) * np.finfo(float).eps
+    return rng.standard_normal(n) * 10.0 ** rng.integers(-big, big, n)
+
+
+KINDS = ["tails", "ties", "zeros", "one", "packed", "magnitudes"]
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 3000),
+    kind=st.sampled_from(KINDS),
+    n_ranks=st.integers(1, 120),
+)
+def test_radix_selection_equals_a_sort_of_the_keys(seed, n, kind, n_ranks):
+    """The compiled selection (numba) against ``np.sort``: the keys at the wanted
+    ranks; and the keys order the values as the floats do (``-0.0`` as ``0.0``)."""
+    from fsel.kernels import _numba_select as k
+
+    rng = np.random.default_rng(seed)
+    x = _spread(rng, kind, n)
+    if kind == "tails":
+        x[rng.random(n) < 0.1] = np.nan  # NaN is skipped
+    keys = np.empty((1, n), dtype=np.uint64)
+    count = np.zeros(1, dtype=np.int64)
+    k.float_keys(x.reshape(-1, 1), 0, keys, count)
+    obs = x[~np.isnan(x)]
+    assert count[0] == obs.size
+    m = obs.size
+    if m == 0:
+        return
+    key = keys[0, :m].copy()
+    order = np.argsort(key, kind="stable")
+    assert np.all(np.diff(obs[order]) >= 0)  # the keys sort the values
+    assert np.array_equal(np.argsort(obs, kind="stable"), order) or np.any(obs == 0)
+    ranks = np.unique(rng.integers(0, m, n_ranks))
+    out = np.empty(ranks.size, dtype=np.uint64)
+    k.select_keys(keys[0], m, ranks, out, np.empty(m, dtype=np.uint64))
+    np.testing.assert_array_equal(out, np.sort(key)[ranks])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 500),
+    d=st.integers(1, 9),
+    dtype=st.sampled_from([np.float64, np.float32]),
+    holes=st.booleans(),
+    n_bins=st.integers(2, 70),
+    n_jobs=st.integers(1, 3),
+)
+def test_column_quantiles_equal_numpy_bit_for_bit(seed, n, d, dtype, holes, n_bins, n_jobs):
+    """``column_quantiles`` (compiled: keys, selection, numpy's interpolation) equals
+    ``np.quantile`` of each column's observed values bit for bit, float32 included
+    (whose difference of order statistics numpy takes in float32), whatever the
+    columns chosen and the threads."""
+    from fsel.kernels.quantiles import column_quantiles
+
+    rng = np.random.default_rng(seed)
+    big = 300 if dtype == np.float64 else 30
+    X = np.column_stack([_spread(rng, KINDS[j % len(KINDS)], n, big) for j in range(d)])
+    X = X.astype(dtype)
+    if holes:
+        X[rng.random(X.shape) < 0.3] = np.nan
+    cols = np.sort(rng.choice(d, int(rng.integers(1, d + 1)), replace=False))
+    qs = quantile_fractions(n_bins)
+    before = X.copy()
+    found = column_quantiles(X, cols, qs, n_jobs=n_jobs)
+    for j, got in zip(cols.tolist(), found, strict=True):
+        c = X[:, j][~np.isnan(X[:, j])]
+        want = np.quantile(c, qs) if c.size else np.zeros(0)
+        assert got.dtype == want.dtype
+        assert np.array_equal(got, want), (j, got, want)
+    np.testing.assert_array_equal(X, before)
+
+
+def test_column_quantiles_by_hand():
+    """Five values 1, 2, 3, 7, 10: the 0.25 quantile sits at position 1 (2.0), the 0.9
+    quantile at 3.6, its weight 0.6 >= 0.5, so numpy's ``10 - (10 - 7) * (1 - 0.6)``
+    (8.8 up to rounding); a column of holes has none."""
+    from fsel.kernels.quantiles import column_quantiles
+
+    X = np.array([[3.0, np.nan], [1, np.nan], [10, np.nan], [7, np.nan], [2, np.nan]])
+    got = column_quantiles(X, [0, 1], [0.25, 0.5, 0.9])
+    g = 4 * 0.9 - 3
+    assert got[0].tolist() == [2.0, 3.0, 10 - (10 - 7) * (1 - g)]
+    assert abs(got[0][2] - 8.8) < 1e-12
+    assert got[1].size == 0
+
+
+@pytest.mark.parametrize("holes", [False, True])
+def test_quantile_edges_of_large_tables_equal_the_numpy_path(holes):
+    """Through ``discretize``: the compiled quantiles (float tables above the small-table
+    size) give the same edges and codes as numpy's partition (numba disabled)."""
+    import fsel.kernels.discretize as dz
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_t(2, (3000, 6))
+    X[:, 4] = np.round(X[:, 4])
+    missing = None
+    if holes:
+        X[rng.random(X.shape) < 0.2] = np.nan
+        missing = np.isnan(X).any(axis=0)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dz, "SMALL_TABLE_CELLS", 0)
+        fast = discretize(X, np.zeros(6, bool), 12, "quantile", missing, n_jobs=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dz, "numba_available", lambda: False)
+        plain = discretize(X, np.zeros(6, bool), 12, "quantile", missing)
+    np.testing.assert_array_equal(fast[0], plain[0])
+    assert [e.tolist() for e in fast[2]] == [e.tolist() for e in plain[2]]

@@ -65,6 +65,9 @@ TWIN_TESTS = {
     "_numba_knn.count_within": "test_knn_mi.py",
     "_numba_knn.knn_radius": "test_knn_mi.py",
     "_numba_knn.count_within_all": "test_knn_mi.py",
+    "_numba_select.float_keys": "test_binning.py",
+    "_numba_select.select_keys": "test_binning.py",
+    "_numba_select._bit_length": "test_binning.py",  # through select_keys
 }
 
 #: kernels checked in this file (the test names below).

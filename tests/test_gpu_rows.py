@@ -1,7 +1,7 @@
 """Host-side rules of the GPU kernels: how the row-major information table
 (:mod:`fsel.kernels.gpu.information_rows`) splits the features among thread blocks
 and codes byte-sized labels, and how ReliefF's GPU set-up turns order statistics into
-numpy's quantiles (:mod:`fsel.kernels.gpu.relief`). No GPU and no numba needed; the
+numpy's quantiles (:mod:`fsel.kernels.quantiles`). No GPU and no numba needed; the
 kernels themselves are checked under the simulator in tests/test_gpu.py and
 test_gpu_tables.py."""
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from fsel.kernels.gpu.information_rows import ROW_THREADS, byte_classes, row_groups
 from fsel.kernels.gpu.lanes import LANE_TILE, lane_groups, lane_word_plan
-from fsel.kernels.gpu.relief import linear_quantile, quantile_ranks
+from fsel.kernels.quantiles import linear_quantile, quantile_ranks
 
 
 @settings(max_examples=300, deadline=None)
@@ -122,6 +122,6 @@ def test_byte_classes_code_labels_as_np_unique_does(values, dtype):
 def test_linear_quantile_from_order_statistics_is_np_quantile(values, q):
     v = np.array(values)
     s = np.sort(v)
-    lo, hi = quantile_ranks(v.size, q)
-    got = linear_quantile(s[lo], s[hi], v.size, q)
-    assert float(got) == float(np.quantile(v, q))  # bit for bit
+    lo, hi, gamma = quantile_ranks(v.size, [q])
+    got = linear_quantile(s[lo], s[hi], gamma)
+    assert float(got[0]) == float(np.quantile(v, q))  # bit for bit

@@ -121,3 +121,28 @@ def test_scale_dense_threads_give_the_same_columns(scaling):
     three, c3 = scale_dense(X, scaling, n_jobs=3)
     np.testing.assert_array_equal(c1, c3)
     np.testing.assert_array_equal(one, three)
+
+
+@pytest.mark.parametrize("holes", [False, True])
+def test_robust_bounds_of_large_tables_equal_the_numpy_path(holes):
+    """Above the small-table size the robust rule's quantiles come from the compiled
+    selection (numba): the same scaled table as numpy's partition, constant columns
+    and columns whose q05 == q95 (the range fall-back) included."""
+    import fsel.kernels.scaling as sc
+
+    pytest.importorskip("numba")
+    rng = np.random.default_rng(11)
+    X = rng.standard_t(1.5, size=(400, 7))
+    X[:, 2] = 4.0  # constant
+    X[:, 5] = np.where(rng.random(400) < 0.95, 1.0, rng.standard_normal(400))  # q05 == q95
+    if holes:
+        X[rng.random(X.shape) < 0.15] = np.nan
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sc, "SMALL_TABLE_CELLS", 0)
+        fast, c_fast = sc.scale_dense(X, "robust", n_jobs=2)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(sc, "numba_available", lambda: False)
+        plain, c_plain = sc.scale_dense(X, "robust")
+    np.testing.assert_array_equal(c_fast, c_plain)
+    np.testing.assert_array_equal(fast, plain)
+    assert c_fast[2] and not c_fast[5]

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.kernels.quantiles import linear_quantile, quantile_ranks
 from fsel.utils.parallel import n_threads_for, thread_map
 
 __all__ = [
@@ -40,7 +41,6 @@ __all__ = [
     "check_n_bins",
     "crowded_columns",
     "dask_quantiles",
-    "linear_quantile",
     "quantile_fractions",
     "sparse_quantile_edges",
     "sparse_quantiles",
@@ -83,38 +83,6 @@ def quantile_fractions(n_bins: int) -> np.ndarray:
     return np.linspace(0, 1, n_bins + 1)[1:-1]
 
 
-def _ranks(n: int, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """numpy's ``"linear"`` quantile rule on ``n`` sorted values: the 0-based order
-    statistics below and above each level and the interpolation weight."""
-    virtual = (n - 1) * np.asarray(qs, dtype=np.float64)
-    prev = np.floor(virtual)
-    gamma = virtual - prev
-    prev = prev.astype(np.int64)
-    nxt = np.minimum(prev + 1, n - 1)
-    return prev, nxt, gamma
-
-
-def linear_quantile(a: np.ndarray, b: np.ndarray, gamma: np.ndarray) -> np.ndarray:
-    """numpy's interpolation between the order statistics ``a`` and ``b`` (weight
-    ``gamma``): ``a + (b - a) * gamma``, or ``b - (b - a) * (1 - gamma)`` from
-    ``gamma >= 0.5`` on, so that the result equals ``np.quantile`` bit for bit.
-
-    Examples
-    --------
-    >>> x = np.array([3.0, 1.0, 10.0, 7.0, 2.0])
-    >>> s = np.sort(x)  # 4 * 0.375 = 1.5: halfway between s[1] and s[2]
-    >>> bool(linear_quantile(s[1:2], s[2:3], np.array([0.5]))[0] == np.quantile(x, 0.375))
-    True
-    """
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    gamma = np.asarray(gamma, dtype=np.float64)
-    diff = b - a
-    out = a + diff * gamma
-    np.subtract(b, diff * (1 - gamma), out=out, where=gamma >= 0.5)
-    return out
-
-
 def sparse_quantiles(stored: np.ndarray, n_zeros: int, qs: Any) -> np.ndarray:
     """``np.quantile`` (linear rule) of a sparse column at levels ``qs``, from its
     stored (observed, not NaN) values and its number of implicit zeros, in
@@ -140,7 +108,7 @@ def sparse_quantiles(stored: np.ndarray, n_zeros: int, qs: Any) -> np.ndarray:
         out[high] = s[r[high] - z]
         return out
 
-    prev, nxt, gamma = _ranks(s.size + z, np.asarray(qs, dtype=np.float64))
+    prev, nxt, gamma = quantile_ranks(s.size + z, np.asarray(qs, dtype=np.float64))
     return linear_quantile(order_stat(prev), order_stat(nxt), gamma)
 
 
@@ -286,7 +254,7 @@ def dask_quantiles(blocks: list[Any], cols: np.ndarray, qs: np.ndarray) -> list[
         if n == 0:
             plan.append(None)
             continue
-        prev, nxt, gamma = _ranks(n, qs)
+        prev, nxt, gamma = quantile_ranks(n, qs)
         plan.append((prev, nxt, gamma))
         r = np.union1d(prev, nxt)
         t_col.append(np.full(r.size, c, dtype=np.int64))

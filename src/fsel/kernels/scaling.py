@@ -34,8 +34,17 @@ from typing import Any
 
 import numpy as np
 
+from fsel.kernels._counting import SMALL_TABLE_CELLS
 from fsel.kernels.binning import sparse_quantiles
-from fsel.utils.parallel import any_nan, column_min_max, n_threads_for, spans, thread_map
+from fsel.kernels.quantiles import column_quantiles
+from fsel.utils.parallel import (
+    any_nan,
+    column_min_max,
+    n_threads_for,
+    numba_available,
+    spans,
+    thread_map,
+)
 
 __all__ = ["ROBUST_QUANTILES", "SCALINGS", "check_scaling", "scale_dense", "scale_sparse"]
 
@@ -75,7 +84,9 @@ def scale_dense(
     """Scale every column of a dense table by ``scaling``; NaN stays NaN.
 
     ``n_jobs`` threads share the columns of the ``"robust"`` and ``"rank"`` rules (each
-    column is scaled on its own, so the result does not depend on it).
+    column is scaled on its own, so the result does not depend on it). The robust
+    rule's quantiles of a table above the small-table size come from the compiled
+    selection (:func:`~fsel.kernels.quantiles.column_quantiles`, numpy's numbers).
 
     Returns the scaled copy (values in ``[0, 1]``) and the mask of constant columns
     (all-zero there).
@@ -119,7 +130,16 @@ def scale_dense(
     cols = [(j,) for j in np.flatnonzero(ok).tolist()]
     if scaling == "robust":  # the bounds per column, then one pass by row blocks
         q_lo, q_hi, width = lo.copy(), hi.copy(), ptp.copy()
-        thread_map(lambda j: _robust_bounds(values, j, holes, q_lo, q_hi, width), cols, n_jobs)
+        if values.size > SMALL_TABLE_CELLS and numba_available():  # compiled selection
+            at = np.flatnonzero(ok)
+            found = np.array(column_quantiles(values, at, ROBUST_QUANTILES, n_jobs))
+            found = found.reshape(at.size, 2)
+            wide = found[:, 1] > found[:, 0]
+            j = at[wide]
+            q_lo[j], q_hi[j] = found[wide, 0], found[wide, 1]
+            width[j] = found[wide, 1] - found[wide, 0]
+        else:
+            thread_map(lambda j: _robust_bounds(values, j, holes, q_lo, q_hi, width), cols, n_jobs)
         width[constant] = 1.0  # (their column is zeroed below)
         scaled = np.empty_like(values)
 

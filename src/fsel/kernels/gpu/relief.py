@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from fsel.kernels.quantiles import key_values, linear_quantile, quantile_ranks
+
 __all__ = [
     "GpuRawSamples",
     "GpuSamples",
@@ -25,7 +27,6 @@ __all__ = [
     "class_order_positions",
     "inverse_permutation",
     "knn_by_class_gpu",
-    "linear_quantile",
     "order_statistics_gpu",
     "radius_margin_gpu",
     "stable_class_order",
@@ -264,48 +265,6 @@ def radius_margin_gpu(
 # by class, without a scaled or sorted copy on the host
 
 
-def linear_quantile(prev: np.ndarray, nxt: np.ndarray, n: int, q: float) -> np.ndarray:
-    """numpy's ``"linear"`` quantile ``q`` of ``n`` values from the two order statistics
-    around it: ``prev`` the ``floor((n - 1) q)``-th smallest (0-based) and ``nxt`` the
-    next one (the same where that is the last); numpy's own arithmetic (its ``_lerp``:
-    ``prev + (nxt - prev) g``, or ``nxt - (nxt - prev)(1 - g)`` when the fraction ``g
-    >= 0.5``), so the result equals ``np.quantile`` bit for bit.
-
-    Examples
-    --------
-    >>> v = np.array([3.0, 1.0, 4.0, 1.5, 9.0, 2.6])
-    >>> s = np.sort(v)
-    >>> i = quantile_ranks(v.size, 0.95)
-    >>> float(linear_quantile(s[i[0]], s[i[1]], v.size, 0.95)) == float(np.quantile(v, 0.95))
-    True
-    """
-    virtual = np.float64(n - 1) * np.float64(q)
-    gamma = virtual - np.floor(virtual)
-    prev = np.asarray(prev, dtype=np.float64)
-    nxt = np.asarray(nxt, dtype=np.float64)
-    diff = nxt - prev
-    if gamma >= 0.5:
-        return nxt - diff * (1 - gamma)
-    return prev + diff * gamma
-
-
-def quantile_ranks(n: int, q: float) -> tuple[int, int]:
-    """The 0-based ranks of the two order statistics :func:`linear_quantile` needs."""
-    virtual = np.float64(n - 1) * np.float64(q)
-    if virtual >= n - 1:
-        return n - 1, n - 1
-    lo = int(np.floor(virtual))
-    return lo, lo + 1
-
-
-def _keys_to_values(keys: np.ndarray) -> np.ndarray:
-    """float64 values from the order-preserving keys of :func:`radix_counts`."""
-    keys = np.asarray(keys, dtype=np.uint64)
-    top = np.uint64(1 << 63)
-    bits = np.where(keys & top, keys ^ top, ~keys)
-    return bits.view(np.float64)
-
-
 def order_statistics_gpu(xt: Any, ranks: np.ndarray) -> np.ndarray:
     """``out[c, t]`` = the ``ranks[t]``-th smallest value (0-based) of row ``c`` of the
     feature-major float64 matrix ``xt`` on the GPU (no NaN), exact: eight passes of
@@ -336,7 +295,7 @@ def order_statistics_gpu(xt: Any, ranks: np.ndarray) -> np.ndarray:
         before = np.take_along_axis(cum, np.maximum(digit - 1, 0)[:, :, None], axis=2)[:, :, 0]
         rank -= np.where(digit > 0, before, 0)
         prefix |= digit.astype(np.uint64) << np.uint64(shift)
-    return _keys_to_values(prefix)
+    return key_values(prefix)
 
 
 def _n_sm() -> int:
@@ -508,7 +467,7 @@ class GpuScaledSamples(GpuSamples):
     The raw values go to the GPU once; there the columns' minimum, maximum and (for
     ``scaling="robust"``) the order statistics around the 5% and 95% quantiles are
     selected (:func:`order_statistics_gpu`), the quantiles are interpolated on the
-    host as numpy does (:func:`linear_quantile`), and one kernel
+    host as numpy does (:func:`fsel.kernels.quantiles.linear_quantile`), and one kernel
     (:func:`fsel.kernels.gpu._cuda_relief.scale_sorted`) writes the scaled columns
     with the samples in the stable order of their class: the feature-major matrix the
     neighbour search reads. The scaled values are those of
@@ -571,10 +530,10 @@ class GpuScaledSamples(GpuSamples):
         raw_xt = up.xt
         del up
         t0 = time.perf_counter()
+        prev, nxt, gamma = quantile_ranks(n, ROBUST_QUANTILES)
         ranks = [0, n - 1]
         if scaling == "robust":
-            for q in ROBUST_QUANTILES:
-                ranks += quantile_ranks(n, q)
+            ranks += [prev[0], nxt[0], prev[1], nxt[1]]
         stats = order_statistics_gpu(raw_xt, np.array(ranks))
         lo, hi = stats[:, 0], stats[:, 1]
         ptp = hi - lo
@@ -583,8 +542,8 @@ class GpuScaledSamples(GpuSamples):
         clip_lo = np.full(d, -np.inf)
         clip_hi = np.full(d, np.inf)
         if scaling == "robust":
-            q_lo = linear_quantile(stats[:, 2], stats[:, 3], n, ROBUST_QUANTILES[0])
-            q_hi = linear_quantile(stats[:, 4], stats[:, 5], n, ROBUST_QUANTILES[1])
+            q_lo = linear_quantile(stats[:, 2], stats[:, 3], gamma[0])
+            q_hi = linear_quantile(stats[:, 4], stats[:, 5], gamma[1])
             robust = q_hi > q_lo  # else more than 90% at one value: the range rule
             shift[robust], div[robust] = q_lo[robust], (q_hi - q_lo)[robust]
             clip_lo[robust], clip_hi[robust] = q_lo[robust], q_hi[robust]
