@@ -24,9 +24,10 @@ import numpy as np
 
 assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
 
-from _simulator import fast_switching  # noqa: E402
+from _simulator import fast_switching, locked_shared_arrays  # noqa: E402
 
 fast_switching()
+locked_shared_arrays()
 
 import threading  # noqa: E402
 

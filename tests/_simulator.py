@@ -8,7 +8,8 @@ The simulator runs one Python thread per GPU thread, and its block manager polls
 those threads in a loop on the launching thread: with Python's default switch
 interval (5 ms) that loop holds the interpreter lock for most of each launch. The
 worker scripts therefore call :func:`fast_switching` first, which makes them about
-three times faster and changes nothing they compute."""
+three times faster and changes nothing they compute, and :func:`locked_shared_arrays`,
+which mends a race of the simulator's static shared arrays."""
 
 from __future__ import annotations
 
@@ -26,6 +27,44 @@ SWITCH_INTERVAL = 2e-4
 def fast_switching() -> None:
     """Switch threads every :data:`SWITCH_INTERVAL` seconds in this process."""
     sys.setswitchinterval(SWITCH_INTERVAL)
+
+
+def locked_shared_arrays() -> None:
+    """Make the simulator's static shared arrays under a lock.
+
+    The simulator gives the threads of a block one array per ``cuda.shared.array``
+    line, made by the first thread that reaches the line: it looks the line up in a
+    dict and, if absent, makes the array and stores it, without a lock. Two threads
+    that reach the line together can therefore each make their own array, and one of
+    them then writes where the others never read: a tile of ``transpose_codes`` or the
+    label table of ``hist_lanes`` partly lost, counts and scores wrong. It happened in
+    about one fit in a few hundred under load (the short switch interval above makes
+    thread switches frequent); a real GPU has one shared array per block. The same
+    lookup, made under a lock (the key: the calling line, as the simulator's)."""
+    import threading
+
+    import numpy as np
+    from numba.core import types
+    from numba.cuda.simulator import kernelapi
+    from numba.np import numpy_support
+
+    lock = threading.Lock()
+
+    def array(self, shape, dtype):  # the simulator's signature
+        if isinstance(dtype, types.Type):
+            dtype = numpy_support.as_dtype(dtype)
+        if shape == 0:  # dynamic shared memory: one buffer per block already
+            count = self._dynshared_size // dtype.itemsize
+            return np.frombuffer(self._dynshared.data, dtype=dtype, count=count)
+        caller = sys._getframe(1)
+        key = (caller.f_code.co_filename, caller.f_lineno)
+        with lock:
+            found = self._allocations.get(key)
+            if found is None:
+                found = self._allocations[key] = np.empty(shape, dtype)
+        return found
+
+    kernelapi.FakeCUDAShared.array = array
 
 
 def run_simulated(script: str, *args: str, timeout: float = 600) -> dict:
