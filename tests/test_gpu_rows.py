@@ -8,6 +8,7 @@ test_gpu_tables.py."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -125,3 +126,37 @@ def test_linear_quantile_from_order_statistics_is_np_quantile(values, q):
     lo, hi, gamma = quantile_ranks(v.size, [q])
     got = linear_quantile(s[lo], s[hi], gamma)
     assert float(got[0]) == float(np.quantile(v, q))  # bit for bit
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    kb=st.integers(1, 9),
+    x_levels=st.integers(1, 5),
+    nz=st.sampled_from([(1, 1), (2, 2), (6, 3), (8, 2)]),
+    n_jobs=st.integers(2, 4),
+)
+def test_host_sums_in_threads_equal_one_thread(seed, kb, x_levels, nz, n_jobs):
+    """``sums_from_counts`` over blocks of candidates in threads (the cell threshold
+    lifted) gives the one-thread sums bit for bit, and they are the plain-loop
+    ``sum c log2 c`` in cell order."""
+    import fsel.kernels.gpu.information as gi
+    from fsel.kernels._counting import nlogn_table
+
+    width, group = nz
+    rng = np.random.default_rng(seed)
+    full = rng.integers(0, 6, size=(kb, x_levels * width)) * (rng.random((kb, 1)) < 0.8)
+    table = nlogn_table(int(full.max(initial=0)) * group + 1)
+    one = gi.sums_from_counts(full, group, table)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gi, "SUMS_THREAD_CELLS", 1)
+        many = gi.sums_from_counts(full, group, table, n_jobs)
+    for a, b in zip(one, many, strict=True):
+        np.testing.assert_array_equal(a, b)
+    for k in range(kb):  # the plain loop: terms added in cell order
+        s = 0.0
+        for c in full[k].tolist():
+            s += table[c]
+        assert one[0][k] == s
+        coarse = full[k].reshape(-1, group).sum(axis=1)
+        assert one[3][k] == np.count_nonzero(coarse)

@@ -1,7 +1,8 @@
 """Dask information criteria, the two passes before the greedy steps: per-chunk
-statistics (column ranges, distinct values; merged on the client into bin edges,
-with the exact quantiles of :func:`fsel.kernels.binning.dask_quantiles`, and levels) and the encoding of every chunk into integer codes, on the
-workers. :mod:`fsel.kernels.information_dask` runs them and the steps.
+statistics (column ranges, distinct values; merged on the client into bin edges, the
+exact quantiles of :func:`fsel.kernels.binning.dask_quantiles`, and levels) and the
+encoding of every chunk into integer codes, on the workers.
+:mod:`fsel.kernels.information_dask` runs them and the steps.
 
 Dask is never imported here; these functions run on numpy chunks.
 """

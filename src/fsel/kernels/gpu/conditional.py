@@ -248,6 +248,6 @@ def conditional_relevance(table: Any, s: GpuJointCodes) -> np.ndarray:
     else:
         full = _counts_sorted(table, order, zc, nz)
         table.count_seconds += time.perf_counter() - t0
-    s_ksy, s_ks, m_ksy, m_ks = sums_from_counts(full, ny, table._table)
+    s_ksy, s_ks, m_ksy, m_ks = sums_from_counts(full, ny, table._table, table.n_jobs)
     h_sy, h_s = table.conditioning_entropies(zc)
     return table._cmi_from_sums(h_sy, h_s, s_ksy, s_ks, m_ksy, m_ks)

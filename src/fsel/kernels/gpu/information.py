@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from fsel.kernels.information import InformationTable, PairTerms, miller_madow_per_cell
+from fsel.utils.parallel import spans, thread_map
 
 __all__ = [
     "GpuBlockCounts",
@@ -48,6 +49,8 @@ _SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 THREADS = 8 if _SIMULATOR else 256
 #: bytes of GPU memory the table may hold when no budget is given: a fraction of free
 DEFAULT_FRACTION = 0.6
+#: histogram cells a thread takes at least in :func:`sums_from_counts`
+SUMS_THREAD_CELLS = 1 << 17
 
 
 def _kernels() -> dict[str, Any]:
@@ -65,13 +68,14 @@ def _kernels() -> dict[str, Any]:
 
 
 def sums_from_counts(
-    full: np.ndarray, group: int, table: np.ndarray
+    full: np.ndarray, group: int, table: Any, n_jobs: int = 1
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``sum c log2 c`` and non-empty cells of the histograms ``full`` (rows:
     candidates, cells ``x * nz + z``) and of their coarse version over ``z // group``
     — the CPU kernels' numbers bit for bit: the terms are added one after the other
     in cell order (a cumulative sum), as :func:`fsel.kernels._counting.grouped_nlogn`
-    adds them.
+    adds them. ``n_jobs`` threads take blocks of candidates where there are at least
+    :data:`SUMS_THREAD_CELLS` cells (each row's sums are its own: the same numbers).
 
     Examples
     --------
@@ -82,6 +86,12 @@ def sums_from_counts(
     ([2.0], [4.0], [3], [2])
     """
     kb, cells = full.shape
+    threads = min(int(n_jobs), kb, full.size // SUMS_THREAD_CELLS)
+    if threads > 1:
+        found = thread_map(
+            lambda a, b: sums_from_counts(full[a:b], group, table), spans(kb, threads), threads
+        )
+        return tuple(np.concatenate(part) for part in zip(*found, strict=True))  # type: ignore[return-value]
     parts = full.reshape(kb, cells // group, group)
     coarse = parts[:, :, 0].copy()
     for g in range(1, group):  # integer sums: any order; strided adds beat sum(axis=2)
@@ -548,7 +558,7 @@ class GpuInformationTable(InformationTable):
         if nz % group:
             raise ValueError("nz must be a multiple of group")
         full = self._counts(nz, z=np.asarray(z))
-        return sums_from_counts(full, group, self._table)
+        return sums_from_counts(full, group, self._table, self.n_jobs)
 
     def pair_terms(self, j: int) -> PairTerms:
         """All pairwise terms of every candidate against feature ``j``; ``Z = Xj *
@@ -556,14 +566,14 @@ class GpuInformationTable(InformationTable):
         ny = self.n_classes
         nz = int(self.n_levels[j]) * ny
         full = self._counts(nz, row=(j, ny, True))
-        return self._terms_from_sums(j, *sums_from_counts(full, ny, self._table))
+        return self._terms_from_sums(j, *sums_from_counts(full, ny, self._table, self.n_jobs))
 
     def pair_mi(self, j: int) -> np.ndarray:
         """``I(Xk;Xj)`` of every candidate from the ``(Xk, Xj)`` histograms alone (the
         same values as ``pair_terms(j).mi``)."""
         aj = int(self.n_levels[j])
         full = self._counts(aj, row=(j, 1, False))
-        s_kj, _, m_kj, _ = sums_from_counts(full, 1, self._table)
+        s_kj, _, m_kj, _ = sums_from_counts(full, 1, self._table, self.n_jobs)
         h_k = self.feature_entropy
         return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
 

@@ -347,7 +347,9 @@ class InformationSelector(SelectorCore):
             )
         from fsel.kernels.gpu.information_rows import host_table
 
-        return host_table(codes, n_levels, y_codes, estimator=self.mi_estimator)
+        info = host_table(codes, n_levels, y_codes, estimator=self.mi_estimator)
+        info.n_jobs = self._n_threads()  # the host's sums of the GPU's counts
+        return info
 
     def _codes_as_given(self, table: Any, classes: Any) -> bool:
         """Whether the GPU takes the caller's matrix as its codes: dense C-order
@@ -382,6 +384,7 @@ class InformationSelector(SelectorCore):
         y8 = np.asarray(y_codes).astype(np.uint8)  # class codes 0..m-1, m <= 256
         info, _ = device_table(dX, y8, estimator=self.mi_estimator, name=type(self).__name__)
         info.codes.transfer_s += upload
+        info.n_jobs = self._n_threads()
         self.bin_edges_ = [None] * values.shape[1]
         self.n_levels_ = np.asarray(info.present_levels, dtype=np.int64)
         self.classes_ = classes
@@ -400,6 +403,7 @@ class InformationSelector(SelectorCore):
         from fsel.kernels.gpu.information_rows import device_table
 
         info, classes = device_table(X, y, estimator=self.mi_estimator, name=name)
+        info.n_jobs = self._n_threads()
         n_levels = info.n_levels
         k = check_n_features_to_select(self.n_features_to_select, int(n_levels.size))
         self.n_features_in_ = int(n_levels.size)
