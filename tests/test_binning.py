@@ -3,6 +3,8 @@ input, and the crowded-bin check."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -263,9 +265,9 @@ def test_radix_selection_equals_a_sort_of_the_keys(seed, n, kind, n_ranks):
 )
 def test_column_quantiles_equal_numpy_bit_for_bit(seed, n, d, dtype, holes, n_bins, n_jobs):
     """``column_quantiles`` (compiled: keys, selection, numpy's interpolation) equals
-    ``np.quantile`` of each column's observed values bit for bit, float32 included
-    (whose difference of order statistics numpy takes in float32), whatever the
-    columns chosen and the threads."""
+    ``np.quantile`` of each column's observed values bit for bit (a float32 column's
+    values read as float64, as everywhere in fsel), whatever the columns chosen and
+    the threads."""
     from fsel.kernels.quantiles import column_quantiles
 
     rng = np.random.default_rng(seed)
@@ -279,7 +281,7 @@ def test_column_quantiles_equal_numpy_bit_for_bit(seed, n, d, dtype, holes, n_bi
     before = X.copy()
     found = column_quantiles(X, cols, qs, n_jobs=n_jobs)
     for j, got in zip(cols.tolist(), found, strict=True):
-        c = X[:, j][~np.isnan(X[:, j])]
+        c = X[:, j][~np.isnan(X[:, j])].astype(np.float64)
         want = np.quantile(c, qs) if c.size else np.zeros(0)
         assert got.dtype == want.dtype
         assert np.array_equal(got, want), (j, got, want)
@@ -321,3 +323,79 @@ def test_quantile_edges_of_large_tables_equal_the_numpy_path(holes):
         plain = discretize(X, np.zeros(6, bool), 12, "quantile", missing)
     np.testing.assert_array_equal(fast[0], plain[0])
     assert [e.tolist() for e in fast[2]] == [e.tolist() for e in plain[2]]
+
+
+# ------------------------------------------------ float32 tables: read, not copied
+
+
+def _float32_table(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Heavy tails, a float column of a few values (kept as codes), a constant column,
+    ties, outliers and, in two columns, holes."""
+    X = rng.standard_t(2, (n, 7)).astype(np.float32)
+    X[:, 1] = rng.integers(0, 3, n)  # three values: taken as codes
+    X[:, 2] = 4.5  # constant
+    X[:, 3] = np.round(X[:, 3], 1)  # ties
+    X[rng.random(n) < 0.02, 4] = 3e30  # outlier cells
+    X[rng.random(n) < 0.1, 5] = np.nan
+    X[rng.random(n) < 0.1, 6] = np.nan
+    return X
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.sampled_from([40, 700, 24000]),  # 24,000 x 7: above the small-table size
+    criterion=st.sampled_from(["JMI", "MIM", "CMIM", "MRMR"]),
+    discretize=st.sampled_from(["quantile", "uniform"]),
+)
+def test_a_float32_table_fits_as_its_float64_copy(seed, n, criterion, discretize):
+    """A float32 X is read where it is (no float64 copy of the table) and binned as its
+    exact float64 values: the same edges, levels, picks and scores as the fit on
+    ``X.astype(np.float64)``, on both the numpy (small) and compiled (large) paths."""
+    rng = np.random.default_rng(seed)
+    X = _float32_table(rng, n)
+    y = (np.nan_to_num(X[:, 0]) + rng.standard_normal(n) > 0).astype(int)
+    before = X.copy()
+    kw = {"n_features_to_select": 4, "discretize": discretize, "n_jobs": 2}
+    said = []
+    for table in (X, X.astype(np.float64)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            said.append((getattr(fsel, criterion)(**kw).fit(table, y), caught))
+    (a, warned_a), (b, warned_b) = said
+    assert [str(w.message) for w in warned_a] == [str(w.message) for w in warned_b]
+    assert [None if e is None else e.tolist() for e in a.bin_edges_] == [
+        None if e is None else e.tolist() for e in b.bin_edges_
+    ]
+    np.testing.assert_array_equal(a.n_levels_, b.n_levels_)
+    np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    np.testing.assert_array_equal(X, before)
+
+
+def test_float32_table_is_a_read_only_view_not_a_copy():
+    from fsel.utils.validation import check_table
+
+    X = np.random.default_rng(0).standard_normal((50, 3)).astype(np.float32)
+    kept = check_table(X, read_only=True, keep_float32=True)
+    assert kept.values.dtype == np.float32 and np.shares_memory(kept.values, X)
+    assert not kept.values.flags.writeable and X.flags.writeable
+    copied = check_table(X, read_only=True)  # without keep_float32: a float64 copy
+    assert copied.values.dtype == np.float64 and not np.shares_memory(copied.values, X)
+
+
+@pytest.mark.parametrize("holes", [False, True])
+@pytest.mark.parametrize("n", [300, 30000])
+def test_float32_codes_fit_as_their_float64_copy(holes, n):
+    """Integer-valued float32 columns taken as codes (``discretize=None``): the compiled
+    compaction (large) and numpy's (small) read them as float64 values alike."""
+    rng = np.random.default_rng(n)
+    X = rng.integers(-3, 5, size=(n, 5)).astype(np.float32)
+    if holes:
+        X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.integers(0, 2, n) > 1).astype(int)
+    a = fsel.JMI(3, discretize=None).fit(X, y)
+    b = fsel.JMI(3, discretize=None).fit(X.astype(np.float64), y)
+    np.testing.assert_array_equal(a.n_levels_, b.n_levels_)
+    np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
+    np.testing.assert_array_equal(a.scores_, b.scores_)

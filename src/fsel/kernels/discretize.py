@@ -273,7 +273,7 @@ def fit_bin_edges(
     # vectorised over columns (same edges as the per-column np.unique/np.linspace):
     # a column has more than n_bins distinct values if a head of its rows already does
     head = np.sort(values[: 8 * (n_bins + 1), cols], axis=0)
-    many = 1 + np.count_nonzero(np.diff(head, axis=0), axis=0) > n_bins
+    many = 1 + np.count_nonzero(head[1:] != head[:-1], axis=0) > n_bins  # no arithmetic
     few = np.flatnonzero(~many)
     if few.size and values.dtype.kind in "iub":
         # integers: a range of at most n_bins values has at most n_bins distinct ones
@@ -297,8 +297,8 @@ def fit_bin_edges(
 
 def quantile_edges(col: np.ndarray, n_bins: int, observed: bool = False) -> np.ndarray:
     """The inner edges of ``n_bins`` equal-frequency bins of one column: its distinct
-    quantiles at ``1/n_bins, 2/n_bins, ...`` (numpy's linear rule); ``observed``: of
-    its values that are not NaN.
+    quantiles at ``1/n_bins, 2/n_bins, ...`` (numpy's linear rule, on its values as
+    float64); ``observed``: of its values that are not NaN.
 
     Examples
     --------
@@ -307,6 +307,7 @@ def quantile_edges(col: np.ndarray, n_bins: int, observed: bool = False) -> np.n
     >>> quantile_edges(np.array([0.0, np.nan, 1, 1]), 2, observed=True).tolist()
     [1.0]
     """
+    col = np.asarray(col, dtype=np.float64)  # float32 values read as float64
     if observed:
         col = col[~np.isnan(col)]
     return np.unique(np.quantile(col, np.linspace(0, 1, n_bins + 1)[1:-1]))
@@ -341,9 +342,8 @@ def _observed_edges(
     out: list[np.ndarray | None] = [None] * cols.size
     V = values if cols.size == values.shape[1] else values[:, cols]
     head = np.sort(V[: 8 * (n_bins + 1)], axis=0)  # NaN sorts last
-    step_ = np.diff(head, axis=0)
     distinct = (~np.isnan(head[0])).astype(np.int64) + np.count_nonzero(
-        (step_ != 0) & ~np.isnan(step_), axis=0
+        (head[1:] != head[:-1]) & ~np.isnan(head[1:]), axis=0
     )
     many = distinct > n_bins
     for i in np.flatnonzero(~many).tolist():

@@ -101,7 +101,8 @@ def key_values(keys: Any) -> np.ndarray:
 
 def column_quantiles(values: np.ndarray, cols: Any, qs: Any, n_jobs: int = 1) -> list:
     """``np.quantile(c[~np.isnan(c)], qs)`` of each column ``c = values[:, j]``, ``j``
-    in ``cols``, of a float32 or float64 table, bit for bit, in ``O(N)`` per column.
+    in ``cols``, of a float64 or float32 table (its values read as float64, as every
+    fsel quantile does), bit for bit, in ``O(N)`` per column.
 
     The order statistics are found by a radix selection on order-preserving integer
     keys of the values (:mod:`fsel.kernels._numba_select`: a few counting passes over
@@ -142,16 +143,14 @@ def column_quantiles(values: np.ndarray, cols: Any, qs: Any, n_jobs: int = 1) ->
         for j0, g in groups[g0:g1]:
             kernel.float_keys(values, j0, keys[:g], counts)
             for i in range(g):
-                found.append(_key_quantiles(keys[i], int(counts[i]), qs, scratch, values.dtype))
+                found.append(_key_quantiles(keys[i], int(counts[i]), qs, scratch))
         return found
 
     parts = spans(len(groups), n_threads_for(values.itemsize * n * cols.size, n_jobs))
     return [q for part in thread_map(run, parts, len(parts)) for q in part]
 
 
-def _key_quantiles(
-    keys: np.ndarray, m: int, qs: np.ndarray, scratch: np.ndarray, dtype: Any
-) -> np.ndarray:
+def _key_quantiles(keys: np.ndarray, m: int, qs: np.ndarray, scratch: np.ndarray) -> np.ndarray:
     """The quantiles at ``qs`` (numpy's linear rule) of the ``m`` values whose keys are
     ``keys[:m]`` (:func:`fsel.kernels._numba_select.float_keys`; used as scratch)."""
     from fsel.kernels import _numba_select as kernel
@@ -162,6 +161,6 @@ def _key_quantiles(
     ranks = np.union1d(prev, nxt)
     out = np.empty(ranks.size, dtype=np.uint64)
     kernel.select_keys(keys, m, ranks, out, scratch)
-    stats = key_values(out).astype(dtype)  # exact: values of the column
+    stats = key_values(out)  # the column's values, as float64
     a = stats[np.searchsorted(ranks, prev)]
     return linear_quantile(a, stats[np.searchsorted(ranks, nxt)], gamma)

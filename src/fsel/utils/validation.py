@@ -334,6 +334,7 @@ def check_table(
     allow_missing: bool = False,
     accept_sparse: bool | str = False,
     read_only: bool = False,
+    keep_float32: bool = False,
     values_checked: bool = False,
     n_jobs: int = 1,
 ) -> Table:
@@ -368,6 +369,10 @@ def check_table(
     read_only : bool
         The caller only reads ``Table.values``: a plain ``float64`` ndarray without
         categorical columns is returned as it is (a read-only view), not copied.
+    keep_float32 : bool
+        With ``read_only``, a plain ``float32`` ndarray is returned as it is too (a
+        read-only view, half the memory of a float64 copy); the caller reads its
+        values as their exact float64 equivalents, so nothing it computes changes.
     values_checked : bool
         The caller has checked a plain float ndarray's values elsewhere (on a GPU):
         every value finite and every column's range ``max - min`` finite. The
@@ -457,7 +462,8 @@ def check_table(
                         arr[:, j], str(j), estimator_name, bool(mask[j]) or keep_integer
                     )
                 return Table(values, discrete, None, categorical=mask)
-            if read_only and arr.dtype == np.float64 and not mask.any():
+            kept = (np.float64, np.float32) if keep_float32 else (np.float64,)
+            if read_only and arr.dtype in kept and not mask.any():
                 values = arr.view()  # the caller only reads it: no copy
                 values.flags.writeable = False
             else:
