@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["code_columns", "column_types"]
+__all__ = ["code_columns", "column_types", "float_frame_values"]
 
 
 def _column_kind(values: np.ndarray) -> str:
@@ -66,6 +66,42 @@ def _codes(values: np.ndarray, missing: np.ndarray | None = None) -> np.ndarray:
         _, inv = np.unique(vals.astype(str), return_inverse=True)
     out[keep] = inv.reshape(-1)
     return out
+
+
+def float_frame_values(X: Any, categorical: Any) -> np.ndarray | None:
+    """The matrix of a pandas or polars DataFrame whose columns all have one float
+    dtype (float64 or float32; NaN or a polars null missing), when no column is named
+    categorical (``categorical`` None or ``"auto"``, under which float columns are
+    numeric): the frame's own block where it holds one (no copy), else one 2-D copy.
+    None for any other frame, which is read column by column.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"a": [1.0, 2.5], "b": [np.nan, 4.0]})
+    >>> float_frame_values(df, None).tolist()
+    [[1.0, nan], [2.5, 4.0]]
+    >>> float_frame_values(df.assign(c=[1, 2]), None) is None  # an integer column
+    True
+    """
+    if not (categorical is None or (isinstance(categorical, str) and categorical == "auto")):
+        return None
+    if not X.shape[1]:
+        return None
+    if type(X).__module__.startswith("polars"):
+        if len({str(t) for t in X.dtypes} - {"Float64"}) and len(
+            {str(t) for t in X.dtypes} - {"Float32"}
+        ):
+            return None
+    else:
+        dtypes = set(X.dtypes.tolist())
+        if len(dtypes) != 1:
+            return None
+        dt = dtypes.pop()
+        if not isinstance(dt, np.dtype) or dt not in (np.float32, np.float64):
+            return None
+    arr = np.asarray(X.to_numpy())
+    return arr if arr.ndim == 2 and arr.dtype in (np.float32, np.float64) else None
 
 
 def _dataframe_columns(

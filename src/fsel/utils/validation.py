@@ -38,6 +38,7 @@ from fsel.utils.column_types import (
     _seconds,
     _warn_identifiers,
     column_types,
+    float_frame_values,
 )
 from fsel.utils.dask_table import is_dask
 from fsel.utils.parallel import finite_extremes
@@ -293,6 +294,11 @@ def _integer_as_float(col: np.ndarray, label: str, estimator_name: str, codes: b
     )
 
 
+def _label(names: list[str] | None, j: int) -> str:
+    """Column ``j``'s name in messages: its DataFrame name, else its index."""
+    return names[j] if names is not None else str(j)
+
+
 def _check_float_range(
     values: np.ndarray,
     names: list[str] | None,
@@ -315,7 +321,7 @@ def _check_float_range(
     bad = np.flatnonzero(np.isinf(span))
     if bad.size:
         j = int(bad[0])
-        label = names[j] if names is not None else str(j)
+        label = _label(names, j)
         col = values[:, j]
         raise ValueError(
             f"{estimator_name}: column {label!r} spans {np.nanmin(col):g} .. "
@@ -408,14 +414,19 @@ def check_table(
         )
     if hasattr(X, "toarray"):
         raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")
-    names: list[str] | None
+    names: list[str] | None = None
+    frame = None
     if is_dataframe(X):
         check_unique_names(X, estimator_name)
-        names, cols, declared, integral, family = _dataframe_columns(X)
-        n_features = len(cols)
-        n_samples = len(cols[0]) if cols else 0
-    else:
-        arr = np.asarray(X)
+        frame = float_frame_values(X, categorical)  # one float dtype: its matrix
+        if frame is None:
+            names, cols, declared, integral, family = _dataframe_columns(X)
+            n_features = len(cols)
+            n_samples = len(cols[0]) if cols else 0
+        else:
+            names = [str(c) for c in X.columns]
+    if frame is not None or not is_dataframe(X):
+        arr = np.asarray(X) if frame is None else frame
         if arr.dtype.kind == "c":
             raise ValueError(f"{estimator_name}: Complex data not supported")
         if arr.ndim == 1:
@@ -439,12 +450,14 @@ def check_table(
                 inf_cols = np.flatnonzero(np.isinf(arr).any(axis=0))
                 if inf_cols.size:
                     raise ValueError(
-                        f"{estimator_name}: X contains inf in column '{int(inf_cols[0])}'; "
-                        "infinite values are not allowed"
+                        f"{estimator_name}: X contains inf in column "
+                        f"{_label(names, int(inf_cols[0]))!r}; infinite values are not allowed"
                     )
                 missing = nan.any(axis=0)
                 if not allow_missing:
-                    raise _missing_error(estimator_name, str(int(np.flatnonzero(missing)[0])))
+                    raise _missing_error(
+                        estimator_name, _label(names, int(np.flatnonzero(missing)[0]))
+                    )
             mask = _categorical_mask(categorical, n_features, None)
             auto = categorical is None or (isinstance(categorical, str) and categorical == "auto")
             if auto and arr.dtype.kind == "b":
@@ -452,8 +465,9 @@ def check_table(
             wide = arr.dtype.kind in "iu" and arr.dtype.itemsize == 8  # 32-bit ints are exact
             # values beyond +-2**53 (ids, hashes): float64 cannot hold them apart
             wide = wide and bool(arr.min() < -_FLOAT_EXACT or arr.max() > _FLOAT_EXACT)
+            fn = np.asarray(names, dtype=object) if names is not None else None
             if keep_integer and arr.dtype.kind in "iub" and not mask.any() and not wide:
-                return Table(arr, np.ones(n_features, dtype=bool), None)
+                return Table(arr, np.ones(n_features, dtype=bool), fn)
             discrete = mask | (arr.dtype.kind in "iub")
             if wide:  # exact: shifted by the minimum, or order codes (keep_integer)
                 values = np.empty(arr.shape, dtype=np.float64)
@@ -461,19 +475,25 @@ def check_table(
                     values[:, j] = _integer_as_float(
                         arr[:, j], str(j), estimator_name, bool(mask[j]) or keep_integer
                     )
-                return Table(values, discrete, None, categorical=mask)
+                return Table(values, discrete, fn, categorical=mask)
             kept = (np.float64, np.float32) if keep_float32 else (np.float64,)
-            if read_only and arr.dtype in kept and not mask.any():
+            # a frame's block (column-major) is read in place only by the callers that
+            # take float32 (the binned estimators); others get a row-major copy
+            if (
+                read_only
+                and arr.dtype in kept
+                and not mask.any()
+                and (frame is None or keep_float32)
+            ):
                 values = arr.view()  # the caller only reads it: no copy
                 values.flags.writeable = False
-            else:
-                values = arr.astype(np.float64)  # a copy: never touch the caller's data
+            else:  # a copy: never touch the caller's data
+                values = arr.astype(np.float64, order="K" if frame is None else "C")
             if arr.dtype.kind == "f" and not checked:
-                _check_float_range(values, None, estimator_name, extremes)
+                _check_float_range(values, names, estimator_name, extremes)
             for j in np.flatnonzero(mask & (arr.dtype.kind == "f")):
                 values[:, j] = _codes(values[:, j], np.isnan(values[:, j]))
-            return Table(values, discrete, None, missing, categorical=mask)
-        names = None
+            return Table(values, discrete, fn, missing, categorical=mask)
         cols = [arr[:, j] for j in range(n_features)]
         declared = [False] * n_features
         integral = [False] * n_features

@@ -1,0 +1,139 @@
+"""DataFrames whose columns all hold one float dtype: read as one matrix (pandas' own
+block, no column-by-column copy), with the results of the same values as an ndarray
+and the columns still named in every message."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fsel
+from fsel.utils.column_types import float_frame_values
+from fsel.utils.validation import check_table
+
+
+def _frame(rng: np.random.Generator, n: int, dtype: type, holes: bool) -> pd.DataFrame:
+    X = rng.standard_t(2, (n, 6)).astype(dtype)
+    X[:, 1] = rng.integers(0, 3, n)  # three values
+    X[:, 2] = 1.5  # constant
+    if holes:
+        X[rng.random(n) < 0.1, 4] = np.nan
+    return pd.DataFrame(X, columns=[f"f{j}" for j in range(6)])
+
+
+SELECTORS = {
+    "JMI": lambda: fsel.JMI(3, n_jobs=2),
+    "CMIM": lambda: fsel.CMIM(3),
+    "JMI-knn": lambda: fsel.JMI(2, mi_estimator="knn"),
+    "ReliefF": lambda: fsel.ReliefF(3, n_neighbors=5),
+    "MultiSURF": lambda: fsel.MultiSURF(3),
+    "Classifiability": lambda: fsel.Classifiability(2),
+}
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.sampled_from([30, 200]),
+    dtype=st.sampled_from([np.float64, np.float32]),
+    holes=st.booleans(),
+    name=st.sampled_from(sorted(SELECTORS)),
+)
+def test_a_float_frame_fits_as_its_matrix(seed, n, dtype, holes, name):
+    """The fit on the frame equals the fit on ``df.to_numpy()`` (picks, scores), the
+    frame keeps its column names and values."""
+    if holes and name in ("JMI-knn", "Classifiability"):
+        holes = False  # (these take no missing values)
+    rng = np.random.default_rng(seed)
+    df = _frame(rng, n, dtype, holes)
+    y = (np.nan_to_num(df["f0"].to_numpy()) + rng.standard_normal(n) > 0).astype(int)
+    before = df.copy()
+    a = SELECTORS[name]().fit(df, y)
+    b = SELECTORS[name]().fit(df.to_numpy(), y)
+    np.testing.assert_array_equal(a.get_support(), b.get_support())
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    assert list(a.feature_names_in_) == list(df.columns)
+    assert a.get_feature_names_out().tolist() == df.columns[a.get_support()].tolist()
+    pd.testing.assert_frame_equal(df, before)
+
+
+def test_polars_float_frame_fits_as_its_matrix():
+    pl = pytest.importorskip("polars")
+    rng = np.random.default_rng(3)
+    df = _frame(rng, 300, np.float64, holes=True)
+    y = (np.nan_to_num(df["f0"].to_numpy()) > 0).astype(int)
+    pf = pl.from_pandas(df)
+    assert float_frame_values(pf, None) is not None
+    a = fsel.JMI(3).fit(pf, y)
+    b = fsel.JMI(3).fit(df.to_numpy(), y)
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+    assert list(a.feature_names_in_) == list(df.columns)
+
+
+def test_the_frame_block_is_read_in_place_by_the_binned_estimators_only():
+    df = _frame(np.random.default_rng(0), 50, np.float32, holes=False)
+    inplace = check_table(df, read_only=True, keep_float32=True)
+    assert inplace.values.dtype == np.float32 and not inplace.values.flags.writeable
+    assert np.shares_memory(inplace.values, df.to_numpy())
+    assert inplace.feature_names.tolist() == list(df.columns)
+    assert inplace.feature_types == ["numeric"] * 6
+    copied = check_table(df, read_only=True)  # float64 callers: a row-major copy
+    assert copied.values.dtype == np.float64 and copied.values.flags.c_contiguous
+    assert not np.shares_memory(copied.values, df.to_numpy())
+    np.testing.assert_array_equal(copied.values, inplace.values)
+
+
+def test_messages_name_the_frame_columns():
+    df = _frame(np.random.default_rng(1), 40, np.float64, holes=False)
+    df.loc[3, "f4"] = np.inf
+    with pytest.raises(ValueError, match="X contains inf in column 'f4'"):
+        fsel.JMI(2).fit(df, np.arange(40) % 2)
+    df.loc[3, "f4"] = np.nan
+    with pytest.raises(ValueError, match="missing values \\(NaN\\) in column 'f4'"):
+        fsel.JMI(2, missing="error").fit(df, np.arange(40) % 2)
+    df.loc[3, "f4"] = 1e308
+    df.loc[4, "f4"] = -1e308
+    with pytest.raises(ValueError, match="column 'f4' spans"):
+        fsel.JMI(2).fit(df, np.arange(40) % 2)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        pd.DataFrame({"a": [1.0, 2.0], "b": [1, 2]}),  # an integer column: codes
+        pd.DataFrame({"a": [1.0, 2.0], "b": np.array([1.0, 2.0], dtype=np.float32)}),
+        pd.DataFrame({"a": pd.array([1.0, None], dtype="Float64")}),  # nullable
+        pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]}),
+    ],
+)
+def test_other_frames_are_read_column_by_column(frame):
+    assert float_frame_values(frame, None) is None
+
+
+def test_a_named_categorical_column_is_read_column_by_column():
+    df = pd.DataFrame({"a": [1.0, 2.0, 1.0], "b": [0.5, 0.25, 0.5]})
+    assert float_frame_values(df, ["b"]) is None
+    table = check_table(df, categorical=["b"])
+    assert table.categorical.tolist() == [False, True]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("holes", [False, True])
+@pytest.mark.parametrize("name", ["JMI", "CMIM", "MRMR", "CMI"])
+def test_large_float_frames_take_the_compiled_paths_column_major(dtype, holes, name):
+    """25,000 x 6 (above the small-table size): the compiled quantiles, binning and
+    coding read pandas' column-major block as they read a row-major array."""
+    rng = np.random.default_rng(9)
+    df = _frame(rng, 25000, dtype, holes)
+    y = (np.nan_to_num(df["f0"].to_numpy()) + rng.standard_normal(25000) > 0).astype(int)
+    block = float_frame_values(df, None)
+    assert block.flags.f_contiguous and np.shares_memory(block, df.to_numpy())
+    a = getattr(fsel, name)(3, n_jobs=2).fit(df, y)
+    b = getattr(fsel, name)(3, n_jobs=2).fit(np.ascontiguousarray(df.to_numpy()), y)
+    assert [None if e is None else e.tolist() for e in a.bin_edges_] == [
+        None if e is None else e.tolist() for e in b.bin_edges_
+    ]
+    np.testing.assert_array_equal(a.scores_, b.scores_)
