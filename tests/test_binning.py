@@ -377,10 +377,10 @@ def test_float32_table_is_a_read_only_view_not_a_copy():
     from fsel.utils.validation import check_table
 
     X = np.random.default_rng(0).standard_normal((50, 3)).astype(np.float32)
-    kept = check_table(X, read_only=True, keep_float32=True)
+    kept = check_table(X, read_only=True, any_float_layout=True)
     assert kept.values.dtype == np.float32 and np.shares_memory(kept.values, X)
     assert not kept.values.flags.writeable and X.flags.writeable
-    copied = check_table(X, read_only=True)  # without keep_float32: a float64 copy
+    copied = check_table(X, read_only=True)  # without any_float_layout: a float64 copy
     assert copied.values.dtype == np.float64 and not np.shares_memory(copied.values, X)
 
 
@@ -399,3 +399,30 @@ def test_float32_codes_fit_as_their_float64_copy(holes, n):
     np.testing.assert_array_equal(a.n_levels_, b.n_levels_)
     np.testing.assert_array_equal(a.selection_order_, b.selection_order_)
     np.testing.assert_array_equal(a.scores_, b.scores_)
+
+
+@pytest.mark.parametrize(
+    "codes, want",
+    [
+        ([0.0, 3, 200], np.uint8),  # bins and codes within 0..255
+        ([-1.0, 3, 9], np.int16),  # a negative code
+        ([0.0, 3, 70000], np.int32),
+        ([0.0, 3, 2.0**40], np.int64),
+        ([0.0, 3.5, 9], np.float64),  # not integers: kept as they are
+    ],
+)
+def test_binned_matrix_takes_the_smallest_type_of_bins_and_codes(codes, want):
+    """``apply_bin_edges`` writes the smallest integer type holding the bin numbers and
+    the code columns' values (the compiled and numpy paths alike), the values exact."""
+    import fsel.kernels.discretize as dz
+
+    X = np.column_stack([np.array([0.5, 2.5, 9.5]), np.array(codes)])
+    edges = [np.array([1.0, 2.0, 3.0]), None]
+    plain = dz.apply_bin_edges(X, edges)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(dz, "SMALL_TABLE_CELLS", 0)
+        compiled = dz.apply_bin_edges(X, edges, n_jobs=2)
+    for out in (plain, compiled):
+        assert out.dtype == want
+        assert out[:, 0].tolist() == [0, 2, 3]
+        assert out[:, 1].tolist() == codes

@@ -870,14 +870,15 @@ def test_joint_kernels_against_loops(pairs, cut):
 def test_bin_by_edges_counts_the_edges_at_or_below(seed, n, widths, nan_bin, split):
     """bin_by_edges (edge by edge, or a binary search past 64 edges) against the count
     of sorted edges ``<= x`` (the numpy binning's rule), with values on the edges,
-    +-0.0, +-inf and NaN, columns of different numbers of edges and a column left
-    alone; rows outside ``i0..i1`` are not written."""
+    +-0.0, +-inf and NaN, columns of different numbers of edges and a code column
+    copied as it is; rows outside ``i0..i1`` are not written."""
     from fsel.kernels import _numba_discretize as nd
 
     rng = np.random.default_rng(seed)
     d = len(widths) + 1
     X = rng.choice([-2.0, -1.0, -0.0, 0.0, 0.5, 1.0, 3.0, np.inf, -np.inf, np.nan], (n, d))
-    cols = np.arange(1, d, dtype=np.intp)  # column 0 is not binned
+    X[:, 0] = rng.integers(-3, 300, n)  # column 0 is a code column: copied
+    cols = np.arange(1, d, dtype=np.intp)
     lengths = np.array(widths, dtype=np.intp)
     E = np.zeros((cols.size, max(1, max(widths))))
     for q, m in enumerate(widths):
@@ -885,6 +886,7 @@ def test_bin_by_edges_counts_the_edges_at_or_below(seed, n, widths, nan_bin, spl
     i0, i1 = min(split, n) // 2, min(split, n)
     want = np.full((n, d), 99, dtype=np.int64)
     for i in range(i0, i1):
+        want[i, 0] = int(X[i, 0])
         for q, j in enumerate(cols):
             x = X[i, j]
             if np.isnan(x):
@@ -893,5 +895,5 @@ def test_bin_by_edges_counts_the_edges_at_or_below(seed, n, widths, nan_bin, spl
                 want[i, j] = sum(1 for e in E[q, : widths[q]] if e <= x)
     for kernel in both(nd.bin_by_edges):
         out = np.full((n, d), 99, dtype=np.int64)
-        kernel(X, cols, E, lengths, nan_bin, out, i0, i1)
+        kernel(X, cols, E, lengths, nan_bin, np.array([0], dtype=np.intp), out, i0, i1)
         np.testing.assert_array_equal(out, want)

@@ -75,7 +75,7 @@ def test_polars_float_frame_fits_as_its_matrix():
 
 def test_the_frame_block_is_read_in_place_by_the_binned_estimators_only():
     df = _frame(np.random.default_rng(0), 50, np.float32, holes=False)
-    inplace = check_table(df, read_only=True, keep_float32=True)
+    inplace = check_table(df, read_only=True, any_float_layout=True)
     assert inplace.values.dtype == np.float32 and not inplace.values.flags.writeable
     assert np.shares_memory(inplace.values, df.to_numpy())
     assert inplace.feature_names.tolist() == list(df.columns)
@@ -136,4 +136,58 @@ def test_large_float_frames_take_the_compiled_paths_column_major(dtype, holes, n
     assert [None if e is None else e.tolist() for e in a.bin_edges_] == [
         None if e is None else e.tolist() for e in b.bin_edges_
     ]
+    np.testing.assert_array_equal(a.scores_, b.scores_)
+
+
+def _mixed_frame(rng: np.random.Generator, n: int, holes: bool) -> pd.DataFrame:
+    df = _frame(rng, n, np.float64, holes)
+    df["count"] = rng.integers(-2, 40, n)  # integers: codes
+    df["flag"] = rng.random(n) < 0.3  # booleans: categorical
+    df["kind"] = pd.Categorical(rng.choice(["a", "b", "c"], n))
+    df["small"] = rng.integers(0, 4, n).astype(np.int8)
+    return df
+
+
+@pytest.mark.parametrize("holes", [False, True])
+def test_a_mixed_frame_is_assembled_column_major_with_the_same_table(holes):
+    """A frame of mixed types is still read column by column; for the binned
+    estimators (``any_float_layout``) into a column-major table: the same values,
+    flags and types as the row-major table the other methods get."""
+    df = _mixed_frame(np.random.default_rng(4), 500, holes)
+    a = check_table(df, read_only=True, any_float_layout=True, allow_missing=True)
+    b = check_table(df, allow_missing=True)
+    assert a.values.flags.f_contiguous and b.values.flags.c_contiguous
+    np.testing.assert_array_equal(a.values, b.values)
+    for field in ("discrete", "missing", "categorical"):
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+    assert a.feature_types == b.feature_types
+    assert a.feature_types[-4:] == ["integer", "categorical", "categorical", "integer"]
+
+
+@pytest.mark.parametrize("holes", [False, True])
+@pytest.mark.parametrize("name", ["JMI", "CMIM"])
+def test_a_large_mixed_frame_fits_as_from_a_row_major_table(holes, name):
+    """25,000 rows (the compiled paths): the fit on the column-major table equals the
+    fit on the row-major one (bins, codes of the integer columns, picks, scores)."""
+    from fsel.selectors.information import _fit
+
+    rng = np.random.default_rng(6)
+    df = _mixed_frame(rng, 25000, holes)
+    y = (df["count"].to_numpy() + 20 * rng.standard_normal(25000) > 20).astype(int)
+    a = getattr(fsel, name)(4, n_jobs=2).fit(df, y)
+    real = _fit.InformationSelector._table_options
+    used = []
+
+    def row_major(self, params):
+        used.append(True)
+        return {**real(self, params), "any_float_layout": False}
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_fit.InformationSelector, "_table_options", row_major)
+        b = getattr(fsel, name)(4, n_jobs=2).fit(df, y)
+    assert used
+    assert [None if e is None else e.tolist() for e in a.bin_edges_] == [
+        None if e is None else e.tolist() for e in b.bin_edges_
+    ]
+    np.testing.assert_array_equal(a.n_levels_, b.n_levels_)
     np.testing.assert_array_equal(a.scores_, b.scores_)

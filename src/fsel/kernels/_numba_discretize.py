@@ -452,13 +452,17 @@ LINEAR_EDGES = 64
 
 
 @numba.njit(nogil=True, cache=True)
-def bin_by_edges(X, cols, edges, lengths, nan_bin, out, i0, i1):
+def bin_by_edges(X, cols, edges, lengths, nan_bin, code_cols, out, i0, i1):
     """``out[i, j] = #{m < lengths[q] : edges[q, m] <= X[i, j]}`` for the binned columns
     ``j = cols[q]`` and rows ``i0 <= i < i1`` (``edges[q, :lengths[q]]`` sorted): the
     number of inner edges at or below the value, counted edge by edge (up to
     :data:`LINEAR_EDGES` edges) or found by a binary search. A NaN counts no edge: its
-    bin is 0, or ``lengths[q] + 1`` with ``nan_bin``."""
+    bin is 0, or ``lengths[q] + 1`` with ``nan_bin``. The columns ``code_cols`` are
+    copied as they are (``out``'s type: integral values into integers)."""
     for i in range(i0, i1):
+        for q in range(code_cols.size):
+            j = code_cols[q]
+            out[i, j] = X[i, j]
         for q in range(cols.size):
             j = cols[q]
             x = X[i, j]

@@ -369,23 +369,34 @@ def apply_bin_edges(
 ) -> np.ndarray:
     """Bin float columns with learned edges; leave code columns as they are.
 
-    Returns a matrix of integer values (not yet compacted): uint8 when every column is
-    binned into at most 255 bins (the bin numbers, an eighth of the memory), else int64
-    when every code column holds integers, else float64. ``nan_bin``: a NaN cell of a
+    Returns a matrix of integer values (not yet compacted): of the smallest of uint8,
+    int16, int32 and int64 that holds every bin number and every code column's value
+    when the code columns hold integers (uint8, an eighth of float64's memory, for
+    bins alone up to 255), else float64. ``nan_bin``: a NaN cell of a
     binned column gets the bin ``len(edges[j]) + 1``, above every observed one (else
     bin 0: NaN is not >= any edge). ``n_jobs``: threads over row ranges (numpy's
     comparisons and sums release the GIL; the same matrix).
     """
     code_cols = [j for j, e in enumerate(edges) if e is None]
-    if edges and not code_cols and max(len(e) for e in edges if e is not None) < 255:
-        dtype: type = np.uint8
-    else:
+    top = 1 + max((len(e) for e in edges if e is not None), default=0)  # NaN's bin
+    lo, hi = 0, top
+    dtype: type = np.float64
+    if code_cols:
         kept = values[:, code_cols]
         integral = kept.dtype.kind in "iub" or bool(
             np.all(kept == np.round(kept)) and np.all(np.abs(kept) <= 2.0**62)
         )
-        dtype = np.int64 if integral else np.float64
+        if integral and kept.size:
+            lo, hi = min(lo, int(kept.min())), max(hi, int(kept.max()))
         del kept
+    else:
+        integral = True
+    if integral:
+        dtype = next(
+            t
+            for t in (np.uint8, np.int16, np.int32, np.int64)
+            if np.iinfo(t).min <= lo and hi <= np.iinfo(t).max
+        )
     out = np.empty(values.shape, dtype=dtype)
     parts = spans(values.shape[0], n_threads_for(values.nbytes, n_jobs))
     cells = max(1 << 16, (1 << 22) // max(1, len(parts)))  # each thread's temporaries
@@ -402,12 +413,10 @@ def apply_bin_edges(
         for q, j in enumerate(cols.tolist()):
             E[q, : lengths[q]] = edges[j]
         kernel = _kernels().bin_by_edges
+        kept = np.array(code_cols, dtype=np.intp)
 
         def run(r0: int, r1: int) -> None:
-            if code_cols:
-                out[r0:r1, code_cols] = values[r0:r1, code_cols]
-            if cols.size:
-                kernel(values, cols, E, lengths, nan_bin, out, r0, r1)
+            kernel(values, cols, E, lengths, nan_bin, kept, out, r0, r1)
 
     else:
 

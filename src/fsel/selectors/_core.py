@@ -189,7 +189,7 @@ class SelectorCore:
         allow_missing: bool = False,
         accept_sparse: bool | str = False,
         read_only: bool = False,
-        keep_float32: bool = False,
+        any_float_layout: bool = False,
         values_checked: bool = False,
         n_jobs: int = 1,
     ) -> tuple[Table, np.ndarray, np.ndarray | None]:
@@ -200,9 +200,10 @@ class SelectorCore:
         values as NaN (``Table.missing`` flags their columns) for the family's own rule;
         ``accept_sparse=True`` returns scipy.sparse input as a CSC matrix, never densified;
         ``read_only=True`` (the caller never writes ``Table.values``) passes a float64
-        ndarray through without a copy (``keep_float32=True``: a float32 one too, read
-        as float64); ``values_checked=True`` skips the finiteness
-        and range passes over a float ndarray the caller has checked elsewhere;
+        ndarray through without a copy (``any_float_layout=True``: a float32 one or a
+        DataFrame's column-major block too, read as float64); ``values_checked=True``
+        skips the finiteness and range passes over a float ndarray the caller has
+        checked elsewhere;
         ``n_jobs`` threads those passes."""
         name = type(self).__name__
         table = check_table(
@@ -214,7 +215,7 @@ class SelectorCore:
             allow_missing=allow_missing,
             accept_sparse=accept_sparse,
             read_only=read_only,
-            keep_float32=keep_float32,
+            any_float_layout=any_float_layout,
             values_checked=values_checked,
             n_jobs=n_jobs,
         )

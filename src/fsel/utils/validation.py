@@ -340,7 +340,7 @@ def check_table(
     allow_missing: bool = False,
     accept_sparse: bool | str = False,
     read_only: bool = False,
-    keep_float32: bool = False,
+    any_float_layout: bool = False,
     values_checked: bool = False,
     n_jobs: int = 1,
 ) -> Table:
@@ -375,10 +375,13 @@ def check_table(
     read_only : bool
         The caller only reads ``Table.values``: a plain ``float64`` ndarray without
         categorical columns is returned as it is (a read-only view), not copied.
-    keep_float32 : bool
-        With ``read_only``, a plain ``float32`` ndarray is returned as it is too (a
-        read-only view, half the memory of a float64 copy); the caller reads its
-        values as their exact float64 equivalents, so nothing it computes changes.
+    any_float_layout : bool
+        The caller reads ``Table.values`` as float64 numbers whatever their storage.
+        With ``read_only``, a plain float32 ndarray and the column-major block of a
+        float DataFrame are passed through as they are (read-only views; a float32
+        value is read as its exact float64 equivalent, so nothing computed changes);
+        a table assembled column by column (a DataFrame of mixed types) is made
+        column-major, so that each column is written in one contiguous pass.
     values_checked : bool
         The caller has checked a plain float ndarray's values elsewhere (on a GPU):
         every value finite and every column's range ``max - min`` finite. The
@@ -476,14 +479,14 @@ def check_table(
                         arr[:, j], str(j), estimator_name, bool(mask[j]) or keep_integer
                     )
                 return Table(values, discrete, fn, categorical=mask)
-            kept = (np.float64, np.float32) if keep_float32 else (np.float64,)
+            kept = (np.float64, np.float32) if any_float_layout else (np.float64,)
             # a frame's block (column-major) is read in place only by the callers that
-            # take float32 (the binned estimators); others get a row-major copy
+            # take any layout (the binned estimators); others get a row-major copy
             if (
                 read_only
                 and arr.dtype in kept
                 and not mask.any()
-                and (frame is None or keep_float32)
+                and (frame is None or any_float_layout)
             ):
                 values = arr.view()  # the caller only reads it: no copy
                 values.flags.writeable = False
@@ -502,7 +505,12 @@ def check_table(
     cols = [np.asarray(c) for c in cols]
     misses = [_missing_mask(c) for c in cols]
     cat_mask, kinds = column_types(cols, misses, categorical, names, declared, family, integral)
-    values = np.empty((n_samples, n_features), dtype=np.float64)
+    # column by column: column-major where the caller takes any layout (each column
+    # one contiguous write), else row-major
+    if any_float_layout:
+        values = np.empty((n_features, n_samples), dtype=np.float64).T
+    else:
+        values = np.empty((n_samples, n_features), dtype=np.float64)
     discrete = np.zeros(n_features, dtype=bool)
     missing = np.zeros(n_features, dtype=bool)
     identifiers: list[str] = []

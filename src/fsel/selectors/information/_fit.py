@@ -179,7 +179,7 @@ class InformationSelector(SelectorCore):
             "allow_missing": params["missing"] != "error",
             # binned and coded into new arrays, never written: no float copy of X
             "read_only": not knn,
-            "keep_float32": not knn,  # binned as float64 values: the same codes
+            "any_float_layout": not knn,  # binned as float64 values: the same codes
             "n_jobs": effective_n_jobs(params["n_jobs"]),
             # read by discretize_sparse, never written
             "accept_sparse": False if knn else "no_copy",
