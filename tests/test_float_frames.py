@@ -67,6 +67,8 @@ def test_polars_float_frame_fits_as_its_matrix():
     y = (np.nan_to_num(df["f0"].to_numpy()) > 0).astype(int)
     pf = pl.from_pandas(df)
     assert float_frame_values(pf, None) is not None
+    assert float_frame_values(pf.with_columns(pl.lit(1).alias("i")), None) is None
+    assert float_frame_values(pf.with_columns(pl.col("f0").cast(pl.Float32)), None) is None
     a = fsel.JMI(3).fit(pf, y)
     b = fsel.JMI(3).fit(df.to_numpy(), y)
     np.testing.assert_array_equal(a.scores_, b.scores_)

@@ -89,9 +89,7 @@ def float_frame_values(X: Any, categorical: Any) -> np.ndarray | None:
     if not X.shape[1]:
         return None
     if type(X).__module__.startswith("polars"):
-        if len({str(t) for t in X.dtypes} - {"Float64"}) and len(
-            {str(t) for t in X.dtypes} - {"Float32"}
-        ):
+        if {str(t) for t in X.dtypes} not in ({"Float64"}, {"Float32"}):
             return None
     else:
         dtypes = set(X.dtypes.tolist())
