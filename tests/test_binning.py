@@ -302,18 +302,22 @@ def test_column_quantiles_by_hand():
     assert got[1].size == 0
 
 
-@pytest.mark.parametrize("holes", [False, True])
+@pytest.mark.parametrize("holes", ["none", "some", "every"])
 def test_quantile_edges_of_large_tables_equal_the_numpy_path(holes):
     """Through ``discretize``: the compiled quantiles (float tables above the small-table
-    size) give the same edges and codes as numpy's partition (numba disabled)."""
+    size) give the same edges and codes as numpy's partition (numba disabled), the
+    columns with holes read in place among complete ones."""
     import fsel.kernels.discretize as dz
 
     rng = np.random.default_rng(7)
     X = rng.standard_t(2, (3000, 6))
     X[:, 4] = np.round(X[:, 4])
     missing = None
-    if holes:
-        X[rng.random(X.shape) < 0.2] = np.nan
+    if holes != "none":
+        holed = X if holes == "every" else X[:, [1, 4]]
+        holed[rng.random(holed.shape) < 0.2] = np.nan
+        if holes == "some":
+            X[:, [1, 4]] = holed
         missing = np.isnan(X).any(axis=0)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dz, "SMALL_TABLE_CELLS", 0)
@@ -426,3 +430,38 @@ def test_binned_matrix_takes_the_smallest_type_of_bins_and_codes(codes, want):
         assert out.dtype == want
         assert out[:, 0].tolist() == [0, 2, 3]
         assert out[:, 1].tolist() == codes
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.sampled_from([30, 400, 30000]),  # 30,000 x 5: the compiled paths
+    holed=st.lists(st.booleans(), min_size=5, max_size=5),
+    strategy=st.sampled_from(["quantile", "uniform"]),
+)
+def test_holes_in_some_columns_code_as_each_column_alone(seed, n, holed, strategy):
+    """A table whose binned columns have holes in some columns only: each column's
+    codes are the dense ranks of its observed values' bins (edges by
+    ``searchsorted``), its holes the extra last level, and a flagged column without
+    holes gets that level empty; the same as the column discretized alone."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_t(2, (n, 5))
+    for j in range(5):
+        if holed[j]:
+            X[rng.random(n) < 0.15, j] = np.nan
+    missing = np.isnan(X).any(axis=0)
+    missing[0] = True  # flagged, whether or not it has a hole
+    codes, levels, edges = discretize(X, np.zeros(5, bool), 7, strategy, missing, n_jobs=2)
+    for j in range(5):
+        col = X[:, j]
+        obs = ~np.isnan(col)
+        bins = np.searchsorted(edges[j], col[obs], side="right")
+        present, ranks = np.unique(bins, return_inverse=True)
+        want = np.full(n, present.size)
+        want[obs] = ranks
+        np.testing.assert_array_equal(codes[j], want)
+        assert levels[j] == present.size + missing[j]
+        c1, l1, e1 = discretize(X[:, [j]], np.zeros(1, bool), 7, strategy, missing[[j]])
+        np.testing.assert_array_equal(codes[j], c1[0])
+        assert levels[j] == l1[0]
+        assert edges[j].tolist() == e1[0].tolist()

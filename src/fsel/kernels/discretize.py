@@ -340,26 +340,27 @@ def _observed_edges(
     values, with the same arithmetic as the complete-column path of
     :func:`fit_bin_edges`."""
     out: list[np.ndarray | None] = [None] * cols.size
-    V = values if cols.size == values.shape[1] else values[:, cols]
-    head = np.sort(V[: 8 * (n_bins + 1)], axis=0)  # NaN sorts last
+    head = np.sort(values[: 8 * (n_bins + 1)][:, cols], axis=0)  # NaN sorts last
     distinct = (~np.isnan(head[0])).astype(np.int64) + np.count_nonzero(
         (head[1:] != head[:-1]) & ~np.isnan(head[1:]), axis=0
     )
     many = distinct > n_bins
     for i in np.flatnonzero(~many).tolist():
-        col = V[:, i]
+        col = values[:, cols[i]]
         many[i] = np.unique(col[~np.isnan(col)]).size > n_bins
     idx = np.flatnonzero(many)
     if not idx.size:
         return out
     if strategy == "uniform":
-        W = V if idx.size == V.shape[1] else V[:, idx]
+        at = cols[idx]
+        W = values if np.array_equal(at, np.arange(values.shape[1])) else values[:, at]
         # fmin/fmax skip NaN (every column here has an observed value)
         inner = uniform_edges(np.fmin.reduce(W, axis=0), np.fmax.reduce(W, axis=0), n_bins)
         for r, i in enumerate(idx.tolist()):
             out[i] = inner[r]
-    else:
-        for i, e in zip(idx.tolist(), _quantile_edges(V, idx, n_bins, True, n_jobs), strict=True):
+    else:  # read in place: no gathered copy of the columns
+        found = _quantile_edges(values, cols[idx], n_bins, True, n_jobs)
+        for i, e in zip(idx.tolist(), found, strict=True):
             out[i] = e
     return out
 
@@ -593,16 +594,17 @@ def _discretize_with_missing(
     more level, the last code of each such column."""
     cols = np.flatnonzero(missing)
     every = cols.size == values.shape[1]  # no gather/scatter when every column has holes
-    if every and all(e is not None for e in edges):
+    if all(e is not None for e in edges):
         # every column binned (so each has an observed value): the holes get a bin
         # above every observed one while binning, so that the compaction itself gives
-        # them the last code, instead of writing a filled copy of the whole table
+        # them the last code, instead of writing a filled copy of the whole table (a
+        # column without holes has no NaN to place)
         with np.errstate(invalid="ignore"):
             binned = apply_bin_edges(values, edges, nan_bin=True, n_jobs=n_jobs)
             has_hole = np.isnan(values.max(axis=0))  # max propagates NaN
         codes, n_levels = compact_codes(binned, n_jobs)
         # a flagged column without a hole still gets its (empty) missing level
-        n_levels = n_levels + ~has_hole
+        n_levels = n_levels + (np.asarray(missing, dtype=bool) & ~has_hole)
         dtype = smallest_code_dtype(int(n_levels.max()))
         return (codes if dtype == codes.dtype else codes.astype(dtype)), n_levels, edges
     sub = values if every else values[:, cols]  # only the flagged columns are scanned
