@@ -440,18 +440,22 @@ def test_binned_matrix_takes_the_smallest_type_of_bins_and_codes(codes, want):
     strategy=st.sampled_from(["quantile", "uniform"]),
 )
 def test_holes_in_some_columns_code_as_each_column_alone(seed, n, holed, strategy):
-    """A table whose binned columns have holes in some columns only: each column's
+    """A table whose binned columns have holes in some columns only (and a complete
+    code column, copied): each binned column's
     codes are the dense ranks of its observed values' bins (edges by
     ``searchsorted``), its holes the extra last level, and a flagged column without
     holes gets that level empty; the same as the column discretized alone."""
     rng = np.random.default_rng(seed)
-    X = rng.standard_t(2, (n, 5))
+    X = rng.standard_t(2, (n, 6))
+    X[:, 5] = rng.integers(-2, 3, n)  # a complete code column (five values)
     for j in range(5):
         if holed[j]:
             X[rng.random(n) < 0.15, j] = np.nan
     missing = np.isnan(X).any(axis=0)
     missing[0] = True  # flagged, whether or not it has a hole
-    codes, levels, edges = discretize(X, np.zeros(5, bool), 7, strategy, missing, n_jobs=2)
+    codes, levels, edges = discretize(X, np.zeros(6, bool), 7, strategy, missing, n_jobs=2)
+    assert edges[5] is None
+    np.testing.assert_array_equal(codes[5], X[:, 5] + 2)  # its values, from 0
     for j in range(5):
         col = X[:, j]
         obs = ~np.isnan(col)

@@ -594,11 +594,11 @@ def _discretize_with_missing(
     more level, the last code of each such column."""
     cols = np.flatnonzero(missing)
     every = cols.size == values.shape[1]  # no gather/scatter when every column has holes
-    if all(e is not None for e in edges):
-        # every column binned (so each has an observed value): the holes get a bin
-        # above every observed one while binning, so that the compaction itself gives
-        # them the last code, instead of writing a filled copy of the whole table (a
-        # column without holes has no NaN to place)
+    if all(edges[j] is not None for j in cols.tolist()):
+        # every flagged column binned (so each has an observed value): the holes get a
+        # bin above every observed one while binning, so that the compaction itself
+        # gives them the last code, instead of writing a filled copy of the whole table
+        # (the other columns have no NaN to place; code columns are copied)
         with np.errstate(invalid="ignore"):
             binned = apply_bin_edges(values, edges, nan_bin=True, n_jobs=n_jobs)
             has_hole = np.isnan(values.max(axis=0))  # max propagates NaN
