@@ -193,3 +193,40 @@ def test_a_large_mixed_frame_fits_as_from_a_row_major_table(holes, name):
     ]
     np.testing.assert_array_equal(a.n_levels_, b.n_levels_)
     np.testing.assert_array_equal(a.scores_, b.scores_)
+
+
+@pytest.mark.parametrize("lib", ["pandas", "polars"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"allow_missing": True}, {"allow_missing": True, "read_only": True}],
+)
+def test_the_matrix_path_gives_the_column_by_column_table(lib, dtype, options):
+    """Against the column-by-column reading (the path of every other frame): the same
+    values, flags, types, names and errors (a hole refused by name)."""
+    import fsel.utils.validation as v
+
+    rng = np.random.default_rng(2)
+    df = _frame(rng, 200, dtype, holes=True)
+    df["f5"] = rng.integers(0, 2, 200).astype(dtype)  # integer-valued floats
+    if lib == "polars":
+        df = pytest.importorskip("polars").from_pandas(df)
+    found = []
+    for matrix in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            if not matrix:
+                mp.setattr(v, "float_frame_values", lambda X, categorical: None)
+            try:
+                found.append(v.check_table(df, any_float_layout=True, **options))
+            except ValueError as err:
+                found.append(str(err))
+    new, old = found
+    if isinstance(old, str):
+        assert new == old and "column 'f4'" in old
+        return
+    np.testing.assert_array_equal(new.values, old.values)
+    for field in ("discrete", "categorical"):
+        np.testing.assert_array_equal(getattr(new, field), getattr(old, field))
+    assert (new.missing is None) == (old.missing is None)
+    assert new.feature_types == old.feature_types
+    assert new.feature_names.tolist() == old.feature_names.tolist()
