@@ -162,6 +162,7 @@ def test_discretize_in_threads_gives_the_one_thread_codes(
     one = discretize(X, discrete, 3, strategy, missing)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dz, "n_threads_for", lambda nbytes, jobs: jobs)
+        mp.setattr("fsel.kernels.quantiles.n_threads_for", lambda nbytes, jobs: jobs)
         many = discretize(X, discrete, 3, strategy, missing, n_jobs=n_jobs)
     np.testing.assert_array_equal(many[0], one[0])
     np.testing.assert_array_equal(many[1], one[1])
@@ -321,9 +322,11 @@ def test_quantile_edges_of_large_tables_equal_the_numpy_path(holes):
         missing = np.isnan(X).any(axis=0)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dz, "SMALL_TABLE_CELLS", 0)
+        mp.setattr("fsel.kernels.quantiles.SMALL_TABLE_CELLS", 0)
         fast = discretize(X, np.zeros(6, bool), 12, "quantile", missing, n_jobs=2)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(dz, "numba_available", lambda: False)
+        mp.setattr("fsel.kernels.quantiles.numba_available", lambda: False)
         plain = discretize(X, np.zeros(6, bool), 12, "quantile", missing)
     np.testing.assert_array_equal(fast[0], plain[0])
     assert [e.tolist() for e in fast[2]] == [e.tolist() for e in plain[2]]

@@ -138,10 +138,10 @@ def test_robust_bounds_of_large_tables_equal_the_numpy_path(holes):
     if holes:
         X[rng.random(X.shape) < 0.15] = np.nan
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(sc, "SMALL_TABLE_CELLS", 0)
+        mp.setattr("fsel.kernels.quantiles.SMALL_TABLE_CELLS", 0)
         fast, c_fast = sc.scale_dense(X, "robust", n_jobs=2)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(sc, "numba_available", lambda: False)
+        mp.setattr("fsel.kernels.quantiles.numba_available", lambda: False)
         plain, c_plain = sc.scale_dense(X, "robust")
     np.testing.assert_array_equal(c_fast, c_plain)
     np.testing.assert_array_equal(fast, plain)

@@ -289,48 +289,26 @@ def fit_bin_edges(
         for i, j in enumerate(cols.tolist()):
             edges[j] = inner[i]
     else:
-        found = _quantile_edges(values, cols, n_bins, False, n_jobs)
+        found = _quantile_edges(values, cols, n_bins, n_jobs)
         for j, e in zip(cols.tolist(), found, strict=True):
             edges[j] = e
     return edges
 
 
-def quantile_edges(col: np.ndarray, n_bins: int, observed: bool = False) -> np.ndarray:
-    """The inner edges of ``n_bins`` equal-frequency bins of one column: its distinct
-    quantiles at ``1/n_bins, 2/n_bins, ...`` (numpy's linear rule, on its values as
-    float64); ``observed``: of its values that are not NaN.
+def _quantile_edges(values: np.ndarray, cols: np.ndarray, n_bins: int, n_jobs: int) -> list:
+    """The inner edges of ``n_bins`` equal-frequency bins of the columns ``cols``: each
+    column's distinct quantiles at ``1/n_bins, 2/n_bins, ...`` of its observed values
+    (numpy's linear rule on float64 values; :func:`fsel.kernels.quantiles.
+    column_quantiles`, compiled for a large float table, in ``n_jobs`` threads).
 
     Examples
     --------
-    >>> quantile_edges(np.array([0.0, 1, 2, 3, 4]), 2).tolist()
-    [2.0]
-    >>> quantile_edges(np.array([0.0, np.nan, 1, 1]), 2, observed=True).tolist()
-    [1.0]
+    >>> X = np.array([[0.0, 0], [1, np.nan], [2, 1], [3, 1], [4, 1]])
+    >>> [e.tolist() for e in _quantile_edges(X, np.array([0, 1]), 2, 1)]
+    [[2.0], [1.0]]
     """
-    col = np.asarray(col, dtype=np.float64)  # float32 values read as float64
-    if observed:
-        col = col[~np.isnan(col)]
-    return np.unique(np.quantile(col, np.linspace(0, 1, n_bins + 1)[1:-1]))
-
-
-def _quantile_edges(
-    values: np.ndarray, cols: np.ndarray, n_bins: int, observed: bool, n_jobs: int
-) -> list[np.ndarray]:
-    """:func:`quantile_edges` of the columns ``cols`` of ``values``, in up to
-    ``n_jobs`` threads over the columns: a float table larger than
-    :data:`~fsel.kernels._counting.SMALL_TABLE_CELLS` cells has its quantiles found by
-    a compiled radix selection (:func:`~fsel.kernels.quantiles.column_quantiles`, the
-    same numbers in a fraction of the time), others by ``np.quantile`` (its partition
-    releases the GIL)."""
-    if values.dtype.kind == "f" and values.size > SMALL_TABLE_CELLS and numba_available():
-        found = column_quantiles(values, cols, quantile_fractions(n_bins), n_jobs)
-        return [np.unique(q) for q in found]
-    threads = n_threads_for(values.itemsize * values.shape[0] * cols.size, n_jobs)
-    return thread_map(
-        lambda j: quantile_edges(values[:, j], n_bins, observed),
-        [(j,) for j in cols.tolist()],
-        threads,
-    )
+    found = column_quantiles(values, cols, quantile_fractions(n_bins), n_jobs)
+    return [np.unique(q) for q in found]
 
 
 def _observed_edges(
@@ -359,7 +337,7 @@ def _observed_edges(
         for r, i in enumerate(idx.tolist()):
             out[i] = inner[r]
     else:  # read in place: no gathered copy of the columns
-        found = _quantile_edges(values, cols[idx], n_bins, True, n_jobs)
+        found = _quantile_edges(values, cols[idx], n_bins, n_jobs)
         for i, e in zip(idx.tolist(), found, strict=True):
             out[i] = e
     return out
@@ -414,10 +392,10 @@ def apply_bin_edges(
         for q, j in enumerate(cols.tolist()):
             E[q, : lengths[q]] = edges[j]
         kernel = _kernels().bin_by_edges
-        kept = np.array(code_cols, dtype=np.intp)
+        copied = np.array(code_cols, dtype=np.intp)
 
         def run(r0: int, r1: int) -> None:
-            kernel(values, cols, E, lengths, nan_bin, kept, out, r0, r1)
+            kernel(values, cols, E, lengths, nan_bin, copied, out, r0, r1)
 
     else:
 

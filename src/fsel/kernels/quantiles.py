@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from fsel.utils.parallel import n_threads_for, spans, thread_map
+from fsel.kernels._counting import SMALL_TABLE_CELLS
+from fsel.utils.parallel import n_threads_for, numba_available, spans, thread_map
 
 __all__ = [
     "GATHER_BYTES",
@@ -110,7 +111,9 @@ def column_quantiles(values: np.ndarray, cols: Any, qs: Any, n_jobs: int = 1) ->
     rank), then interpolated by numpy's rule (:func:`linear_quantile`). Up to
     :data:`GATHER_COLUMNS` adjacent columns are read together (one pass over their
     rows); ``n_jobs`` threads take runs of columns (the same results). A column with
-    no observed value gives an empty array. Needs numba.
+    no observed value gives an empty array. A table of at most
+    :data:`~fsel.kernels._counting.SMALL_TABLE_CELLS` cells, an integer table, or no
+    numba: ``np.quantile`` itself, column by column in threads (no numba import).
 
     Examples
     --------
@@ -121,11 +124,15 @@ def column_quantiles(values: np.ndarray, cols: Any, qs: Any, n_jobs: int = 1) ->
     >>> np.quantile(X[:, 0], qs).tolist(), np.quantile([1.0, 4, 2, 8], qs).tolist()
     ([2.0, 3.0, 7.0], [1.75, 3.0, 5.0])
     """
-    from fsel.kernels import _numba_select as kernel
-
     cols = np.asarray(cols, dtype=np.int64)
     qs = np.asarray(qs, dtype=np.float64)
     n = values.shape[0]
+    threads = n_threads_for(values.itemsize * n * cols.size, n_jobs)
+    if not (values.dtype.kind == "f" and values.size > SMALL_TABLE_CELLS and numba_available()):
+        items = [(j,) for j in cols.tolist()]
+        return thread_map(lambda j: _numpy_quantiles(values[:, j], qs), items, threads)
+    from fsel.kernels import _numba_select as kernel
+
     width = max(1, min(GATHER_COLUMNS, GATHER_BYTES // max(8 * n, 1)))
     # runs of adjacent columns, cut into groups of at most `width`
     groups: list[tuple[int, int]] = []
@@ -146,8 +153,15 @@ def column_quantiles(values: np.ndarray, cols: Any, qs: Any, n_jobs: int = 1) ->
                 found.append(_key_quantiles(keys[i], int(counts[i]), qs, scratch))
         return found
 
-    parts = spans(len(groups), n_threads_for(values.itemsize * n * cols.size, n_jobs))
+    parts = spans(len(groups), threads)
     return [q for part in thread_map(run, parts, len(parts)) for q in part]
+
+
+def _numpy_quantiles(col: np.ndarray, qs: np.ndarray) -> np.ndarray:
+    """``np.quantile`` of a column's observed values as float64 (empty: none)."""
+    c = np.asarray(col, dtype=np.float64)
+    c = c[~np.isnan(c)]
+    return np.quantile(c, qs) if c.size else np.zeros(0)
 
 
 def _key_quantiles(keys: np.ndarray, m: int, qs: np.ndarray, scratch: np.ndarray) -> np.ndarray:

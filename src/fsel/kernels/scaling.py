@@ -34,17 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels._counting import SMALL_TABLE_CELLS
 from fsel.kernels.binning import sparse_quantiles
 from fsel.kernels.quantiles import column_quantiles
-from fsel.utils.parallel import (
-    any_nan,
-    column_min_max,
-    n_threads_for,
-    numba_available,
-    spans,
-    thread_map,
-)
+from fsel.utils.parallel import any_nan, column_min_max, n_threads_for, spans, thread_map
 
 __all__ = ["ROBUST_QUANTILES", "SCALINGS", "check_scaling", "scale_dense", "scale_sparse"]
 
@@ -85,8 +77,8 @@ def scale_dense(
 
     ``n_jobs`` threads share the columns of the ``"robust"`` and ``"rank"`` rules (each
     column is scaled on its own, so the result does not depend on it). The robust
-    rule's quantiles of a table above the small-table size come from the compiled
-    selection (:func:`~fsel.kernels.quantiles.column_quantiles`, numpy's numbers).
+    rule's quantiles come from :func:`~fsel.kernels.quantiles.column_quantiles`
+    (compiled for a large table, numpy's numbers).
 
     Returns the scaled copy (values in ``[0, 1]``) and the mask of constant columns
     (all-zero there).
@@ -130,16 +122,15 @@ def scale_dense(
     cols = [(j,) for j in np.flatnonzero(ok).tolist()]
     if scaling == "robust":  # the bounds per column, then one pass by row blocks
         q_lo, q_hi, width = lo.copy(), hi.copy(), ptp.copy()
-        if values.size > SMALL_TABLE_CELLS and numba_available():  # compiled selection
-            at = np.flatnonzero(ok)
-            found = np.array(column_quantiles(values, at, ROBUST_QUANTILES, n_jobs))
-            found = found.reshape(at.size, 2)
-            wide = found[:, 1] > found[:, 0]
-            j = at[wide]
-            q_lo[j], q_hi[j] = found[wide, 0], found[wide, 1]
-            width[j] = found[wide, 1] - found[wide, 0]
-        else:
-            thread_map(lambda j: _robust_bounds(values, j, holes, q_lo, q_hi, width), cols, n_jobs)
+        # the 5% and 95% quantiles of each column's observed values; where they are
+        # equal the column keeps its minimum, maximum and range (the range rule)
+        at = np.flatnonzero(ok)
+        found = np.array(column_quantiles(values, at, ROBUST_QUANTILES, n_jobs))
+        found = found.reshape(at.size, 2)
+        wide = found[:, 1] > found[:, 0]
+        j = at[wide]
+        q_lo[j], q_hi[j] = found[wide, 0], found[wide, 1]
+        width[j] = found[wide, 1] - found[wide, 0]
         width[constant] = 1.0  # (their column is zeroed below)
         scaled = np.empty_like(values)
 
@@ -156,25 +147,6 @@ def scale_dense(
     thread_map(lambda a, b: scaled[a:b].fill(0.0), blocks, threads)
     thread_map(lambda j: _rank_column(values, scaled, j, holes), cols, n_jobs)
     return scaled, constant
-
-
-def _robust_bounds(
-    values: np.ndarray,
-    j: int,
-    holes: bool,
-    q_lo: np.ndarray,
-    q_hi: np.ndarray,
-    width: np.ndarray,
-) -> None:
-    """The bounds of column ``j`` under ``scaling="robust"``: its 5% and 95% quantiles
-    (of the observed values) and their difference, written to ``q_lo[j]``, ``q_hi[j]``
-    and ``width[j]``; left at the column's minimum, maximum and range (the range rule:
-    ``clip`` then changes nothing) where the two quantiles are equal."""
-    col = values[:, j]
-    v = col[~np.isnan(col)] if holes else col
-    lo, hi = np.quantile(v, ROBUST_QUANTILES)
-    if hi > lo:
-        q_lo[j], q_hi[j], width[j] = lo, hi, hi - lo
 
 
 def _rank_column(values: np.ndarray, scaled: np.ndarray, j: int, holes: bool) -> None:
