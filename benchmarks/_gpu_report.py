@@ -18,6 +18,7 @@ BANDWIDTH = {"H200": 4.8e12, "H100": 3.35e12, "A100": 2.0e12}  # bytes/s
 #: what it is); the first is the default
 VARIANTS = (
     ("lanes", "gpu", "read in place, one shared-memory bank per lane"),
+    ("columns", "gpu_columns", "feature-major copy made on the GPU at set-up, 8 rows a load"),
     ("lanes48", "gpu_lanes48", "the same within 48 KiB of shared memory a block"),
     ("lane_words", "gpu_lane_words", "the lane kernel reading 4-byte words, 8 rows a warp"),
     ("rows", "gpu_rows", "read in place, 4-byte words (the kernel before)"),
@@ -144,6 +145,7 @@ def markdown(res: dict[str, Any]) -> str:
                 f"{a['bandwidth_bound_step_s'] * 1e3:.2f} ms."
             )
             lines.append("")
+    lines += columns_markdown(res.get("columns"))
     cr = res.get("criteria")
     if cr and cr.get("runs"):
         lines += [
@@ -272,3 +274,45 @@ def _cmi_lines(cm: dict[str, Any] | None) -> list[str]:
         )
         lines.append("")
     return lines
+
+
+def columns_markdown(co: dict[str, Any] | None) -> list[str]:
+    """The section of bench_gpu's ``columns`` part: the feature-major copy, one step's
+    count under each plan of ``hist_columns`` and the row table's, JMI with the
+    fastest plan."""
+    if not co or "plans" not in co:
+        return []
+    lines = [
+        f"## The feature-major table's pieces ({co['rows']:,} x {co['features']} codes on the GPU)",
+        "",
+        f"Copy of X into feature-major 8-row words (`columns_of`): {co['copy_s'] * 1e3:.2f} ms.",
+        "",
+        "One greedy step's count (`Z = X0 |Y| + Y`, the least of five; counts compared "
+        "with the first plan's):",
+        "",
+        "| shared bytes | group | copies | lanes spread | waves | count | same counts |",
+        "|---:|---:|---:|:---:|---:|---:|:---:|",
+    ]
+    for p in co["plans"]:
+        sb, g, c, sp, w = p["plan"]
+        t = f"{p['step_s'] * 1e3:.3f} ms" if "step_s" in p else p.get("error", "-")
+        lines.append(f"| {sb} | {g} | {c} | {sp} | {w} | {t} | {p.get('same_counts', '-')} |")
+    if "row_table_step_s" in co:
+        lines.append(
+            f"| row table (lanes, default before) | | | | | {co['row_table_step_s'] * 1e3:.3f} ms "
+            f"| {co.get('row_table_same_counts')} |"
+        )
+    b = co.get("best_fit")
+    if b:
+        lines += [
+            "",
+            f"JMI with the fastest plan {co['best_plan']}: whole fit {b['fit_s'] * 1e3:.1f} ms, "
+            f"set-up (k=1 fit) {b['setup_s'] * 1e3:.1f} ms, step {b['step_s'] * 1e3:.2f} ms; "
+            f"same picks as the CPU: {b.get('same_selection')}, largest score difference "
+            f"{b.get('max_score_diff', float('nan')):.1e}.",
+            "",
+        ]
+        parts = b.get("setup_breakdown_s") or {}
+        text = ", ".join(f"{name[:-2]} {v * 1e3:.1f} ms" for name, v in parts.items())
+        lines += [f"Its set-up (`timings_`): {text}.", ""]
+    return [*lines, ""]

@@ -225,6 +225,7 @@ def part_jmi(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
         checks[label] = {"same_selection": same, "max_score_diff": diff}
     res["jmi"]["checks"] = checks
     res["jmi"]["order"] = ref.selection_order_.tolist()
+    res["jmi"]["scores"] = ref.scores_.tolist()
     ok = all(c["same_selection"] and c["max_score_diff"] < 1e-9 for c in checks.values())
     res["jmi"]["identical"] = ok
     say(f"  selections identical on every device: {ok}")
@@ -280,6 +281,100 @@ def gpu_on_card(
     }
     step_ms = runs[label]["step_s"] * 1e3
     say(f"  fit {sec * 1e3:.1f} ms, setup {sec1 * 1e3:.1f} ms, step {step_ms:.2f} ms")
+
+
+#: plans of ``hist_columns`` timed side by side on one greedy step's count: (shared
+#: bytes a block, candidates a block at most, copies at most, lanes spread over the
+#: copies, waves of blocks); the first is the module's default
+COLUMN_PLANS = (
+    (24 * 1024, 16, 8, False, 1),
+    (24 * 1024, 16, 8, True, 1),
+    (24 * 1024, 16, 1, False, 1),
+    (12 * 1024, 8, 8, False, 1),
+    (8 * 1024, 4, 8, False, 1),
+    (46 * 1024, 32, 8, False, 1),
+    (46 * 1024, 32, 8, True, 1),
+    (24 * 1024, 16, 8, False, 2),
+    (24 * 1024, 16, 8, False, 4),
+    (24 * 1024, 32, 8, False, 1),
+)
+
+
+def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
+    """The feature-major table's pieces on codes already on the GPU: its copy
+    (``columns_of``), one greedy step's count (``Z = X0 |Y| + Y``) under each plan of
+    :data:`COLUMN_PLANS` (the least of five, the counts checked against the first),
+    the row table's count of the same step, and JMI(k) with the fastest plan."""
+    from numba import cuda
+
+    from fsel.kernels.gpu import information_columns as ic
+    from fsel.kernels.gpu import information_rows as ir
+    from fsel.kernels.gpu.lanes import LANE_OPT_IN_BYTES
+
+    def least(fn: Any, reps: int = 5) -> float:
+        fn()  # warm
+        best = float("inf")
+        for _ in range(reps):
+            cuda.synchronize()
+            t0 = time.perf_counter()
+            fn()
+            cuda.synchronize()
+            best = min(best, time.perf_counter() - t0)
+        return best
+
+    dX = cuda.to_device(X)
+    labels = ir.device_labels(y, X.shape[0], "bench")
+    out: dict[str, Any] = {"rows": X.shape[0], "features": X.shape[1], "plans": []}
+    res["columns"] = out
+    out["copy_s"] = least(lambda: ic.columns_of(dX), 3)
+    say(f"  feature-major copy of X on the GPU: {out['copy_s'] * 1e3:.2f} ms")
+    table = ic.GpuColumnTable(dX, labels)
+    ny = table.n_classes
+    nz = int(table.n_levels[0]) * ny
+    ref = table._counts(nz, row=(0, ny, True))
+    for plan in COLUMN_PLANS:
+        table.plan = plan
+        try:
+            same = bool(np.array_equal(table._counts(nz, row=(0, ny, True)), ref))
+            sec = least(lambda: table._counts(nz, row=(0, ny, True)))
+            out["plans"].append({"plan": list(plan), "step_s": sec, "same_counts": same})
+            say(f"  hist_columns {plan}: {sec * 1e3:.3f} ms, same counts {same}")
+        except Exception as exc:  # report and go on
+            out["plans"].append({"plan": list(plan), "error": f"{type(exc).__name__}: {exc}"})
+            say(f"  hist_columns {plan}: FAILED {type(exc).__name__}: {exc}")
+    rows = ir.GpuRowTable(dX, labels, lane_budget=LANE_OPT_IN_BYTES)
+    out["row_table_step_s"] = least(lambda: rows._counts(nz, row=(0, ny, True)))
+    out["row_table_same_counts"] = bool(np.array_equal(rows._counts(nz, row=(0, ny, True)), ref))
+    say(f"  the row table's count of the same step: {out['row_table_step_s'] * 1e3:.3f} ms")
+    table = rows = None
+    timed_plans = [p for p in out["plans"] if "step_s" in p and p["same_counts"]]
+    if not timed_plans:
+        return
+    best = min(timed_plans, key=lambda p: p["step_s"])["plan"]
+    out["best_plan"] = best
+    saved = (ic.COLUMN_SHARED_BYTES, ic.COLUMN_GROUP, ic.COLUMN_COPIES)
+    saved += (ic.COLUMN_SPREAD, ic.COLUMN_WAVES)
+    names = ("COLUMN_SHARED_BYTES", "COLUMN_GROUP", "COLUMN_COPIES")
+    names += ("COLUMN_SPREAD", "COLUMN_WAVES")
+    for name, value in zip(names, best, strict=True):
+        setattr(ic, name, value)
+    runs: dict[str, Any] = {}
+    fits: dict[str, Any] = {}
+    try:
+        gpu_on_card(jmi_cls(), dX, y, k, "columns", "gpu_columns_best", runs, fits)
+    finally:
+        for name, value in zip(names, saved, strict=True):
+            setattr(ic, name, value)
+    run = runs["gpu_columns_best"]
+    est = fits["gpu_columns_best"]
+    ref_order = res.get("jmi", {}).get("order")
+    run["same_selection"] = (
+        None if ref_order is None else est.selection_order_.tolist() == ref_order
+    )
+    ref_scores = res.get("jmi", {}).get("scores")
+    if ref_scores is not None:
+        run["max_score_diff"] = float(np.max(np.abs(est.scores_ - np.asarray(ref_scores))))
+    out["best_fit"] = run
 
 
 def part_criteria(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
@@ -523,7 +618,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--refs", type=int, default=1000)
     p.add_argument("--cpu-refs", type=int, default=100)
     p.add_argument(
-        "--skip", default="", help="comma-separated parts to skip: jmi,criteria,relief,surf,dask"
+        "--skip",
+        default="",
+        help="comma-separated parts to skip: jmi,columns,criteria,relief,surf,dask",
     )
     p.add_argument("--out", default=None, help="output stem (default: benchmarks/results/gpu)")
     args = p.parse_args(argv)
@@ -565,7 +662,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     X = y = None
-    if not problem and not ({"jmi", "criteria", "dask"} <= skip):
+    if not problem and not ({"jmi", "columns", "criteria", "dask"} <= skip):
         try:
             say(f"generating {rows:,} x {args.features} uint8 codes")
             (X, y), sec = timed(lambda: make_codes(rows, args.features))
@@ -576,6 +673,7 @@ def main(argv: list[str] | None = None) -> int:
             say(f"generating FAILED:\n{res['errors']['generate']}")
     parts = [
         ("jmi", lambda: part_jmi(X, y, args.k, res)),
+        ("columns", lambda: part_columns(X, y, args.k, res)),
         ("criteria", lambda: part_criteria(X, y, args.k, res)),
         (
             "relief",
@@ -596,7 +694,11 @@ def main(argv: list[str] | None = None) -> int:
         Path(f"{stem}.md").write_text(markdown(res))
 
     for name, fn in parts:
-        if problem or name in skip or (name in ("jmi", "criteria", "dask") and X is None):
+        if (
+            problem
+            or name in skip
+            or (name in ("jmi", "columns", "criteria", "dask") and X is None)
+        ):
             continue
         res["running"] = name
         try:

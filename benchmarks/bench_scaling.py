@@ -703,19 +703,48 @@ def main(argv: list[str] | None = None) -> None:
         "machine": {**machine(), "topology": topology()},
         "git": state,
         "args": vars(args),
-        "jmi": bench_jmi(args.rows, threads, args.repeats) if memory else [],
-        "relieff": []
-        if args.skip_relief or not memory
-        else bench_relieff(args.relief_rows, threads, args.repeats),
-        "sparse": bench_sparse(args.sparse_rows, threads, max(2, args.repeats))
-        if args.sparse_rows and memory
-        else [],
-        "cmi": bench_cmi(args.cmi_rows, threads, args.repeats) if args.cmi_rows and memory else [],
-        "floats": bench_floats(args.float_rows, threads, args.repeats)
-        if args.float_rows and memory
-        else [],
+        "jmi": [],
+        "relieff": [],
+        "sparse": [],
+        "cmi": [],
+        "floats": [],
     }
-    result["projection"] = projection(result["jmi"]) if result["jmi"] else {}
+
+    def save() -> str:  # after every part: a run cut short keeps what it measured
+        result["load_average"] = {"start": load_start, "end": list(os.getloadavg())}
+        for r in result["jmi"]:
+            r.pop("selection", None)
+        Path(args.out).with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
+        text = _markdown(result)
+        Path(args.out).with_suffix(".md").write_text(text)
+        return text
+
+    parts = {
+        "jmi": (memory, lambda: bench_jmi(args.rows, threads, args.repeats)),
+        "relieff": (
+            memory and not args.skip_relief,
+            lambda: bench_relieff(args.relief_rows, threads, args.repeats),
+        ),
+        "sparse": (
+            memory and bool(args.sparse_rows),
+            lambda: bench_sparse(args.sparse_rows, threads, max(2, args.repeats)),
+        ),
+        "cmi": (
+            memory and bool(args.cmi_rows),
+            lambda: bench_cmi(args.cmi_rows, threads, args.repeats),
+        ),
+        "floats": (
+            memory and bool(args.float_rows),
+            lambda: bench_floats(args.float_rows, threads, args.repeats),
+        ),
+    }
+    for name, (wanted, run) in parts.items():
+        if wanted:
+            result[name] = run()
+            if name == "jmi":
+                result["projection"] = projection(result["jmi"]) if result["jmi"] else {}
+            save()
+    result.setdefault("projection", {})
     if args.dask or args.dask_only:
         workers = [int(w) for w in args.workers.split(",")] if args.workers else threads
         result["dask"] = bench_dask(
@@ -725,12 +754,7 @@ def main(argv: list[str] | None = None) -> None:
             max(2, args.repeats),
             threads=args.worker_threads,
         )
-    result["load_average"] = {"start": load_start, "end": list(os.getloadavg())}
-    for r in result["jmi"]:
-        r.pop("selection", None)
-    Path(args.out).with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
-    text = _markdown(result)
-    Path(args.out).with_suffix(".md").write_text(text)
+    text = save()
     print(text)
 
 

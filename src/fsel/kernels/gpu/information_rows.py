@@ -77,8 +77,9 @@ __all__ = ["GpuRowTable", "byte_classes", "device_table", "resident_blocks", "ro
 #: 0`` and its plan fits; not yet timed on a GPU, so not the default), ``"rows"``
 #: (:class:`GpuRowTable` counting with ``hist_rows`` only), ``"rows16"`` (that with
 #: two 16-bit counts per shared word, ``packed16``) or ``"features"`` (the
-#: feature-major copy and kernels of :mod:`fsel.kernels.gpu.information`); private,
-#: for benchmarks/bench_gpu.py
+#: feature-major copy and kernels of :mod:`fsel.kernels.gpu.information`), or
+#: ``"columns"`` (:func:`variant_table`: a feature-major copy made on the GPU at
+#: set-up, the steps counted from it); private, for benchmarks/bench_gpu.py
 _VARIANT = "lanes"
 
 #: entries of the labels' lookup table (the kernels module holds the same constant)
@@ -159,8 +160,23 @@ def row_groups(
 
 def variant_lane_budget() -> int:
     """The ``lane_budget`` of :class:`GpuRowTable` under :data:`_VARIANT`."""
-    budgets = {"lanes": LANE_OPT_IN_BYTES, "lanes48": LANE_PLAIN_BYTES}
+    budgets = {
+        "lanes": LANE_OPT_IN_BYTES,
+        "lanes48": LANE_PLAIN_BYTES,
+        "columns": LANE_OPT_IN_BYTES,
+    }
     return budgets.get(_VARIANT, LANE_OPT_IN_BYTES if _VARIANT == "lane_words" else 0)
+
+
+def variant_table() -> Any:
+    """The table class of :data:`_VARIANT`: ``"columns"``
+    (:class:`~fsel.kernels.gpu.information_columns.GpuColumnTable`), else
+    :class:`GpuRowTable`."""
+    if _VARIANT == "columns":
+        from fsel.kernels.gpu.information_columns import GpuColumnTable
+
+        return GpuColumnTable
+    return GpuRowTable
 
 
 def byte_classes(counts: np.ndarray, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -712,7 +728,7 @@ def device_table(
     cuda.synchronize()
     t_layout = time.perf_counter() - t0
     t0 = time.perf_counter()
-    info = GpuRowTable(
+    info = variant_table()(
         codes,
         labels,
         estimator=estimator,
@@ -725,6 +741,7 @@ def device_table(
         "layout_s": t_layout,
         "table_s": time.perf_counter() - t0,
         "relevance_s": info.count_seconds,
+        **({"columns_s": info.column_seconds} if hasattr(info, "column_seconds") else {}),
     }
     return info, labels.classes
 
@@ -771,7 +788,7 @@ def host_table(
     cuda.synchronize()
     t_upload = time.perf_counter() - t0
     labels = device_labels(np.ascontiguousarray(y, dtype=np.uint8), n, "GpuRowTable")
-    info = GpuRowTable(
+    info = variant_table()(
         rows,
         labels,
         estimator=estimator,

@@ -1,0 +1,190 @@
+"""The CUDA kernels of :mod:`fsel.kernels.gpu.information_columns` (numba's CUDA
+target): a feature-major copy of row-major ``uint8`` codes made once, and the greedy
+step's joint histograms counted from it, eight rows of a candidate per 8-byte load.
+
+Imported only by that module, inside functions, once a GPU (or numba's simulator) is
+known to be usable. ``cache=True``: a second process loads the compiled kernels from
+numba's cache.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from fsel.kernels.gpu._cuda_information import _I32, _SIM, LUT_SIZE
+
+#: rows of the tile :func:`columns_from_rows` moves through shared memory (a multiple
+#: of 8: whole 8-row words of every feature)
+COLUMN_TILE_ROWS = 16 if _SIM else 128
+#: features of that tile (a multiple of 4: whole 4-byte words of a row)
+COLUMN_TILE_FEATURES = 8 if _SIM else 64
+#: the tile's row length in shared memory: one padding byte per 4-byte word
+#: would break the word reads, so the padding is 4 bytes (fewer bank conflicts)
+COLUMN_TILE_PAD = COLUMN_TILE_ROWS + 4
+
+_FF = np.uint64(0xFF)
+
+
+@cuda.jit(cache=True)
+def columns_from_rows(words, xb, n, K, aligned, out):
+    """``out[k, r // 8]`` byte ``r % 8`` ``= X[r, k]`` (0 for the padding rows ``r >=
+    n``): the feature-major copy of the row-major ``uint8`` matrix ``X`` (``xb`` its
+    flat bytes, ``xb[r * K + k] = X[r, k]``; ``words`` the same bytes as ``uint32``),
+    written as ``uint64`` words of eight consecutive rows of one feature.
+
+    Block ``(b, c)`` moves the tile of :data:`COLUMN_TILE_ROWS` rows from ``b *
+    COLUMN_TILE_ROWS`` and :data:`COLUMN_TILE_FEATURES` features from ``c *
+    COLUMN_TILE_FEATURES`` through shared memory, stored feature by feature. With
+    ``aligned`` (``K % 4 == 0`` and ``xb`` on a 4-byte boundary) it reads the rows as
+    4-byte words, consecutive threads reading consecutive words of a row; otherwise
+    byte by byte. It writes each feature's rows as 8-byte words, consecutive threads
+    writing consecutive words of a feature: both sides are coalesced.
+    """
+    tile = cuda.shared.array((COLUMN_TILE_FEATURES, COLUMN_TILE_PAD), np.uint8)
+    r0 = cuda.blockIdx.x * COLUMN_TILE_ROWS
+    c0 = cuda.blockIdx.y * COLUMN_TILE_FEATURES
+    tid = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    if aligned:
+        per_row = COLUMN_TILE_FEATURES // 4
+        for item in range(tid, COLUMN_TILE_ROWS * per_row, nt):
+            rr = item // per_row
+            m = item - rr * per_row
+            r = r0 + rr
+            c = c0 + 4 * m
+            word = np.uint32(0)
+            if r < n and c < K:
+                word = words[(r * K + c) >> 2]
+            for i in range(4):
+                tile[4 * m + i, rr] = np.uint8((word >> np.uint32(8 * i)) & np.uint32(0xFF))
+    else:
+        for item in range(tid, COLUMN_TILE_ROWS * COLUMN_TILE_FEATURES, nt):
+            rr = item // COLUMN_TILE_FEATURES
+            cc = item - rr * COLUMN_TILE_FEATURES
+            r = r0 + rr
+            v = np.uint8(0)
+            if r < n and c0 + cc < K:
+                v = xb[r * K + c0 + cc]
+            tile[cc, rr] = v
+    cuda.syncthreads()
+    per_feature = COLUMN_TILE_ROWS // 8
+    q0 = r0 // 8
+    for item in range(tid, COLUMN_TILE_FEATURES * per_feature, nt):
+        cc = item // per_feature
+        q = item - cc * per_feature
+        if c0 + cc < K and q0 + q < out.shape[1]:
+            v = np.uint64(0)
+            for i in range(8):
+                v |= np.uint64(tile[cc, 8 * q + i]) << np.uint64(8 * i)
+            out[c0 + cc, q0 + q] = v
+
+
+@cuda.jit(device=True, inline=True)
+def _z_word(cols, y64, w, j, mult, has_z, use_lut, lut):
+    """The step's ``Z`` of the eight rows of word ``w``, one byte a row, packed in a
+    ``uint64``: ``(X[r, j] * mult if j >= 0 else 0) + (lut[y[r]] if use_lut else
+    y[r])``, the label term only when ``has_z`` (every ``Z`` below 256)."""
+    xj = cols[j, w] if j >= 0 else np.uint64(0)
+    yw = y64[w] if has_z else np.uint64(0)
+    zq = np.uint64(0)
+    for i in range(8):
+        sh = np.uint64(8 * i)
+        zv = np.int32(0)
+        if j >= 0:
+            zv = np.int32((xj >> sh) & _FF) * mult
+        if has_z:
+            yb = np.int32((yw >> sh) & _FF)
+            zv += lut[yb] if use_lut else yb
+        zq |= np.uint64(zv) << sh
+    return zq
+
+
+@cuda.jit(device=True, inline=True)
+def _count_word(sh, at, word, zq, nz, valid):
+    """Add the first ``valid`` of the eight rows of one candidate's 8-byte ``word``
+    (``Z`` bytes in ``zq``) to its histogram in shared memory, which starts at
+    ``at``: cell ``x * nz + z``."""
+    for i in range(8):
+        if i < valid:
+            s = np.uint64(8 * i)
+            x = np.int32((word >> s) & _FF)
+            z = np.int32((zq >> s) & _FF)
+            cuda.atomic.add(sh, at + x * nz + z, 1)
+
+
+@cuda.jit(cache=True)
+def hist_columns(
+    cols, n, K, group, j, mult, y64, has_z, use_lut, lut, nz, cells, n_sub, spread, hist
+):
+    """Joint histograms of ``(Xk, Z)`` from feature-major codes, in shared memory.
+
+    ``hist[k, x * nz + Z[r]] += #{r < n : X[r, k] = x}`` for the ``group`` candidates
+    ``k = g0 ... g0 + group - 1`` of grid row ``blockIdx.y`` (``g0 = blockIdx.y *
+    group``), ``Z`` as :func:`_z_word` makes it (``Z = Xj |Y| + Y``, ``Xj`` or ``Y``).
+    ``cols`` holds feature ``k``'s rows ``8 w .. 8 w + 7`` in word ``cols[k, w]`` (byte
+    ``i``: row ``8 w + i``), ``y64`` the label bytes likewise.
+
+    A thread takes a word of rows at a time (consecutive threads, consecutive words:
+    coalesced), makes their eight ``Z`` once, then reads the block's candidates' words
+    of those rows two at a time (two 8-byte loads in flight) and adds their rows to
+    the candidates' histograms. The block's ``group x cells`` histograms live in
+    shared memory in ``n_sub`` copies (``spread``: lane ``l`` of a warp writes copy
+    ``l % n_sub``, which spreads the adds to one cell within a warp; else warp ``w``
+    writes copy ``w % n_sub``), added to ``hist`` at the end, one global atomic add
+    per non-empty cell. The labels' lookup table is copied to shared memory first.
+    """
+    sh = cuda.shared.array(0, _I32)
+    lsh = cuda.shared.array(LUT_SIZE, np.int32)
+    tid = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    g0 = cuda.blockIdx.y * group
+    ng = K - g0
+    if ng > group:
+        ng = group
+    size = group * cells
+    for c in range(tid, size * n_sub, nt):
+        sh[c] = 0
+    if use_lut:
+        for c in range(tid, LUT_SIZE, nt):
+            lsh[c] = lut[c]
+    cuda.syncthreads()
+    copy = tid % n_sub if spread else (tid // 32) % n_sub
+    base = copy * size
+    n_words = (n + 7) // 8
+    w = cuda.blockIdx.x * nt + tid
+    stride = cuda.gridDim.x * nt
+    while w < n_words:
+        zq = _z_word(cols, y64, w, j, mult, has_z, use_lut, lsh)
+        valid = n - 8 * w
+        if valid > 8:
+            valid = 8
+        g = 0
+        while g + 1 < ng:
+            a = cols[g0 + g, w]
+            b = cols[g0 + g + 1, w]
+            _count_word(sh, base + g * cells, a, zq, nz, valid)
+            _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid)
+            g += 2
+        if g < ng:
+            _count_word(sh, base + g * cells, cols[g0 + g, w], zq, nz, valid)
+        w += stride
+    cuda.syncthreads()
+    for c in range(tid, ng * cells, nt):
+        tot = 0
+        for s in range(n_sub):
+            tot += sh[s * size + c]
+        if tot:
+            gl = c // cells
+            cuda.atomic.add(hist, (g0 + gl, c - gl * cells), tot)
+
+
+@cuda.jit(cache=True)
+def pad_bytes(src, n, out):
+    """``out[r] = src[r]`` for ``r < n``, 0 for the rest of ``out``: the labels padded
+    to whole 8-byte words."""
+    r = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while r < out.shape[0]:
+        out[r] = src[r] if r < n else np.uint8(0)
+        r += stride

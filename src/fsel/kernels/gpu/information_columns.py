@@ -1,0 +1,215 @@
+r"""The GPU information table that counts the greedy steps from a feature-major copy.
+
+:class:`GpuColumnTable` is :class:`~fsel.kernels.gpu.information_rows.GpuRowTable`
+(codes already on the GPU, labels counted there, the relevance pass giving the numbers
+of levels) plus one copy of the codes made on the GPU at set-up, feature by feature
+(:func:`~fsel.kernels.gpu._cuda_columns.columns_from_rows`): a candidate's rows are
+then consecutive bytes, read eight at a time. The greedy step's pair terms count
+``(Xk, Xj |Y| + Y)`` with :func:`~fsel.kernels.gpu._cuda_columns.hist_columns`: each
+thread makes the ``Z`` of eight rows once and adds those rows of a group of
+candidates to their histograms in shared memory, so a step reads every candidate's
+bytes once and the newest pick's and the labels' bytes once per group.
+
+Histograms whose ``Z`` does not fit a byte (CMI's conditioning joint, wide codes) and
+those too large for the shared-memory plan are counted by the row table's kernels, as
+is everything when the copy does not fit the GPU's memory budget. The counts are the
+same integers as on the CPU, so the selections and scores are the CPU's bit for bit.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from fsel.kernels.gpu.information import _device_budget, _launch, _n_sm
+from fsel.kernels.gpu.information_rows import SIMULATOR, GpuRowTable, _word_aligned
+from fsel.kernels.gpu.lanes import BLOCK_SHARED_EXTRA, SM_SHARED_BYTES
+
+__all__ = ["COLUMN_SHARED_BYTES", "GpuColumnTable", "column_plan"]
+
+#: threads of a block of ``hist_columns`` (a warp's worth under the simulator)
+COLUMN_THREADS = 8 if SIMULATOR else 256
+#: shared memory a block of ``hist_columns`` takes at most for its histograms: 24 KiB
+#: lets eight blocks (2,048 threads) share a multiprocessor
+COLUMN_SHARED_BYTES = 24 * 1024
+#: candidates a block counts at most, and copies of their histograms at most
+COLUMN_GROUP = 16
+COLUMN_COPIES = 8
+#: whether the lanes of a warp write different copies (else the warps do)
+COLUMN_SPREAD = False
+#: blocks the grid holds, in waves of the blocks resident on every multiprocessor
+COLUMN_WAVES = 1
+
+
+def column_plan(
+    n_features: int,
+    cells: int,
+    shared_bytes: int = COLUMN_SHARED_BYTES,
+    group_max: int = COLUMN_GROUP,
+    copies_max: int = COLUMN_COPIES,
+) -> Any:
+    """How ``hist_columns`` splits the candidates: ``(group, n_groups, n_sub,
+    shared)`` (candidates per block, blocks along the candidates, copies of their
+    histograms, bytes of shared memory a block), or None when one candidate's
+    ``cells`` 32-bit counts do not fit ``shared_bytes``. The groups are as even as
+    possible; the copies fill what the group leaves of ``shared_bytes``.
+
+    Examples
+    --------
+    >>> column_plan(100, 200)  # JMI's step: 10 levels x (10 levels x 2 classes)
+    (15, 7, 2, 24000)
+    >>> column_plan(100, 512)  # the relevance pass: 256 codes x 2 classes
+    (12, 9, 1, 24576)
+    >>> column_plan(3, 20_000) is None
+    True
+    """
+    per = 4 * max(cells, 1)
+    fit = min(group_max, shared_bytes // per)
+    if fit < 1 or n_features < 1:
+        return None
+    n_groups = -(-n_features // fit)
+    group = -(-n_features // n_groups)
+    n_sub = max(1, min(copies_max, shared_bytes // (per * group)))
+    return group, n_groups, n_sub, per * group * n_sub
+
+
+def _padded_labels(labels: Any, n: int, width: int) -> Any:
+    """The labels' bytes on the GPU padded with zeros to ``width`` bytes (a multiple
+    of 8), read as ``uint64`` words."""
+    from numba import cuda
+
+    from fsel.kernels.gpu import _cuda_columns as kern
+
+    out = cuda.device_array(width, dtype=np.uint8)
+    blocks = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-width // 256)))
+    _launch(kern.pad_bytes, blocks, COLUMN_THREADS, labels.dev, n, out)
+    return out.view(np.uint64)
+
+
+def columns_of(rows: Any) -> Any:
+    """The feature-major copy of row-major ``uint8`` codes ``(n, K)`` on the GPU:
+    ``(K, ceil(n / 8))`` ``uint64`` words, word ``w`` of feature ``k`` holding rows
+    ``8 w .. 8 w + 7`` (zeros past ``n``)."""
+    from numba import cuda
+
+    from fsel.kernels.gpu import _cuda_columns as kern
+
+    n, K = rows.shape
+    width = -(-n // 8)
+    out = cuda.device_array((K, max(width, 1)), dtype=np.uint64)
+    flat = rows.reshape(n * K)
+    aligned = K % 4 == 0 and _word_aligned(rows) and n * K > 0
+    words = flat.view(np.uint32) if aligned else cuda.device_array(1, dtype=np.uint32)
+    grid = (max(1, -(-n // kern.COLUMN_TILE_ROWS)), max(1, -(-K // kern.COLUMN_TILE_FEATURES)))
+    _launch(kern.columns_from_rows, grid, COLUMN_THREADS, words, flat, n, K, aligned, out)
+    return out
+
+
+class GpuColumnTable(GpuRowTable):
+    """:class:`~fsel.kernels.gpu.information_rows.GpuRowTable` whose counts of a
+    feature against the labels (or a feature alone, or the labels alone) come from a
+    feature-major copy of the codes (see the module docstring): the same protocol and
+    the same numbers.
+
+    Parameters
+    ----------
+    codes, labels, estimator, packed16, lane_budget, lane_words, memory_budget
+        As for :class:`~fsel.kernels.gpu.information_rows.GpuRowTable` (its kernels
+        count what the copy does not).
+    shared_bytes, group, copies, spread, waves
+        The plan of ``hist_columns``: shared memory a block, candidates a block at
+        most, copies of their histograms at most, whether a warp's lanes write
+        different copies, and the grid in waves of resident blocks (None: the
+        module's ``COLUMN_*`` values).
+
+    Attributes
+    ----------
+    plan : tuple
+        ``(shared_bytes, group, copies, spread, waves)`` as used (may be set between
+        passes: the next count uses it).
+    column_seconds : float
+        Seconds spent making the feature-major copy (0 when it did not fit).
+    """
+
+    def __init__(
+        self,
+        codes: Any,
+        labels: Any,
+        *,
+        estimator: str = "plugin",
+        packed16: bool = False,
+        lane_budget: int = 0,
+        lane_words: bool = False,
+        memory_budget: int | None = None,
+        shared_bytes: int | None = None,
+        group: int | None = None,
+        copies: int | None = None,
+        spread: bool | None = None,
+        waves: int | None = None,
+    ) -> None:
+        from numba import cuda
+
+        n, K = codes.shape
+        self.plan = (
+            COLUMN_SHARED_BYTES if shared_bytes is None else int(shared_bytes),
+            COLUMN_GROUP if group is None else int(group),
+            COLUMN_COPIES if copies is None else int(copies),
+            COLUMN_SPREAD if spread is None else bool(spread),
+            COLUMN_WAVES if waves is None else max(1, int(waves)),
+        )
+        self._cols = self._y64 = None
+        self.column_seconds = 0.0
+        if n and K and K * -(-n // 8) * 8 <= _device_budget(memory_budget) // 2:
+            t0 = time.perf_counter()
+            self._cols = columns_of(codes)
+            self._y64 = _padded_labels(labels, n, self._cols.shape[1] * 8)
+            cuda.synchronize()
+            self.column_seconds = time.perf_counter() - t0
+        super().__init__(
+            codes,
+            labels,
+            estimator=estimator,
+            packed16=packed16,
+            lane_budget=lane_budget,
+            lane_words=lane_words,
+            memory_budget=memory_budget,
+        )
+
+    def _counts(self, nz: int, z: np.ndarray | None = None, row: tuple | None = None):
+        """The row table's joint histograms, counted from the feature-major copy
+        where ``Z`` is made from a feature and the labels and fits a byte."""
+        K, n = self.codes.shape
+        a = int(self.n_levels.max()) if self.n_levels.size else 1
+        cells = a * nz
+        shared_bytes, group_max, copies, spread, waves = self.plan
+        plan = column_plan(K, cells, shared_bytes, group_max, copies)
+        if row is None or self._cols is None or nz > 256 or plan is None:
+            return super()._counts(nz, z=z, row=row)
+        from numba import cuda
+
+        from fsel.kernels.gpu import _cuda_columns as kern
+        from fsel.kernels.gpu import _cuda_information as ckern
+
+        t0 = time.perf_counter()
+        j, mult, has_z = row
+        use_lut = bool(has_z and self._labels.lut is not None)
+        group, n_groups, n_sub, shared = plan
+        hist = self._hist
+        if hist is None or hist.shape != (K, cells):
+            hist = self._hist = cuda.device_array((K, cells), dtype=np.int32)
+        zb = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-K * cells // 256)))
+        _launch(ckern.zero_cells, zb, COLUMN_THREADS, hist)
+        threads = COLUMN_THREADS
+        resident = min(2048 // threads, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
+        gx = max(1, -(-resident * _n_sm() * waves // n_groups))
+        gx = min(gx, max(1, -(-self._cols.shape[1] // threads)))
+        if SIMULATOR:  # two blocks: the grid stride and the merge are exercised
+            gx = min(gx, 2)
+        args = (self._cols, n, K, group, j, mult, self._y64, bool(has_z), use_lut)
+        args = (*args, self._lut_dev, nz, cells, n_sub, spread, hist)
+        _launch(kern.hist_columns, (gx, n_groups), threads, *args, shared=shared)
+        out = hist.copy_to_host().astype(np.int64)
+        self.count_seconds += time.perf_counter() - t0
+        return out

@@ -1,0 +1,129 @@
+"""Run by tests/test_gpu_columns.py in a subprocess with ``NUMBA_ENABLE_CUDASIM=1``:
+the feature-major GPU table (:mod:`fsel.kernels.gpu.information_columns`) under
+numba's CUDA simulator. Prints JSON: its copy of the codes against ``X.T``, its joint
+counts against ``np.add.at`` (several plans of ``hist_columns``), and fits with it
+against the CPU's."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+assert os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+from _simulator import fast_switching, locked_shared_arrays  # noqa: E402
+
+fast_switching()
+locked_shared_arrays()
+
+from numba import cuda  # noqa: E402
+from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray  # noqa: E402
+
+import fsel  # noqa: E402
+from fsel.kernels.gpu import information_columns, information_rows  # noqa: E402
+
+FakeCUDAArray.__cuda_array_interface__ = property(
+    lambda self: {"shape": self.shape, "typestr": self._ary.dtype.str, "version": 3}
+)
+
+#: (rows, features, levels, classes, labels through the lookup table)
+COUNT_CASES = [(37, 7, 5, 2, False), (64, 8, 4, 3, True), (17, 13, 3, 5, True), (9, 4, 2, 2, False)]
+#: plans: (shared bytes, group, copies, spread, waves)
+PLANS = [(24 * 1024, 16, 8, False, 1), (2000, 2, 3, True, 2), (4096, 3, 1, False, 1)]
+
+
+def expected(X: np.ndarray, z: np.ndarray, nz: int, width: int) -> np.ndarray:
+    """Every feature's joint counts with ``z`` by a plain scatter."""
+    out = np.zeros((X.shape[1], width), dtype=np.int64)
+    for k in range(X.shape[1]):
+        np.add.at(out[k], X[:, k].astype(np.int64) * nz + z, 1)
+    return out
+
+
+def count_cases() -> dict[str, object]:
+    launched: list[str] = []
+    real = information_columns._launch
+
+    def spy(kernel, *args, **kwargs):
+        launched.append(kernel.fn.__name__)
+        return real(kernel, *args, **kwargs)
+
+    information_columns._launch = spy
+    rng = np.random.default_rng(1)
+    out: dict[str, object] = {}
+    for n, K, levels, n_classes, lut in COUNT_CASES:
+        X = rng.integers(0, levels, size=(n, K)).astype(np.uint8)
+        y = rng.integers(0, n_classes, n).astype(np.uint8)
+        if lut:  # label bytes that are not their codes
+            y = (y * 3 + 1).astype(np.uint8)
+        dX = cuda.to_device(X)
+        words = information_columns.columns_of(dX).copy_to_host()
+        as_bytes = words.view(np.uint8).reshape(K, -1)
+        name = f"{n}x{K}"
+        out[name] = {
+            "copy": bool(np.array_equal(as_bytes[:, :n], X.T)),
+            "padding_zero": not as_bytes[:, n:].any(),
+            "plans": [],
+        }
+        labels = information_rows.device_labels(y, n, "test")
+        codes = labels.host_codes().astype(np.int64)
+        ny = int(codes.max()) + 1
+        for plan in PLANS:
+            launched.clear()
+            table = information_columns.GpuColumnTable(
+                dX, labels, shared_bytes=plan[0], group=plan[1], copies=plan[2],
+                spread=plan[3], waves=plan[4],
+            )  # fmt: skip
+            a = int(table.n_levels.max())
+            ok = np.array_equal(table.n_levels, X.max(axis=0).astype(np.int64) + 1)
+            for j in range(K):
+                nz = int(table.n_levels[j]) * ny
+                z = X[:, j].astype(np.int64) * ny + codes
+                ok &= np.array_equal(
+                    table._counts(nz, row=(j, ny, True)), expected(X, z, nz, a * nz)
+                )
+                nz = int(table.n_levels[j])  # Xj alone
+                got = table._counts(nz, row=(j, 1, False))
+                ok &= np.array_equal(got, expected(X, X[:, j].astype(np.int64), nz, a * nz))
+            out[name]["plans"].append({"same": bool(ok), "kernels": sorted(set(launched))})
+    information_columns._launch = real
+    return out
+
+
+#: fits on codes on the GPU with ``_VARIANT = "columns"``: (name, rows, features,
+#: levels, classes, criterion, y dtype, k)
+FIT_CASES = [
+    ("JMI-odd", 37, 7, 5, 2, "JMI", np.int8, 3),
+    ("CMIM-lut", 45, 8, 4, 3, "CMIM", np.int16, 3),
+    ("CMI", 29, 12, 3, 3, "CMI", np.int8, 3),  # Z from the joint: the row kernels
+    ("DISR-wide", 21, 5, 30, 2, "DISR", np.uint8, 2),  # Z beyond a byte: the row kernels
+    ("JMIM-bool", 50, 20, 2, 2, "JMIM", np.bool_, 3),
+    ("MIM-50-classes", 26, 5, 3, 50, "MIM", np.uint8, 2),
+]
+
+
+def fit_cases() -> dict[str, object]:
+    default = information_rows._VARIANT
+    information_rows._VARIANT = "columns"
+    rng = np.random.default_rng(5)
+    out: dict[str, object] = {}
+    for name, n, d, levels, n_classes, crit, ydt, k in FIT_CASES:
+        X = rng.integers(0, levels, size=(n, d))
+        X[:, 1] = np.where(rng.random(n) < 0.7, X[:, 0], X[:, 1])
+        y = ((X[:, 0] + rng.integers(0, 2, n)) % n_classes).astype(ydt)
+        cls = getattr(fsel, crit)
+        cpu = cls(k, discretize=None).fit(X, y)
+        gpu = cls(k, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
+        out[name] = {
+            "cpu": [cpu.selection_order_.tolist(), cpu.scores_.tolist(), cpu.relevance_.tolist()],
+            "gpu": [gpu.selection_order_.tolist(), gpu.scores_.tolist(), gpu.relevance_.tolist()],
+            "timings": sorted(gpu.timings_),
+        }
+    information_rows._VARIANT = default
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps({"counts": count_cases(), "fits": fit_cases()}))

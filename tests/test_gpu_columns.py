@@ -1,0 +1,73 @@
+"""The feature-major GPU table (``_VARIANT = "columns"``): its copy of the codes, its
+counts under several plans of ``hist_columns`` and its fits, under numba's CUDA
+simulator (tests/_gpu_sim_columns.py); the plan's rule without a GPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from _simulator import run_simulated
+from fsel.kernels.gpu.information_columns import column_plan
+
+
+@pytest.fixture(scope="module")
+def simulated() -> dict:
+    pytest.importorskip("numba")
+    return run_simulated("_gpu_sim_columns.py")
+
+
+@pytest.mark.parametrize("case", ["37x7", "64x8", "17x13", "9x4"])
+def test_columns_copy_and_count_what_a_plain_scatter_counts(simulated, case):
+    """The copy is ``X.T`` with zero padding (rows read as words where ``K % 4 ==
+    0``, bytes otherwise); every plan counts ``(Xk, Xj |Y| + Y)`` and ``(Xk, Xj)``
+    as ``np.add.at`` does, labels through the lookup table or not, and the relevance
+    pass that finds the levels; the plans with 2000-byte blocks leave the relevance
+    pass (256 codes x classes) to the row kernels."""
+    r = simulated["counts"][case]
+    assert r["copy"] and r["padding_zero"]
+    for plan in r["plans"]:
+        assert plan["same"]
+        assert "hist_columns" in plan["kernels"]
+
+
+FIT_CASES = ["JMI-odd", "CMIM-lut", "CMI", "DISR-wide", "JMIM-bool", "MIM-50-classes"]
+
+
+@pytest.mark.parametrize("case", FIT_CASES)
+def test_fits_on_the_column_table_are_the_cpu_fits(simulated, case):
+    """Picks and relevance bit for bit (the same integer counts), scores to rounding
+    (CMIM's CPU path sums its terms in another order: one ulp apart, as on the row
+    table)."""
+    r = simulated["fits"][case]
+    (order_c, scores_c, rel_c), (order_g, scores_g, rel_g) = r["cpu"], r["gpu"]
+    assert order_g == order_c
+    assert rel_g == rel_c
+    np.testing.assert_allclose(scores_g, scores_c, rtol=0, atol=1e-12)
+    assert "columns_s" in r["timings"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    n_features=st.integers(1, 700),
+    cells=st.integers(1, 20_000),
+    shared=st.integers(256, 64 * 1024),
+    group_max=st.integers(1, 64),
+    copies_max=st.integers(1, 8),
+)
+def test_column_plan_covers_every_candidate_within_the_shared_bytes(
+    n_features, cells, shared, group_max, copies_max
+):
+    plan = column_plan(n_features, cells, shared, group_max, copies_max)
+    if 4 * cells > shared:
+        assert plan is None
+        return
+    group, n_groups, n_sub, nbytes = plan
+    assert 1 <= group <= group_max
+    assert n_groups * group >= n_features > (n_groups - 1) * group  # no empty block
+    assert n_groups == -(-n_features // min(group_max, shared // (4 * cells)))
+    assert 1 <= n_sub <= copies_max
+    assert nbytes == 4 * cells * group * n_sub <= shared
+    assert n_sub == copies_max or 4 * cells * group * (n_sub + 1) > shared
