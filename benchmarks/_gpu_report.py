@@ -290,18 +290,28 @@ def columns_markdown(co: dict[str, Any] | None) -> list[str]:
         "One greedy step's count (`Z = X0 |Y| + Y`, the least of five; counts compared "
         "with the first plan's):",
         "",
-        "| shared bytes | group | copies | lanes spread | waves | count | same counts |",
-        "|---:|---:|---:|:---:|---:|---:|:---:|",
+        "| shared bytes | group | copies | lanes spread | waves | 4 loads | count | same counts |",
+        "|---:|---:|---:|:---:|---:|:---:|---:|:---:|",
     ]
     for p in co["plans"]:
-        sb, g, c, sp, w = p["plan"]
+        sb, g, c, sp, w, wide = (*p["plan"], False)[:6]
         t = f"{p['step_s'] * 1e3:.3f} ms" if "step_s" in p else p.get("error", "-")
-        lines.append(f"| {sb} | {g} | {c} | {sp} | {w} | {t} | {p.get('same_counts', '-')} |")
+        same = p.get("same_counts", "-")
+        lines.append(f"| {sb} | {g} | {c} | {sp} | {w} | {wide} | {t} | {same} |")
     if "row_table_step_s" in co:
         lines.append(
-            f"| row table (lanes, default before) | | | | | {co['row_table_step_s'] * 1e3:.3f} ms "
-            f"| {co.get('row_table_same_counts')} |"
+            f"| row table (lanes, default before) | | | | | | {co['row_table_step_s'] * 1e3:.3f} "
+            f"ms | {co.get('row_table_same_counts')} |"
         )
+    pr = co.get("probes") or {}
+    if "step_s" in pr:
+        lines += [
+            "",
+            f"The first plan's count, {pr['step_s'] * 1e3:.3f} ms, against its stages alone "
+            f"(same grid): the reads of every candidate word {pr['reads_only_s'] * 1e3:.3f} ms "
+            f"({co['rows'] * co['features'] / pr['reads_only_s'] / 1e12:.2f} TB/s), the "
+            f"shared-memory adds {pr['adds_only_s'] * 1e3:.3f} ms.",
+        ]
     b = co.get("best_fit")
     if b:
         lines += [

@@ -285,18 +285,19 @@ def gpu_on_card(
 
 #: plans of ``hist_columns`` timed side by side on one greedy step's count: (shared
 #: bytes a block, candidates a block at most, copies at most, lanes spread over the
-#: copies, waves of blocks); the first is the module's default
+#: copies, waves of blocks, four loads in flight); the first is the module's default
 COLUMN_PLANS = (
-    (24 * 1024, 16, 8, False, 1),
-    (24 * 1024, 16, 8, True, 1),
-    (24 * 1024, 16, 1, False, 1),
-    (12 * 1024, 8, 8, False, 1),
-    (8 * 1024, 4, 8, False, 1),
-    (46 * 1024, 32, 8, False, 1),
-    (46 * 1024, 32, 8, True, 1),
-    (24 * 1024, 16, 8, False, 2),
-    (24 * 1024, 16, 8, False, 4),
-    (24 * 1024, 32, 8, False, 1),
+    (24 * 1024, 16, 8, False, 4, False),
+    (24 * 1024, 16, 8, False, 4, True),
+    (24 * 1024, 16, 8, False, 1, False),
+    (24 * 1024, 16, 8, False, 1, True),
+    (24 * 1024, 16, 8, True, 4, False),
+    (24 * 1024, 32, 8, False, 1, False),
+    (24 * 1024, 32, 8, False, 1, True),
+    (24 * 1024, 32, 8, False, 4, True),
+    (46 * 1024, 32, 8, False, 4, True),
+    (12 * 1024, 8, 8, False, 4, True),
+    (24 * 1024, 16, 1, False, 4, True),
 )
 
 
@@ -342,6 +343,12 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
         except Exception as exc:  # report and go on
             out["plans"].append({"plan": list(plan), "error": f"{type(exc).__name__}: {exc}"})
             say(f"  hist_columns {plan}: FAILED {type(exc).__name__}: {exc}")
+    table.plan = COLUMN_PLANS[0]
+    try:
+        out["probes"] = column_probes(table, nz, least)
+        say(f"  probes of the default plan: {out['probes']}")
+    except Exception as exc:  # report and go on
+        out["probes"] = {"error": f"{type(exc).__name__}: {exc}"}
     rows = ir.GpuRowTable(dX, labels, lane_budget=LANE_OPT_IN_BYTES)
     out["row_table_step_s"] = least(lambda: rows._counts(nz, row=(0, ny, True)))
     out["row_table_same_counts"] = bool(np.array_equal(rows._counts(nz, row=(0, ny, True)), ref))
@@ -353,9 +360,9 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
     best = min(timed_plans, key=lambda p: p["step_s"])["plan"]
     out["best_plan"] = best
     saved = (ic.COLUMN_SHARED_BYTES, ic.COLUMN_GROUP, ic.COLUMN_COPIES)
-    saved += (ic.COLUMN_SPREAD, ic.COLUMN_WAVES)
+    saved += (ic.COLUMN_SPREAD, ic.COLUMN_WAVES, ic.COLUMN_WIDE)
     names = ("COLUMN_SHARED_BYTES", "COLUMN_GROUP", "COLUMN_COPIES")
-    names += ("COLUMN_SPREAD", "COLUMN_WAVES")
+    names += ("COLUMN_SPREAD", "COLUMN_WAVES", "COLUMN_WIDE")
     for name, value in zip(names, best, strict=True):
         setattr(ic, name, value)
     runs: dict[str, Any] = {}
@@ -375,6 +382,37 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
     if ref_scores is not None:
         run["max_score_diff"] = float(np.max(np.abs(est.scores_ - np.asarray(ref_scores))))
     out["best_fit"] = run
+
+
+def column_probes(table: Any, nz: int, least: Any) -> dict[str, float]:
+    """The default plan's step count against its two stages alone
+    (benchmarks/_gpu_probes.py): the reads (every candidate word, no adds) and the
+    shared-memory adds (as many, into the same histograms, nothing read), the same
+    grid; seconds, the least of five."""
+    from _gpu_probes import count_synthetic, read_columns
+    from numba import cuda
+
+    from fsel.kernels.gpu.information_columns import COLUMN_THREADS, column_plan
+
+    K, n = table.codes.shape
+    a = int(table.n_levels.max())
+    cells = a * nz
+    plan = column_plan(K, cells, *table.plan[:3])
+    group, _n_groups, n_sub, shared = plan
+    gx, gy = table.grid(plan)
+    out = cuda.device_array(gx * gy * COLUMN_THREADS, dtype=np.uint64)
+    hist = cuda.device_array((K, cells), dtype=np.int32)
+
+    def read() -> None:
+        read_columns[(gx, gy), COLUMN_THREADS](table._cols, n, K, group, out)
+
+    def add() -> None:
+        count_synthetic[(gx, gy), COLUMN_THREADS, 0, shared](n, K, group, a, nz, cells, n_sub, hist)
+
+    def step() -> None:
+        table._counts(nz, row=(0, table.n_classes, True))
+
+    return {"step_s": least(step), "reads_only_s": least(read), "adds_only_s": least(add)}
 
 
 def part_criteria(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:

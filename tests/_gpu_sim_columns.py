@@ -30,8 +30,12 @@ FakeCUDAArray.__cuda_array_interface__ = property(
 
 #: (rows, features, levels, classes, labels through the lookup table)
 COUNT_CASES = [(37, 7, 5, 2, False), (64, 8, 4, 3, True), (17, 13, 3, 5, True), (9, 4, 2, 2, False)]
-#: plans: (shared bytes, group, copies, spread, waves)
-PLANS = [(24 * 1024, 16, 8, False, 1), (2000, 2, 3, True, 2), (4096, 3, 1, False, 1)]
+#: plans: (shared bytes, group, copies, spread, waves, wide)
+PLANS = [
+    (24 * 1024, 16, 8, False, 1, False),
+    (2000, 2, 3, True, 2, True),
+    (4096, 5, 1, False, 1, True),
+]
 
 
 def expected(X: np.ndarray, z: np.ndarray, nz: int, width: int) -> np.ndarray:
@@ -74,7 +78,7 @@ def count_cases() -> dict[str, object]:
             launched.clear()
             table = information_columns.GpuColumnTable(
                 dX, labels, shared_bytes=plan[0], group=plan[1], copies=plan[2],
-                spread=plan[3], waves=plan[4],
+                spread=plan[3], waves=plan[4], wide=plan[5],
             )  # fmt: skip
             a = int(table.n_levels.max())
             ok = np.array_equal(table.n_levels, X.max(axis=0).astype(np.int64) + 1)
@@ -87,6 +91,10 @@ def count_cases() -> dict[str, object]:
                 nz = int(table.n_levels[j])  # Xj alone
                 got = table._counts(nz, row=(j, 1, False))
                 ok &= np.array_equal(got, expected(X, X[:, j].astype(np.int64), nz, a * nz))
+            # a Z given on the GPU, one byte a row (CMI's joint with the labels)
+            zg = rng.integers(0, 7, n).astype(np.uint8)
+            got = table._counts(7, z=cuda.to_device(zg))
+            ok &= np.array_equal(got, expected(X, zg.astype(np.int64), 7, a * 7))
             out[name]["plans"].append({"same": bool(ok), "kernels": sorted(set(launched))})
     information_columns._launch = real
     return out

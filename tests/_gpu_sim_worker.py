@@ -367,17 +367,18 @@ def information_cases() -> dict[str, object]:
     res["JMI-device-array"] = {"gpu": fitted(gpu)}
     from fsel.kernels.gpu import information_rows
 
-    default = information_rows._VARIANT  # "lanes": one shared-memory bank per lane
-    # the feature-major table (before); the word kernel (before); 16-bit counts with
-    # it; the lane kernel within 48 KiB of shared memory
-    for variant in ("features", "rows", "lanes48", "rows16"):
+    default = information_rows._VARIANT  # "columns": a feature-major copy on the GPU
+    # the feature-major table of before (codes made on the host); the word kernel
+    # (before); 16-bit counts with it; the lane kernel (one shared-memory bank per
+    # lane, before), also within 48 KiB of shared memory
+    for variant in ("features", "rows", "lanes", "lanes48", "rows16"):
         information_rows._VARIANT = variant
         dX = cuda.to_device(X.astype(np.uint8))
         gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
         res[f"JMI-device-array-{variant}"] = {"gpu": fitted(gpu)}
     # 16-bit counts with at most 16 rows a block: the grid grows to keep counts exact
     information_rows.HALF_MAX_ROWS = 16
-    for variant in ("rows16", default):
+    for variant in ("rows16", "lanes"):
         information_rows._VARIANT = variant
         gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
         res[f"JMI-device-array-{variant}-small-blocks"] = {"gpu": fitted(gpu)}

@@ -58,6 +58,7 @@ def test_gpu_fit_reports_its_timings(simulated, case):
         "JMI-device-array",
         "JMI-device-array-features",
         "JMI-device-array-rows",
+        "JMI-device-array-lanes",
         "JMI-device-array-lanes48",
         "JMI-device-array-rows16",
         "JMI-device-array-rows16-small-blocks",
@@ -65,12 +66,12 @@ def test_gpu_fit_reports_its_timings(simulated, case):
     ],
 )
 def test_codes_already_on_the_gpu_give_the_host_selection(simulated, case):
-    """Codes on the GPU, read in place and counted one shared-memory bank per lane
-    (the default, also within 48 KiB of shared memory), by the word kernel of before,
-    or copied feature-major first (the table before that, kept for side-by-side
-    timing), or with two 16-bit counts per shared word (the grid sized so that no
-    block counts more than HALF_MAX_ROWS rows, here forced to 16): the CPU's picks
-    and scores."""
+    """Codes on the GPU copied feature-major on the GPU (the default), or read in
+    place and counted one shared-memory bank per lane (also within 48 KiB of shared
+    memory) or by the word kernel of before, or the feature-major table of before
+    that (kept for side-by-side timing), or with two 16-bit counts per shared word
+    (the grid sized so that no block counts more than HALF_MAX_ROWS rows, here forced
+    to 16): the CPU's picks and scores."""
     assert simulated[case]["gpu"]["order"] == simulated["JMI"]["cpu"]["order"]
     np.testing.assert_allclose(
         simulated[case]["gpu"]["scores"], simulated["JMI"]["cpu"]["scores"], atol=1e-12

@@ -46,8 +46,8 @@ def test_codes_read_in_place_on_the_gpu_select_what_the_cpu_selects(simulated, c
 @pytest.mark.parametrize(
     ("case", "table"),
     [
-        ("host-JMI-uint8-as-given", "as given: GpuRowTable"),
-        ("host-MRMR-bool-as-given", "GpuRowTable"),  # validated to another dtype
+        ("host-JMI-uint8-as-given", "as given: GpuColumnTable"),
+        ("host-MRMR-bool-as-given", "GpuColumnTable"),  # validated to another dtype
         ("host-CMI-9-integers", "GpuRowTable"),
         ("host-JMI-missing", "GpuRowTable"),
         ("host-JMI-features", "GpuInformationTable"),
@@ -55,10 +55,10 @@ def test_codes_read_in_place_on_the_gpu_select_what_the_cpu_selects(simulated, c
 )
 def test_host_arrays_on_the_gpu_select_what_the_cpu_selects(simulated, case, table):
     """A host array with device="cuda": a C-order uint8 or boolean matrix of codes
-    (discretize=None) uploaded as it is and read in place; otherwise coded on the host
-    (integer columns; binned floats with missing values, a hole one more level), its
-    codes uploaded once and counted by the row table (or the feature-major one, kept
-    as a variant). The CPU's picks and scores bit for bit, and its numbers of levels
+    (discretize=None) uploaded as it is (then copied feature-major on the GPU: the
+    default table); otherwise coded on the host (integer columns; binned floats with
+    missing values, a hole one more level), its codes uploaded once and counted by
+    the row table (or the feature-major one of before, kept as a variant). The CPU's picks and scores bit for bit, and its numbers of levels
     (distinct codes: 4 for codes 0, 2, 4, 6, not 7) and classes."""
     r = simulated[case]
     assert r["table"] == table

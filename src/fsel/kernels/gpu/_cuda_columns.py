@@ -113,22 +113,53 @@ def _count_word(sh, at, word, zq, nz, valid):
             cuda.atomic.add(sh, at + x * nz + z, 1)
 
 
+@cuda.jit(device=True, inline=True)
+def _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide):
+    """Add rows ``8 w .. 8 w + valid - 1`` of candidates ``g0 .. g0 + ng - 1`` to
+    their histograms (candidate ``g0 + g`` at ``base + g * cells``), reading their
+    words four at a time (``wide``) or two at a time: that many 8-byte loads in
+    flight before the adds."""
+    g = 0
+    if wide:
+        while g + 3 < ng:
+            a = cols[g0 + g, w]
+            b = cols[g0 + g + 1, w]
+            c = cols[g0 + g + 2, w]
+            d = cols[g0 + g + 3, w]
+            _count_word(sh, base + g * cells, a, zq, nz, valid)
+            _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid)
+            _count_word(sh, base + (g + 2) * cells, c, zq, nz, valid)
+            _count_word(sh, base + (g + 3) * cells, d, zq, nz, valid)
+            g += 4
+    while g + 1 < ng:
+        a = cols[g0 + g, w]
+        b = cols[g0 + g + 1, w]
+        _count_word(sh, base + g * cells, a, zq, nz, valid)
+        _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid)
+        g += 2
+    if g < ng:
+        _count_word(sh, base + g * cells, cols[g0 + g, w], zq, nz, valid)
+
+
 @cuda.jit(cache=True)
 def hist_columns(
-    cols, n, K, group, j, mult, y64, has_z, use_lut, lut, nz, cells, n_sub, spread, hist
-):
+    cols, n, K, group, j, mult, y64, has_z, use_lut, lut, z64, given,
+    nz, cells, n_sub, spread, wide, hist,
+):  # fmt: skip
     """Joint histograms of ``(Xk, Z)`` from feature-major codes, in shared memory.
 
     ``hist[k, x * nz + Z[r]] += #{r < n : X[r, k] = x}`` for the ``group`` candidates
     ``k = g0 ... g0 + group - 1`` of grid row ``blockIdx.y`` (``g0 = blockIdx.y *
     group``), ``Z`` as :func:`_z_word` makes it (``Z = Xj |Y| + Y``, ``Xj`` or ``Y``).
     ``cols`` holds feature ``k``'s rows ``8 w .. 8 w + 7`` in word ``cols[k, w]`` (byte
-    ``i``: row ``8 w + i``), ``y64`` the label bytes likewise.
+    ``i``: row ``8 w + i``), ``y64`` the label bytes likewise. With ``given``, ``Z`` is
+    read instead from ``z64``, one byte a row in the same words (CMI's conditioning
+    joint with the labels, below 256 values).
 
     A thread takes a word of rows at a time (consecutive threads, consecutive words:
     coalesced), makes their eight ``Z`` once, then reads the block's candidates' words
-    of those rows two at a time (two 8-byte loads in flight) and adds their rows to
-    the candidates' histograms. The block's ``group x cells`` histograms live in
+    of those rows two (or, ``wide``, four) at a time and adds their rows to the
+    candidates' histograms (:func:`_count_group`). The block's ``group x cells`` histograms live in
     shared memory in ``n_sub`` copies (``spread``: lane ``l`` of a warp writes copy
     ``l % n_sub``, which spreads the adds to one cell within a warp; else warp ``w``
     writes copy ``w % n_sub``), added to ``hist`` at the end, one global atomic add
@@ -155,19 +186,14 @@ def hist_columns(
     w = cuda.blockIdx.x * nt + tid
     stride = cuda.gridDim.x * nt
     while w < n_words:
-        zq = _z_word(cols, y64, w, j, mult, has_z, use_lut, lsh)
+        if given:
+            zq = z64[w]
+        else:
+            zq = _z_word(cols, y64, w, j, mult, has_z, use_lut, lsh)
         valid = n - 8 * w
         if valid > 8:
             valid = 8
-        g = 0
-        while g + 1 < ng:
-            a = cols[g0 + g, w]
-            b = cols[g0 + g + 1, w]
-            _count_word(sh, base + g * cells, a, zq, nz, valid)
-            _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid)
-            g += 2
-        if g < ng:
-            _count_word(sh, base + g * cells, cols[g0 + g, w], zq, nz, valid)
+        _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide)
         w += stride
     cuda.syncthreads()
     for c in range(tid, ng * cells, nt):

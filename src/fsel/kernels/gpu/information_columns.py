@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.gpu.information import _device_budget, _launch, _n_sm
+from fsel.kernels.gpu.information import _device_budget, _launch, _n_sm, is_device_array
 from fsel.kernels.gpu.information_rows import SIMULATOR, GpuRowTable, _word_aligned
 from fsel.kernels.gpu.lanes import BLOCK_SHARED_EXTRA, SM_SHARED_BYTES
 
@@ -40,7 +40,9 @@ COLUMN_COPIES = 8
 #: whether the lanes of a warp write different copies (else the warps do)
 COLUMN_SPREAD = False
 #: blocks the grid holds, in waves of the blocks resident on every multiprocessor
-COLUMN_WAVES = 1
+COLUMN_WAVES = 4
+#: whether a thread reads four candidates' words before adding them (else two)
+COLUMN_WIDE = False
 
 
 def column_plan(
@@ -75,16 +77,17 @@ def column_plan(
     return group, n_groups, n_sub, per * group * n_sub
 
 
-def _padded_labels(labels: Any, n: int, width: int) -> Any:
-    """The labels' bytes on the GPU padded with zeros to ``width`` bytes (a multiple
-    of 8), read as ``uint64`` words."""
+def padded_bytes(src: Any, n: int, width: int, out: Any = None) -> Any:
+    """The first ``n`` bytes of ``src`` (``uint8`` on the GPU) padded with zeros to
+    ``width`` bytes (a multiple of 8), in ``out`` when given, as ``uint64`` words."""
     from numba import cuda
 
     from fsel.kernels.gpu import _cuda_columns as kern
 
-    out = cuda.device_array(width, dtype=np.uint8)
+    if out is None:
+        out = cuda.device_array(width, dtype=np.uint8)
     blocks = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-width // 256)))
-    _launch(kern.pad_bytes, blocks, COLUMN_THREADS, labels.dev, n, out)
+    _launch(kern.pad_bytes, blocks, COLUMN_THREADS, src, n, out)
     return out.view(np.uint64)
 
 
@@ -118,16 +121,17 @@ class GpuColumnTable(GpuRowTable):
     codes, labels, estimator, packed16, lane_budget, lane_words, memory_budget
         As for :class:`~fsel.kernels.gpu.information_rows.GpuRowTable` (its kernels
         count what the copy does not).
-    shared_bytes, group, copies, spread, waves
+    shared_bytes, group, copies, spread, waves, wide
         The plan of ``hist_columns``: shared memory a block, candidates a block at
         most, copies of their histograms at most, whether a warp's lanes write
-        different copies, and the grid in waves of resident blocks (None: the
-        module's ``COLUMN_*`` values).
+        different copies, the grid in waves of resident blocks, and whether a
+        thread has four candidates' loads in flight (else two) (None: the module's
+        ``COLUMN_*`` values).
 
     Attributes
     ----------
     plan : tuple
-        ``(shared_bytes, group, copies, spread, waves)`` as used (may be set between
+        ``(shared_bytes, group, copies, spread, waves, wide)`` as used (may be set between
         passes: the next count uses it).
     column_seconds : float
         Seconds spent making the feature-major copy (0 when it did not fit).
@@ -148,6 +152,7 @@ class GpuColumnTable(GpuRowTable):
         copies: int | None = None,
         spread: bool | None = None,
         waves: int | None = None,
+        wide: bool | None = None,
     ) -> None:
         from numba import cuda
 
@@ -158,13 +163,15 @@ class GpuColumnTable(GpuRowTable):
             COLUMN_COPIES if copies is None else int(copies),
             COLUMN_SPREAD if spread is None else bool(spread),
             COLUMN_WAVES if waves is None else max(1, int(waves)),
+            COLUMN_WIDE if wide is None else bool(wide),
         )
+        self._zbuf: Any = None
         self._cols = self._y64 = None
         self.column_seconds = 0.0
         if n and K and K * -(-n // 8) * 8 <= _device_budget(memory_budget) // 2:
             t0 = time.perf_counter()
             self._cols = columns_of(codes)
-            self._y64 = _padded_labels(labels, n, self._cols.shape[1] * 8)
+            self._y64 = padded_bytes(labels.dev, n, self._cols.shape[1] * 8)
             cuda.synchronize()
             self.column_seconds = time.perf_counter() - t0
         super().__init__(
@@ -179,13 +186,16 @@ class GpuColumnTable(GpuRowTable):
 
     def _counts(self, nz: int, z: np.ndarray | None = None, row: tuple | None = None):
         """The row table's joint histograms, counted from the feature-major copy
-        where ``Z`` is made from a feature and the labels and fits a byte."""
+        where ``Z`` fits a byte: made from a feature and the labels, or given on the
+        GPU as ``uint8`` (CMI's conditioning joint)."""
         K, n = self.codes.shape
         a = int(self.n_levels.max()) if self.n_levels.size else 1
         cells = a * nz
-        shared_bytes, group_max, copies, spread, waves = self.plan
+        shared_bytes, group_max, copies, spread, _waves, wide = self.plan
         plan = column_plan(K, cells, shared_bytes, group_max, copies)
-        if row is None or self._cols is None or nz > 256 or plan is None:
+        given = row is None
+        bytes_z = given and is_device_array(z) and np.dtype(z.dtype) == np.uint8
+        if self._cols is None or nz > 256 or plan is None or (given and not bytes_z):
             return super()._counts(nz, z=z, row=row)
         from numba import cuda
 
@@ -193,23 +203,42 @@ class GpuColumnTable(GpuRowTable):
         from fsel.kernels.gpu import _cuda_information as ckern
 
         t0 = time.perf_counter()
-        j, mult, has_z = row
-        use_lut = bool(has_z and self._labels.lut is not None)
-        group, n_groups, n_sub, shared = plan
+        if given:
+            j, mult, has_z, use_lut, z64 = -1, 0, False, False, self._padded_z(z)
+        else:
+            j, mult, has_z = row
+            use_lut, z64 = bool(has_z and self._labels.lut is not None), self._y64
+        group, _n_groups, n_sub, shared = plan
         hist = self._hist
         if hist is None or hist.shape != (K, cells):
             hist = self._hist = cuda.device_array((K, cells), dtype=np.int32)
         zb = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-K * cells // 256)))
         _launch(ckern.zero_cells, zb, COLUMN_THREADS, hist)
-        threads = COLUMN_THREADS
-        resident = min(2048 // threads, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
-        gx = max(1, -(-resident * _n_sm() * waves // n_groups))
-        gx = min(gx, max(1, -(-self._cols.shape[1] // threads)))
-        if SIMULATOR:  # two blocks: the grid stride and the merge are exercised
-            gx = min(gx, 2)
+        grid = self.grid(plan)
         args = (self._cols, n, K, group, j, mult, self._y64, bool(has_z), use_lut)
-        args = (*args, self._lut_dev, nz, cells, n_sub, spread, hist)
-        _launch(kern.hist_columns, (gx, n_groups), threads, *args, shared=shared)
+        args = (*args, self._lut_dev, z64, given, nz, cells, n_sub, spread, wide, hist)
+        _launch(kern.hist_columns, grid, COLUMN_THREADS, *args, shared=shared)
         out = hist.copy_to_host().astype(np.int64)
         self.count_seconds += time.perf_counter() - t0
         return out
+
+    def grid(self, plan: tuple) -> tuple[int, int]:
+        """The grid of ``hist_columns`` for a :func:`column_plan`: ``(row blocks,
+        candidate groups)``, the row blocks filling the plan's waves of the blocks
+        that fit a multiprocessor together, at most one per ``COLUMN_THREADS`` words
+        (two under the simulator: the grid stride and the merge exercised)."""
+        _group, n_groups, _n_sub, shared = plan
+        resident = min(2048 // COLUMN_THREADS, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
+        gx = max(1, -(-resident * _n_sm() * self.plan[4] // n_groups))
+        gx = min(gx, max(1, -(-self._cols.shape[1] // COLUMN_THREADS)))
+        return (min(gx, 2) if SIMULATOR else gx), n_groups
+
+    def _padded_z(self, z: Any) -> Any:
+        """``Z`` (``uint8`` on the GPU, one byte a row) padded to the copy's whole
+        8-byte words, in a buffer kept for the next step."""
+        from numba import cuda
+
+        width = self._cols.shape[1] * 8
+        if self._zbuf is None:
+            self._zbuf = cuda.device_array(width, dtype=np.uint8)
+        return padded_bytes(z, self.n_samples, width, self._zbuf)

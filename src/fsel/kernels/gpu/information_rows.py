@@ -80,7 +80,7 @@ __all__ = ["GpuRowTable", "byte_classes", "device_table", "resident_blocks", "ro
 #: feature-major copy and kernels of :mod:`fsel.kernels.gpu.information`), or
 #: ``"columns"`` (:func:`variant_table`: a feature-major copy made on the GPU at
 #: set-up, the steps counted from it); private, for benchmarks/bench_gpu.py
-_VARIANT = "lanes"
+_VARIANT = "columns"
 
 #: entries of the labels' lookup table (the kernels module holds the same constant)
 LUT_SIZE = 256
