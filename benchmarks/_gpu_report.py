@@ -17,8 +17,8 @@ BANDWIDTH = {"H200": 4.8e12, "H100": 3.35e12, "A100": 2.0e12}  # bytes/s
 #: the tables of codes already on the GPU compared side by side: (``_VARIANT``, run,
 #: what it is); the first is the default
 VARIANTS = (
-    ("lanes", "gpu", "read in place, one shared-memory bank per lane"),
-    ("columns", "gpu_columns", "feature-major copy made on the GPU at set-up, 8 rows a load"),
+    ("columns", "gpu", "feature-major copy made on the GPU at set-up, 8 rows a load"),
+    ("lanes", "gpu_lanes", "read in place, one shared-memory bank per lane (before)"),
     ("lanes48", "gpu_lanes48", "the same within 48 KiB of shared memory a block"),
     ("lane_words", "gpu_lane_words", "the lane kernel reading 4-byte words, 8 rows a warp"),
     ("rows", "gpu_rows", "read in place, 4-byte words (the kernel before)"),
@@ -257,8 +257,10 @@ def _cmi_lines(cm: dict[str, Any] | None) -> list[str]:
     what = {
         "gpu_joint": "CMI, conditioning joint kept on the GPU (rows sorted by Z once the "
         "histograms outgrow shared memory)",
+        "gpu_joint_lanes": "the same on the lane table (before)",
         "host_joint": "CMI, conditioning joint made on the host (before)",
         "jmi": "JMI, the same k and table",
+        "jmi_lanes": "JMI on the lane table (before)",
     }
     k = cm["k"]
     lines = [f"### CMI({k}) against JMI({k})", "", "| run | whole fit | picks |", "|---|---:|---|"]
@@ -290,17 +292,18 @@ def columns_markdown(co: dict[str, Any] | None) -> list[str]:
         "One greedy step's count (`Z = X0 |Y| + Y`, the least of five; counts compared "
         "with the first plan's):",
         "",
-        "| shared bytes | group | copies | lanes spread | waves | 4 loads | count | same counts |",
-        "|---:|---:|---:|:---:|---:|:---:|---:|:---:|",
+        "| shared bytes | group | copies | lanes spread | waves | 4 loads | increments | count "
+        "| same counts |",
+        "|---:|---:|---:|:---:|---:|:---:|:---:|---:|:---:|",
     ]
     for p in co["plans"]:
-        sb, g, c, sp, w, wide = (*p["plan"], False)[:6]
+        sb, g, c, sp, w, wide, inc = (*p["plan"], False, False)[:7]
         t = f"{p['step_s'] * 1e3:.3f} ms" if "step_s" in p else p.get("error", "-")
         same = p.get("same_counts", "-")
-        lines.append(f"| {sb} | {g} | {c} | {sp} | {w} | {wide} | {t} | {same} |")
+        lines.append(f"| {sb} | {g} | {c} | {sp} | {w} | {wide} | {inc} | {t} | {same} |")
     if "row_table_step_s" in co:
         lines.append(
-            f"| row table (lanes, default before) | | | | | | {co['row_table_step_s'] * 1e3:.3f} "
+            f"| row table (lanes, default before) | | | | | | | {co['row_table_step_s'] * 1e3:.3f} "
             f"ms | {co.get('row_table_same_counts')} |"
         )
     pr = co.get("probes") or {}
@@ -310,7 +313,12 @@ def columns_markdown(co: dict[str, Any] | None) -> list[str]:
             f"The first plan's count, {pr['step_s'] * 1e3:.3f} ms, against its stages alone "
             f"(same grid): the reads of every candidate word {pr['reads_only_s'] * 1e3:.3f} ms "
             f"({co['rows'] * co['features'] / pr['reads_only_s'] / 1e12:.2f} TB/s), the "
-            f"shared-memory adds {pr['adds_only_s'] * 1e3:.3f} ms.",
+            f"shared-memory adds {pr['adds_only_s'] * 1e3:.3f} ms"
+            + (
+                f" ({pr['increments_only_s'] * 1e3:.3f} ms as atomic increments)."
+                if "increments_only_s" in pr
+                else "."
+            ),
         ]
     b = co.get("best_fit")
     if b:

@@ -285,19 +285,16 @@ def gpu_on_card(
 
 #: plans of ``hist_columns`` timed side by side on one greedy step's count: (shared
 #: bytes a block, candidates a block at most, copies at most, lanes spread over the
-#: copies, waves of blocks, four loads in flight); the first is the module's default
+#: copies, waves of blocks, four loads in flight, atomic increments); the first is
+#: the module's default
 COLUMN_PLANS = (
-    (24 * 1024, 16, 8, False, 4, False),
-    (24 * 1024, 16, 8, False, 4, True),
-    (24 * 1024, 16, 8, False, 1, False),
-    (24 * 1024, 16, 8, False, 1, True),
-    (24 * 1024, 16, 8, True, 4, False),
-    (24 * 1024, 32, 8, False, 1, False),
-    (24 * 1024, 32, 8, False, 1, True),
-    (24 * 1024, 32, 8, False, 4, True),
-    (46 * 1024, 32, 8, False, 4, True),
-    (12 * 1024, 8, 8, False, 4, True),
-    (24 * 1024, 16, 1, False, 4, True),
+    (24 * 1024, 32, 8, False, 1, True, False),
+    (24 * 1024, 32, 8, False, 1, True, True),
+    (24 * 1024, 16, 8, False, 4, True, True),
+    (12 * 1024, 8, 8, False, 4, True, True),
+    (46 * 1024, 32, 8, False, 4, True, True),
+    (24 * 1024, 32, 8, True, 1, True, True),
+    (24 * 1024, 32, 1, False, 1, True, True),
 )
 
 
@@ -360,9 +357,9 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
     best = min(timed_plans, key=lambda p: p["step_s"])["plan"]
     out["best_plan"] = best
     saved = (ic.COLUMN_SHARED_BYTES, ic.COLUMN_GROUP, ic.COLUMN_COPIES)
-    saved += (ic.COLUMN_SPREAD, ic.COLUMN_WAVES, ic.COLUMN_WIDE)
+    saved += (ic.COLUMN_SPREAD, ic.COLUMN_WAVES, ic.COLUMN_WIDE, ic.COLUMN_INC)
     names = ("COLUMN_SHARED_BYTES", "COLUMN_GROUP", "COLUMN_COPIES")
-    names += ("COLUMN_SPREAD", "COLUMN_WAVES", "COLUMN_WIDE")
+    names += ("COLUMN_SPREAD", "COLUMN_WAVES", "COLUMN_WIDE", "COLUMN_INC")
     for name, value in zip(names, best, strict=True):
         setattr(ic, name, value)
     runs: dict[str, Any] = {}
@@ -406,13 +403,19 @@ def column_probes(table: Any, nz: int, least: Any) -> dict[str, float]:
     def read() -> None:
         read_columns[(gx, gy), COLUMN_THREADS](table._cols, n, K, group, out)
 
-    def add() -> None:
-        count_synthetic[(gx, gy), COLUMN_THREADS, 0, shared](n, K, group, a, nz, cells, n_sub, hist)
+    def add(inc: bool) -> None:
+        args = (n, K, group, a, nz, cells, n_sub, inc, hist)
+        count_synthetic[(gx, gy), COLUMN_THREADS, 0, shared](*args)
 
     def step() -> None:
         table._counts(nz, row=(0, table.n_classes, True))
 
-    return {"step_s": least(step), "reads_only_s": least(read), "adds_only_s": least(add)}
+    return {
+        "step_s": least(step),
+        "reads_only_s": least(read),
+        "adds_only_s": least(lambda: add(False)),
+        "increments_only_s": least(lambda: add(True)),
+    }
 
 
 def part_criteria(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
@@ -470,9 +473,16 @@ def part_cmi(dX: Any, y: np.ndarray, k: int) -> dict[str, Any]:
     from fsel.kernels.gpu import conditional
 
     out: dict[str, Any] = {"k": k, "runs": {}}
-    runs = (("gpu_joint", "CMI", True), ("host_joint", "CMI", False), ("jmi", "JMI", True))
-    for run, name, on_device in runs:
+    runs = (
+        ("gpu_joint", "CMI", True, DEFAULT),
+        ("gpu_joint_lanes", "CMI", True, "lanes"),
+        ("host_joint", "CMI", False, DEFAULT),
+        ("jmi", "JMI", True, DEFAULT),
+        ("jmi_lanes", "JMI", True, "lanes"),
+    )
+    for run, name, on_device, variant in runs:
         conditional.ON_DEVICE = on_device
+        set_variant(variant)
         try:
             best, est = best_gpu_fit(jmi_cls(name), dX, y, k)
             out["runs"][run] = {"fit_s": best, "order": est.selection_order_.tolist()}
@@ -483,12 +493,22 @@ def part_cmi(dX: Any, y: np.ndarray, k: int) -> dict[str, Any]:
             say(f"  {name}({k}) ({run}): FAILED {type(exc).__name__}: {exc}")
         finally:
             conditional.ON_DEVICE = True
+            set_variant(DEFAULT)
     r = out["runs"]
     if "order" in r.get("gpu_joint", {}) and "order" in r.get("host_joint", {}):
         out["same_selection"] = r["gpu_joint"]["order"] == r["host_joint"]["order"]
     if "fit_s" in r.get("gpu_joint", {}) and "fit_s" in r.get("jmi", {}):
         out["vs_jmi"] = r["gpu_joint"]["fit_s"] / r["jmi"]["fit_s"]
     return out
+
+
+def part_cmi_alone(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
+    """:func:`part_cmi` where the criteria part is skipped."""
+    from numba import cuda
+
+    if "criteria" not in res:
+        res["criteria"] = {"rows": X.shape[0], "k": k, "runs": {}}
+        res["criteria"]["cmi"] = part_cmi(cuda.to_device(X), y, min(k, 4))
 
 
 def part_relief(
@@ -658,7 +678,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--skip",
         default="",
-        help="comma-separated parts to skip: jmi,columns,criteria,relief,surf,dask",
+        help="comma-separated parts to skip: jmi,columns,criteria,cmi,relief,surf,dask",
     )
     p.add_argument("--out", default=None, help="output stem (default: benchmarks/results/gpu)")
     args = p.parse_args(argv)
@@ -700,7 +720,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     X = y = None
-    if not problem and not ({"jmi", "columns", "criteria", "dask"} <= skip):
+    if not problem and not ({"jmi", "columns", "criteria", "cmi", "dask"} <= skip):
         try:
             say(f"generating {rows:,} x {args.features} uint8 codes")
             (X, y), sec = timed(lambda: make_codes(rows, args.features))
@@ -713,6 +733,7 @@ def main(argv: list[str] | None = None) -> int:
         ("jmi", lambda: part_jmi(X, y, args.k, res)),
         ("columns", lambda: part_columns(X, y, args.k, res)),
         ("criteria", lambda: part_criteria(X, y, args.k, res)),
+        ("cmi", lambda: part_cmi_alone(X, y, args.k, res)),
         (
             "relief",
             lambda: part_relief(relief_rows, args.relief_features, args.refs, args.cpu_refs, res),
@@ -735,7 +756,7 @@ def main(argv: list[str] | None = None) -> int:
         if (
             problem
             or name in skip
-            or (name in ("jmi", "columns", "criteria", "dask") and X is None)
+            or (name in ("jmi", "columns", "criteria", "cmi", "dask") and X is None)
         ):
             continue
         res["running"] = name

@@ -30,11 +30,11 @@ FakeCUDAArray.__cuda_array_interface__ = property(
 
 #: (rows, features, levels, classes, labels through the lookup table)
 COUNT_CASES = [(37, 7, 5, 2, False), (64, 8, 4, 3, True), (17, 13, 3, 5, True), (9, 4, 2, 2, False)]
-#: plans: (shared bytes, group, copies, spread, waves, wide)
+#: plans: (shared bytes, group, copies, spread, waves, wide, inc)
 PLANS = [
-    (24 * 1024, 16, 8, False, 1, False),
-    (2000, 2, 3, True, 2, True),
-    (4096, 5, 1, False, 1, True),
+    (24 * 1024, 16, 8, False, 1, False, False),
+    (2000, 2, 3, True, 2, True, True),
+    (4096, 5, 1, False, 1, True, False),
 ]
 
 
@@ -78,7 +78,7 @@ def count_cases() -> dict[str, object]:
             launched.clear()
             table = information_columns.GpuColumnTable(
                 dX, labels, shared_bytes=plan[0], group=plan[1], copies=plan[2],
-                spread=plan[3], waves=plan[4], wide=plan[5],
+                spread=plan[3], waves=plan[4], wide=plan[5], inc=plan[6],
             )  # fmt: skip
             a = int(table.n_levels.max())
             ok = np.array_equal(table.n_levels, X.max(axis=0).astype(np.int64) + 1)

@@ -25,7 +25,7 @@ def test_columns_copy_and_count_what_a_plain_scatter_counts(simulated, case):
     0``, bytes otherwise); every plan counts ``(Xk, Xj |Y| + Y)`` and ``(Xk, Xj)``
     as ``np.add.at`` does, labels through the lookup table or not, ``Z`` given on
     the GPU (CMI's joint), and the relevance pass that finds the levels; two or four
-    loads in flight; the plans with 2000-byte blocks leave the relevance
+    loads in flight, atomic adds or increments; the plans with 2000-byte blocks leave the relevance
     pass (256 codes x classes) to the row kernels."""
     r = simulated["counts"][case]
     assert r["copy"] and r["padding_zero"]

@@ -58,8 +58,9 @@ def test_host_arrays_on_the_gpu_select_what_the_cpu_selects(simulated, case, tab
     (discretize=None) uploaded as it is (then copied feature-major on the GPU: the
     default table); otherwise coded on the host (integer columns; binned floats with
     missing values, a hole one more level), its codes uploaded once and counted by
-    the row table (or the feature-major one of before, kept as a variant). The CPU's picks and scores bit for bit, and its numbers of levels
-    (distinct codes: 4 for codes 0, 2, 4, 6, not 7) and classes."""
+    the row table (or the feature-major one of before, kept as a variant). The CPU's
+    picks and scores bit for bit, and its numbers of levels (distinct codes: 4 for
+    codes 0, 2, 4, 6, not 7) and classes."""
     r = simulated[case]
     assert r["table"] == table
     assert r["gpu"]["order"] == r["cpu"]["order"]

@@ -24,6 +24,10 @@ COLUMN_TILE_FEATURES = 8 if _SIM else 64
 COLUMN_TILE_PAD = COLUMN_TILE_ROWS + 4
 
 _FF = np.uint64(0xFF)
+#: the dynamic shared array's unsigned view (it aliases the ``int32`` one) and the
+#: bound of ``cuda.atomic.inc`` that never wraps (no count reaches 2**32 - 1)
+_U32 = np.dtype(np.uint32) if _SIM else np.uint32
+_NO_WRAP = np.uint32(0xFFFFFFFF)
 
 
 @cuda.jit(cache=True)
@@ -101,20 +105,24 @@ def _z_word(cols, y64, w, j, mult, has_z, use_lut, lut):
 
 
 @cuda.jit(device=True, inline=True)
-def _count_word(sh, at, word, zq, nz, valid):
+def _count_word(sh, at, word, zq, nz, valid, inc):
     """Add the first ``valid`` of the eight rows of one candidate's 8-byte ``word``
-    (``Z`` bytes in ``zq``) to its histogram in shared memory, which starts at
-    ``at``: cell ``x * nz + z``."""
+    (``Z`` bytes in ``zq``) to its histogram in shared memory (``uint32``), which
+    starts at ``at``: cell ``x * nz + z``, by an atomic add of 1 or, with ``inc``, an
+    atomic increment that never wraps (``cuda.atomic.inc``): the same counts."""
     for i in range(8):
         if i < valid:
             s = np.uint64(8 * i)
             x = np.int32((word >> s) & _FF)
             z = np.int32((zq >> s) & _FF)
-            cuda.atomic.add(sh, at + x * nz + z, 1)
+            if inc:
+                cuda.atomic.inc(sh, at + x * nz + z, _NO_WRAP)
+            else:
+                cuda.atomic.add(sh, at + x * nz + z, np.uint32(1))
 
 
 @cuda.jit(device=True, inline=True)
-def _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide):
+def _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide, inc):
     """Add rows ``8 w .. 8 w + valid - 1`` of candidates ``g0 .. g0 + ng - 1`` to
     their histograms (candidate ``g0 + g`` at ``base + g * cells``), reading their
     words four at a time (``wide``) or two at a time: that many 8-byte loads in
@@ -126,25 +134,25 @@ def _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide):
             b = cols[g0 + g + 1, w]
             c = cols[g0 + g + 2, w]
             d = cols[g0 + g + 3, w]
-            _count_word(sh, base + g * cells, a, zq, nz, valid)
-            _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid)
-            _count_word(sh, base + (g + 2) * cells, c, zq, nz, valid)
-            _count_word(sh, base + (g + 3) * cells, d, zq, nz, valid)
+            _count_word(sh, base + g * cells, a, zq, nz, valid, inc)
+            _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid, inc)
+            _count_word(sh, base + (g + 2) * cells, c, zq, nz, valid, inc)
+            _count_word(sh, base + (g + 3) * cells, d, zq, nz, valid, inc)
             g += 4
     while g + 1 < ng:
         a = cols[g0 + g, w]
         b = cols[g0 + g + 1, w]
-        _count_word(sh, base + g * cells, a, zq, nz, valid)
-        _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid)
+        _count_word(sh, base + g * cells, a, zq, nz, valid, inc)
+        _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid, inc)
         g += 2
     if g < ng:
-        _count_word(sh, base + g * cells, cols[g0 + g, w], zq, nz, valid)
+        _count_word(sh, base + g * cells, cols[g0 + g, w], zq, nz, valid, inc)
 
 
 @cuda.jit(cache=True)
 def hist_columns(
     cols, n, K, group, j, mult, y64, has_z, use_lut, lut, z64, given,
-    nz, cells, n_sub, spread, wide, hist,
+    nz, cells, n_sub, spread, wide, inc, hist,
 ):  # fmt: skip
     """Joint histograms of ``(Xk, Z)`` from feature-major codes, in shared memory.
 
@@ -164,8 +172,11 @@ def hist_columns(
     ``l % n_sub``, which spreads the adds to one cell within a warp; else warp ``w``
     writes copy ``w % n_sub``), added to ``hist`` at the end, one global atomic add
     per non-empty cell. The labels' lookup table is copied to shared memory first.
+    The adds go to the histograms' ``uint32`` view: atomic adds of 1, or with
+    ``inc`` atomic increments.
     """
     sh = cuda.shared.array(0, _I32)
+    shu = cuda.shared.array(0, _U32)  # the same memory
     lsh = cuda.shared.array(LUT_SIZE, np.int32)
     tid = cuda.threadIdx.x
     nt = cuda.blockDim.x
@@ -193,7 +204,7 @@ def hist_columns(
         valid = n - 8 * w
         if valid > 8:
             valid = 8
-        _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide)
+        _count_group(shu, base, cols, g0, ng, w, cells, zq, nz, valid, wide, inc)
         w += stride
     cuda.syncthreads()
     for c in range(tid, ng * cells, nt):

@@ -35,14 +35,16 @@ COLUMN_THREADS = 8 if SIMULATOR else 256
 #: lets eight blocks (2,048 threads) share a multiprocessor
 COLUMN_SHARED_BYTES = 24 * 1024
 #: candidates a block counts at most, and copies of their histograms at most
-COLUMN_GROUP = 16
+COLUMN_GROUP = 32
 COLUMN_COPIES = 8
 #: whether the lanes of a warp write different copies (else the warps do)
 COLUMN_SPREAD = False
 #: blocks the grid holds, in waves of the blocks resident on every multiprocessor
-COLUMN_WAVES = 4
+COLUMN_WAVES = 1
 #: whether a thread reads four candidates' words before adding them (else two)
-COLUMN_WIDE = False
+COLUMN_WIDE = True
+#: whether the adds are atomic increments (``cuda.atomic.inc``; else atomic adds)
+COLUMN_INC = False
 
 
 def column_plan(
@@ -61,6 +63,8 @@ def column_plan(
     Examples
     --------
     >>> column_plan(100, 200)  # JMI's step: 10 levels x (10 levels x 2 classes)
+    (25, 4, 1, 20000)
+    >>> column_plan(100, 200, group_max=16)
     (15, 7, 2, 24000)
     >>> column_plan(100, 512)  # the relevance pass: 256 codes x 2 classes
     (12, 9, 1, 24576)
@@ -121,17 +125,17 @@ class GpuColumnTable(GpuRowTable):
     codes, labels, estimator, packed16, lane_budget, lane_words, memory_budget
         As for :class:`~fsel.kernels.gpu.information_rows.GpuRowTable` (its kernels
         count what the copy does not).
-    shared_bytes, group, copies, spread, waves, wide
+    shared_bytes, group, copies, spread, waves, wide, inc
         The plan of ``hist_columns``: shared memory a block, candidates a block at
         most, copies of their histograms at most, whether a warp's lanes write
-        different copies, the grid in waves of resident blocks, and whether a
-        thread has four candidates' loads in flight (else two) (None: the module's
-        ``COLUMN_*`` values).
+        different copies, the grid in waves of resident blocks, whether a thread has
+        four candidates' loads in flight (else two), and whether the adds are atomic
+        increments (None: the module's ``COLUMN_*`` values).
 
     Attributes
     ----------
     plan : tuple
-        ``(shared_bytes, group, copies, spread, waves, wide)`` as used (may be set between
+        ``(shared_bytes, group, copies, spread, waves, wide, inc)`` as used (may be set between
         passes: the next count uses it).
     column_seconds : float
         Seconds spent making the feature-major copy (0 when it did not fit).
@@ -153,6 +157,7 @@ class GpuColumnTable(GpuRowTable):
         spread: bool | None = None,
         waves: int | None = None,
         wide: bool | None = None,
+        inc: bool | None = None,
     ) -> None:
         from numba import cuda
 
@@ -164,6 +169,7 @@ class GpuColumnTable(GpuRowTable):
             COLUMN_SPREAD if spread is None else bool(spread),
             COLUMN_WAVES if waves is None else max(1, int(waves)),
             COLUMN_WIDE if wide is None else bool(wide),
+            COLUMN_INC if inc is None else bool(inc),
         )
         self._zbuf: Any = None
         self._cols = self._y64 = None
@@ -191,7 +197,7 @@ class GpuColumnTable(GpuRowTable):
         K, n = self.codes.shape
         a = int(self.n_levels.max()) if self.n_levels.size else 1
         cells = a * nz
-        shared_bytes, group_max, copies, spread, _waves, wide = self.plan
+        shared_bytes, group_max, copies, spread, _waves, wide, inc = self.plan
         plan = column_plan(K, cells, shared_bytes, group_max, copies)
         given = row is None
         bytes_z = given and is_device_array(z) and np.dtype(z.dtype) == np.uint8
@@ -216,7 +222,7 @@ class GpuColumnTable(GpuRowTable):
         _launch(ckern.zero_cells, zb, COLUMN_THREADS, hist)
         grid = self.grid(plan)
         args = (self._cols, n, K, group, j, mult, self._y64, bool(has_z), use_lut)
-        args = (*args, self._lut_dev, z64, given, nz, cells, n_sub, spread, wide, hist)
+        args = (*args, self._lut_dev, z64, given, nz, cells, n_sub, spread, wide, inc, hist)
         _launch(kern.hist_columns, grid, COLUMN_THREADS, *args, shared=shared)
         out = hist.copy_to_host().astype(np.int64)
         self.count_seconds += time.perf_counter() - t0
