@@ -292,19 +292,22 @@ def columns_markdown(co: dict[str, Any] | None) -> list[str]:
         "One greedy step's count (`Z = X0 |Y| + Y`, the least of five; counts compared "
         "with the first plan's):",
         "",
-        "| shared bytes | group | copies | lanes spread | waves | 4 loads | increments | count "
-        "| same counts |",
-        "|---:|---:|---:|:---:|---:|:---:|:---:|---:|:---:|",
+        "| shared bytes | group | copies | lanes spread | waves | 4 loads | increments | pairs "
+        "| count | same counts |",
+        "|---:|---:|---:|:---:|---:|:---:|:---:|:---:|---:|:---:|",
     ]
     for p in co["plans"]:
-        sb, g, c, sp, w, wide, inc = (*p["plan"], False, False)[:7]
+        sb, g, c, sp, w, wide, inc, pairs = (*p["plan"], False, False, False)[:8]
         t = f"{p['step_s'] * 1e3:.3f} ms" if "step_s" in p else p.get("error", "-")
         same = p.get("same_counts", "-")
-        lines.append(f"| {sb} | {g} | {c} | {sp} | {w} | {wide} | {inc} | {t} | {same} |")
+        if pairs and p.get("kernel") == "hist_columns":
+            pairs = "no (fell back)"
+        cells = f"| {sb} | {g} | {c} | {sp} | {w} | {wide} | {inc} | {pairs} | {t} | {same} |"
+        lines.append(cells)
     if "row_table_step_s" in co:
         lines.append(
-            f"| row table (lanes, default before) | | | | | | | {co['row_table_step_s'] * 1e3:.3f} "
-            f"ms | {co.get('row_table_same_counts')} |"
+            "| row table (lanes, default before) | | | | | | | | "
+            f"{co['row_table_step_s'] * 1e3:.3f} ms | {co.get('row_table_same_counts')} |"
         )
     pr = co.get("probes") or {}
     if "step_s" in pr:

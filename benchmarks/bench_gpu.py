@@ -285,16 +285,17 @@ def gpu_on_card(
 
 #: plans of ``hist_columns`` timed side by side on one greedy step's count: (shared
 #: bytes a block, candidates a block at most, copies at most, lanes spread over the
-#: copies, waves of blocks, four loads in flight, atomic increments); the first is
-#: the module's default
+#: copies, waves of blocks, four loads in flight, atomic increments, pairs of
+#: candidates counted jointly); the first is the module's default
 COLUMN_PLANS = (
-    (24 * 1024, 32, 8, False, 1, True, False),
-    (24 * 1024, 32, 8, False, 1, True, True),
-    (24 * 1024, 16, 8, False, 4, True, True),
-    (12 * 1024, 8, 8, False, 4, True, True),
-    (46 * 1024, 32, 8, False, 4, True, True),
-    (24 * 1024, 32, 8, True, 1, True, True),
-    (24 * 1024, 32, 1, False, 1, True, True),
+    (24 * 1024, 32, 8, False, 1, True, False, False),
+    (24 * 1024, 32, 8, False, 1, True, False, True),
+    (46 * 1024, 32, 8, False, 1, True, False, True),
+    (64 * 1024, 32, 8, False, 1, True, False, True),
+    (96 * 1024, 32, 8, False, 1, True, False, True),
+    (96 * 1024, 64, 8, False, 1, True, False, True),
+    (200 * 1024, 100, 8, False, 1, True, False, True),
+    (46 * 1024, 32, 8, False, 4, True, False, True),
 )
 
 
@@ -335,8 +336,11 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
         try:
             same = bool(np.array_equal(table._counts(nz, row=(0, ny, True)), ref))
             sec = least(lambda: table._counts(nz, row=(0, ny, True)))
-            out["plans"].append({"plan": list(plan), "step_s": sec, "same_counts": same})
-            say(f"  hist_columns {plan}: {sec * 1e3:.3f} ms, same counts {same}")
+            kernel = table.last_kernel
+            out["plans"].append(
+                {"plan": list(plan), "step_s": sec, "same_counts": same, "kernel": kernel}
+            )
+            say(f"  {kernel} {plan}: {sec * 1e3:.3f} ms, same counts {same}")
         except Exception as exc:  # report and go on
             out["plans"].append({"plan": list(plan), "error": f"{type(exc).__name__}: {exc}"})
             say(f"  hist_columns {plan}: FAILED {type(exc).__name__}: {exc}")
@@ -357,9 +361,9 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
     best = min(timed_plans, key=lambda p: p["step_s"])["plan"]
     out["best_plan"] = best
     saved = (ic.COLUMN_SHARED_BYTES, ic.COLUMN_GROUP, ic.COLUMN_COPIES)
-    saved += (ic.COLUMN_SPREAD, ic.COLUMN_WAVES, ic.COLUMN_WIDE, ic.COLUMN_INC)
+    saved += (ic.COLUMN_SPREAD, ic.COLUMN_WAVES, ic.COLUMN_WIDE, ic.COLUMN_INC, ic.COLUMN_PAIRS)
     names = ("COLUMN_SHARED_BYTES", "COLUMN_GROUP", "COLUMN_COPIES")
-    names += ("COLUMN_SPREAD", "COLUMN_WAVES", "COLUMN_WIDE", "COLUMN_INC")
+    names += ("COLUMN_SPREAD", "COLUMN_WAVES", "COLUMN_WIDE", "COLUMN_INC", "COLUMN_PAIRS")
     for name, value in zip(names, best, strict=True):
         setattr(ic, name, value)
     runs: dict[str, Any] = {}
@@ -371,6 +375,10 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
             setattr(ic, name, value)
     run = runs["gpu_columns_best"]
     est = fits["gpu_columns_best"]
+    if "order" not in res.get("jmi", {}):  # the jmi part skipped: the CPU on every core
+        ref = jmi_cls()(k, discretize=None, n_jobs=-1).fit(X, y)
+        res.setdefault("jmi", {})["order"] = ref.selection_order_.tolist()
+        res["jmi"]["scores"] = ref.scores_.tolist()
     ref_order = res.get("jmi", {}).get("order")
     run["same_selection"] = (
         None if ref_order is None else est.selection_order_.tolist() == ref_order

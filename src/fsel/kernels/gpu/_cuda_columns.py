@@ -216,6 +216,93 @@ def hist_columns(
             cuda.atomic.add(hist, (g0 + gl, c - gl * cells), tot)
 
 
+@cuda.jit(device=True, inline=True)
+def _count_pair(sh, at, wa, wb, zq, nz, levels, valid):
+    """Add the first ``valid`` of the eight rows of two candidates' words ``wa`` and
+    ``wb`` to their pair's joint histogram in shared memory (``uint32``, from
+    ``at``): one atomic add a row, cell ``(xa * levels + xb) * nz + z``."""
+    for i in range(8):
+        if i < valid:
+            s = np.uint64(8 * i)
+            xa = np.int32((wa >> s) & _FF)
+            xb = np.int32((wb >> s) & _FF)
+            z = np.int32((zq >> s) & _FF)
+            cuda.atomic.add(sh, at + (xa * levels + xb) * nz + z, np.uint32(1))
+
+
+@cuda.jit(cache=True)
+def hist_column_pairs(
+    cols, n, K, group, j, mult, y64, has_z, use_lut, lut, z64, given,
+    nz, levels, n_sub, hist,
+):  # fmt: skip
+    """Joint histograms of ``(Xa, Xb, Z)`` for pairs of candidates, in shared memory:
+    half the atomic adds of :func:`hist_columns`, whose counts are their sums.
+
+    ``hist[p, (xa * levels + xb) * nz + Z[r]] += #{r < n : X[r, 2p] = xa, X[r, 2p + 1]
+    = xb}`` for the pairs of the ``group`` (even) candidates ``g0 ... g0 + group - 1``
+    of grid row ``blockIdx.y`` (``g0 = blockIdx.y * group``); a last candidate
+    without a partner is paired with code 0. Summing a pair's cells over ``xb``
+    gives the first candidate's ``(Xk, Z)`` counts, over ``xa`` the second's. ``Z``,
+    the walk over the rows, the copies and the merge are those of
+    :func:`hist_columns`; a thread has four candidates' words in flight.
+    """
+    sh = cuda.shared.array(0, _I32)
+    shu = cuda.shared.array(0, _U32)  # the same memory
+    lsh = cuda.shared.array(LUT_SIZE, np.int32)
+    tid = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    g0 = cuda.blockIdx.y * group
+    ng = K - g0
+    if ng > group:
+        ng = group
+    pcells = levels * levels * nz
+    size = (group // 2) * pcells
+    for c in range(tid, size * n_sub, nt):
+        sh[c] = 0
+    if use_lut:
+        for c in range(tid, LUT_SIZE, nt):
+            lsh[c] = lut[c]
+    cuda.syncthreads()
+    base = ((tid // 32) % n_sub) * size
+    n_words = (n + 7) // 8
+    w = cuda.blockIdx.x * nt + tid
+    stride = cuda.gridDim.x * nt
+    while w < n_words:
+        if given:
+            zq = z64[w]
+        else:
+            zq = _z_word(cols, y64, w, j, mult, has_z, use_lut, lsh)
+        valid = n - 8 * w
+        if valid > 8:
+            valid = 8
+        g = 0
+        while g + 3 < ng:
+            a = cols[g0 + g, w]
+            b = cols[g0 + g + 1, w]
+            c = cols[g0 + g + 2, w]
+            d = cols[g0 + g + 3, w]
+            _count_pair(shu, base + (g // 2) * pcells, a, b, zq, nz, levels, valid)
+            _count_pair(shu, base + (g // 2 + 1) * pcells, c, d, zq, nz, levels, valid)
+            g += 4
+        if g + 1 < ng:
+            a = cols[g0 + g, w]
+            b = cols[g0 + g + 1, w]
+            _count_pair(shu, base + (g // 2) * pcells, a, b, zq, nz, levels, valid)
+            g += 2
+        if g < ng:
+            a = cols[g0 + g, w]
+            _count_pair(shu, base + (g // 2) * pcells, a, np.uint64(0), zq, nz, levels, valid)
+        w += stride
+    cuda.syncthreads()
+    for c in range(tid, ((ng + 1) // 2) * pcells, nt):
+        tot = 0
+        for s in range(n_sub):
+            tot += sh[s * size + c]
+        if tot:
+            p = c // pcells
+            cuda.atomic.add(hist, (g0 // 2 + p, c - p * pcells), tot)
+
+
 @cuda.jit(cache=True)
 def pad_bytes(src, n, out):
     """``out[r] = src[r]`` for ``r < n``, 0 for the rest of ``out``: the labels padded
