@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from fsel.kernels.gpu._cuda_columns import _NO_WRAP, _U32
 from fsel.kernels.gpu._cuda_information import _I32
 
 _FF = np.uint64(0xFF)
@@ -38,14 +37,12 @@ def read_columns(cols, n, K, group, out):
 
 
 @cuda.jit
-def count_synthetic(n, K, group, levels, nz, cells, n_sub, inc, hist):
+def count_synthetic(n, K, group, levels, nz, cells, n_sub, hist):
     """The shared-memory adds of ``hist_columns`` alone: the same number of adds
     into the same histograms (warp ``w`` writing copy ``w % n_sub``), each row's
     code and ``Z`` made from a hash of its row and candidate instead of read (spread
-    evenly over ``levels`` and ``nz`` values), merged into ``hist`` the same way;
-    ``inc``: atomic increments of the ``uint32`` view instead of atomic adds."""
+    evenly over ``levels`` and ``nz`` values), merged into ``hist`` the same way."""
     sh = cuda.shared.array(0, _I32)
-    shu = cuda.shared.array(0, _U32)
     tid = cuda.threadIdx.x
     nt = cuda.blockDim.x
     g0 = cuda.blockIdx.y * group
@@ -68,10 +65,7 @@ def count_synthetic(n, K, group, levels, nz, cells, n_sub, inc, hist):
                 s = np.uint64(8 * i)
                 x = (np.int32((word >> s) & _FF) * levels) >> 8
                 z = (np.int32((zq >> s) & _FF) * nz) >> 8
-                if inc:
-                    cuda.atomic.inc(shu, base + g * cells + x * nz + z, _NO_WRAP)
-                else:
-                    cuda.atomic.add(shu, base + g * cells + x * nz + z, np.uint32(1))
+                cuda.atomic.add(sh, base + g * cells + x * nz + z, 1)
         w += stride
     cuda.syncthreads()
     for c in range(tid, ng * cells, nt):

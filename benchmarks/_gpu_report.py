@@ -268,6 +268,10 @@ def _cmi_lines(cm: dict[str, Any] | None) -> list[str]:
         fit = f"{r['fit_s'] * 1e3:.1f} ms" if "fit_s" in r else f"failed: {r['error'][:60]}"
         lines.append(f"| {what.get(run, run)} | {fit} | {r.get('order', '-')} |")
     lines.append("")
+    t = cm["runs"].get("gpu_joint", {}).get("timings")
+    if t:
+        text = ", ".join(f"{key[:-2]} {v * 1e3:.1f} ms" for key, v in t.items())
+        lines += [f"CMI with its joint on the GPU, `timings_`: {text}.", ""]
     if "vs_jmi" in cm:
         lines.append(
             f"CMI({k}) with its joint on the GPU takes {cm['vs_jmi']:.2f}x JMI({k}) "
@@ -292,21 +296,16 @@ def columns_markdown(co: dict[str, Any] | None) -> list[str]:
         "One greedy step's count (`Z = X0 |Y| + Y`, the least of five; counts compared "
         "with the first plan's):",
         "",
-        "| shared bytes | group | copies | lanes spread | waves | 4 loads | increments | pairs "
-        "| count | same counts |",
-        "|---:|---:|---:|:---:|---:|:---:|:---:|:---:|---:|:---:|",
+        "| shared bytes | group | copies | waves | 4 loads | count | same counts |",
+        "|---:|---:|---:|---:|:---:|---:|:---:|",
     ]
     for p in co["plans"]:
-        sb, g, c, sp, w, wide, inc, pairs = (*p["plan"], False, False, False)[:8]
+        sb, g, c, w, wide = p["plan"]
         t = f"{p['step_s'] * 1e3:.3f} ms" if "step_s" in p else p.get("error", "-")
-        same = p.get("same_counts", "-")
-        if pairs and p.get("kernel") == "hist_columns":
-            pairs = "no (fell back)"
-        cells = f"| {sb} | {g} | {c} | {sp} | {w} | {wide} | {inc} | {pairs} | {t} | {same} |"
-        lines.append(cells)
+        lines.append(f"| {sb} | {g} | {c} | {w} | {wide} | {t} | {p.get('same_counts', '-')} |")
     if "row_table_step_s" in co:
         lines.append(
-            "| row table (lanes, default before) | | | | | | | | "
+            "| row table (lanes, default before) | | | | | "
             f"{co['row_table_step_s'] * 1e3:.3f} ms | {co.get('row_table_same_counts')} |"
         )
     pr = co.get("probes") or {}
@@ -316,12 +315,7 @@ def columns_markdown(co: dict[str, Any] | None) -> list[str]:
             f"The first plan's count, {pr['step_s'] * 1e3:.3f} ms, against its stages alone "
             f"(same grid): the reads of every candidate word {pr['reads_only_s'] * 1e3:.3f} ms "
             f"({co['rows'] * co['features'] / pr['reads_only_s'] / 1e12:.2f} TB/s), the "
-            f"shared-memory adds {pr['adds_only_s'] * 1e3:.3f} ms"
-            + (
-                f" ({pr['increments_only_s'] * 1e3:.3f} ms as atomic increments)."
-                if "increments_only_s" in pr
-                else "."
-            ),
+            f"shared-memory adds {pr['adds_only_s'] * 1e3:.3f} ms.",
         ]
     b = co.get("best_fit")
     if b:

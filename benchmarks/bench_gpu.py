@@ -284,18 +284,18 @@ def gpu_on_card(
 
 
 #: plans of ``hist_columns`` timed side by side on one greedy step's count: (shared
-#: bytes a block, candidates a block at most, copies at most, lanes spread over the
-#: copies, waves of blocks, four loads in flight, atomic increments, pairs of
-#: candidates counted jointly); the first is the module's default
+#: bytes a block, candidates a block at most, copies at most, waves of blocks, four
+#: loads in flight); the first is the module's default. (Runs from 9e99258 to
+#: 79c4d02 also timed lanes spread over the copies, atomic increments and pairs of
+#: candidates counted jointly: none was faster, and they were removed.)
 COLUMN_PLANS = (
-    (24 * 1024, 32, 8, False, 1, True, False, False),
-    (24 * 1024, 32, 8, False, 1, True, False, True),
-    (46 * 1024, 32, 8, False, 1, True, False, True),
-    (64 * 1024, 32, 8, False, 1, True, False, True),
-    (96 * 1024, 32, 8, False, 1, True, False, True),
-    (96 * 1024, 64, 8, False, 1, True, False, True),
-    (200 * 1024, 100, 8, False, 1, True, False, True),
-    (46 * 1024, 32, 8, False, 4, True, False, True),
+    (24 * 1024, 32, 8, 1, True),
+    (24 * 1024, 32, 8, 1, False),
+    (24 * 1024, 16, 8, 1, True),
+    (24 * 1024, 16, 8, 4, False),
+    (46 * 1024, 32, 8, 4, True),
+    (12 * 1024, 8, 8, 4, True),
+    (24 * 1024, 32, 1, 1, True),
 )
 
 
@@ -336,11 +336,8 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
         try:
             same = bool(np.array_equal(table._counts(nz, row=(0, ny, True)), ref))
             sec = least(lambda: table._counts(nz, row=(0, ny, True)))
-            kernel = table.last_kernel
-            out["plans"].append(
-                {"plan": list(plan), "step_s": sec, "same_counts": same, "kernel": kernel}
-            )
-            say(f"  {kernel} {plan}: {sec * 1e3:.3f} ms, same counts {same}")
+            out["plans"].append({"plan": list(plan), "step_s": sec, "same_counts": same})
+            say(f"  hist_columns {plan}: {sec * 1e3:.3f} ms, same counts {same}")
         except Exception as exc:  # report and go on
             out["plans"].append({"plan": list(plan), "error": f"{type(exc).__name__}: {exc}"})
             say(f"  hist_columns {plan}: FAILED {type(exc).__name__}: {exc}")
@@ -361,9 +358,9 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
     best = min(timed_plans, key=lambda p: p["step_s"])["plan"]
     out["best_plan"] = best
     saved = (ic.COLUMN_SHARED_BYTES, ic.COLUMN_GROUP, ic.COLUMN_COPIES)
-    saved += (ic.COLUMN_SPREAD, ic.COLUMN_WAVES, ic.COLUMN_WIDE, ic.COLUMN_INC, ic.COLUMN_PAIRS)
+    saved += (ic.COLUMN_WAVES, ic.COLUMN_WIDE)
     names = ("COLUMN_SHARED_BYTES", "COLUMN_GROUP", "COLUMN_COPIES")
-    names += ("COLUMN_SPREAD", "COLUMN_WAVES", "COLUMN_WIDE", "COLUMN_INC", "COLUMN_PAIRS")
+    names += ("COLUMN_WAVES", "COLUMN_WIDE")
     for name, value in zip(names, best, strict=True):
         setattr(ic, name, value)
     runs: dict[str, Any] = {}
@@ -411,8 +408,8 @@ def column_probes(table: Any, nz: int, least: Any) -> dict[str, float]:
     def read() -> None:
         read_columns[(gx, gy), COLUMN_THREADS](table._cols, n, K, group, out)
 
-    def add(inc: bool) -> None:
-        args = (n, K, group, a, nz, cells, n_sub, inc, hist)
+    def add() -> None:
+        args = (n, K, group, a, nz, cells, n_sub, hist)
         count_synthetic[(gx, gy), COLUMN_THREADS, 0, shared](*args)
 
     def step() -> None:
@@ -421,8 +418,7 @@ def column_probes(table: Any, nz: int, least: Any) -> dict[str, float]:
     return {
         "step_s": least(step),
         "reads_only_s": least(read),
-        "adds_only_s": least(lambda: add(False)),
-        "increments_only_s": least(lambda: add(True)),
+        "adds_only_s": least(add),
     }
 
 

@@ -30,13 +30,11 @@ FakeCUDAArray.__cuda_array_interface__ = property(
 
 #: (rows, features, levels, classes, labels through the lookup table)
 COUNT_CASES = [(37, 7, 5, 2, False), (64, 8, 4, 3, True), (17, 13, 3, 5, True), (9, 4, 2, 2, False)]
-#: plans: (shared bytes, group, copies, spread, waves, wide, inc, pairs)
+#: plans: (shared bytes, group, copies, waves, wide)
 PLANS = [
-    (24 * 1024, 16, 8, False, 1, False, False, False),
-    (2000, 2, 3, True, 2, True, True, False),
-    (4096, 5, 1, False, 1, True, False, False),
-    (24 * 1024, 16, 8, False, 1, True, False, True),  # pairs of candidates
-    (8192, 6, 2, False, 1, True, False, True),  # pairs, three a block
+    (24 * 1024, 16, 8, 1, False),
+    (2000, 2, 3, 2, True),
+    (4096, 5, 1, 1, True),  # four loads in flight, then one alone
 ]
 
 
@@ -80,7 +78,7 @@ def count_cases() -> dict[str, object]:
             launched.clear()
             table = information_columns.GpuColumnTable(
                 dX, labels, shared_bytes=plan[0], group=plan[1], copies=plan[2],
-                spread=plan[3], waves=plan[4], wide=plan[5], inc=plan[6], pairs=plan[7],
+                waves=plan[3], wide=plan[4],
             )  # fmt: skip
             a = int(table.n_levels.max())
             ok = np.array_equal(table.n_levels, X.max(axis=0).astype(np.int64) + 1)
@@ -131,20 +129,6 @@ def fit_cases() -> dict[str, object]:
             "gpu": [gpu.selection_order_.tolist(), gpu.scores_.tolist(), gpu.relevance_.tolist()],
             "timings": sorted(gpu.timings_),
         }
-    # the greedy steps counted by pairs of candidates
-    information_columns.COLUMN_PAIRS = True
-    for name, n, d, levels, n_classes, crit, ydt, k in FIT_CASES[:2]:
-        X = rng.integers(0, levels, size=(n, d))
-        y = ((X[:, 0] + rng.integers(0, 2, n)) % n_classes).astype(ydt)
-        cls = getattr(fsel, crit)
-        cpu = cls(k, discretize=None).fit(X, y)
-        gpu = cls(k, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
-        out[name + "-pairs"] = {
-            "cpu": [cpu.selection_order_.tolist(), cpu.scores_.tolist(), cpu.relevance_.tolist()],
-            "gpu": [gpu.selection_order_.tolist(), gpu.scores_.tolist(), gpu.relevance_.tolist()],
-            "timings": sorted(gpu.timings_),
-        }
-    information_columns.COLUMN_PAIRS = False
     information_rows._VARIANT = default
     return out
 

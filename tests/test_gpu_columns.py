@@ -25,20 +25,16 @@ def test_columns_copy_and_count_what_a_plain_scatter_counts(simulated, case):
     0``, bytes otherwise); every plan counts ``(Xk, Xj |Y| + Y)`` and ``(Xk, Xj)``
     as ``np.add.at`` does, labels through the lookup table or not, ``Z`` given on
     the GPU (CMI's joint), and the relevance pass that finds the levels; two or four
-    loads in flight, atomic adds or increments, candidates alone or in pairs (the
-    pairs' joint counts summed over the partner; an odd last candidate alone); the
-    plans with 2000-byte blocks leave the relevance pass (256 codes x classes) to
-    the row kernels."""
+    loads in flight; the plans with 2000-byte blocks leave the relevance pass (256
+    codes x classes) to the row kernels."""
     r = simulated["counts"][case]
     assert r["copy"] and r["padding_zero"]
-    for i, plan in enumerate(r["plans"]):
+    for plan in r["plans"]:
         assert plan["same"]
         assert "hist_columns" in plan["kernels"]
-        assert ("hist_column_pairs" in plan["kernels"]) == (i >= 3)  # the pair plans
 
 
 FIT_CASES = ["JMI-odd", "CMIM-lut", "CMI", "DISR-wide", "JMIM-bool", "MIM-50-classes"]
-FIT_CASES += ["JMI-odd-pairs", "CMIM-lut-pairs"]  # the steps counted by pairs
 
 
 @pytest.mark.parametrize("case", FIT_CASES)

@@ -24,10 +24,6 @@ COLUMN_TILE_FEATURES = 8 if _SIM else 64
 COLUMN_TILE_PAD = COLUMN_TILE_ROWS + 4
 
 _FF = np.uint64(0xFF)
-#: the dynamic shared array's unsigned view (it aliases the ``int32`` one) and the
-#: bound of ``cuda.atomic.inc`` that never wraps (no count reaches 2**32 - 1)
-_U32 = np.dtype(np.uint32) if _SIM else np.uint32
-_NO_WRAP = np.uint32(0xFFFFFFFF)
 
 
 @cuda.jit(cache=True)
@@ -105,24 +101,20 @@ def _z_word(cols, y64, w, j, mult, has_z, use_lut, lut):
 
 
 @cuda.jit(device=True, inline=True)
-def _count_word(sh, at, word, zq, nz, valid, inc):
+def _count_word(sh, at, word, zq, nz, valid):
     """Add the first ``valid`` of the eight rows of one candidate's 8-byte ``word``
-    (``Z`` bytes in ``zq``) to its histogram in shared memory (``uint32``), which
-    starts at ``at``: cell ``x * nz + z``, by an atomic add of 1 or, with ``inc``, an
-    atomic increment that never wraps (``cuda.atomic.inc``): the same counts."""
+    (``Z`` bytes in ``zq``) to its histogram in shared memory, which starts at
+    ``at``: cell ``x * nz + z``."""
     for i in range(8):
         if i < valid:
             s = np.uint64(8 * i)
             x = np.int32((word >> s) & _FF)
             z = np.int32((zq >> s) & _FF)
-            if inc:
-                cuda.atomic.inc(sh, at + x * nz + z, _NO_WRAP)
-            else:
-                cuda.atomic.add(sh, at + x * nz + z, np.uint32(1))
+            cuda.atomic.add(sh, at + x * nz + z, 1)
 
 
 @cuda.jit(device=True, inline=True)
-def _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide, inc):
+def _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide):
     """Add rows ``8 w .. 8 w + valid - 1`` of candidates ``g0 .. g0 + ng - 1`` to
     their histograms (candidate ``g0 + g`` at ``base + g * cells``), reading their
     words four at a time (``wide``) or two at a time: that many 8-byte loads in
@@ -134,25 +126,25 @@ def _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide, inc):
             b = cols[g0 + g + 1, w]
             c = cols[g0 + g + 2, w]
             d = cols[g0 + g + 3, w]
-            _count_word(sh, base + g * cells, a, zq, nz, valid, inc)
-            _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid, inc)
-            _count_word(sh, base + (g + 2) * cells, c, zq, nz, valid, inc)
-            _count_word(sh, base + (g + 3) * cells, d, zq, nz, valid, inc)
+            _count_word(sh, base + g * cells, a, zq, nz, valid)
+            _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid)
+            _count_word(sh, base + (g + 2) * cells, c, zq, nz, valid)
+            _count_word(sh, base + (g + 3) * cells, d, zq, nz, valid)
             g += 4
     while g + 1 < ng:
         a = cols[g0 + g, w]
         b = cols[g0 + g + 1, w]
-        _count_word(sh, base + g * cells, a, zq, nz, valid, inc)
-        _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid, inc)
+        _count_word(sh, base + g * cells, a, zq, nz, valid)
+        _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid)
         g += 2
     if g < ng:
-        _count_word(sh, base + g * cells, cols[g0 + g, w], zq, nz, valid, inc)
+        _count_word(sh, base + g * cells, cols[g0 + g, w], zq, nz, valid)
 
 
 @cuda.jit(cache=True)
 def hist_columns(
     cols, n, K, group, j, mult, y64, has_z, use_lut, lut, z64, given,
-    nz, cells, n_sub, spread, wide, inc, hist,
+    nz, cells, n_sub, wide, hist,
 ):  # fmt: skip
     """Joint histograms of ``(Xk, Z)`` from feature-major codes, in shared memory.
 
@@ -167,16 +159,12 @@ def hist_columns(
     A thread takes a word of rows at a time (consecutive threads, consecutive words:
     coalesced), makes their eight ``Z`` once, then reads the block's candidates' words
     of those rows two (or, ``wide``, four) at a time and adds their rows to the
-    candidates' histograms (:func:`_count_group`). The block's ``group x cells`` histograms live in
-    shared memory in ``n_sub`` copies (``spread``: lane ``l`` of a warp writes copy
-    ``l % n_sub``, which spreads the adds to one cell within a warp; else warp ``w``
-    writes copy ``w % n_sub``), added to ``hist`` at the end, one global atomic add
-    per non-empty cell. The labels' lookup table is copied to shared memory first.
-    The adds go to the histograms' ``uint32`` view: atomic adds of 1, or with
-    ``inc`` atomic increments.
+    candidates' histograms (:func:`_count_group`). The block's ``group x cells``
+    histograms live in shared memory in ``n_sub`` copies (warp ``w`` writes copy ``w %
+    n_sub``), added to ``hist`` at the end, one global atomic add per non-empty cell.
+    The labels' lookup table is copied to shared memory first.
     """
     sh = cuda.shared.array(0, _I32)
-    shu = cuda.shared.array(0, _U32)  # the same memory
     lsh = cuda.shared.array(LUT_SIZE, np.int32)
     tid = cuda.threadIdx.x
     nt = cuda.blockDim.x
@@ -185,78 +173,6 @@ def hist_columns(
     if ng > group:
         ng = group
     size = group * cells
-    for c in range(tid, size * n_sub, nt):
-        sh[c] = 0
-    if use_lut:
-        for c in range(tid, LUT_SIZE, nt):
-            lsh[c] = lut[c]
-    cuda.syncthreads()
-    copy = tid % n_sub if spread else (tid // 32) % n_sub
-    base = copy * size
-    n_words = (n + 7) // 8
-    w = cuda.blockIdx.x * nt + tid
-    stride = cuda.gridDim.x * nt
-    while w < n_words:
-        if given:
-            zq = z64[w]
-        else:
-            zq = _z_word(cols, y64, w, j, mult, has_z, use_lut, lsh)
-        valid = n - 8 * w
-        if valid > 8:
-            valid = 8
-        _count_group(shu, base, cols, g0, ng, w, cells, zq, nz, valid, wide, inc)
-        w += stride
-    cuda.syncthreads()
-    for c in range(tid, ng * cells, nt):
-        tot = 0
-        for s in range(n_sub):
-            tot += sh[s * size + c]
-        if tot:
-            gl = c // cells
-            cuda.atomic.add(hist, (g0 + gl, c - gl * cells), tot)
-
-
-@cuda.jit(device=True, inline=True)
-def _count_pair(sh, at, wa, wb, zq, nz, levels, valid):
-    """Add the first ``valid`` of the eight rows of two candidates' words ``wa`` and
-    ``wb`` to their pair's joint histogram in shared memory (``uint32``, from
-    ``at``): one atomic add a row, cell ``(xa * levels + xb) * nz + z``."""
-    for i in range(8):
-        if i < valid:
-            s = np.uint64(8 * i)
-            xa = np.int32((wa >> s) & _FF)
-            xb = np.int32((wb >> s) & _FF)
-            z = np.int32((zq >> s) & _FF)
-            cuda.atomic.add(sh, at + (xa * levels + xb) * nz + z, np.uint32(1))
-
-
-@cuda.jit(cache=True)
-def hist_column_pairs(
-    cols, n, K, group, j, mult, y64, has_z, use_lut, lut, z64, given,
-    nz, levels, n_sub, hist,
-):  # fmt: skip
-    """Joint histograms of ``(Xa, Xb, Z)`` for pairs of candidates, in shared memory:
-    half the atomic adds of :func:`hist_columns`, whose counts are their sums.
-
-    ``hist[p, (xa * levels + xb) * nz + Z[r]] += #{r < n : X[r, 2p] = xa, X[r, 2p + 1]
-    = xb}`` for the pairs of the ``group`` (even) candidates ``g0 ... g0 + group - 1``
-    of grid row ``blockIdx.y`` (``g0 = blockIdx.y * group``); a last candidate
-    without a partner is paired with code 0. Summing a pair's cells over ``xb``
-    gives the first candidate's ``(Xk, Z)`` counts, over ``xa`` the second's. ``Z``,
-    the walk over the rows, the copies and the merge are those of
-    :func:`hist_columns`; a thread has four candidates' words in flight.
-    """
-    sh = cuda.shared.array(0, _I32)
-    shu = cuda.shared.array(0, _U32)  # the same memory
-    lsh = cuda.shared.array(LUT_SIZE, np.int32)
-    tid = cuda.threadIdx.x
-    nt = cuda.blockDim.x
-    g0 = cuda.blockIdx.y * group
-    ng = K - g0
-    if ng > group:
-        ng = group
-    pcells = levels * levels * nz
-    size = (group // 2) * pcells
     for c in range(tid, size * n_sub, nt):
         sh[c] = 0
     if use_lut:
@@ -275,32 +191,16 @@ def hist_column_pairs(
         valid = n - 8 * w
         if valid > 8:
             valid = 8
-        g = 0
-        while g + 3 < ng:
-            a = cols[g0 + g, w]
-            b = cols[g0 + g + 1, w]
-            c = cols[g0 + g + 2, w]
-            d = cols[g0 + g + 3, w]
-            _count_pair(shu, base + (g // 2) * pcells, a, b, zq, nz, levels, valid)
-            _count_pair(shu, base + (g // 2 + 1) * pcells, c, d, zq, nz, levels, valid)
-            g += 4
-        if g + 1 < ng:
-            a = cols[g0 + g, w]
-            b = cols[g0 + g + 1, w]
-            _count_pair(shu, base + (g // 2) * pcells, a, b, zq, nz, levels, valid)
-            g += 2
-        if g < ng:
-            a = cols[g0 + g, w]
-            _count_pair(shu, base + (g // 2) * pcells, a, np.uint64(0), zq, nz, levels, valid)
+        _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide)
         w += stride
     cuda.syncthreads()
-    for c in range(tid, ((ng + 1) // 2) * pcells, nt):
+    for c in range(tid, ng * cells, nt):
         tot = 0
         for s in range(n_sub):
             tot += sh[s * size + c]
         if tot:
-            p = c // pcells
-            cuda.atomic.add(hist, (g0 // 2 + p, c - p * pcells), tot)
+            gl = c // cells
+            cuda.atomic.add(hist, (g0 + gl, c - gl * cells), tot)
 
 
 @cuda.jit(cache=True)

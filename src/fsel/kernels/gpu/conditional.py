@@ -77,7 +77,27 @@ def _blocks(n: int) -> int:
     return 2 if _SIMULATOR else max(1, min(32 * _n_sm(), -(-n // THREADS)))
 
 
+def step_time(table: Any, key: str, t0: float) -> None:
+    """Add the seconds since ``t0`` (the GPU's work included: it synchronises) to
+    ``table.step_seconds[key]``: where CMI's steps spend their time (a fit's
+    ``timings_``)."""
+    from numba import cuda
+
+    cuda.synchronize()
+    seconds = table.__dict__.setdefault("step_seconds", {})
+    seconds[key] = seconds.get(key, 0.0) + time.perf_counter() - t0
+
+
 def joint_codes(table: Any, s: GpuJointCodes | None, j: int) -> GpuJointCodes:
+    """:func:`_joint_codes`, its time added to the table's ``step_seconds``
+    (``joint_s``)."""
+    t0 = time.perf_counter()
+    out = _joint_codes(table, s, j)
+    step_time(table, "joint_s", t0)
+    return out
+
+
+def _joint_codes(table: Any, s: GpuJointCodes | None, j: int) -> GpuJointCodes:
     """The joint of ``S`` (``s``; None: the empty set) and feature ``j`` of ``table``
     (a :class:`~fsel.kernels.gpu.information_rows.GpuRowTable`), numbered as
     :meth:`fsel.kernels.information.InformationTable.joint_codes` numbers it on the
@@ -243,11 +263,17 @@ def conditional_relevance(table: Any, s: GpuJointCodes) -> np.ndarray:
     a = int(table.n_levels.max())
     shared = _fits_shared(table, a * nz)
     z, order, zc = _device_z(table, s, nz, sort=not shared)
+    step_time(table, "z_s" if shared else "z_sort_s", t0)
+    t1 = time.perf_counter()
     if shared:
         full = table._counts(nz, z=z)  # the table's shared-memory kernels
     else:
         full = _counts_sorted(table, order, zc, nz)
         table.count_seconds += time.perf_counter() - t0
+    step_time(table, "conditional_count_s", t1)
+    t1 = time.perf_counter()
     s_ksy, s_ks, m_ksy, m_ks = sums_from_counts(full, ny, table._table, table.n_jobs)
     h_sy, h_s = table.conditioning_entropies(zc)
-    return table._cmi_from_sums(h_sy, h_s, s_ksy, s_ks, m_ksy, m_ks)
+    out = table._cmi_from_sums(h_sy, h_s, s_ksy, s_ks, m_ksy, m_ks)
+    step_time(table, "conditional_sums_s", t1)
+    return out

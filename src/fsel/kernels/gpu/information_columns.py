@@ -37,17 +37,10 @@ COLUMN_SHARED_BYTES = 24 * 1024
 #: candidates a block counts at most, and copies of their histograms at most
 COLUMN_GROUP = 32
 COLUMN_COPIES = 8
-#: whether the lanes of a warp write different copies (else the warps do)
-COLUMN_SPREAD = False
 #: blocks the grid holds, in waves of the blocks resident on every multiprocessor
 COLUMN_WAVES = 1
 #: whether a thread reads four candidates' words before adding them (else two)
 COLUMN_WIDE = True
-#: whether the adds are atomic increments (``cuda.atomic.inc``; else atomic adds)
-COLUMN_INC = False
-#: whether pairs of candidates are counted jointly (``hist_column_pairs``: one add a
-#: row per pair) where their joint histograms fit the shared memory
-COLUMN_PAIRS = False
 
 
 def column_plan(
@@ -82,37 +75,6 @@ def column_plan(
     group = -(-n_features // n_groups)
     n_sub = max(1, min(copies_max, shared_bytes // (per * group)))
     return group, n_groups, n_sub, per * group * n_sub
-
-
-def pair_plan(
-    n_features: int,
-    cells: int,
-    levels: int,
-    shared_bytes: int = COLUMN_SHARED_BYTES,
-    group_max: int = COLUMN_GROUP,
-    copies_max: int = COLUMN_COPIES,
-) -> Any:
-    """How ``hist_column_pairs`` splits the candidates: ``(group, n_groups, n_sub,
-    shared)`` as :func:`column_plan` (``group`` even: whole pairs, a pair's joint
-    histogram ``levels x cells`` 32-bit counts), or None when one pair's does not
-    fit ``shared_bytes``.
-
-    Examples
-    --------
-    >>> pair_plan(100, 200, 10, 47 * 1024)  # JMI's step: 2,000 cells a pair
-    (12, 9, 1, 48000)
-    >>> pair_plan(100, 512, 256) is None  # the relevance pass: 256 codes
-    True
-    """
-    per = 4 * max(cells, 1) * max(levels, 1)
-    fit = min(max(group_max // 2, 1), shared_bytes // per)
-    if fit < 1 or n_features < 1:
-        return None
-    pairs = -(-n_features // 2)
-    n_groups = -(-pairs // fit)
-    per_group = -(-pairs // n_groups)
-    n_sub = max(1, min(copies_max, shared_bytes // (per * per_group)))
-    return 2 * per_group, n_groups, n_sub, per * per_group * n_sub
 
 
 def padded_bytes(src: Any, n: int, width: int, out: Any = None) -> Any:
@@ -159,24 +121,19 @@ class GpuColumnTable(GpuRowTable):
     codes, labels, estimator, packed16, lane_budget, lane_words, memory_budget
         As for :class:`~fsel.kernels.gpu.information_rows.GpuRowTable` (its kernels
         count what the copy does not).
-    shared_bytes, group, copies, spread, waves, wide, inc, pairs
+    shared_bytes, group, copies, waves, wide
         The plan of ``hist_columns``: shared memory a block, candidates a block at
-        most, copies of their histograms at most, whether a warp's lanes write
-        different copies, the grid in waves of resident blocks, whether a thread has
-        four candidates' loads in flight (else two), whether the adds are atomic
-        increments, and whether pairs of candidates are counted jointly
-        (``hist_column_pairs``; :func:`pair_plan`) (None: the module's ``COLUMN_*``
-        values).
+        most, copies of their histograms at most, the grid in waves of resident
+        blocks, and whether a thread has four candidates' loads in flight (else two)
+        (None: the module's ``COLUMN_*`` values).
 
     Attributes
     ----------
     plan : tuple
-        ``(shared_bytes, group, copies, spread, waves, wide, inc, pairs)`` as used
+        ``(shared_bytes, group, copies, waves, wide)`` as used
         (may be set between passes: the next count uses it).
     column_seconds : float
         Seconds spent making the feature-major copy (0 when it did not fit).
-    last_kernel : str
-        The kernel of the last count made from the copy.
     """
 
     def __init__(
@@ -192,11 +149,8 @@ class GpuColumnTable(GpuRowTable):
         shared_bytes: int | None = None,
         group: int | None = None,
         copies: int | None = None,
-        spread: bool | None = None,
         waves: int | None = None,
         wide: bool | None = None,
-        inc: bool | None = None,
-        pairs: bool | None = None,
     ) -> None:
         from numba import cuda
 
@@ -205,14 +159,10 @@ class GpuColumnTable(GpuRowTable):
             COLUMN_SHARED_BYTES if shared_bytes is None else int(shared_bytes),
             COLUMN_GROUP if group is None else int(group),
             COLUMN_COPIES if copies is None else int(copies),
-            COLUMN_SPREAD if spread is None else bool(spread),
             COLUMN_WAVES if waves is None else max(1, int(waves)),
             COLUMN_WIDE if wide is None else bool(wide),
-            COLUMN_INC if inc is None else bool(inc),
-            COLUMN_PAIRS if pairs is None else bool(pairs),
         )
         self._zbuf: Any = None
-        self.last_kernel = ""
         self._cols = self._y64 = None
         self.column_seconds = 0.0
         if n and K and K * -(-n // 8) * 8 <= _device_budget(memory_budget) // 2:
@@ -238,7 +188,7 @@ class GpuColumnTable(GpuRowTable):
         K, n = self.codes.shape
         a = int(self.n_levels.max()) if self.n_levels.size else 1
         cells = a * nz
-        shared_bytes, group_max, copies, spread, _waves, wide, inc, pairs = self.plan
+        shared_bytes, group_max, copies, _waves, wide = self.plan
         plan = column_plan(K, cells, shared_bytes, group_max, copies)
         given = row is None
         bytes_z = given and is_device_array(z) and np.dtype(z.dtype) == np.uint8
@@ -255,15 +205,6 @@ class GpuColumnTable(GpuRowTable):
         else:
             j, mult, has_z = row
             use_lut, z64 = bool(has_z and self._labels.lut is not None), self._y64
-        if pairs:
-            pplan = pair_plan(K, cells, a, shared_bytes, group_max, copies)
-            if pplan is not None:
-                out = self._pair_counts(nz, a, pplan, (j, mult, has_z, use_lut, z64, given))
-                if out is not None:
-                    self.count_seconds += time.perf_counter() - t0
-                    self.last_kernel = "hist_column_pairs"
-                    return out
-        self.last_kernel = "hist_columns"
         group, _n_groups, n_sub, shared = plan
         hist = self._hist
         if hist is None or hist.shape != (K, cells):
@@ -272,7 +213,7 @@ class GpuColumnTable(GpuRowTable):
         _launch(ckern.zero_cells, zb, COLUMN_THREADS, hist)
         grid = self.grid(plan)
         args = (self._cols, n, K, group, j, mult, self._y64, bool(has_z), use_lut)
-        args = (*args, self._lut_dev, z64, given, nz, cells, n_sub, spread, wide, inc, hist)
+        args = (*args, self._lut_dev, z64, given, nz, cells, n_sub, wide, hist)
         _launch(kern.hist_columns, grid, COLUMN_THREADS, *args, shared=shared)
         out = hist.copy_to_host().astype(np.int64)
         self.count_seconds += time.perf_counter() - t0
@@ -285,39 +226,9 @@ class GpuColumnTable(GpuRowTable):
         (two under the simulator: the grid stride and the merge exercised)."""
         _group, n_groups, _n_sub, shared = plan
         resident = min(2048 // COLUMN_THREADS, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
-        gx = max(1, -(-resident * _n_sm() * self.plan[4] // n_groups))
+        gx = max(1, -(-resident * _n_sm() * self.plan[3] // n_groups))
         gx = min(gx, max(1, -(-self._cols.shape[1] // COLUMN_THREADS)))
         return (min(gx, 2) if SIMULATOR else gx), n_groups
-
-    def _pair_counts(self, nz: int, a: int, plan: tuple, zargs: tuple) -> Any:
-        """:meth:`_counts` by ``hist_column_pairs`` (one add a row per pair of
-        candidates), each candidate's counts the sums of its pairs' cells over its
-        partner's codes; None, launching nothing, where a block may not take the
-        plan's shared memory."""
-        from numba import cuda
-
-        from fsel.kernels.gpu import _cuda_columns as kern
-        from fsel.kernels.gpu import _cuda_information as ckern
-        from fsel.kernels.gpu.lanes import allow_shared
-
-        K, n = self.codes.shape
-        j, mult, has_z, use_lut, z64, given = zargs
-        group, _n_groups, n_sub, shared = plan
-        pcells = a * a * nz
-        hist = cuda.device_array((-(-K // 2), pcells), dtype=np.int32)
-        args = (self._cols, n, K, group, j, mult, self._y64, bool(has_z), use_lut)
-        args = (*args, self._lut_dev, z64, given, nz, a, n_sub, hist)
-        if not allow_shared(kern.hist_column_pairs, args, shared):
-            return None
-        zb = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-hist.size // 256)))
-        _launch(ckern.zero_cells, zb, COLUMN_THREADS, hist)
-        grid = self.grid(plan)
-        _launch(kern.hist_column_pairs, grid, COLUMN_THREADS, *args, shared=shared)
-        joint = hist.copy_to_host().astype(np.int64).reshape(-1, a, a, nz)
-        out = np.empty((K, a * nz), dtype=np.int64)
-        out[0::2] = joint.sum(axis=2).reshape(-1, a * nz)
-        out[1::2] = joint.sum(axis=1).reshape(-1, a * nz)[: K // 2]
-        return out
 
     def _padded_z(self, z: Any) -> Any:
         """``Z`` (``uint8`` on the GPU, one byte a row) padded to the copy's whole

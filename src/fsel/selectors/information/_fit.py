@@ -222,6 +222,7 @@ class InformationSelector(SelectorCore):
                 "setup_s": float(t_setup),
                 "select_s": float(t_select),
                 **{key: float(v) for key, v in getattr(info, "setup_seconds", {}).items()},
+                **{key: float(v) for key, v in getattr(info, "step_seconds", {}).items()},
             }
         del info  # free the codes before the fitted arrays are built
         scores = np.array(result.last_scores, dtype=np.float64, copy=True)
