@@ -173,6 +173,7 @@ def markdown(res: dict[str, Any]) -> str:
                 f"| {name} | {r['k']} | {' | '.join(cells)} | {vs} | {r.get('same_selection')} |"
             )
         lines.append("")
+    if cr:
         lines += _cmi_lines(cr.get("cmi"))
     rl = res.get("relief")
     if rl:
