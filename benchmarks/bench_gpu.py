@@ -195,9 +195,9 @@ def part_jmi(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
     say(f"  {X.nbytes / 1e9:.2f} GB in {t_copy:.3f} s")
     # the shared memory the lane kernel got: its opt-in budget, or 48 KiB where the
     # driver call is not available (then "lanes" runs as "lanes48")
-    from fsel.kernels.gpu import information_rows
+    from fsel.kernels.gpu import tables
 
-    probe, _ = information_rows.device_table(dX[:4096], y[:4096], name="probe")
+    probe, _ = tables.device_table(dX[:4096], y[:4096], name="probe")
     res["jmi"]["lane_budget_bytes"] = int(getattr(probe, "_lane_budget", 0))
     say(f"  lane kernel's shared-memory budget: {res['jmi']['lane_budget_bytes']} bytes")
     probe = None
@@ -233,10 +233,10 @@ def part_jmi(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
 
 def set_variant(variant: str) -> None:
     """Which table a fit on codes already on the GPU builds (:data:`VARIANTS`; the
-    names of ``fsel.kernels.gpu.information_rows._VARIANT``)."""
-    from fsel.kernels.gpu import information_rows
+    names of ``fsel.kernels.gpu.tables._VARIANT``)."""
+    from fsel.kernels.gpu import tables
 
-    information_rows._VARIANT = variant
+    tables._VARIANT = variant
 
 
 def gpu_on_card(

@@ -22,7 +22,7 @@ from numba import cuda  # noqa: E402
 from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray  # noqa: E402
 
 import fsel  # noqa: E402
-from fsel.kernels.gpu import information_columns, information_rows  # noqa: E402
+from fsel.kernels.gpu import information_columns, information_rows, tables  # noqa: E402
 
 FakeCUDAArray.__cuda_array_interface__ = property(
     lambda self: {"shape": self.shape, "typestr": self._ary.dtype.str, "version": 3}
@@ -113,8 +113,8 @@ FIT_CASES = [
 
 
 def fit_cases() -> dict[str, object]:
-    default = information_rows._VARIANT
-    information_rows._VARIANT = "columns"
+    default = tables._VARIANT
+    tables._VARIANT = "columns"
     rng = np.random.default_rng(5)
     out: dict[str, object] = {}
     for name, n, d, levels, n_classes, crit, ydt, k in FIT_CASES:
@@ -129,7 +129,7 @@ def fit_cases() -> dict[str, object]:
             "gpu": [gpu.selection_order_.tolist(), gpu.scores_.tolist(), gpu.relevance_.tolist()],
             "timings": sorted(gpu.timings_),
         }
-    information_rows._VARIANT = default
+    tables._VARIANT = default
     return out
 
 

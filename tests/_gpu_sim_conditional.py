@@ -13,7 +13,7 @@ from numba import cuda
 
 import fsel
 from _gpu_sim_worker import fitted  # its import readies the simulated arrays
-from fsel.kernels.gpu import conditional, information_rows
+from fsel.kernels.gpu import conditional, information_rows, tables
 from fsel.kernels.value_ranks import value_ranks
 
 #: (name, rows, features, levels, classes, the settings of the route)
@@ -93,7 +93,7 @@ def joint_code_cases() -> dict[str, object]:
     on the GPU, with its number of states, against the ranks of the rows' tuples."""
     X, y = table(9, 50, 5, 5, 2)
     X[:, 2] = X[:, 2] * 2  # codes with holes (0, 2, .., 8): a wider key
-    info, _ = information_rows.device_table(cuda.to_device(X.astype(np.uint8)), y)
+    info, _ = tables.device_table(cuda.to_device(X.astype(np.uint8)), y)
     s = info.joint_codes(None, 0)
     first = s.dev.copy_to_host().tolist()
     s = info.joint_codes(info.joint_codes(s, 3), 2)

@@ -290,9 +290,9 @@ def host_cases() -> dict[str, object]:
     """Host arrays with ``device="cuda"``: coded on the host, then counted by the row
     table (codes uploaded sample-major) or, with ``_VARIANT="features"``, by the
     feature-major table; the table used is recorded."""
-    from fsel.kernels.gpu import information_rows
+    from fsel.kernels.gpu import information_rows, tables
 
-    made = information_rows.host_table
+    made = tables.host_table
     used: list[str] = []
 
     def host_table(*args, **kw):
@@ -300,16 +300,16 @@ def host_cases() -> dict[str, object]:
         used.append(type(info).__name__)
         return info
 
-    information_rows.host_table = host_table
-    made_device = information_rows.device_table
+    tables.host_table = host_table
+    made_device = tables.device_table
 
     def device_table(*args, **kw):  # a host matrix of codes taken as given
         info, classes = made_device(*args, **kw)
         used.append("as given: " + type(info).__name__)
         return info, classes
 
-    information_rows.device_table = device_table
-    default = information_rows._VARIANT
+    tables.device_table = device_table
+    default = tables._VARIANT
     rng = np.random.default_rng(11)
     X, y = codes_table(seed=3, n=40, d=9)  # 9 features: more than 4, not a multiple of 4
     Xm = X + rng.random(X.shape)
@@ -327,7 +327,7 @@ def host_cases() -> dict[str, object]:
     ]
     information_rows.GRID_Y_MAX = 2  # codes moved to the rows in chunks of 16 samples
     for name, cls, Xc, kw, variant in cases:
-        information_rows._VARIANT = variant
+        tables._VARIANT = variant
         yc = y3 if name.endswith("as-given") else y  # text labels: classes_ kept
         out[name] = pair(cls, Xc, yc, n_features_to_select=3, **kw)
         out[name]["table"] = used.pop()
@@ -338,10 +338,10 @@ def host_cases() -> dict[str, object]:
                 ).tolist()
                 for dev in ("cpu", "cuda")
             ]
-    information_rows._VARIANT = default
+    tables._VARIANT = default
     information_rows.GRID_Y_MAX = 65535
-    information_rows.host_table = made
-    information_rows.device_table = made_device
+    tables.host_table = made
+    tables.device_table = made_device
     return out
 
 
@@ -365,25 +365,25 @@ def information_cases() -> dict[str, object]:
     # codes already on the GPU (sample-major uint8)
     gpu = fsel.JMI(3, discretize=None, device="cuda").fit(cuda.to_device(X.astype(np.uint8)), y)
     res["JMI-device-array"] = {"gpu": fitted(gpu)}
-    from fsel.kernels.gpu import information_rows
+    from fsel.kernels.gpu import information_rows, tables
 
-    default = information_rows._VARIANT  # "columns": a feature-major copy on the GPU
+    default = tables._VARIANT  # "columns": a feature-major copy on the GPU
     # the feature-major table of before (codes made on the host); the word kernel
     # (before); 16-bit counts with it; the lane kernel (one shared-memory bank per
     # lane, before), also within 48 KiB of shared memory
     for variant in ("features", "rows", "lanes", "lanes48", "rows16"):
-        information_rows._VARIANT = variant
+        tables._VARIANT = variant
         dX = cuda.to_device(X.astype(np.uint8))
         gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
         res[f"JMI-device-array-{variant}"] = {"gpu": fitted(gpu)}
     # 16-bit counts with at most 16 rows a block: the grid grows to keep counts exact
     information_rows.HALF_MAX_ROWS = 16
     for variant in ("rows16", "lanes"):
-        information_rows._VARIANT = variant
+        tables._VARIANT = variant
         gpu = fsel.JMI(3, discretize=None, device="cuda").fit(dX, y)
         res[f"JMI-device-array-{variant}-small-blocks"] = {"gpu": fitted(gpu)}
     information_rows.HALF_MAX_ROWS = 65535
-    information_rows._VARIANT = default
+    tables._VARIANT = default
     # a table larger than its GPU budget streams through in row blocks
     codes = np.ascontiguousarray(X.T.astype(np.uint8))
     ref = InformationTable(codes, np.full(X.shape[1], 4), y)
@@ -450,7 +450,7 @@ def lane_word_cases() -> dict[str, object]:
     launched."""
     from numba import cuda
 
-    from fsel.kernels.gpu import information_rows
+    from fsel.kernels.gpu import information_rows, tables
 
     real = information_rows._launch
     launched: list[str] = []
@@ -460,8 +460,8 @@ def lane_word_cases() -> dict[str, object]:
         return real(kernel, *args, **kwargs)
 
     information_rows._launch = launch
-    default = information_rows._VARIANT
-    information_rows._VARIANT = "lane_words"
+    default = tables._VARIANT
+    tables._VARIANT = "lane_words"
     rng = np.random.default_rng(13)
     out: dict[str, object] = {}
     for name, n, d, levels, half_max in (
@@ -496,7 +496,7 @@ def lane_word_cases() -> dict[str, object]:
     }
     information_rows.allow_shared = allowed
     information_rows.HALF_MAX_ROWS = 65535
-    information_rows._VARIANT = default
+    tables._VARIANT = default
     information_rows._launch = real
     return out
 

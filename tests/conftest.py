@@ -9,7 +9,12 @@ SHARED_DATASETS = (ROOT / ".." / "shared" / "datasets").resolve()
 
 # a script run by tests/test_gpu.py in a subprocess under numba's CUDA simulator; it
 # refuses to be imported without the simulator, so doctest collection skips it
-collect_ignore = ["_gpu_sim_worker.py", "_dask_gpu_sim_worker.py", "_gpu_sim_conditional.py"]
+collect_ignore = [
+    "_gpu_sim_worker.py",
+    "_dask_gpu_sim_worker.py",
+    "_gpu_sim_conditional.py",
+    "_gpu_sim_columns.py",
+]
 
 
 @pytest.fixture(scope="session")

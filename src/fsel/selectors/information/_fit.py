@@ -333,7 +333,7 @@ class InformationSelector(SelectorCore):
     def _cuda_table(
         self, codes: Any, n_levels: Any, y_codes: Any, is_sparse: bool, missing_codes: Any
     ) -> Any:
-        """The GPU's information table (:func:`fsel.kernels.gpu.information_rows.host_table`:
+        """The GPU's information table (:func:`fsel.kernels.gpu.tables.host_table`:
         the row table where the codes fit the GPU, else the streaming feature-major
         one); sparse codes and pairwise deletion have no GPU kernel and are refused."""
         name = type(self).__name__
@@ -347,7 +347,7 @@ class InformationSelector(SelectorCore):
                 f"{name}: device='cuda' does not support missing='available'; use "
                 "missing='level' (a hole is one more level) or device='cpu'"
             )
-        from fsel.kernels.gpu.information_rows import host_table
+        from fsel.kernels.gpu.tables import host_table
 
         info = host_table(codes, n_levels, y_codes, estimator=self.mi_estimator)
         info.n_jobs = self._n_threads()  # the host's sums of the GPU's counts
@@ -377,7 +377,7 @@ class InformationSelector(SelectorCore):
         counts each feature's distinct codes, as the host's coding does."""
         from numba import cuda
 
-        from fsel.kernels.gpu.information_rows import device_table
+        from fsel.kernels.gpu.tables import device_table
 
         t0 = time.perf_counter()
         dX = cuda.to_device(values.view(np.uint8))
@@ -402,7 +402,7 @@ class InformationSelector(SelectorCore):
                 f"{name}: X is on the GPU (it has __cuda_array_interface__); use "
                 "device='cuda', or copy X to the host for device='cpu'"
             )
-        from fsel.kernels.gpu.information_rows import device_table
+        from fsel.kernels.gpu.tables import device_table
 
         info, classes = device_table(X, y, estimator=self.mi_estimator, name=name)
         info.n_jobs = self._n_threads()
