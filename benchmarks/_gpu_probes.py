@@ -50,6 +50,8 @@ def count_synthetic(n, K, group, levels, nz, cells, n_sub, hist):
     if ng > group:
         ng = group
     size = group * cells
+    # hist_columns' block start and end, written out here: numba's simulator cannot
+    # call device functions of another module from a kernel (see _cuda_columns)
     for c in range(tid, size * n_sub, nt):
         sh[c] = 0
     cuda.syncthreads()

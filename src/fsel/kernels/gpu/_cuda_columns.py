@@ -80,6 +80,39 @@ def columns_from_rows(words, xb, n, K, aligned, out):
             out[c0 + cc, q0 + q] = v
 
 
+# The block's start and end of a counting kernel. Device functions stay in the module
+# of the kernels that call them: numba's CUDA simulator swaps a module's ``cuda`` for
+# each simulated thread, and a call across modules can see the real one mid-block.
+@cuda.jit(device=True, inline=True)
+def block_prologue(sh, n_cells, lsh, lut, use_lut):
+    """A counting block's start: zero the first ``n_cells`` words of its shared
+    histograms ``sh`` and, with ``use_lut``, copy the labels' lookup table ``lut``
+    (:data:`LUT_SIZE` entries) to shared memory (``lsh``); then a barrier."""
+    tid = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    for c in range(tid, n_cells, nt):
+        sh[c] = 0
+    if use_lut:
+        for c in range(tid, LUT_SIZE, nt):
+            lsh[c] = lut[c]
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True, inline=True)
+def block_merge(sh, size, n_sub, n_cells, cells, k0, hist):
+    """A counting block's end (after a barrier): add the sum of the ``n_sub`` copies
+    (``size`` words apart) of each of the first ``n_cells`` cells of its shared
+    histograms to ``hist[k0 + c // cells, c % cells]``, one global atomic add per
+    non-empty cell."""
+    for c in range(cuda.threadIdx.x, n_cells, cuda.blockDim.x):
+        tot = 0
+        for s in range(n_sub):
+            tot += sh[s * size + c]
+        if tot:
+            kl = c // cells
+            cuda.atomic.add(hist, (k0 + kl, c - kl * cells), tot)
+
+
 @cuda.jit(device=True, inline=True)
 def _z_word(cols, y64, w, j, mult, has_z, use_lut, lut):
     """The step's ``Z`` of the eight rows of word ``w``, one byte a row, packed in a
@@ -173,12 +206,7 @@ def hist_columns(
     if ng > group:
         ng = group
     size = group * cells
-    for c in range(tid, size * n_sub, nt):
-        sh[c] = 0
-    if use_lut:
-        for c in range(tid, LUT_SIZE, nt):
-            lsh[c] = lut[c]
-    cuda.syncthreads()
+    block_prologue(sh, size * n_sub, lsh, lut, use_lut)
     base = ((tid // 32) % n_sub) * size
     n_words = (n + 7) // 8
     w = cuda.blockIdx.x * nt + tid
@@ -194,13 +222,7 @@ def hist_columns(
         _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide)
         w += stride
     cuda.syncthreads()
-    for c in range(tid, ng * cells, nt):
-        tot = 0
-        for s in range(n_sub):
-            tot += sh[s * size + c]
-        if tot:
-            gl = c // cells
-            cuda.atomic.add(hist, (g0 + gl, c - gl * cells), tot)
+    block_merge(sh, size, n_sub, ng * cells, cells, g0, hist)
 
 
 @cuda.jit(cache=True)

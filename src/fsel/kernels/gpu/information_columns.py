@@ -118,9 +118,10 @@ class GpuColumnTable(GpuRowTable):
 
     Parameters
     ----------
-    codes, labels, estimator, packed16, lane_budget, lane_words, memory_budget
-        As for :class:`~fsel.kernels.gpu.information_rows.GpuRowTable` (its kernels
-        count what the copy does not).
+    codes, labels, memory_budget, **row_table
+        As for :class:`~fsel.kernels.gpu.information_rows.GpuRowTable` (``estimator``,
+        ``packed16``, ``lane_budget``, ``lane_words``; its kernels count what the copy
+        does not).
     shared_bytes, group, copies, waves, wide
         The plan of ``hist_columns``: shared memory a block, candidates a block at
         most, copies of their histograms at most, the grid in waves of resident
@@ -141,16 +142,13 @@ class GpuColumnTable(GpuRowTable):
         codes: Any,
         labels: Any,
         *,
-        estimator: str = "plugin",
-        packed16: bool = False,
-        lane_budget: int = 0,
-        lane_words: bool = False,
         memory_budget: int | None = None,
         shared_bytes: int | None = None,
         group: int | None = None,
         copies: int | None = None,
         waves: int | None = None,
         wide: bool | None = None,
+        **row_table: Any,
     ) -> None:
         from numba import cuda
 
@@ -171,15 +169,7 @@ class GpuColumnTable(GpuRowTable):
             self._y64 = padded_bytes(labels.dev, n, self._cols.shape[1] * 8)
             cuda.synchronize()
             self.column_seconds = time.perf_counter() - t0
-        super().__init__(
-            codes,
-            labels,
-            estimator=estimator,
-            packed16=packed16,
-            lane_budget=lane_budget,
-            lane_words=lane_words,
-            memory_budget=memory_budget,
-        )
+        super().__init__(codes, labels, memory_budget=memory_budget, **row_table)
 
     def _counts(self, nz: int, z: np.ndarray | None = None, row: tuple | None = None):
         """The row table's joint histograms, counted from the feature-major copy

@@ -68,6 +68,20 @@ def variant_table() -> Any:
     return GpuColumnTable if _VARIANT == "columns" else GpuRowTable
 
 
+def _variant_table(rows: Any, labels: Any, estimator: str, memory_budget: int | None) -> Any:
+    """The table of :data:`_VARIANT` over row-major codes on the GPU and their labels
+    (:func:`variant_table`, its options as the variant names them)."""
+    return variant_table()(
+        rows,
+        labels,
+        estimator=estimator,
+        packed16=_VARIANT == "rows16",
+        lane_budget=variant_lane_budget(),
+        lane_words=_VARIANT == "lane_words",
+        memory_budget=memory_budget,
+    )
+
+
 def _feature_major_table(X: Any, y: Any, estimator: str, name: str) -> tuple[Any, np.ndarray]:
     """The table before :class:`GpuRowTable` (``_VARIANT = "features"``): ``y`` coded
     on the host, the codes copied into a feature-major matrix on the GPU, then
@@ -123,14 +137,7 @@ def device_table(
     cuda.synchronize()
     t_layout = time.perf_counter() - t0
     t0 = time.perf_counter()
-    info = variant_table()(
-        codes,
-        labels,
-        estimator=estimator,
-        packed16=_VARIANT == "rows16",
-        lane_budget=variant_lane_budget(),
-        lane_words=_VARIANT == "lane_words",
-    )
+    info = _variant_table(codes, labels, estimator, None)
     info.setup_seconds = {
         "labels_s": t_labels,
         "layout_s": t_layout,
@@ -183,15 +190,7 @@ def host_table(
     cuda.synchronize()
     t_upload = time.perf_counter() - t0
     labels = device_labels(np.ascontiguousarray(y, dtype=np.uint8), n, "GpuRowTable")
-    info = variant_table()(
-        rows,
-        labels,
-        estimator=estimator,
-        packed16=_VARIANT == "rows16",
-        lane_budget=variant_lane_budget(),
-        lane_words=_VARIANT == "lane_words",
-        memory_budget=memory_budget,
-    )
+    info = _variant_table(rows, labels, estimator, memory_budget)
     info.codes.transfer_s = t_upload
     info.n_levels = n_levels.copy()  # empty top levels (bins, a missing level) kept
     return info
