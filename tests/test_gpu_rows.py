@@ -160,3 +160,39 @@ def test_host_sums_in_threads_equal_one_thread(seed, kb, x_levels, nz, n_jobs):
         assert one[0][k] == s
         coarse = full[k].reshape(-1, group).sum(axis=1)
         assert one[3][k] == np.count_nonzero(coarse)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    kb=st.integers(1, 9),
+    x_levels=st.integers(1, 5),
+    nz=st.sampled_from([(1, 1), (2, 2), (6, 3), (8, 2)]),
+    top=st.sampled_from([6, 40_000, 70_000]),
+    n_jobs=st.integers(1, 3),
+    lazy_table=st.booleans(),
+)
+def test_compiled_host_sums_equal_the_numpy_sums(seed, kb, x_levels, nz, top, n_jobs, lazy_table):
+    """The compiled sums of the GPU's counts (``histogram_nlogn``, the cell threshold
+    lowered) are numpy's bit for bit, with a tabulated or a lazy ``c log2 c`` table;
+    counts whose coarse sums may pass the lazy table's small range (70,000 x group)
+    take numpy's path; and the input is left as it was."""
+    pytest.importorskip("numba")
+    import fsel.kernels.gpu.information as gi
+    from fsel.kernels._counting import nlogn_table
+
+    width, group = nz
+    rng = np.random.default_rng(seed)
+    full = rng.integers(0, top, size=(kb, x_levels * width)) * (rng.random((kb, 1)) < 0.8)
+    table = gi.NlognTable() if lazy_table else nlogn_table(int(full.max(initial=0)) * group + 1)
+    before = full.copy()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(gi, "COMPILED_SUMS_CELLS", 1 << 60)
+        numpy_sums = gi.sums_from_counts(full, group, table)
+        mp.setattr(gi, "COMPILED_SUMS_CELLS", 1)
+        compiled = gi.sums_from_counts(full, group, table, n_jobs)
+        lazy_small = lazy_table and int(full.max(initial=0)) * group >= gi.NlognTable.SMALL
+        assert (gi._dense_table(full, group, table) is None) == lazy_small
+    for a, b in zip(numpy_sums, compiled, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(full, before)

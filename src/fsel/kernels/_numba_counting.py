@@ -133,6 +133,25 @@ def _dense_sums(F, nz, group, a, table, coarse):
     return sf, sc, mf, mc
 
 
+@numba.njit(nogil=True, cache=True)
+def histogram_sums(H, group, table, s_full, s_coarse, m_full, m_coarse, k0, k1):
+    """:func:`_dense_sums` of given histograms ``H[k]``, ``k0 <= k < k1`` (cells ``x nz
+    + z``, coarse cells ``c // group``; each row copied to a scratch row first, so
+    ``H`` is left as it was): the sums of :func:`grouped_dense`, bit for bit, for
+    histograms counted elsewhere (the GPU's)."""
+    cells = H.shape[1]
+    F = np.empty(cells, np.int64)
+    coarse = np.zeros(cells // group, np.int64)
+    for k in range(k0, k1):
+        for i in range(cells):
+            F[i] = H[k, i]
+        sf, sc, mf, mc = _dense_sums(F, cells, group, 1, table, coarse)
+        s_full[k] = sf
+        s_coarse[k] = sc
+        m_full[k] = mf
+        m_coarse[k] = mc
+
+
 @numba.njit(nogil=True)
 def _split_pair(row, z, nz, a, H, h1, h2):
     """One histogram ``H`` of the packed pair ``(x1 * a + x2, z)``, then both ``(x, z)``

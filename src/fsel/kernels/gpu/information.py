@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.kernels._counting import histogram_nlogn, numba_enabled
 from fsel.kernels.information import InformationTable, PairTerms, miller_madow_per_cell
 from fsel.utils.parallel import spans, thread_map
 
@@ -51,6 +52,9 @@ THREADS = 8 if _SIMULATOR else 256
 DEFAULT_FRACTION = 0.6
 #: histogram cells a thread takes at least in :func:`sums_from_counts`
 SUMS_THREAD_CELLS = 1 << 17
+#: cells of histograms from which their sums are compiled (numba,
+#: :func:`~fsel.kernels._counting.histogram_nlogn`; fewer: numpy, no import)
+COMPILED_SUMS_CELLS = 1 << 16
 
 
 def _kernels() -> dict[str, Any]:
@@ -86,6 +90,9 @@ def sums_from_counts(
     ([2.0], [4.0], [3], [2])
     """
     kb, cells = full.shape
+    dense = _dense_table(full, group, table) if full.size >= COMPILED_SUMS_CELLS else None
+    if dense is not None:  # compiled, the same order: the same sums
+        return histogram_nlogn(full, group, dense, n_jobs)
     threads = min(int(n_jobs), kb, full.size // SUMS_THREAD_CELLS)
     if threads > 1:
         found = thread_map(
@@ -103,6 +110,18 @@ def sums_from_counts(
         np.count_nonzero(full, axis=1),
         np.count_nonzero(coarse, axis=1),
     )
+
+
+def _dense_table(full: np.ndarray, group: int, table: Any) -> np.ndarray | None:
+    """A tabulated ``c log2 c`` covering every count of ``full`` and of its coarse
+    version for the compiled sums (``table`` itself, or :class:`NlognTable`'s small
+    table; a coarse count is at most ``group`` times the largest count), or None where
+    numba is not available or a count may lie beyond the table."""
+    if full.dtype.kind not in "iu" or not numba_enabled() or int(full.min(initial=0)) < 0:
+        return None
+    top = int(full.max(initial=0)) * group
+    dense = table.small() if isinstance(table, NlognTable) else np.asarray(table)
+    return dense if top < dense.size else None
 
 
 class NlognTable:
@@ -125,6 +144,12 @@ class NlognTable:
     def __init__(self) -> None:
         self._small: np.ndarray | None = None
 
+    def small(self) -> np.ndarray:
+        """The values for the counts ``0 .. SMALL - 1`` (made once)."""
+        if self._small is None:
+            self._small = self._values(np.arange(self.SMALL))
+        return self._small
+
     def __getitem__(self, counts: Any) -> np.ndarray:
         counts = np.asarray(counts)
         if (
@@ -132,9 +157,7 @@ class NlognTable:
             and counts.dtype.kind in "iu"
             and 0 <= counts.min() <= counts.max() < self.SMALL
         ):
-            if self._small is None:
-                self._small = self._values(np.arange(self.SMALL))
-            return self._small[counts]
+            return self.small()[counts]
         return self._values(counts)
 
     @staticmethod
