@@ -68,6 +68,7 @@ TWIN_TESTS = {
     "_numba_select.float_keys": "test_binning.py",
     "_numba_select.select_keys": "test_binning.py",
     "_numba_select._bit_length": "test_binning.py",  # through select_keys
+    "_numba_counting.histogram_sums": "test_gpu_rows.py",
 }
 
 #: kernels checked in this file (the test names below).

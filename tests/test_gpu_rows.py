@@ -173,7 +173,8 @@ def test_host_sums_in_threads_equal_one_thread(seed, kb, x_levels, nz, n_jobs):
     lazy_table=st.booleans(),
 )
 def test_compiled_host_sums_equal_the_numpy_sums(seed, kb, x_levels, nz, top, n_jobs, lazy_table):
-    """The compiled sums of the GPU's counts (``histogram_nlogn``, the cell threshold
+    """The compiled sums of the GPU's counts (``histogram_nlogn``: the kernel
+    ``histogram_sums``; the cell threshold
     lowered) are numpy's bit for bit, with a tabulated or a lazy ``c log2 c`` table;
     counts whose coarse sums may pass the lazy table's small range (70,000 x group)
     take numpy's path; and the input is left as it was."""
