@@ -128,14 +128,18 @@ def test_linear_quantile_from_order_statistics_is_np_quantile(values, q):
     assert float(got[0]) == float(np.quantile(v, q))  # bit for bit
 
 
+#: histograms of GPU counts for the host-sum tests: candidates, code levels, and
+#: (Z values, the coarse group)
+HISTOGRAMS = {
+    "seed": st.integers(0, 2**32 - 1),
+    "kb": st.integers(1, 9),
+    "x_levels": st.integers(1, 5),
+    "nz": st.sampled_from([(1, 1), (2, 2), (6, 3), (8, 2)]),
+}
+
+
 @settings(max_examples=60, deadline=None)
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    kb=st.integers(1, 9),
-    x_levels=st.integers(1, 5),
-    nz=st.sampled_from([(1, 1), (2, 2), (6, 3), (8, 2)]),
-    n_jobs=st.integers(2, 4),
-)
+@given(**HISTOGRAMS, n_jobs=st.integers(2, 4))
 def test_host_sums_in_threads_equal_one_thread(seed, kb, x_levels, nz, n_jobs):
     """``sums_from_counts`` over blocks of candidates in threads (the cell threshold
     lifted) gives the one-thread sums bit for bit, and they are the plain-loop
@@ -164,20 +168,17 @@ def test_host_sums_in_threads_equal_one_thread(seed, kb, x_levels, nz, n_jobs):
 
 @settings(max_examples=60, deadline=None)
 @given(
-    seed=st.integers(0, 2**32 - 1),
-    kb=st.integers(1, 9),
-    x_levels=st.integers(1, 5),
-    nz=st.sampled_from([(1, 1), (2, 2), (6, 3), (8, 2)]),
+    **HISTOGRAMS,
     top=st.sampled_from([6, 40_000, 70_000]),
     n_jobs=st.integers(1, 3),
     lazy_table=st.booleans(),
 )
 def test_compiled_host_sums_equal_the_numpy_sums(seed, kb, x_levels, nz, top, n_jobs, lazy_table):
-    """The compiled sums of the GPU's counts (``histogram_nlogn``: the kernel
-    ``histogram_sums``; the cell threshold
-    lowered) are numpy's bit for bit, with a tabulated or a lazy ``c log2 c`` table;
-    counts whose coarse sums may pass the lazy table's small range (70,000 x group)
-    take numpy's path; and the input is left as it was."""
+    """The compiled sums of the GPU's counts (``histogram_nlogn``, its kernel
+    ``histogram_sums``; the cell threshold lowered) are numpy's bit for bit, with a
+    tabulated or a lazy ``c log2 c`` table; counts whose coarse sums may pass the lazy
+    table's small range (70,000 x group) take numpy's path; the input is left as it
+    was."""
     pytest.importorskip("numba")
     import fsel.kernels.gpu.information as gi
     from fsel.kernels._counting import nlogn_table
