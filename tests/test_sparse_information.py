@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import fsel
 from _criteria import INFORMATION_CRITERIA
-from fsel.kernels import _counting
+from fsel.kernels import _counting, _sparse_counting
 from fsel.kernels.discretize import discretize
 from fsel.kernels.discretize_sparse import discretize_sparse
 from fsel.kernels.information import InformationTable
@@ -83,7 +83,9 @@ def test_sparse_counting_matches_brute_force(numba_off, seed, n, d, density, gro
         mp.setenv("FSEL_DISABLE_NUMBA", numba_off)
         if numba_off == "0":
             pytest.importorskip("numba")
-        s, sc, m, mc = _counting.sparse_grouped_nlogn(indptr, rows, codes, 4, z, nz, group, table)
+        s, sc, m, mc = _sparse_counting.sparse_grouped_nlogn(
+            indptr, rows, codes, 4, z, nz, group, table
+        )
     for k in range(d):
         bs, bsc, bm, bmc = brute_nlogn(codes_full[k], z, group)
         assert s[k] == pytest.approx(bs, abs=1e-9)
@@ -98,7 +100,7 @@ def test_sparse_counting_sort_path_matches_scratch_path(monkeypatch):
     sc, levels, _ = discretize_sparse(X.astype(np.float64), np.ones(8, bool))
     y = np.random.default_rng(1).integers(0, 3, 60)
     a = SparseInformationTable(sc, levels, y).pair_terms(2)
-    monkeypatch.setattr(_counting, "_SPARSE_SCRATCH_CELLS", 0)  # force per-feature sorting
+    monkeypatch.setattr(_sparse_counting, "_SPARSE_SCRATCH_CELLS", 0)  # force per-feature sorting
     b = SparseInformationTable(sc, levels, y).pair_terms(2)
     np.testing.assert_allclose(a.joint_mi, b.joint_mi, atol=1e-12)
     np.testing.assert_allclose(a.cmi_given_j, b.cmi_given_j, atol=1e-12)

@@ -3,7 +3,7 @@
 :class:`SparseInformationTable` is the sparse variant of
 :class:`fsel.kernels.information.InformationTable` (the same protocol, so the one greedy
 engine runs on it unchanged); its counting pass is
-:func:`fsel.kernels._counting.sparse_grouped_nlogn`.
+:func:`fsel.kernels._sparse_counting.sparse_grouped_nlogn`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from fsel.kernels._counting import sparse_grouped_nlogn
+from fsel.kernels._sparse_counting import sparse_grouped_nlogn
 from fsel.kernels.discretize_sparse import SparseCodes
 from fsel.kernels.information import _TERMS, InformationTable, PairTerms, pair_terms_from_entropies
 
@@ -26,7 +26,7 @@ class SparseInformationTable(InformationTable):
     :meth:`conditional_relevance`, :meth:`lazy_cmim`, ``n_levels``, ``codes[j]``), so
     the one greedy engine runs on it unchanged. The counts of a feature against a
     variable come from its explicit entries (codes other than its zero code) plus the
-    column totals of the variable (:func:`fsel.kernels._counting.sparse_grouped_nlogn`).
+    column totals of the variable (:func:`fsel.kernels._sparse_counting.sparse_grouped_nlogn`).
 
     Memory: every pass counts ``block_features`` candidates at a time, and
     :meth:`pair_term_blocks` (what the engine reads, ``partial_terms``) yields only the
@@ -77,7 +77,7 @@ class SparseInformationTable(InformationTable):
     def _blocks(
         self, z: np.ndarray, nz: int, group: int, k0: int = 0, k1: int | None = None
     ) -> Iterator[tuple[slice, tuple[np.ndarray, ...]]]:
-        """:func:`~fsel.kernels._counting.sparse_grouped_nlogn` of the explicit entries
+        """:func:`~fsel.kernels._sparse_counting.sparse_grouped_nlogn` of the explicit entries
         against ``z``, block of ``block_features`` candidates by block (of features
         ``k0..k1-1``): ``(slice, sums)`` pairs. Each feature's sums do not depend on
         the blocks (the dense table's paired kernel does not apply)."""

@@ -215,8 +215,9 @@ class GpuColumnTable(GpuRowTable):
         that fit a multiprocessor together, at most one per ``COLUMN_THREADS`` words
         (two under the simulator: the grid stride and the merge exercised)."""
         _group, n_groups, _n_sub, shared = plan
+        waves = self.plan[3]  # (shared_bytes, group, copies, waves, wide)
         resident = min(2048 // COLUMN_THREADS, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
-        gx = max(1, -(-resident * _n_sm() * self.plan[3] // n_groups))
+        gx = max(1, -(-resident * _n_sm() * waves // n_groups))
         gx = min(gx, max(1, -(-self._cols.shape[1] // COLUMN_THREADS)))
         return (min(gx, 2) if SIMULATOR else gx), n_groups
 
