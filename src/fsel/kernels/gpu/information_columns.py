@@ -10,9 +10,10 @@ thread makes the ``Z`` of eight rows once and adds those rows of a group of
 candidates to their histograms in shared memory, so a step reads every candidate's
 bytes once and the newest pick's and the labels' bytes once per group.
 
-Histograms whose ``Z`` does not fit a byte (CMI's conditioning joint, wide codes) and
-those too large for the shared-memory plan are counted by the row table's kernels, as
-is everything when the copy does not fit the GPU's memory budget. The counts are the
+CMI's conditioning joint is counted from the copy too while its ``Z`` (given on the
+GPU) fits a byte. Histograms whose ``Z`` does not (the joint after a few picks, wide
+codes) and those too large for the shared-memory plan are counted by the row table's
+kernels, as is everything when the copy does not fit the GPU's memory budget. The counts are the
 same integers as on the CPU, so the selections and scores are the CPU's bit for bit.
 """
 
