@@ -1,10 +1,12 @@
 """Probes of ``hist_columns`` for benchmarks/bench_gpu.py: the same grid and the same
 walk over the feature-major copy, with one of its two stages left out, so that a
 step's count can be set against what its reads alone and its shared-memory adds alone
-cost. Not used by fsel; imported only on a machine with a CUDA GPU (or numba's
-simulator)."""
+cost (:func:`column_probes` times the three). Not used by fsel; imported only on a
+machine with a CUDA GPU (or numba's simulator)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from numba import cuda
@@ -77,3 +79,36 @@ def count_synthetic(n, K, group, levels, nz, cells, n_sub, hist):
         if tot:
             gl = c // cells
             cuda.atomic.add(hist, (g0 + gl, c - gl * cells), tot)
+
+
+def column_probes(table: Any, nz: int, least: Any) -> dict[str, float]:
+    """The default plan's step count against its two stages alone
+    (benchmarks/_gpu_probes.py): the reads (every candidate word, no adds) and the
+    shared-memory adds (as many, into the same histograms, nothing read), the same
+    grid; seconds, the least of five."""
+    from fsel.kernels.gpu.information_columns import COLUMN_THREADS, column_plan
+
+    K, n = table.codes.shape
+    a = int(table.n_levels.max())
+    cells = a * nz
+    plan = column_plan(K, cells, *table.plan[:3])
+    group, _n_groups, n_sub, shared = plan
+    gx, gy = table.grid(plan)
+    out = cuda.device_array(gx * gy * COLUMN_THREADS, dtype=np.uint64)
+    hist = cuda.device_array((K, cells), dtype=np.int32)
+
+    def read() -> None:
+        read_columns[(gx, gy), COLUMN_THREADS](table._cols, n, K, group, out)
+
+    def add() -> None:
+        args = (n, K, group, a, nz, cells, n_sub, hist)
+        count_synthetic[(gx, gy), COLUMN_THREADS, 0, shared](*args)
+
+    def step() -> None:
+        table._counts(nz, row=(0, table.n_classes, True))
+
+    return {
+        "step_s": least(step),
+        "reads_only_s": least(read),
+        "adds_only_s": least(add),
+    }

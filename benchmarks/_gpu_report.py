@@ -18,6 +18,7 @@ BANDWIDTH = {"H200": 4.8e12, "H100": 3.35e12, "A100": 2.0e12}  # bytes/s
 #: what it is); the first is the default
 VARIANTS = (
     ("columns", "gpu", "feature-major copy made on the GPU at set-up, 8 rows a load"),
+    ("owned", "gpu_owned", "the same copy counted one candidate a lane (hist_owned)"),
     ("lanes", "gpu_lanes", "read in place, one shared-memory bank per lane (before)"),
     ("lanes48", "gpu_lanes48", "the same within 48 KiB of shared memory a block"),
     ("lane_words", "gpu_lane_words", "the lane kernel reading 4-byte words, 8 rows a warp"),
@@ -304,6 +305,13 @@ def columns_markdown(co: dict[str, Any] | None) -> list[str]:
         sb, g, c, w, wide = p["plan"]
         t = f"{p['step_s'] * 1e3:.3f} ms" if "step_s" in p else p.get("error", "-")
         lines.append(f"| {sb} | {g} | {c} | {w} | {wide} | {t} | {p.get('same_counts', '-')} |")
+    for p in co.get("owned_plans", []):
+        sb, warps, c = p["plan"]
+        t = f"{p['step_s'] * 1e3:.3f} ms" if "step_s" in p else p.get("error", "-")
+        lines.append(
+            f"| {sb} (one candidate a lane, {warps} warps a block) | | {c} | | | {t} "
+            f"| {p.get('same_counts', '-')} |"
+        )
     if "row_table_step_s" in co:
         lines.append(
             "| row table (lanes, default before) | | | | | "

@@ -299,11 +299,24 @@ COLUMN_PLANS = (
 )
 
 
+#: plans of ``hist_owned`` (one candidate a lane) timed on the same count: (shared
+#: bytes a block, warps a block, copies at most); the first is the module's default
+OWNED_PLANS = (
+    (47 * 1024, 8, 1),
+    (47 * 1024, 4, 1),
+    (47 * 1024, 16, 1),
+    (100 * 1024, 8, 3),
+    (47 * 1024, 1, 1),
+)
+
+
 def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
     """The feature-major table's pieces on codes already on the GPU: its copy
     (``columns_of``), one greedy step's count (``Z = X0 |Y| + Y``) under each plan of
     :data:`COLUMN_PLANS` (the least of five, the counts checked against the first),
-    the row table's count of the same step, and JMI(k) with the fastest plan."""
+    the same one candidate a lane under each plan of :data:`OWNED_PLANS`, the row
+    table's count of the same step, and JMI(k) with the fastest ``hist_columns``
+    plan."""
     from numba import cuda
 
     from fsel.kernels.gpu import information_columns as ic
@@ -342,7 +355,21 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
             out["plans"].append({"plan": list(plan), "error": f"{type(exc).__name__}: {exc}"})
             say(f"  hist_columns {plan}: FAILED {type(exc).__name__}: {exc}")
     table.plan = COLUMN_PLANS[0]
+    out["owned_plans"] = []
+    for plan in OWNED_PLANS:  # one candidate a lane (hist_owned)
+        table.owned_plan = plan
+        try:
+            same = bool(np.array_equal(table._counts(nz, row=(0, ny, True)), ref))
+            sec = least(lambda: table._counts(nz, row=(0, ny, True)))
+            out["owned_plans"].append({"plan": list(plan), "step_s": sec, "same_counts": same})
+            say(f"  hist_owned {plan}: {sec * 1e3:.3f} ms, same counts {same}")
+        except Exception as exc:  # report and go on
+            out["owned_plans"].append({"plan": list(plan), "error": f"{type(exc).__name__}: {exc}"})
+            say(f"  hist_owned {plan}: FAILED {type(exc).__name__}: {exc}")
+    table.owned_plan = None
     try:
+        from _gpu_probes import column_probes
+
         out["probes"] = column_probes(table, nz, least)
         say(f"  probes of the default plan: {out['probes']}")
     except Exception as exc:  # report and go on
@@ -384,42 +411,6 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
     if ref_scores is not None:
         run["max_score_diff"] = float(np.max(np.abs(est.scores_ - np.asarray(ref_scores))))
     out["best_fit"] = run
-
-
-def column_probes(table: Any, nz: int, least: Any) -> dict[str, float]:
-    """The default plan's step count against its two stages alone
-    (benchmarks/_gpu_probes.py): the reads (every candidate word, no adds) and the
-    shared-memory adds (as many, into the same histograms, nothing read), the same
-    grid; seconds, the least of five."""
-    from _gpu_probes import count_synthetic, read_columns
-    from numba import cuda
-
-    from fsel.kernels.gpu.information_columns import COLUMN_THREADS, column_plan
-
-    K, n = table.codes.shape
-    a = int(table.n_levels.max())
-    cells = a * nz
-    plan = column_plan(K, cells, *table.plan[:3])
-    group, _n_groups, n_sub, shared = plan
-    gx, gy = table.grid(plan)
-    out = cuda.device_array(gx * gy * COLUMN_THREADS, dtype=np.uint64)
-    hist = cuda.device_array((K, cells), dtype=np.int32)
-
-    def read() -> None:
-        read_columns[(gx, gy), COLUMN_THREADS](table._cols, n, K, group, out)
-
-    def add() -> None:
-        args = (n, K, group, a, nz, cells, n_sub, hist)
-        count_synthetic[(gx, gy), COLUMN_THREADS, 0, shared](*args)
-
-    def step() -> None:
-        table._counts(nz, row=(0, table.n_classes, True))
-
-    return {
-        "step_s": least(step),
-        "reads_only_s": least(read),
-        "adds_only_s": least(add),
-    }
 
 
 def part_criteria(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:

@@ -29,13 +29,23 @@ FakeCUDAArray.__cuda_array_interface__ = property(
 )
 
 #: (rows, features, levels, classes, labels through the lookup table)
-COUNT_CASES = [(37, 7, 5, 2, False), (64, 8, 4, 3, True), (17, 13, 3, 5, True), (9, 4, 2, 2, False)]
+COUNT_CASES = [
+    (37, 7, 5, 2, False),
+    (64, 8, 4, 3, True),
+    (17, 13, 3, 5, True),
+    (9, 4, 2, 2, False),
+    (301, 9, 3, 2, True),  # rows enough for a warp to take several chunks of words
+]
 #: plans: (shared bytes, group, copies, waves, wide)
 PLANS = [
     (24 * 1024, 16, 8, 1, False),
     (2000, 2, 3, 2, True),
     (4096, 5, 1, 1, True),  # four loads in flight, then one alone
 ]
+#: plans of ``hist_owned`` (one candidate a lane): (shared bytes, warps, copies); the
+#: last fits only histograms of up to 32 cells (4 lanes), so the wider ones fall back
+#: to ``hist_columns``
+OWNED_PLANS = [(47 * 1024, 2, 1), (47 * 1024, 1, 3), (512, 2, 2)]
 
 
 def expected(X: np.ndarray, z: np.ndarray, nz: int, width: int) -> np.ndarray:
@@ -74,33 +84,48 @@ def count_cases() -> dict[str, object]:
         labels = information_rows.device_labels(y, n, "test")
         codes = labels.host_codes().astype(np.int64)
         ny = int(codes.max()) + 1
+        zg = rng.integers(0, 7, n).astype(np.uint8)
         for plan in PLANS:
             launched.clear()
             table = information_columns.GpuColumnTable(
                 dX, labels, shared_bytes=plan[0], group=plan[1], copies=plan[2],
                 waves=plan[3], wide=plan[4],
             )  # fmt: skip
-            a = int(table.n_levels.max())
-            ok = np.array_equal(table.n_levels, X.max(axis=0).astype(np.int64) + 1)
-            for j in range(K):
-                nz = int(table.n_levels[j]) * ny
-                z = X[:, j].astype(np.int64) * ny + codes
-                ok &= np.array_equal(
-                    table._counts(nz, row=(j, ny, True)), expected(X, z, nz, a * nz)
-                )
-                nz = int(table.n_levels[j])  # Xj alone
-                got = table._counts(nz, row=(j, 1, False))
-                ok &= np.array_equal(got, expected(X, X[:, j].astype(np.int64), nz, a * nz))
-            # a Z given on the GPU, one byte a row (CMI's joint with the labels)
-            zg = rng.integers(0, 7, n).astype(np.uint8)
-            got = table._counts(7, z=cuda.to_device(zg))
-            ok &= np.array_equal(got, expected(X, zg.astype(np.int64), 7, a * 7))
-            out[name]["plans"].append({"same": bool(ok), "kernels": sorted(set(launched))})
+            ok = same_counts(table, X, codes, ny, zg)
+            out[name]["plans"].append({"same": ok, "kernels": sorted(set(launched))})
+        out[name]["owned"] = []
+        for plan in OWNED_PLANS:
+            launched.clear()
+            table = information_columns.GpuColumnTable(dX, labels, owned=True)
+            table.owned_plan = plan
+            ok = same_counts(table, X, codes, ny, zg)
+            largest = int(table.n_levels.max()) * max(int(table.n_levels.max()) * ny, 7)
+            out[name]["owned"].append(
+                {"same": ok, "kernels": sorted(set(launched)), "largest_cells": largest}
+            )
     information_columns._launch = real
     return out
 
 
-#: fits on codes on the GPU with ``_VARIANT = "columns"``: (name, rows, features,
+def same_counts(table, X: np.ndarray, codes: np.ndarray, ny: int, zg: np.ndarray) -> bool:
+    """Whether ``table`` finds the levels and counts, as ``np.add.at`` does, every
+    feature against ``Xj |Y| + Y`` and against ``Xj`` alone, and against ``zg``
+    given on the GPU (CMI's joint with the labels, one byte a row)."""
+    a = int(table.n_levels.max())
+    ok = np.array_equal(table.n_levels, X.max(axis=0).astype(np.int64) + 1)
+    for j in range(X.shape[1]):
+        nz = int(table.n_levels[j]) * ny
+        z = X[:, j].astype(np.int64) * ny + codes
+        ok &= np.array_equal(table._counts(nz, row=(j, ny, True)), expected(X, z, nz, a * nz))
+        nz = int(table.n_levels[j])  # Xj alone
+        got = table._counts(nz, row=(j, 1, False))
+        ok &= np.array_equal(got, expected(X, X[:, j].astype(np.int64), nz, a * nz))
+    got = table._counts(7, z=cuda.to_device(zg))
+    ok &= np.array_equal(got, expected(X, zg.astype(np.int64), 7, a * 7))
+    return bool(ok)
+
+
+#: fits on codes on the GPU with ``_VARIANT = "columns"`` and ``"owned"``: (name, rows, features,
 #: levels, classes, criterion, y dtype, k)
 FIT_CASES = [
     ("JMI-odd", 37, 7, 5, 2, "JMI", np.int8, 3),
@@ -112,9 +137,9 @@ FIT_CASES = [
 ]
 
 
-def fit_cases() -> dict[str, object]:
+def fit_cases(variant: str) -> dict[str, object]:
     default = tables._VARIANT
-    tables._VARIANT = "columns"
+    tables._VARIANT = variant
     rng = np.random.default_rng(5)
     out: dict[str, object] = {}
     for name, n, d, levels, n_classes, crit, ydt, k in FIT_CASES:
@@ -134,4 +159,5 @@ def fit_cases() -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    print(json.dumps({"counts": count_cases(), "fits": fit_cases()}))
+    fits = {variant: fit_cases(variant) for variant in ("columns", "owned")}
+    print(json.dumps({"counts": count_cases(), "fits": fits}))

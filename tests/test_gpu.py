@@ -238,6 +238,7 @@ def _ptx_signatures():
     """Every CUDA kernel with the argument types the host code passes it."""
     from numba import types as t
 
+    from fsel.kernels.gpu import _cuda_columns as kcol
     from fsel.kernels.gpu import _cuda_conditional as kc
     from fsel.kernels.gpu import _cuda_information as ki
     from fsel.kernels.gpu import _cuda_relief as kr
@@ -248,7 +249,13 @@ def _ptx_signatures():
     i64, f64, b = t.int64, t.float64, t.boolean
     hist = a(t.int32, 2)
     u8, i32 = a(t.uint8, 1), a(t.int32, 1)
+    u64, cols = a(t.uint64, 1), a(t.uint64, 2)
     return [
+        (kcol.columns_from_rows, (a(t.uint32, 1), u8, i64, i64, b, cols)),
+        (kcol.hist_columns, (cols, *[i64] * 5, u64, b, b, i32, u64, b, *[i64] * 3, b, hist)),
+        (kcol.z_words, (cols, u64, i64, i64, b, b, i32, u64)),
+        (kcol.hist_owned, (cols, i64, i64, u64, i64, i64, i64, hist)),
+        (kcol.pad_bytes, (u8, i64, u8)),
         (kc.mark_states, (u8, i64, i64, i64, i32, i64, u8)),
         (kc.count_present, (u8, i64, i32)),
         (kc.rank_present, (u8, i64, i32, i32)),

@@ -19,7 +19,10 @@ def simulated() -> dict:
     return run_simulated("_gpu_sim_columns.py")
 
 
-@pytest.mark.parametrize("case", ["37x7", "64x8", "17x13", "9x4"])
+COUNT_CASES = ["37x7", "64x8", "17x13", "9x4", "301x9"]
+
+
+@pytest.mark.parametrize("case", COUNT_CASES)
 def test_columns_copy_and_count_what_a_plain_scatter_counts(simulated, case):
     """The copy is ``X.T`` with zero padding (rows read as words where ``K % 4 ==
     0``, bytes otherwise); every plan counts ``(Xk, Xj |Y| + Y)`` and ``(Xk, Xj)``
@@ -34,15 +37,33 @@ def test_columns_copy_and_count_what_a_plain_scatter_counts(simulated, case):
         assert "hist_columns" in plan["kernels"]
 
 
+@pytest.mark.parametrize("case", COUNT_CASES)
+def test_one_candidate_a_lane_counts_what_a_plain_scatter_counts(simulated, case):
+    """``hist_owned`` (lane ``l`` of a warp counts candidate ``g0 + l`` into its own
+    column of the shared histograms) counts what ``np.add.at`` counts: ``Z`` made by
+    ``z_words`` or given on the GPU, one or three copies, one or two warps a block,
+    a warp taking several chunks of words (301 rows), a last word of fewer than eight
+    rows; where one copy does not fit (512 bytes: 32 cells), ``hist_columns``
+    counts (and only there)."""
+    plans = simulated["counts"][case]["owned"]
+    for plan in plans:
+        assert plan["same"]
+    assert all("hist_owned" in p["kernels"] and "z_words" in p["kernels"] for p in plans[:2])
+    lanes = 4  # the simulator's lanes a warp
+    wider = plans[2]["largest_cells"] * lanes * 4 > 512
+    assert ("hist_columns" in plans[2]["kernels"]) == wider
+
+
 FIT_CASES = ["JMI-odd", "CMIM-lut", "CMI", "DISR-wide", "JMIM-bool", "MIM-50-classes"]
 
 
+@pytest.mark.parametrize("variant", ["columns", "owned"])
 @pytest.mark.parametrize("case", FIT_CASES)
-def test_fits_on_the_column_table_are_the_cpu_fits(simulated, case):
+def test_fits_on_the_column_table_are_the_cpu_fits(simulated, case, variant):
     """Picks and relevance bit for bit (the same integer counts), scores to rounding
     (CMIM's CPU path sums its terms in another order: one ulp apart, as on the row
-    table)."""
-    r = simulated["fits"][case]
+    table); the steps counted by ``hist_columns`` or one candidate a lane."""
+    r = simulated["fits"][variant][case]
     (order_c, scores_c, rel_c), (order_g, scores_g, rel_g) = r["cpu"], r["gpu"]
     assert order_g == order_c
     assert rel_g == rel_c

@@ -137,21 +137,29 @@ def _z_word(cols, y64, w, j, mult, has_z, use_lut, lut):
 def _count_word(sh, at, word, zq, nz, valid):
     """Add the first ``valid`` of the eight rows of one candidate's 8-byte ``word``
     (``Z`` bytes in ``zq``) to its histogram in shared memory, which starts at
-    ``at``: cell ``x * nz + z``."""
-    for i in range(8):
-        if i < valid:
+    ``at``: cell ``x * nz + z``. ``at`` and ``nz`` are ``uint32`` (cell arithmetic in
+    32 bits, no negative-index check); a whole word's eight adds are unconditional."""
+    if valid >= 8:
+        for i in range(8):
             s = np.uint64(8 * i)
-            x = np.int32((word >> s) & _FF)
-            z = np.int32((zq >> s) & _FF)
+            x = np.uint32((word >> s) & _FF)
+            z = np.uint32((zq >> s) & _FF)
             cuda.atomic.add(sh, at + x * nz + z, 1)
+    else:
+        for i in range(8):
+            if i < valid:
+                s = np.uint64(8 * i)
+                x = np.uint32((word >> s) & _FF)
+                z = np.uint32((zq >> s) & _FF)
+                cuda.atomic.add(sh, at + x * nz + z, 1)
 
 
 @cuda.jit(device=True, inline=True)
 def _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide):
     """Add rows ``8 w .. 8 w + valid - 1`` of candidates ``g0 .. g0 + ng - 1`` to
-    their histograms (candidate ``g0 + g`` at ``base + g * cells``), reading their
-    words four at a time (``wide``) or two at a time: that many 8-byte loads in
-    flight before the adds."""
+    their histograms (candidate ``g0 + g`` at ``base + g * cells``, passed on as a
+    ``uint32``, as is ``nz``), reading their words four at a time (``wide``) or two
+    at a time: that many 8-byte loads in flight before the adds."""
     g = 0
     if wide:
         while g + 3 < ng:
@@ -159,19 +167,19 @@ def _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide):
             b = cols[g0 + g + 1, w]
             c = cols[g0 + g + 2, w]
             d = cols[g0 + g + 3, w]
-            _count_word(sh, base + g * cells, a, zq, nz, valid)
-            _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid)
-            _count_word(sh, base + (g + 2) * cells, c, zq, nz, valid)
-            _count_word(sh, base + (g + 3) * cells, d, zq, nz, valid)
+            _count_word(sh, np.uint32(base + (g) * cells), a, zq, nz, valid)
+            _count_word(sh, np.uint32(base + (g + 1) * cells), b, zq, nz, valid)
+            _count_word(sh, np.uint32(base + (g + 2) * cells), c, zq, nz, valid)
+            _count_word(sh, np.uint32(base + (g + 3) * cells), d, zq, nz, valid)
             g += 4
     while g + 1 < ng:
         a = cols[g0 + g, w]
         b = cols[g0 + g + 1, w]
-        _count_word(sh, base + g * cells, a, zq, nz, valid)
-        _count_word(sh, base + (g + 1) * cells, b, zq, nz, valid)
+        _count_word(sh, np.uint32(base + (g) * cells), a, zq, nz, valid)
+        _count_word(sh, np.uint32(base + (g + 1) * cells), b, zq, nz, valid)
         g += 2
     if g < ng:
-        _count_word(sh, base + g * cells, cols[g0 + g, w], zq, nz, valid)
+        _count_word(sh, np.uint32(base + (g) * cells), cols[g0 + g, w], zq, nz, valid)
 
 
 @cuda.jit(cache=True)
@@ -206,6 +214,7 @@ def hist_columns(
     if ng > group:
         ng = group
     size = group * cells
+    unz = np.uint32(nz)
     block_prologue(sh, size * n_sub, lsh, lut, use_lut)
     base = ((tid // 32) % n_sub) * size
     n_words = (n + 7) // 8
@@ -219,10 +228,115 @@ def hist_columns(
         valid = n - 8 * w
         if valid > 8:
             valid = 8
-        _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide)
+        _count_group(sh, base, cols, g0, ng, w, cells, zq, unz, valid, wide)
         w += stride
     cuda.syncthreads()
     block_merge(sh, size, n_sub, ng * cells, cells, g0, hist)
+
+
+#: lanes of a warp in :func:`hist_owned`: one candidate each (four under the
+#: simulator, whose blocks are small)
+OWNED_LANES = 4 if _SIM else 32
+_LANE_SHIFT = np.uint32(OWNED_LANES.bit_length() - 1)  # c * OWNED_LANES == c << this
+#: 8-row words of a candidate a lane of :func:`hist_owned` reads in a row (32 bytes:
+#: one memory sector; the kernel's four loads in flight are written out)
+OWNED_WORDS = 4
+
+
+@cuda.jit(cache=True)
+def z_words(cols, y64, j, mult, has_z, use_lut, lut, out):
+    """``out[w]`` = the step's ``Z`` of the eight rows of word ``w``, one byte a row
+    (:func:`_z_word`; ``lut`` the labels' lookup table in global memory): the ``Z``
+    that :func:`hist_owned` is given (its padding rows are not counted)."""
+    w = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while w < out.shape[0]:
+        out[w] = _z_word(cols, y64, w, j, mult, has_z, use_lut, lut)
+        w += stride
+
+
+@cuda.jit(device=True, inline=True)
+def _count_lane_word(sh, at, word, zq, nz, valid):
+    """:func:`_count_word` for :func:`hist_owned`: cell ``c = x * nz + z`` of the
+    lane's column, which starts at ``at``, is word ``at + c * OWNED_LANES``."""
+    if valid >= 8:
+        for i in range(8):
+            s = np.uint64(8 * i)
+            x = np.uint32((word >> s) & _FF)
+            z = np.uint32((zq >> s) & _FF)
+            cuda.atomic.add(sh, at + ((x * nz + z) << _LANE_SHIFT), 1)
+    else:
+        for i in range(8):
+            if i < valid:
+                s = np.uint64(8 * i)
+                x = np.uint32((word >> s) & _FF)
+                z = np.uint32((zq >> s) & _FF)
+                cuda.atomic.add(sh, at + ((x * nz + z) << _LANE_SHIFT), 1)
+
+
+@cuda.jit(cache=True)
+def hist_owned(cols, n, K, z64, nz, cells, n_sub, hist):
+    """Joint histograms of ``(Xk, Z)`` from feature-major codes, one candidate a lane.
+
+    ``hist[k, x * nz + Z[r]] += #{r < n : X[r, k] = x}`` for the
+    :data:`OWNED_LANES` candidates ``k = g0 + l`` of grid row ``blockIdx.y`` (``g0 =
+    blockIdx.y * OWNED_LANES``, ``l`` a thread's lane), ``Z`` given one byte a row in
+    the ``uint64`` words ``z64`` (:func:`z_words`, or CMI's joint), ``cols`` as in
+    :func:`hist_columns`.
+
+    Where :func:`hist_columns` lets the 32 lanes of a warp take 32 words of rows of
+    one candidate (their adds land in one histogram: lanes collide on its banks),
+    here they take the same rows of 32 candidates: lane ``l`` reads
+    :data:`OWNED_WORDS` consecutive words of its candidate (one 32-byte sector) and
+    the ``Z`` words of those rows (the same address for every lane: one read), and
+    adds each row to cell ``c`` of its own column of the shared histograms, word ``c
+    * OWNED_LANES + l`` of the warp's copy (warp ``w`` writes copy ``w % n_sub``).
+    That word's bank is ``l``: no two lanes of an add share a bank or a word. The
+    copies are added to ``hist`` at the end, one global atomic add per non-empty
+    cell.
+    """
+    sh = cuda.shared.array(0, _I32)
+    tid = cuda.threadIdx.x
+    nt = cuda.blockDim.x
+    lane = tid % OWNED_LANES
+    warp = tid // OWNED_LANES
+    n_warps = nt // OWNED_LANES
+    size = cells * OWNED_LANES
+    for c in range(tid, size * n_sub, nt):
+        sh[c] = 0
+    cuda.syncthreads()
+    k = cuda.blockIdx.y * OWNED_LANES + lane
+    base = np.uint32((warp % n_sub) * size + lane)  # 32-bit unsigned cell arithmetic
+    unz = np.uint32(nz)
+    n_words = (n + 7) // 8
+    chunk = cuda.blockIdx.x * n_warps + warp
+    stride = cuda.gridDim.x * n_warps
+    while k < K and chunk * OWNED_WORDS < n_words:
+        w0 = chunk * OWNED_WORDS
+        if 8 * (w0 + OWNED_WORDS) <= n:  # four whole words: four loads in flight
+            a = cols[k, w0]
+            b = cols[k, w0 + 1]
+            c = cols[k, w0 + 2]
+            d = cols[k, w0 + 3]
+            _count_lane_word(sh, base, a, z64[w0], unz, 8)
+            _count_lane_word(sh, base, b, z64[w0 + 1], unz, 8)
+            _count_lane_word(sh, base, c, z64[w0 + 2], unz, 8)
+            _count_lane_word(sh, base, d, z64[w0 + 3], unz, 8)
+        else:  # the last chunk
+            for q in range(OWNED_WORDS):
+                w = w0 + q
+                if w < n_words:
+                    _count_lane_word(sh, base, cols[k, w], z64[w], unz, n - 8 * w)
+        chunk += stride
+    cuda.syncthreads()
+    g0 = cuda.blockIdx.y * OWNED_LANES
+    for c in range(tid, size, nt):
+        tot = 0
+        for s2 in range(n_sub):
+            tot += sh[s2 * size + c]
+        if tot:
+            cell = c // OWNED_LANES
+            cuda.atomic.add(hist, (g0 + c - cell * OWNED_LANES, cell), tot)
 
 
 @cuda.jit(cache=True)

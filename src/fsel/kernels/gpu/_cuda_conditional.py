@@ -216,13 +216,26 @@ def hist_sorted(xb, K, perm, zs, tile_z0, tile_p0, tile_p1, k0, kc, group, span,
     z0 = tile_z0[t]
     p0 = tile_p0[t]
     total = (tile_p1[t] - p0) * gc
-    base = k0 + f0
-    for i in range(tid, total, nt):
-        q = i // gc
-        f = i - q * gc
-        p = p0 + q
-        x = np.int32(xb[np.int64(perm[p]) * K + base + f])
-        cuda.atomic.add(sh, f * width + x * span + (zs[p] - z0), 1)
+    base = np.uint64(k0 + f0)
+    uK = np.uint64(K)
+    # item i = q gc + f (sorted position p0 + q, candidate f), q and f stepped along
+    # with i: no division in the loop; cells in 32 bits, row offsets unsigned
+    dq = nt // gc
+    df = nt - dq * gc
+    q = tid // gc
+    f = tid - q * gc
+    i = tid
+    while i < total:
+        p = np.uint32(p0 + q)  # a sorted position: below n < 2^31
+        x = np.uint32(xb[np.uint64(perm[p]) * uK + base + np.uint64(f)])
+        cell = np.uint32(f * width) + x * np.uint32(span) + np.uint32(zs[p] - z0)
+        cuda.atomic.add(sh, cell, 1)
+        i += nt
+        q += dq
+        f += df
+        if f >= gc:
+            f -= gc
+            q += 1
     cuda.syncthreads()
     for c in range(tid, gc * width, nt):
         v = sh[c]

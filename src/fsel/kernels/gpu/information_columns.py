@@ -10,6 +10,12 @@ thread makes the ``Z`` of eight rows once and adds those rows of a group of
 candidates to their histograms in shared memory, so a step reads every candidate's
 bytes once and the newest pick's and the labels' bytes once per group.
 
+With ``owned`` (``tables._VARIANT = "owned"``) the steps count with
+:func:`~fsel.kernels.gpu._cuda_columns.hist_owned` instead where its plan fits
+(:func:`owned_plan`): the step's ``Z`` is first written as words of eight rows, and
+lane ``l`` of a warp counts candidate ``g0 + l`` into its own column of the shared
+histograms, so no two lanes of an atomic add share a bank.
+
 CMI's conditioning joint is counted from the copy too while its ``Z`` (given on the
 GPU) fits a byte. Histograms whose ``Z`` does not (the joint after a few picks, wide
 codes) and those too large for the shared-memory plan are counted by the row table's
@@ -26,7 +32,7 @@ import numpy as np
 
 from fsel.kernels.gpu.information import _device_budget, _launch, _n_sm, is_device_array
 from fsel.kernels.gpu.information_rows import SIMULATOR, GpuRowTable, _word_aligned
-from fsel.kernels.gpu.lanes import BLOCK_SHARED_EXTRA, SM_SHARED_BYTES
+from fsel.kernels.gpu.lanes import BLOCK_SHARED_EXTRA, SM_SHARED_BYTES, allow_shared
 
 __all__ = ["COLUMN_SHARED_BYTES", "GpuColumnTable", "column_plan"]
 
@@ -42,6 +48,13 @@ COLUMN_COPIES = 8
 COLUMN_WAVES = 1
 #: whether a thread reads four candidates' words before adding them (else two)
 COLUMN_WIDE = True
+#: whether the steps count with ``hist_owned`` (one candidate a lane) where its plan
+#: fits, rather than ``hist_columns``; and its plan: shared memory a block (above 48
+#: KiB the driver's opt-in), warps a block, copies of the histograms at most
+COLUMN_OWNED = False
+OWNED_SHARED_BYTES = 47 * 1024
+OWNED_WARPS = 2 if SIMULATOR else 8
+OWNED_COPIES = 1
 
 
 def column_plan(
@@ -76,6 +89,34 @@ def column_plan(
     group = -(-n_features // n_groups)
     n_sub = max(1, min(copies_max, shared_bytes // (per * group)))
     return group, n_groups, n_sub, per * group * n_sub
+
+
+def owned_plan(
+    n_features: int,
+    cells: int,
+    lanes: int = 32,
+    shared_bytes: int = OWNED_SHARED_BYTES,
+    copies_max: int = OWNED_COPIES,
+) -> Any:
+    """How ``hist_owned`` splits the candidates: ``(n_groups, n_sub, shared)``
+    (blocks along the candidates, one candidate a lane of ``lanes``; copies of the
+    histograms; bytes of shared memory a block), or None when one copy of ``lanes``
+    candidates' ``cells`` 32-bit counts does not fit ``shared_bytes``.
+
+    Examples
+    --------
+    >>> owned_plan(100, 200)  # JMI's step: 10 levels x (10 levels x 2 classes)
+    (4, 1, 25600)
+    >>> owned_plan(100, 200, copies_max=4, shared_bytes=100 * 1024)
+    (4, 4, 102400)
+    >>> owned_plan(100, 512) is None  # the relevance pass: 256 codes x 2 classes
+    True
+    """
+    per = 4 * max(cells, 1) * lanes
+    if per > shared_bytes or n_features < 1:
+        return None
+    n_sub = max(1, min(copies_max, shared_bytes // per))
+    return -(-n_features // lanes), n_sub, per * n_sub
 
 
 def padded_bytes(src: Any, n: int, width: int, out: Any = None) -> Any:
@@ -128,12 +169,18 @@ class GpuColumnTable(GpuRowTable):
         most, copies of their histograms at most, the grid in waves of resident
         blocks, and whether a thread has four candidates' loads in flight (else two)
         (None: the module's ``COLUMN_*`` values).
+    owned : bool, optional
+        Count with ``hist_owned`` (one candidate a lane) where :func:`owned_plan`
+        fits, with the module's ``OWNED_*`` plan (None: :data:`COLUMN_OWNED`).
 
     Attributes
     ----------
     plan : tuple
         ``(shared_bytes, group, copies, waves, wide)`` as used
         (may be set between passes: the next count uses it).
+    owned_plan : tuple or None
+        ``(shared_bytes, warps, copies)`` of ``hist_owned``, None when it is not used
+        (may be set between passes too).
     column_seconds : float
         Seconds spent making the feature-major copy (0 when it did not fit).
     """
@@ -149,6 +196,7 @@ class GpuColumnTable(GpuRowTable):
         copies: int | None = None,
         waves: int | None = None,
         wide: bool | None = None,
+        owned: bool | None = None,
         **row_table: Any,
     ) -> None:
         from numba import cuda
@@ -161,6 +209,8 @@ class GpuColumnTable(GpuRowTable):
             COLUMN_WAVES if waves is None else max(1, int(waves)),
             COLUMN_WIDE if wide is None else bool(wide),
         )
+        use_owned = COLUMN_OWNED if owned is None else bool(owned)
+        self.owned_plan = (OWNED_SHARED_BYTES, OWNED_WARPS, OWNED_COPIES) if use_owned else None
         self._zbuf: Any = None
         self._cols = self._y64 = None
         self.column_seconds = 0.0
@@ -196,18 +246,66 @@ class GpuColumnTable(GpuRowTable):
         else:
             j, mult, has_z = row
             use_lut, z64 = bool(has_z and self._labels.lut is not None), self._y64
-        group, _n_groups, n_sub, shared = plan
         hist = self._hist
         if hist is None or hist.shape != (K, cells):
             hist = self._hist = cuda.device_array((K, cells), dtype=np.int32)
         zb = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-K * cells // 256)))
         _launch(ckern.zero_cells, zb, COLUMN_THREADS, hist)
-        grid = self.grid(plan)
-        args = (self._cols, n, K, group, j, mult, self._y64, bool(has_z), use_lut)
-        args = (*args, self._lut_dev, z64, given, nz, cells, n_sub, wide, hist)
-        _launch(kern.hist_columns, grid, COLUMN_THREADS, *args, shared=shared)
+        if not self._count_owned(hist, nz, cells, given, z64, (j, mult, has_z, use_lut)):
+            group, _n_groups, n_sub, shared = plan
+            args = (self._cols, n, K, group, j, mult, self._y64, bool(has_z), use_lut)
+            args = (*args, self._lut_dev, z64, given, nz, cells, n_sub, wide, hist)
+            _launch(kern.hist_columns, self.grid(plan), COLUMN_THREADS, *args, shared=shared)
         out = hist.copy_to_host().astype(np.int64)
         self.count_seconds += time.perf_counter() - t0
+        return out
+
+    def _count_owned(
+        self, hist: Any, nz: int, cells: int, given: bool, z64: Any, row: tuple
+    ) -> bool:
+        """Count into ``hist`` with ``hist_owned`` (``Z`` given, else made first by
+        ``z_words`` from ``row = (j, mult, has_z, use_lut)``) where
+        :attr:`owned_plan` is set and fits; False where it does not (nothing done)."""
+        from fsel.kernels.gpu import _cuda_columns as kern
+
+        if self.owned_plan is None:
+            return False
+        shared_bytes, warps, copies = self.owned_plan
+        K, n = self.codes.shape
+        plan = owned_plan(K, cells, kern.OWNED_LANES, shared_bytes, copies)
+        if plan is None:
+            return False
+        n_groups, n_sub, shared = plan
+        threads = int(warps) * kern.OWNED_LANES
+        args = (self._cols, n, K, z64, nz, cells, n_sub, hist)
+        if not allow_shared(kern.hist_owned, args, shared):
+            return False
+        if not given:
+            z64 = self._z_words(*row)
+            args = (self._cols, n, K, z64, nz, cells, n_sub, hist)
+        resident = min(2048 // threads, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
+        chunks = -(-self._cols.shape[1] // kern.OWNED_WORDS)
+        gx = max(1, -(-resident * _n_sm() * self.plan[3] // n_groups))
+        gx = min(gx, max(1, -(-chunks // int(warps))))
+        grid = (min(gx, 2) if SIMULATOR else gx), n_groups
+        _launch(kern.hist_owned, grid, threads, *args, shared=shared)
+        return True
+
+    def _z_words(self, j: int, mult: int, has_z: bool, use_lut: bool) -> Any:
+        """The step's ``Z`` (``Xj * mult + Y``, ``Xj`` or ``Y``) one byte a row on the
+        GPU, as the copy's ``uint64`` words (``z_words``), in the buffer of
+        :meth:`_padded_z`."""
+        from numba import cuda
+
+        from fsel.kernels.gpu import _cuda_columns as kern
+
+        width = self._cols.shape[1]
+        if self._zbuf is None:
+            self._zbuf = cuda.device_array(width * 8, dtype=np.uint8)
+        out = self._zbuf.view(np.uint64)
+        blocks = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-width // 256)))
+        args = (self._cols, self._y64, j, mult, bool(has_z), use_lut, self._lut_dev, out)
+        _launch(kern.z_words, blocks, COLUMN_THREADS, *args)
         return out
 
     def grid(self, plan: tuple) -> tuple[int, int]:

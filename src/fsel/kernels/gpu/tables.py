@@ -37,7 +37,9 @@ __all__ = ["device_table", "host_table"]
 
 #: which table :func:`device_table` and :func:`host_table` build: ``"columns"`` (the
 #: default, :class:`~fsel.kernels.gpu.information_columns.GpuColumnTable`: a
-#: feature-major copy made on the GPU at set-up, the steps counted from it), ``"lanes"``
+#: feature-major copy made on the GPU at set-up, the steps counted from it),
+#: ``"owned"`` (that table counting the steps one candidate a lane, ``hist_owned``,
+#: where its plan fits), ``"lanes"``
 #: (:class:`GpuRowTable`
 #: counting with :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` where its
 #: histograms fit, up to :data:`LANE_OPT_IN_BYTES` of shared memory a block),
@@ -57,21 +59,24 @@ def variant_lane_budget() -> int:
         "lanes": LANE_OPT_IN_BYTES,
         "lanes48": LANE_PLAIN_BYTES,
         "columns": LANE_OPT_IN_BYTES,
+        "owned": LANE_OPT_IN_BYTES,
     }
     return budgets.get(_VARIANT, LANE_OPT_IN_BYTES if _VARIANT == "lane_words" else 0)
 
 
 def variant_table() -> Any:
-    """The table class of :data:`_VARIANT`: ``"columns"``
+    """The table class of :data:`_VARIANT`: ``"columns"`` and ``"owned"``
     (:class:`~fsel.kernels.gpu.information_columns.GpuColumnTable`), else
     :class:`GpuRowTable`."""
-    return GpuColumnTable if _VARIANT == "columns" else GpuRowTable
+    return GpuColumnTable if _VARIANT in ("columns", "owned") else GpuRowTable
 
 
 def _variant_table(rows: Any, labels: Any, estimator: str, memory_budget: int | None) -> Any:
     """The table of :data:`_VARIANT` over row-major codes on the GPU and their labels
     (:func:`variant_table`, its options as the variant names them)."""
-    return variant_table()(
+    cls = variant_table()
+    extra = {"owned": True} if _VARIANT == "owned" else {}  # "columns": its default
+    return cls(
         rows,
         labels,
         estimator=estimator,
@@ -79,6 +84,7 @@ def _variant_table(rows: Any, labels: Any, estimator: str, memory_budget: int | 
         lane_budget=variant_lane_budget(),
         lane_words=_VARIANT == "lane_words",
         memory_budget=memory_budget,
+        **extra,
     )
 
 
