@@ -436,6 +436,7 @@ def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path, monk
         cuda.compile_ptx(lambda x: None, t.void(t.int32[:]), cc=(9, 0))
     except Exception as exc:  # no libNVVM here
         pytest.skip(f"numba cannot compile CUDA kernels here: {str(exc).splitlines()[0][:80]}")
+    from fsel.kernels.gpu import _cuda_columns as kcol
     from fsel.kernels.gpu import _cuda_conditional as kc
     from fsel.kernels.gpu import _cuda_information as ki
     from fsel.kernels.gpu.conditional import THREADS
@@ -447,6 +448,9 @@ def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path, monk
     blocks = {ki.hist_rows: ROW_THREADS * ROW_BLOCKS_PER_SM, ki.hist_lanes: lanes}
     blocks[ki.hist_lane_words] = LANE_WORD_THREADS_PER_SM
     blocks[kc.hist_sorted] = THREADS * 4  # four blocks of 48 KiB a multiprocessor
+    # the column table's grids count on these registers a thread
+    blocks[kcol.hist_columns] = 65536 // kcol.COLUMN_REGISTERS
+    blocks[kcol.hist_owned] = 2048
     for kernel, sig in _ptx_signatures():
         if kernel not in blocks:
             continue

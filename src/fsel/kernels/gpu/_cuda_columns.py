@@ -24,6 +24,10 @@ COLUMN_TILE_FEATURES = 8 if _SIM else 64
 COLUMN_TILE_PAD = COLUMN_TILE_ROWS + 4
 
 _FF = np.uint64(0xFF)
+#: registers a thread of :func:`hist_columns` takes (ptxas, CUDA 13, sm_90; held to 32
+#: it would spill): its grid counts the blocks a multiprocessor holds with them
+#: (tests/test_gpu.py checks)
+COLUMN_REGISTERS = 40
 
 
 @cuda.jit(cache=True)
@@ -238,6 +242,11 @@ def hist_columns(
 #: simulator, whose blocks are small)
 OWNED_LANES = 4 if _SIM else 32
 _LANE_SHIFT = np.uint32(OWNED_LANES.bit_length() - 1)  # c * OWNED_LANES == c << this
+#: registers a thread of :func:`hist_owned` is held to: 2,048 threads (eight blocks of
+#: eight warps) fill a multiprocessor's 65,536 (ptxas, CUDA 13, sm_90: 40 unbounded,
+#: 32 without a spill; tests/test_gpu.py checks)
+OWNED_REGISTERS = 32
+_OWNED_REGISTERS = {} if _SIM else {"max_registers": OWNED_REGISTERS}
 #: 8-row words of a candidate a lane of :func:`hist_owned` reads in a row (32 bytes:
 #: one memory sector; the kernel's four loads in flight are written out)
 OWNED_WORDS = 4
@@ -274,7 +283,7 @@ def _count_lane_word(sh, at, word, zq, nz, valid):
                 cuda.atomic.add(sh, at + ((x * nz + z) << _LANE_SHIFT), 1)
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **_OWNED_REGISTERS)
 def hist_owned(cols, n, K, z64, nz, cells, n_sub, hist):
     """Joint histograms of ``(Xk, Z)`` from feature-major codes, one candidate a lane.
 

@@ -36,6 +36,8 @@ from fsel.kernels.gpu.lanes import BLOCK_SHARED_EXTRA, SM_SHARED_BYTES, allow_sh
 
 __all__ = ["COLUMN_SHARED_BYTES", "GpuColumnTable", "column_plan"]
 
+#: 32-bit registers of a multiprocessor (H100/H200)
+REGISTERS_PER_SM = 65536
 #: threads of a block of ``hist_columns`` (a warp's worth under the simulator)
 COLUMN_THREADS = 8 if SIMULATOR else 256
 #: shared memory a block of ``hist_columns`` takes at most for its histograms: 24 KiB
@@ -283,7 +285,11 @@ class GpuColumnTable(GpuRowTable):
         if not given:
             z64 = self._z_words(*row)
             args = (self._cols, n, K, z64, nz, cells, n_sub, hist)
-        resident = min(2048 // threads, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
+        resident = min(
+            2048 // threads,
+            SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA),
+            REGISTERS_PER_SM // (kern.OWNED_REGISTERS * threads),
+        )
         chunks = -(-self._cols.shape[1] // kern.OWNED_WORDS)
         gx = max(1, -(-resident * _n_sm() * self.plan[3] // n_groups))
         gx = min(gx, max(1, -(-chunks // int(warps))))
@@ -311,11 +317,18 @@ class GpuColumnTable(GpuRowTable):
     def grid(self, plan: tuple) -> tuple[int, int]:
         """The grid of ``hist_columns`` for a :func:`column_plan`: ``(row blocks,
         candidate groups)``, the row blocks filling the plan's waves of the blocks
-        that fit a multiprocessor together, at most one per ``COLUMN_THREADS`` words
+        that fit a multiprocessor together (its threads, shared memory and registers),
+        at most one per ``COLUMN_THREADS`` words
         (two under the simulator: the grid stride and the merge exercised)."""
+        from fsel.kernels.gpu._cuda_columns import COLUMN_REGISTERS
+
         _group, n_groups, _n_sub, shared = plan
         waves = self.plan[3]  # (shared_bytes, group, copies, waves, wide)
-        resident = min(2048 // COLUMN_THREADS, SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA))
+        resident = min(
+            2048 // COLUMN_THREADS,
+            SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA),
+            REGISTERS_PER_SM // (COLUMN_REGISTERS * COLUMN_THREADS),
+        )
         gx = max(1, -(-resident * _n_sm() * waves // n_groups))
         gx = min(gx, max(1, -(-self._cols.shape[1] // COLUMN_THREADS)))
         return (min(gx, 2) if SIMULATOR else gx), n_groups
