@@ -336,7 +336,7 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
 
     dX = cuda.to_device(X)
     labels = ir.device_labels(y, X.shape[0], "bench")
-    out: dict[str, Any] = {"rows": X.shape[0], "features": X.shape[1], "plans": []}
+    out: dict[str, Any] = {"rows": X.shape[0], "features": X.shape[1]}
     res["columns"] = out
     out["copy_s"] = least(lambda: ic.columns_of(dX), 3)
     say(f"  feature-major copy of X on the GPU: {out['copy_s'] * 1e3:.2f} ms")
@@ -344,28 +344,25 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
     ny = table.n_classes
     nz = int(table.n_levels[0]) * ny
     ref = table._counts(nz, row=(0, ny, True))
-    for plan in COLUMN_PLANS:
-        table.plan = plan
-        try:
-            same = bool(np.array_equal(table._counts(nz, row=(0, ny, True)), ref))
-            sec = least(lambda: table._counts(nz, row=(0, ny, True)))
-            out["plans"].append({"plan": list(plan), "step_s": sec, "same_counts": same})
-            say(f"  hist_columns {plan}: {sec * 1e3:.3f} ms, same counts {same}")
-        except Exception as exc:  # report and go on
-            out["plans"].append({"plan": list(plan), "error": f"{type(exc).__name__}: {exc}"})
-            say(f"  hist_columns {plan}: FAILED {type(exc).__name__}: {exc}")
+
+    def time_plans(attr: str, plans: tuple, kernel: str) -> list[dict[str, Any]]:
+        """One step's count with ``table.<attr>`` set to each plan in turn."""
+        found = []
+        for plan in plans:
+            setattr(table, attr, plan)
+            try:
+                same = bool(np.array_equal(table._counts(nz, row=(0, ny, True)), ref))
+                sec = least(lambda: table._counts(nz, row=(0, ny, True)))
+                found.append({"plan": list(plan), "step_s": sec, "same_counts": same})
+                say(f"  {kernel} {plan}: {sec * 1e3:.3f} ms, same counts {same}")
+            except Exception as exc:  # report and go on
+                found.append({"plan": list(plan), "error": f"{type(exc).__name__}: {exc}"})
+                say(f"  {kernel} {plan}: FAILED {type(exc).__name__}: {exc}")
+        return found
+
+    out["plans"] = time_plans("plan", COLUMN_PLANS, "hist_columns")
     table.plan = COLUMN_PLANS[0]
-    out["owned_plans"] = []
-    for plan in OWNED_PLANS:  # one candidate a lane (hist_owned)
-        table.owned_plan = plan
-        try:
-            same = bool(np.array_equal(table._counts(nz, row=(0, ny, True)), ref))
-            sec = least(lambda: table._counts(nz, row=(0, ny, True)))
-            out["owned_plans"].append({"plan": list(plan), "step_s": sec, "same_counts": same})
-            say(f"  hist_owned {plan}: {sec * 1e3:.3f} ms, same counts {same}")
-        except Exception as exc:  # report and go on
-            out["owned_plans"].append({"plan": list(plan), "error": f"{type(exc).__name__}: {exc}"})
-            say(f"  hist_owned {plan}: FAILED {type(exc).__name__}: {exc}")
+    out["owned_plans"] = time_plans("owned_plan", OWNED_PLANS, "hist_owned")
     table.owned_plan = None
     try:
         from _gpu_probes import column_probes

@@ -24,6 +24,7 @@ COLUMN_TILE_FEATURES = 8 if _SIM else 64
 COLUMN_TILE_PAD = COLUMN_TILE_ROWS + 4
 
 _FF = np.uint64(0xFF)
+_NO_SHIFT = np.uint32(0)
 #: registers a thread of :func:`hist_columns` takes (ptxas, CUDA 13, sm_90; held to 32
 #: it would spill): its grid counts the blocks a multiprocessor holds with them
 #: (tests/test_gpu.py checks)
@@ -138,24 +139,27 @@ def _z_word(cols, y64, w, j, mult, has_z, use_lut, lut):
 
 
 @cuda.jit(device=True, inline=True)
-def _count_word(sh, at, word, zq, nz, valid):
+def _count_word(sh, at, word, zq, nz, valid, shift):
     """Add the first ``valid`` of the eight rows of one candidate's 8-byte ``word``
     (``Z`` bytes in ``zq``) to its histogram in shared memory, which starts at
-    ``at``: cell ``x * nz + z``. ``at`` and ``nz`` are ``uint32`` (cell arithmetic in
-    32 bits, no negative-index check); a whole word's eight adds are unconditional."""
+    ``at``: cell ``c = x * nz + z`` is word ``at + (c << shift)`` (``shift`` 0 for
+    :func:`hist_columns`' contiguous histograms, log2 of :data:`OWNED_LANES` for
+    :func:`hist_owned`'s columns of a lane). ``at``, ``nz`` and ``shift`` are
+    ``uint32`` (cell arithmetic in 32 bits, no negative-index check); a whole word's
+    eight adds are unconditional."""
     if valid >= 8:
         for i in range(8):
             s = np.uint64(8 * i)
             x = np.uint32((word >> s) & _FF)
             z = np.uint32((zq >> s) & _FF)
-            cuda.atomic.add(sh, at + x * nz + z, 1)
+            cuda.atomic.add(sh, at + ((x * nz + z) << shift), 1)
     else:
         for i in range(8):
             if i < valid:
                 s = np.uint64(8 * i)
                 x = np.uint32((word >> s) & _FF)
                 z = np.uint32((zq >> s) & _FF)
-                cuda.atomic.add(sh, at + x * nz + z, 1)
+                cuda.atomic.add(sh, at + ((x * nz + z) << shift), 1)
 
 
 @cuda.jit(device=True, inline=True)
@@ -171,19 +175,19 @@ def _count_group(sh, base, cols, g0, ng, w, cells, zq, nz, valid, wide):
             b = cols[g0 + g + 1, w]
             c = cols[g0 + g + 2, w]
             d = cols[g0 + g + 3, w]
-            _count_word(sh, np.uint32(base + (g) * cells), a, zq, nz, valid)
-            _count_word(sh, np.uint32(base + (g + 1) * cells), b, zq, nz, valid)
-            _count_word(sh, np.uint32(base + (g + 2) * cells), c, zq, nz, valid)
-            _count_word(sh, np.uint32(base + (g + 3) * cells), d, zq, nz, valid)
+            _count_word(sh, np.uint32(base + g * cells), a, zq, nz, valid, _NO_SHIFT)
+            _count_word(sh, np.uint32(base + (g + 1) * cells), b, zq, nz, valid, _NO_SHIFT)
+            _count_word(sh, np.uint32(base + (g + 2) * cells), c, zq, nz, valid, _NO_SHIFT)
+            _count_word(sh, np.uint32(base + (g + 3) * cells), d, zq, nz, valid, _NO_SHIFT)
             g += 4
     while g + 1 < ng:
         a = cols[g0 + g, w]
         b = cols[g0 + g + 1, w]
-        _count_word(sh, np.uint32(base + (g) * cells), a, zq, nz, valid)
-        _count_word(sh, np.uint32(base + (g + 1) * cells), b, zq, nz, valid)
+        _count_word(sh, np.uint32(base + g * cells), a, zq, nz, valid, _NO_SHIFT)
+        _count_word(sh, np.uint32(base + (g + 1) * cells), b, zq, nz, valid, _NO_SHIFT)
         g += 2
     if g < ng:
-        _count_word(sh, np.uint32(base + (g) * cells), cols[g0 + g, w], zq, nz, valid)
+        _count_word(sh, np.uint32(base + g * cells), cols[g0 + g, w], zq, nz, valid, _NO_SHIFT)
 
 
 @cuda.jit(cache=True)
@@ -264,25 +268,6 @@ def z_words(cols, y64, j, mult, has_z, use_lut, lut, out):
         w += stride
 
 
-@cuda.jit(device=True, inline=True)
-def _count_lane_word(sh, at, word, zq, nz, valid):
-    """:func:`_count_word` for :func:`hist_owned`: cell ``c = x * nz + z`` of the
-    lane's column, which starts at ``at``, is word ``at + c * OWNED_LANES``."""
-    if valid >= 8:
-        for i in range(8):
-            s = np.uint64(8 * i)
-            x = np.uint32((word >> s) & _FF)
-            z = np.uint32((zq >> s) & _FF)
-            cuda.atomic.add(sh, at + ((x * nz + z) << _LANE_SHIFT), 1)
-    else:
-        for i in range(8):
-            if i < valid:
-                s = np.uint64(8 * i)
-                x = np.uint32((word >> s) & _FF)
-                z = np.uint32((zq >> s) & _FF)
-                cuda.atomic.add(sh, at + ((x * nz + z) << _LANE_SHIFT), 1)
-
-
 @cuda.jit(cache=True, **_OWNED_REGISTERS)
 def hist_owned(cols, n, K, z64, nz, cells, n_sub, hist):
     """Joint histograms of ``(Xk, Z)`` from feature-major codes, one candidate a lane.
@@ -327,15 +312,15 @@ def hist_owned(cols, n, K, z64, nz, cells, n_sub, hist):
             b = cols[k, w0 + 1]
             c = cols[k, w0 + 2]
             d = cols[k, w0 + 3]
-            _count_lane_word(sh, base, a, z64[w0], unz, 8)
-            _count_lane_word(sh, base, b, z64[w0 + 1], unz, 8)
-            _count_lane_word(sh, base, c, z64[w0 + 2], unz, 8)
-            _count_lane_word(sh, base, d, z64[w0 + 3], unz, 8)
+            _count_word(sh, base, a, z64[w0], unz, 8, _LANE_SHIFT)
+            _count_word(sh, base, b, z64[w0 + 1], unz, 8, _LANE_SHIFT)
+            _count_word(sh, base, c, z64[w0 + 2], unz, 8, _LANE_SHIFT)
+            _count_word(sh, base, d, z64[w0 + 3], unz, 8, _LANE_SHIFT)
         else:  # the last chunk
             for q in range(OWNED_WORDS):
                 w = w0 + q
                 if w < n_words:
-                    _count_lane_word(sh, base, cols[k, w], z64[w], unz, n - 8 * w)
+                    _count_word(sh, base, cols[k, w], z64[w], unz, n - 8 * w, _LANE_SHIFT)
         chunk += stride
     cuda.syncthreads()
     g0 = cuda.blockIdx.y * OWNED_LANES
