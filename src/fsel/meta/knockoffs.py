@@ -33,6 +33,7 @@ from fsel.meta._knockoff_construction import (
 )
 from fsel.meta.resampling import replicate_seeds, run_replicates
 from fsel.selectors._base import BaseSelector
+from fsel.selectors._core import rfe_ranking
 from fsel.utils.compat import check_feature_names as _check_feature_names
 from fsel.utils.targets import check_target
 from fsel.utils.validation import check_table
@@ -40,26 +41,6 @@ from fsel.utils.validation import check_table
 __all__ = ["KnockoffFilter", "default_statistic", "knockoff_importances", "rfe_ranking"]
 
 _STATISTICS = ("auto", "order", "scores")
-
-
-def rfe_ranking(support: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """scikit-learn's ``RFE`` ranking: 1 for every kept feature, the others 2, 3, ...
-    by decreasing score (ties by column index; NaN scores last).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rfe_ranking(np.array([False, True, False, False]),
-    ...             np.array([0.5, 3.0, 2.0, np.nan])).tolist()
-    [3, 1, 2, 4]
-    """
-    d = support.size
-    key = np.where(np.isnan(scores), -np.inf, scores)
-    rest = np.flatnonzero(~support)
-    rest = rest[np.lexsort((rest, -key[rest]))]
-    ranking = np.ones(d, dtype=np.intp)
-    ranking[rest] = np.arange(2, rest.size + 2)
-    return ranking
 
 
 def _seeded_clone(selector: Any, seed: int) -> Any:

@@ -43,7 +43,6 @@ from typing import Any
 
 import numpy as np
 
-from fsel.meta.knockoffs import rfe_ranking
 from fsel.meta.resampling import (
     bootstrap_indices,
     check_meta_input,
@@ -53,6 +52,7 @@ from fsel.meta.resampling import (
     support_indices,
 )
 from fsel.selectors._base import BaseSelector
+from fsel.selectors._core import rfe_ranking
 
 __all__ = [
     "StabilitySelection",

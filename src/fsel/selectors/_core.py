@@ -62,21 +62,28 @@ from fsel.utils.validation import Table, check_table
 __all__ = ["SelectorCore", "rfe_ranking"]
 
 
-def rfe_ranking(support: Any, scores: Any) -> np.ndarray:
+def rfe_ranking(support: Any, scores: Any, tie_tol: float = 0.0) -> np.ndarray:
     """Ranks in scikit-learn's ``RFE`` convention: 1 for every selected feature; the
     others 2, 3, ... by decreasing score, ties broken by column index, a feature whose
-    score is NaN after every scored one.
+    score is NaN after every scored one. With ``tie_tol > 0`` the scores are first
+    rounded to multiples of ``tie_tol`` (the greedy engine's rule for ties: scores
+    that differ by rounding noise alone, such as 0.0 and -9e-16, rank by index).
 
     Examples
     --------
     >>> rfe_ranking([True, False, False, True, False], [0.9, 0.1, np.nan, 0.5, 0.3]).tolist()
     [1, 3, 4, 1, 2]
+    >>> rfe_ranking([False, False, False], [-9e-16, 0.0, 0.2], tie_tol=1e-10).tolist()
+    [3, 4, 2]
     """
     support = np.asarray(support, dtype=bool)
     scores = np.asarray(scores, dtype=np.float64)
     ranking = np.ones(support.size, dtype=np.intp)
     rest = np.flatnonzero(~support)
     key = scores[rest]
+    if tie_tol > 0:
+        np.divide(key, tie_tol, out=key)
+        np.round(key, out=key)
     np.negative(key, out=key)  # decreasing score; NaN stays NaN, which sorts last
     rest = rest[np.argsort(key, kind="stable")]  # stable: ties keep the column order
     del key
@@ -104,6 +111,9 @@ class SelectorCore:
     #: parameter name -> kind of :data:`fsel.utils.params.PARAMETER_KINDS`, or a tuple
     #: of the allowed values of an enum-like option
     _param_kinds: ClassVar[dict[str, Any]] = {}
+    #: scores of unselected features closer than this rank as ties (by column index):
+    #: :func:`rfe_ranking`'s ``tie_tol``
+    _tie_tol = 0.0
 
     # ------------------------------------------------------------ the one template
     def fit(self, X: Any, y: Any) -> Any:
@@ -238,4 +248,4 @@ class SelectorCore:
         support[order] = True
         self.support_ = support
         self.scores_ = np.asarray(scores, dtype=np.float64)
-        self.ranking_ = rfe_ranking(support, self.scores_)
+        self.ranking_ = rfe_ranking(support, self.scores_, self._tie_tol)

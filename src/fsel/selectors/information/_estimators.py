@@ -117,10 +117,17 @@ _ATTRS_DOC = """
         Mask of the selected features.
     ranking_ : ndarray of int
         scikit-learn's ``RFE`` convention: 1 for every selected feature, the others
-        2, 3, ... by decreasing ``scores_`` (ties by column index).
+        2, 3, ... by decreasing ``scores_`` (ties by column index; for ``CMIM`` see
+        ``scores_``).
     scores_ : ndarray of float
         Per feature: the criterion value at the step it was picked; for features
-        left unselected, their score at the last step.
+        left unselected, their score at the last step. Exception: ``CMIM`` on an
+        in-memory dense table with numba uses Fleuret's lazy search, which stops
+        refining a candidate once it can no longer win a step, so an unselected
+        feature's value there is an upper bound of its last-step score (the minimum
+        over the picks it was compared with); sparse, Dask and GPU fits, and fits
+        without numba, give the exact last-step score. The picks and their
+        ``selection_scores_`` are the same on every path.
     relevance_ : ndarray of float
         ``I(Xk;Y)`` of every feature, in bits.
     n_levels_ : ndarray of int

@@ -26,7 +26,7 @@ from fsel.kernels.information import InformationTable
 from fsel.kernels.information_sparse import SparseInformationTable
 from fsel.selectors._core import SelectorCore
 from fsel.selectors.information import _knn
-from fsel.selectors.information._engine import DEFAULT_CMI_TOL, greedy_select
+from fsel.selectors.information._engine import DEFAULT_CMI_TOL, TIE_TOL, greedy_select
 from fsel.utils.column_types import code_columns
 from fsel.utils.dask_table import check_dask_table, is_dask
 from fsel.utils.parallel import effective_n_jobs
@@ -85,6 +85,7 @@ class InformationSelector(SelectorCore):
     """
 
     _criterion = "mim"
+    _tie_tol = TIE_TOL  # ranking_'s ties: the engine's (rounding noise of the scores)
 
     def __init__(
         self,
