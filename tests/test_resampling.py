@@ -6,6 +6,8 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from joblib import Parallel, delayed, parallel_config
 from sklearn.feature_selection import SelectKBest, f_classif
 
@@ -206,3 +208,85 @@ def test_support_indices_validation():
         support_indices(np.array([True, False]), 3)
     with pytest.raises(ValueError, match="indices or a boolean mask"):
         support_indices(np.array([0.5]), 3)
+
+
+# ------------------------------------------------------------ a rare class of y
+def _rare(n: int = 60, rare: int = 3, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    y = np.zeros(n, dtype=int)
+    y[:rare] = 1
+    X[:rare, 0] += 3.0  # feature 0 tells the rare class apart
+    return X, y
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(6, 80),
+    rare=st.integers(1, 3),
+    resampling=st.sampled_from(["bootstrap", "subsample"]),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_a_replicate_that_missed_a_class_is_drawn_again_the_others_are_not(
+    n, rare, resampling, seed
+):
+    """Every replicate's rows hold both classes; a replicate that held both at its
+    first draw keeps exactly those rows (the redraws change nothing else)."""
+    from fsel.meta.resampling import _replicate_rows, resample_plan
+
+    y = np.zeros(n, dtype=int)
+    y[:rare] = 1
+    for rep in resample_plan(n, 20, resampling=resampling, random_state=seed, fraction=0.5):
+        first = rep.indices()
+        rows = _replicate_rows(rep, y)
+        assert np.unique(y[rows]).size == 2
+        if np.unique(y[first]).size == 2:
+            np.testing.assert_array_equal(rows, first)
+        else:  # drawn again from a sibling seed: the same size, a reproducible draw
+            assert rows.size == first.size
+            np.testing.assert_array_equal(rows, _replicate_rows(rep, y))
+
+
+def test_meta_estimators_fit_where_a_resample_misses_the_rare_class():
+    """NPFS and stability selection around a selector that needs two classes (MIM,
+    ReliefF) fit on data whose rare class has 3 of 60 rows (before, a bootstrap that
+    missed it made the whole fit fail), reproducibly; NPFS and complementary pairs
+    around MIM keep the feature that tells the rare class apart."""
+    import fsel
+
+    X, y = _rare()
+    fits = [
+        lambda: fsel.NPFS(fsel.MIM(n_features_to_select=1), random_state=0),
+        lambda: fsel.NPFS(fsel.ReliefF(n_features_to_select=1), n_resamples=30, random_state=0),
+        lambda: fsel.StabilitySelection(fsel.MIM(n_features_to_select=1), random_state=0),
+        lambda: fsel.StabilitySelection(
+            fsel.MIM(n_features_to_select=1), resampling="bootstrap", random_state=0
+        ),
+    ]
+    for i, make in enumerate(fits):
+        a, b = make().fit(X, y), make().fit(X, y)
+        np.testing.assert_array_equal(a.get_support(), b.get_support())
+        np.testing.assert_array_equal(a.scores_, b.scores_)
+        if i in (0, 2):  # MIM's NPFS and complementary pairs keep the telling feature
+            assert a.get_support()[0], type(a).__name__
+
+
+def test_a_kfold_training_set_with_one_class_is_an_error_naming_the_folds():
+    import fsel
+
+    X, y = _rare(n=20, rare=1)
+    with pytest.raises(ValueError, match="resampling='kfold': a training set"):
+        fsel.NPFS(fsel.MIM(n_features_to_select=1), resampling="kfold", n_resamples=20).fit(X, y)
+
+
+def test_meta_estimators_pass_sklearns_one_feature_check_around_mim():
+    """scikit-learn's ``check_fit2d_1feature`` (10 rows, three classes) around MIM,
+    which cannot be fitted on one class: it failed when a resample drew one."""
+    from sklearn.utils.estimator_checks import check_fit2d_1feature
+
+    import fsel
+
+    check_fit2d_1feature("NPFS", fsel.NPFS(fsel.MIM(n_features_to_select=1), n_resamples=20))
+    check_fit2d_1feature(
+        "StabilitySelection", fsel.StabilitySelection(fsel.MIM(n_features_to_select=1))
+    )

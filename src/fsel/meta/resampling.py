@@ -31,7 +31,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -301,6 +301,12 @@ class Resample:
             return bootstrap_indices(self.n_samples, self.seed)  # type: ignore[arg-type]
         return subsample_indices(self.n_samples, self.seed, self.fraction)  # type: ignore[arg-type]
 
+    def redrawn(self, attempt: int) -> Resample:
+        """This replicate drawn again (``attempt >= 1``) from a sibling of its seed:
+        the draw that replaces one whose rows hold a single class of ``y``
+        (:func:`rows_with_two_classes`); its :meth:`estimator_seed` is unchanged."""
+        return replace(self, seed=sibling_seed(self.seed, attempt))
+
     def estimator_seed(self) -> int:
         """An integer seed for a randomised base estimator run on this replicate.
 
@@ -408,18 +414,109 @@ def _seed_estimator(est: Any, seed: int) -> None:
         est.set_params(**fixed)
 
 
-def _select_on_replicate(
-    X: Any, y: Any, replicate: Any, selector: Any, n_features: int
+#: draws of one resample at most (the first and its redraws) while its rows hold a
+#: single class of ``y`` (:func:`rows_with_two_classes`)
+MAX_DRAWS = 100
+
+
+def sibling_seed(seed: np.random.SeedSequence, attempt: int) -> np.random.SeedSequence:
+    """The seed of redraw ``attempt`` of the resample drawn from ``seed``: its spawn
+    key extended by a fixed word and the attempt (independent of every replicate's
+    own seed and children; the same whatever the workers)."""
+    return np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, 0xC1A55, attempt))
+
+
+def _target_values(y: Any) -> np.ndarray | None:
+    """``y``'s values as a 1-D numpy array (pandas and polars too), None otherwise."""
+    v = y.to_numpy() if hasattr(y, "to_numpy") else np.asarray(y)
+    return v if v.ndim == 1 else None
+
+
+def one_class(y: Any, idx: np.ndarray | None = None) -> bool:
+    """Whether ``y`` (its rows ``idx``) holds a single value and at least one row.
+
+    Examples
+    --------
+    >>> y = np.array([0, 0, 1, 0])
+    >>> one_class(y), one_class(y, np.array([0, 3, 2])), one_class(y, np.array([3, 1]))
+    (False, False, True)
+    """
+    v = _target_values(y)
+    if v is None:
+        return False
+    w = v if idx is None else v[idx]
+    return bool(w.size) and bool(np.all(w == w[0]))
+
+
+def rows_with_two_classes(
+    draw: Callable[[int], list[np.ndarray]], y: Any, what: str
+) -> list[np.ndarray]:
+    """The first of ``draw(0), draw(1), ...`` whose every row set holds at least two
+    values of ``y``: a resample that missed a rare class is drawn again (from a
+    sibling seed, :func:`sibling_seed`), as a selector cannot be fitted on one class.
+    Where ``y`` itself holds one value (or is not 1-D), ``draw(0)``. ``ValueError``
+    after :data:`MAX_DRAWS` draws, naming ``what`` and the rarest class.
+
+    Examples
+    --------
+    >>> y = np.array([0] * 9 + [1])
+    >>> draw = lambda a: [np.array([a, 9 - 2 * a])]  # rows 0, 9 first; then 1, 7; ...
+    >>> rows_with_two_classes(draw, y, "a resample")[0].tolist()
+    [0, 9]
+    >>> try:
+    ...     rows_with_two_classes(lambda a: [np.array([a % 9, 5])], y, "a resample")
+    ... except ValueError as exc:
+    ...     print(str(exc)[:70])
+    a resample: 100 draws in a row held a single class of y (its rarest cl
+    """
+    parts = draw(0)
+    if not any(one_class(y, p) for p in parts) or one_class(y) or _target_values(y) is None:
+        return parts
+    for attempt in range(1, MAX_DRAWS):
+        parts = draw(attempt)
+        if not any(one_class(y, p) for p in parts):
+            return parts
+    _, counts = np.unique(_target_values(y), return_counts=True)
+    raise ValueError(
+        f"{what}: {MAX_DRAWS} draws in a row held a single class of y (its rarest class "
+        f"has {int(counts.min())} of {int(counts.sum())} rows); resample fewer rows out, "
+        "or use resampling='subsample' with a larger fraction"
+    )
+
+
+def _replicate_rows(replicate: Any, y: Any) -> np.ndarray:
+    """The rows of one replicate: a :class:`Resample`'s (drawn again while they hold
+    a single class of ``y``; a k-fold training set cannot be, and such a one is an
+    error naming the folds), or the given indices."""
+    if not isinstance(replicate, Resample):
+        return np.asarray(replicate)
+    if replicate.rows is not None:
+        if one_class(y, replicate.rows) and not one_class(y):
+            raise ValueError(
+                "resampling='kfold': a training set (the rows outside one fold) holds a "
+                "single class of y; use fewer folds, or resampling='bootstrap'"
+            )
+        return replicate.rows
+    (idx,) = rows_with_two_classes(
+        lambda a: [(replicate.redrawn(a) if a else replicate).indices()],
+        y,
+        f"resampling={replicate.resampling!r}",
+    )
+    return idx
+
+
+def fit_on_rows(
+    X: Any, y: Any, idx: np.ndarray, selector: Any, n_features: int, seed: int | None
 ) -> np.ndarray:
-    """Fit ``selector`` on one replicate's rows; return the selected feature indices."""
-    idx = replicate.indices() if isinstance(replicate, Resample) else np.asarray(replicate)
+    """Fit ``selector`` (cloned; every unset ``random_state`` set to ``seed``, where
+    given) or call it on the rows ``idx``; the selected feature indices."""
     Xb, yb = _rows(X, idx), _rows(y, idx)
     if hasattr(selector, "fit"):
         from sklearn.base import clone
 
         est = clone(selector)
-        if isinstance(replicate, Resample):
-            _seed_estimator(est, replicate.estimator_seed())
+        if seed is not None:
+            _seed_estimator(est, seed)
         est.fit(Xb, yb)
         if not hasattr(est, "get_support"):
             raise TypeError(
@@ -431,6 +528,15 @@ def _select_on_replicate(
     else:
         out = selector(Xb, yb)
     return support_indices(out, n_features)
+
+
+def _select_on_replicate(
+    X: Any, y: Any, replicate: Any, selector: Any, n_features: int
+) -> np.ndarray:
+    """Fit ``selector`` on one replicate's rows; return the selected feature indices."""
+    idx = _replicate_rows(replicate, y)
+    seed = replicate.estimator_seed() if isinstance(replicate, Resample) else None
+    return fit_on_rows(X, y, idx, selector, n_features, seed)
 
 
 def selection_matrix(

@@ -46,10 +46,12 @@ import numpy as np
 from fsel.meta.resampling import (
     bootstrap_indices,
     check_meta_input,
+    fit_on_rows,
     replicate_seeds,
+    rows_with_two_classes,
     run_replicates,
+    sibling_seed,
     subsample_indices,
-    support_indices,
 )
 from fsel.selectors._base import BaseSelector
 from fsel.selectors._core import rfe_ranking
@@ -114,16 +116,17 @@ def complementary_pairs(n_samples: int, n_pairs: int, random_state: Any = None) 
     >>> len(a), len(b), set(a.tolist()) & set(b.tolist())
     (3, 3, set())
     """
-    h = n_samples // 2
     out = []
     for seed in replicate_seeds(random_state, n_pairs):
-        perm = np.random.default_rng(seed).permutation(n_samples)
-        out += [np.sort(perm[:h]), np.sort(perm[h : 2 * h])]
+        out += _halves(n_samples, seed)
     return out
 
 
-def _rows(data: Any, idx: np.ndarray) -> Any:
-    return data.iloc[idx] if hasattr(data, "iloc") else data[idx]
+def _halves(n_samples: int, seed: np.random.SeedSequence) -> list[np.ndarray]:
+    """The two halves of one complementary pair drawn from ``seed``."""
+    h = n_samples // 2
+    perm = np.random.default_rng(seed).permutation(n_samples)
+    return [np.sort(perm[:h]), np.sort(perm[h : 2 * h])]
 
 
 def _select_job(
@@ -131,25 +134,7 @@ def _select_job(
 ) -> np.ndarray:
     """Fit ``selector`` on the rows of one resample; the selected feature indices."""
     idx, seed = job
-    Xb, yb = _rows(X, idx), _rows(y, idx)
-    if hasattr(selector, "fit"):
-        from sklearn.base import clone
-
-        est = clone(selector)
-        params = est.get_params(deep=True)
-        fixed = {k: seed for k, v in params.items() if k.endswith("random_state") and v is None}
-        if fixed:
-            est.set_params(**fixed)
-        est.fit(Xb, yb)
-        if not hasattr(est, "get_support"):
-            raise TypeError(
-                f"the selector {type(selector).__name__} has no get_support(); pass a feature "
-                "selector (fsel selector, SelectKBest, RFE, ...) or a callable (X, y) -> indices"
-            )
-        out = est.get_support(indices=True)
-    else:
-        out = selector(Xb, yb)
-    return support_indices(out, n_features)
+    return fit_on_rows(X, y, idx, selector, n_features, seed)
 
 
 class StabilitySelection(BaseSelector):
@@ -267,14 +252,25 @@ class StabilitySelection(BaseSelector):
 
         validate_params(self, {"n_jobs": "n_jobs", "random_state": "random_state"})
 
-    def _plan(self, n_samples: int) -> list[np.ndarray]:
+    def _plan(self, n_samples: int, y: Any) -> list[np.ndarray]:
+        """The row sets of every fit: a pair (or resample) that leaves a single class
+        of ``y`` in one of its row sets is drawn again from a sibling seed
+        (:func:`~fsel.meta.resampling.rows_with_two_classes`)."""
         B = int(self.n_resamples)
-        if self.resampling == "complementary_pairs":
-            return complementary_pairs(n_samples, B, self.random_state)
-        seeds = replicate_seeds(self.random_state, B)
-        if self.resampling == "subsample":
-            return [subsample_indices(n_samples, s, 0.5) for s in seeds]
-        return [bootstrap_indices(n_samples, s) for s in seeds]
+        what = f"{type(self).__name__} (resampling={self.resampling!r})"
+        out: list[np.ndarray] = []
+        for s in replicate_seeds(self.random_state, B):
+
+            def draw(a: int, s: np.random.SeedSequence = s) -> list[np.ndarray]:
+                seed = sibling_seed(s, a) if a else s
+                if self.resampling == "complementary_pairs":
+                    return _halves(n_samples, seed)
+                if self.resampling == "subsample":
+                    return [subsample_indices(n_samples, seed, 0.5)]
+                return [bootstrap_indices(n_samples, seed)]
+
+            out += rows_with_two_classes(draw, y, what)
+        return out
 
     def fit(self, X: Any, y: Any) -> StabilitySelection:
         """Run the selector on every half-sample and keep the stable features.
@@ -291,7 +287,7 @@ class StabilitySelection(BaseSelector):
         """
         self._check_params()
         Xw, yw, n_samples, p = check_meta_input(self, X, y, min_samples=4)
-        plan = self._plan(n_samples)
+        plan = self._plan(n_samples, yw)
         # a randomised selector's seed: a sibling of each fit's seed (spawn key extended
         # by a fixed word), independent of the rows drawn
         est_seeds = [
