@@ -140,3 +140,102 @@ def test_boolean_column_with_empty_cells_reports_missing_values(tmp_path, capsys
     import json
 
     assert json.loads(out.read_text())["feature_types"]["flag"] == "categorical"
+
+
+def _cleve_like(n: int = 120, seed: int = 0):
+    """A table whose label follows column ``thal``; ``chol`` is noise."""
+    rng = np.random.default_rng(seed)
+    thal = rng.integers(0, 3, n)
+    chol = rng.normal(240, 40, n).round()
+    label = (thal + rng.integers(0, 2, n) > 1).astype(int)
+    return thal, chol, label
+
+
+def _write_rows(path, header, rows):
+    path.write_text(",".join(header) + "\n" + "\n".join(",".join(r) for r in rows) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("marker", ["?", "NA", ""])
+def test_question_mark_cells_are_missing_values_like_na(tmp_path, capsys, marker):
+    """A UCI-style "?" is a missing value: the columns stay numeric and the picks are
+    those of the same table with NA or empty cells (before, "?" made every column
+    with one a text column, and JMI ranked the noise first)."""
+    thal, chol, label = _cleve_like()
+    rows = []
+    for i in range(thal.size):
+        t = marker if i % 10 == 3 else str(thal[i])
+        c = marker if i % 7 == 2 else f"{chol[i]:.0f}"
+        rows.append([t, c, str(label[i])])
+    path = _write_rows(tmp_path / "t.csv", ["thal", "chol", "label"], rows)
+    out = tmp_path / "r.json"
+    assert main(["select", path, "-t", "label", "-k", "2", "-q", "-o", str(out)]) == 0
+    import json
+
+    got = json.loads(out.read_text())
+    assert [f["name"] for f in got["features"]] == ["thal", "chol"]
+    assert "categorical" not in capsys.readouterr().err  # no column taken as text
+
+
+def test_question_mark_without_pandas_too(tmp_path, monkeypatch):
+    from fsel.cli import io
+
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,y\n1,?,0\n2,x,1\nNA,3,0\n")
+    names, cols = io._read_csv_plain(path)
+    assert names == ["a", "b", "y"]
+    assert np.isnan(cols["a"][2]) and cols["a"][:2].tolist() == [1.0, 2.0]
+    assert cols["b"].tolist() == [None, "x", "3"]  # a text column: "?" is missing there too
+
+
+@pytest.mark.parametrize("plain", [False, True])
+def test_a_column_name_given_twice_is_an_error(tmp_path, capsys, monkeypatch, plain):
+    """Two columns named ``label``: an error naming it (before, pandas renamed the
+    second ``label.1`` and ``-t label`` silently took the first)."""
+    if plain:
+        monkeypatch.setitem(sys.modules, "pandas", None)
+    path = _write_rows(tmp_path / "d.csv", ["label", "x", "label"], [["1", "2", "0"]] * 5)
+    _fails_in_one_line(capsys, ["select", path, "-t", "label"], r"more than once: label")
+
+
+def test_npz_refuses_a_target_name(tmp_path, capsys):
+    X, y = _good_arrays()
+    path = _npz(tmp_path / "d.npz", X=X, y=y)
+    _fails_in_one_line(capsys, ["select", path, "-t", "foo"], r"--target foo: a \.npz file")
+    assert main(["select", path, "-t", "y", "-k", "1", "-q"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("extra", "pattern"),
+    [
+        (["--plot", "p.png"], r"--plot applies with --npfs only"),
+        (["--alpha", "0.5"], r"--alpha applies with --npfs only"),
+        (["--threshold", "0.9"], r"--threshold applies with --stability only"),
+        (["--draws", "4"], r"--draws applies with --fdr only"),
+        (["--n-resamples", "7"], r"--n-resamples applies with --npfs or --stability"),
+        (["--npfs", "--threshold", "0.9"], r"--threshold applies with --stability only"),
+        (["-m", "k3", "--bootstrap", "0"], r"--bootstrap needs .* >= 1, got 0"),
+        (["-o", "r.tsv"], r"give a \.json or a \.csv file name"),
+    ],
+)
+def test_options_that_would_be_ignored_are_refused(tmp_path, capsys, extra, pattern):
+    X, y = _good_arrays()
+    path = _npz(tmp_path / "d.npz", X=X, y=y)
+    _fails_in_one_line(capsys, ["select", path, "-k", "1", *extra], pattern)
+
+
+def test_json_output_writes_null_for_nan_scores(tmp_path):
+    """A ranking index scores a column without an observed value NaN: the JSON says
+    null (strict JSON, which Python's and JavaScript's parsers accept)."""
+    import json
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.normal(size=60), np.full(60, np.nan)])
+    y = (X[:, 0] > 0).astype(int)
+    path = _npz(tmp_path / "d.npz", X=X, y=y)
+    out = tmp_path / "r.json"
+    assert main(["select", path, "-m", "k3", "-k", "2", "-q", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert "NaN" not in text
+    scores = [f["score"] for f in json.loads(text, parse_constant=lambda c: 1 / 0)["features"]]
+    assert None in scores

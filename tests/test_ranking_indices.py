@@ -169,7 +169,7 @@ def test_class_target_and_discrete_columns_match_reference(name):
     X=arrays(np.float64, (12, 3), elements=st.integers(-3, 3).map(float)),
     y=arrays(np.float64, 12, elements=st.integers(-2, 2).map(float)),
     name=st.sampled_from(INDEX_NAMES),
-    h=st.integers(1, 5),
+    h=st.integers(2, 5),
 )
 def test_hypothesis_heavy_ties_match_reference(X, y, name, h):
     if np.ptp(y) == 0:
@@ -306,9 +306,9 @@ RANK_INDICES = ["K1", "K2", "K3", "chi2", "mi"]
     seed=st.integers(0, 10_000),
     n=st.integers(5, 90),
     ties=st.booleans(),
-    h=st.integers(1, 10),
-    s_x=st.integers(1, 10),
-    t_y=st.integers(1, 10),
+    h=st.integers(2, 10),  # one slice or bin compares nothing: refused
+    s_x=st.integers(2, 10),
+    t_y=st.integers(2, 10),
     transform=st.sampled_from(sorted(INCREASING) + sorted(DECREASING)),
 )
 def test_rank_indices_invariant_to_monotone_transforms_of_x(seed, n, ties, h, s_x, t_y, transform):
@@ -464,7 +464,10 @@ def test_resolve_slices_rules():
     ("kwargs", "error", "match"),
     [
         ({"indices": "K4"}, ValueError, "index must be one of"),
-        ({"n_slices": 0}, ValueError, "at least 1"),
+        ({"n_slices": 0}, ValueError, "at least 2"),
+        ({"n_slices": 1}, ValueError, "at least 2"),
+        ({"n_bins_x": 1}, ValueError, "at least 2"),
+        ({"n_bins_y": 1}, ValueError, "at least 2"),
         ({"n_slices": "many"}, ValueError, "'auto'"),
         ({"n_bins_x": 2.5}, TypeError, "int"),
     ],

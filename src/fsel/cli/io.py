@@ -35,21 +35,44 @@ class LoadedData:
     target: str
 
 
+#: the cells of a CSV file read as missing values (pandas' default markers, and "?",
+#: the marker of many UCI data sets), by the pandas and the plain reader alike
+MISSING_TOKENS = (
+    "", "?", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
+    "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+)  # fmt: skip
+
+
+def _check_unique_names(path: Path, header: list[str]) -> None:
+    """A header that names a column twice is an error (pandas would rename the second
+    ``name.1`` and ``--target name`` would silently take the first)."""
+    seen: set[str] = set()
+    twice = sorted({h for h in header if h in seen or seen.add(h)})
+    if twice:
+        raise CliError(
+            f"{path}: the header names these columns more than once: {', '.join(twice)} "
+            "(rename them so that every column name is unique)"
+        )
+
+
 def _read_csv_plain(path: Path) -> tuple[list[str], dict[str, np.ndarray]]:
     with path.open(newline="") as fh:
         rows = list(csv.reader(fh))
     if not rows:
         raise CliError(f"{path}: the file is empty")
     header, body = rows[0], rows[1:]
+    _check_unique_names(path, header)
     if not body:
         raise CliError(f"{path}: the file has a header but no rows")
+    missing = set(MISSING_TOKENS)
     cols: dict[str, np.ndarray] = {}
     for j, name in enumerate(header):
         raw = [r[j] if j < len(r) else "" for r in body]
         try:
-            cols[name] = np.array([float(v) if v.strip() != "" else np.nan for v in raw])
+            cols[name] = np.array([np.nan if v.strip() in missing else float(v) for v in raw])
         except ValueError:
-            cols[name] = np.array(raw, dtype=object)
+            cells = [None if v.strip() in missing else v for v in raw]
+            cols[name] = np.array(cells, dtype=object)
     return header, cols
 
 
@@ -260,6 +283,11 @@ def _read_data(
             if c not in names:
                 raise CliError(f"--categorical: no column {c!r} in {path}")
             cat.append(names.index(c))
+        if target not in (None, "y"):
+            raise CliError(
+                f"--target {target}: a .npz file holds its target in the array 'y' (no "
+                "columns to choose from); drop --target, or give labels with --target-file"
+            )
         y = arrays["y"] if "y" in arrays else np.zeros(X.shape[0])  # --target-file follows
         return LoadedData(X, y, names, sorted(set(cat)), target or "y")
     try:
@@ -381,7 +409,9 @@ def _read_csv(p: Path, sep: str) -> tuple[list[str], dict[str, np.ndarray]]:
             raise CliError("reading .tsv needs pandas (pip install 'fsel[pandas]')") from None
         return _read_csv_plain(p)
     try:
-        df = pd.read_csv(p, sep=sep)
+        head = pd.read_csv(p, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
+        _check_unique_names(p, [str(v) for v in head.iloc[0].tolist()])
+        df = pd.read_csv(p, sep=sep, keep_default_na=False, na_values=list(MISSING_TOKENS))
     except pd.errors.EmptyDataError:
         raise CliError(f"{p}: the file is empty") from None
     if len(df) == 0:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import math
 import os
 import re
 import sys
@@ -196,11 +197,16 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument(
         "--resampling",
         choices=["bootstrap", "subsample", "kfold"],
-        default="bootstrap",
+        default=None,
         help="how the rows are resampled (default: bootstrap)",
     )
-    n.add_argument("--alpha", type=float, default=0.01, help="significance level")
-    n.add_argument("--correction", choices=["none", "bonferroni", "bh"], default="none")
+    n.add_argument("--alpha", type=float, default=None, help="significance level (default 0.01)")
+    n.add_argument(
+        "--correction",
+        choices=["none", "bonferroni", "bh"],
+        default=None,
+        help="multiple-testing correction (default none)",
+    )
     n.add_argument(
         "--scheduler",
         help="run on Dask: a scheduler address (tcp://HOST:8786) or local:N for a local "
@@ -211,10 +217,12 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument(
         "--null",
         choices=["binomial", "permutation"],
-        default="binomial",
-        help="NPFS's null law: the paper's binomial, or estimated from permuted targets",
+        default=None,
+        help="NPFS's null law: the paper's binomial (default), or estimated from permuted targets",
     )
-    n.add_argument("--n-permutations", type=int, default=20, help="permuted targets (--null)")
+    n.add_argument(
+        "--n-permutations", type=int, default=None, help="permuted targets (--null; default 20)"
+    )
     f = p.add_argument_group("false discovery rate and stability around the method")
     f.add_argument(
         "--fdr",
@@ -223,11 +231,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="the knockoff filter: keep features at false discovery rate Q (the method's "
         "pick order on [X, knockoffs] is the statistic; -k defaults to a quarter of them)",
     )
-    f.add_argument("--draws", type=int, default=1, help="knockoff draws (e-value aggregation)")
+    f.add_argument(
+        "--draws", type=int, default=None, help="knockoff draws (e-value aggregation; default 1)"
+    )
     f.add_argument(
         "--stability", action="store_true", help="stability selection (complementary pairs)"
     )
-    f.add_argument("--threshold", type=float, default=0.6, help="selection-frequency threshold")
+    f.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="stability selection's frequency threshold (default 0.6)",
+    )
     p.set_defaults(func=_cmd_select)
 
     try:
@@ -305,8 +320,52 @@ def _estimator_params(args: argparse.Namespace, est_cls: type, fixed: dict) -> d
     return params
 
 
+#: options of one wrapper only: flag -> (the wrappers it applies with, its default)
+_WRAPPER_OPTIONS = {
+    "alpha": (("npfs",), 0.01),
+    "correction": (("npfs",), "none"),
+    "null": (("npfs",), "binomial"),
+    "n_permutations": (("npfs",), 20),
+    "resampling": (("npfs",), "bootstrap"),
+    "plot": (("npfs",), None),
+    "n_resamples": (("npfs", "stability"), None),
+    "draws": (("fdr",), 1),
+    "threshold": (("stability",), 0.6),
+}
+
+
+def _wrapper_options(args: argparse.Namespace) -> None:
+    """Refuse an option given without the wrapper it belongs to (it would be ignored),
+    then fill in the defaults of those not given."""
+    chosen = {"npfs": bool(args.npfs), "fdr": args.fdr is not None}
+    chosen["stability"] = bool(args.stability)
+    for name, (wrappers, default) in _WRAPPER_OPTIONS.items():
+        value = getattr(args, name)
+        if value is not None and not any(chosen[w] for w in wrappers):
+            need = " or ".join(f"--{w}" for w in wrappers)
+            raise CliError(f"--{name.replace('_', '-')} applies with {need} only")
+        if value is None:
+            setattr(args, name, default)
+    if args.bootstrap is not None and args.bootstrap < 1:
+        raise CliError(f"--bootstrap needs a number of resamples >= 1, got {args.bootstrap}")
+
+
+def _check_output(path: str | None) -> None:
+    """Refuse an ``--output`` that cannot be written as asked before anything runs."""
+    if not path:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise CliError(f"--output {path}: is a folder; give a file name such as result.json")
+    if p.suffix.lower() not in (".json", ".csv"):
+        raise CliError(f"--output {path}: give a .json or a .csv file name")
+
+
 def _cmd_select(args: argparse.Namespace) -> int:
     from fsel._registry import get_method
+
+    _wrapper_options(args)
+    _check_output(args.output)
 
     try:
         method = get_method(args.method)
@@ -333,7 +392,7 @@ def _cmd_select(args: argparse.Namespace) -> int:
         raise CliError("choose one of --npfs, --fdr and --stability")
     est_cls = method.load() if wrapped else method.load_logic()
     fixed = dict(method.fixed)
-    if args.bootstrap:
+    if args.bootstrap is not None:
         if method.family != "ranking-index":
             raise CliError("--bootstrap applies to the ranking indices (in, k3, chi2, ...)")
         from fsel.meta.bootstrap_ranking import BootstrapRanking
@@ -560,6 +619,23 @@ def _jsonable(v: Any) -> bool:
     return v is None or isinstance(v, (str, int, float, bool, list, tuple))
 
 
+def _strict_json(v: Any) -> Any:
+    """``v`` with every float that is not finite replaced by None (JSON's null).
+
+    Examples
+    --------
+    >>> _strict_json({"a": [1.0, float("nan")], "b": float("inf")})
+    {'a': [1.0, None], 'b': None}
+    """
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _strict_json(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_strict_json(x) for x in v]
+    return v
+
+
 def _write(path: str | None, out: dict, columns: list[str]) -> None:
     if not path:
         return
@@ -576,8 +652,8 @@ def _write(path: str | None, out: dict, columns: list[str]) -> None:
                 w.writeheader()
                 for row in out["features"]:
                     w.writerow({c: row[c] for c in columns})
-        else:
-            p.write_text(json.dumps(out, indent=2) + "\n")
+        else:  # NaN and infinities as null: strict JSON (Python's and JavaScript's)
+            p.write_text(json.dumps(_strict_json(out), indent=2, allow_nan=False) + "\n")
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         where = f" ({exc.filename})" if exc.filename and str(exc.filename) != path else ""

@@ -36,14 +36,14 @@ def resolve_slices(value: Any, n_samples: int, *, kind: str) -> int:
     """
     if isinstance(value, str):
         if value != "auto":
-            raise ValueError(f"a slice count must be an int >= 1 or 'auto', got {value!r}")
+            raise ValueError(f"a slice count must be an int >= 2 or 'auto', got {value!r}")
         if kind == "ks":
             return int(np.clip(n_samples // 20, 2, 10))
         return int(np.clip(int(np.sqrt(n_samples / 5.0)), 2, 10))
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"a slice count must be an int or 'auto', got {value!r}")
-    if value < 1:
-        raise ValueError(f"a slice count must be at least 1, got {value}")
+    if value < 2:  # one slice (or one bin) compares nothing: every index would be 0
+        raise ValueError(f"a slice or bin count must be at least 2, got {value}")
     return int(value)
 
 
