@@ -239,3 +239,43 @@ def test_json_output_writes_null_for_nan_scores(tmp_path):
     assert "NaN" not in text
     scores = [f["score"] for f in json.loads(text, parse_constant=lambda c: 1 / 0)["features"]]
     assert None in scores
+
+
+def test_usage_errors_are_one_line(capsys):
+    """argparse's usage errors: one line naming the argument (not the whole usage)."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["select", "x.npz", "-k", "abc"])
+    assert exit_.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fsel: error: argument -k"), lines
+
+
+def test_warnings_are_one_line_once_and_restored(tmp_path, capsys):
+    import warnings
+
+    path = tmp_path / "w.csv"
+    # column b holds a distinct value in every row: the identifier warning
+    path.write_text("a,b,label\n" + "".join(f"{i % 5},id{i},{i % 2}\n" for i in range(60)))
+    before = warnings.formatwarning
+    assert main(["select", str(path), "-t", "label", "-k", "1", "-q"]) == 0
+    assert warnings.formatwarning is before  # the caller's settings are restored
+    # as printed by a real process (pytest records warnings instead of printing them)
+    run = subprocess.run(
+        [sys.executable, "-m", "fsel", "select", str(path), "-t", "label", "-k", "1", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    err = run.stderr
+    warned = [ln for ln in err.splitlines() if "warning" in ln.lower()]
+    assert warned and all(ln.startswith("fsel: warning: ") for ln in warned), err
+    assert len(warned) == len(set(warned))
+    assert ".py:" not in err  # no library file and line
+
+
+def test_a_one_class_target_names_the_class_plainly(tmp_path, capsys):
+    X, _ = _good_arrays()
+    path = _npz(tmp_path / "d.npz", X=X, y=np.ones(40, dtype=np.int64))
+    line = _fails_in_one_line(capsys, ["select", path, "-k", "1"], r"only one class \(1\)")
+    assert "np.int64" not in line

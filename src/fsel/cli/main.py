@@ -58,8 +58,15 @@ def _literal(text: str) -> Any:
         return text
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors are one line, as fsel's other errors."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        self.exit(2, f"fsel: error: {message} (see: {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fsel",
         description="Feature selection you can trust: which features matter, how sure, how stable.",
     )
@@ -673,7 +680,7 @@ def main(argv: list[str] | None = None) -> int:
         "0",
     )
     try:
-        return int(args.func(args) or 0)
+        return _run_quietly(args)
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         sys.stderr.close()
         return 0
@@ -686,6 +693,27 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"fsel: error: {_one_line(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, (CliError, ValueError, TypeError, OSError)) else 1
+
+
+def _run_quietly(args: argparse.Namespace) -> int:
+    """Run the subcommand with each warning printed once per message, on one line
+    (not with the library's file and source line); the caller's warning settings are
+    restored after."""
+    import warnings
+
+    saved = warnings.formatwarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("once")
+        warnings.formatwarning = _warning_line
+        try:
+            return int(args.func(args) or 0)
+        finally:
+            warnings.formatwarning = saved
+
+
+def _warning_line(message: Any, category: Any, *_: Any, **__: Any) -> str:
+    """How the CLI prints a warning: ``fsel: warning: <message>`` on one line."""
+    return f"fsel: warning: {' '.join(str(message).split())}\n"
 
 
 def _one_line(exc: BaseException) -> str:

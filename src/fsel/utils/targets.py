@@ -100,7 +100,7 @@ def check_target(
             classes, codes = np.unique(arr.astype(str), return_inverse=True)
     if classes.size < 2:
         raise ValueError(
-            f"{estimator_name}: y has a single class, only one class ({classes[0]!r}); at "
+            f"{estimator_name}: y has a single class, only one class ({_plain(classes[0])!r}); at "
             "least two classes are needed to select features"
         )
     if codes.dtype != np.intp:
@@ -168,3 +168,9 @@ def is_continuous_target(y: Any) -> bool:
     arr = arr.ravel()
     fin = arr[np.isfinite(arr)]
     return bool(fin.size) and not np.all(fin == np.round(fin))
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (``1``, not ``np.int64(1)``), for
+    messages."""
+    return value.item() if hasattr(value, "item") and getattr(value, "ndim", 1) == 0 else value
