@@ -335,3 +335,24 @@ def test_select_function():
     assert res.scores.shape == (2,)
     with pytest.raises(ValueError, match="unknown method"):
         fsel.select(X, y, method="nope")
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda v: fsel.MIFS(2, beta=v),
+        lambda v: fsel.BetaGamma(2, beta=v),
+        lambda v: fsel.BetaGamma(2, gamma=v),
+    ],
+)
+def test_criterion_weights_must_be_finite(make, bad):
+    """A NaN or infinite beta/gamma made every score NaN or infinite and the picks
+    noise, without an error."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="must be a finite number"):
+        make(bad).fit(X, y)
+    with pytest.raises(TypeError, match="must be a real number"):
+        make("0.5").fit(X, y)

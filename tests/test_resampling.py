@@ -290,3 +290,21 @@ def test_meta_estimators_pass_sklearns_one_feature_check_around_mim():
     check_fit2d_1feature(
         "StabilitySelection", fsel.StabilitySelection(fsel.MIM(n_features_to_select=1))
     )
+
+
+def test_no_more_workers_than_replicates(monkeypatch):
+    """``n_jobs`` far above the replicates (a million: joblib's own limit) runs with
+    one worker per replicate at most, and gives the one-worker result."""
+    import joblib
+
+    import fsel.meta.resampling as rs
+
+    seen = []
+    real = rs._parallel
+    monkeypatch.setattr(rs, "_parallel", lambda n, v: seen.append(n) or real(n, v))
+    X, y = _rare(n=40, rare=10)
+    with joblib.parallel_config(backend="threading"):
+        a = rs.selection_matrix(SelectKBest(f_classif, k=1), X, y, 5, n_jobs=10**6, random_state=0)
+    b = rs.selection_matrix(SelectKBest(f_classif, k=1), X, y, 5, n_jobs=1, random_state=0)
+    assert seen == [5, 1]  # a million asked: five replicates, five workers
+    np.testing.assert_array_equal(a, b)

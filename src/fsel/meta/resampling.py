@@ -255,6 +255,10 @@ def run_replicates(
         if progress is not None and out:
             progress()
         return out
+    if n_jobs is not None:  # never more workers than replicates (nor joblib's cap)
+        from joblib import effective_n_jobs
+
+        n_jobs = max(1, min(effective_n_jobs(n_jobs), len(indices)))
     out = []
     with _shared_arrays(n_jobs, {"X": X, "y": y, **kwargs}) as shared:
         Xs, ys = shared.pop("X"), shared.pop("y")

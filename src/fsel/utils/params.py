@@ -205,6 +205,26 @@ def check_n_resamples(value: Any, name: str = "n_resamples", owner: str = "") ->
     return int(value)
 
 
+def check_finite_real(value: Any, name: str = "value", owner: str = "") -> float:
+    """A weight such as MIFS's ``beta``: a real number that is finite (NaN or an
+    infinity would turn every score into NaN or an infinity and the picks into noise).
+
+    Examples
+    --------
+    >>> check_finite_real(0.5, "beta")
+    0.5
+    >>> check_finite_real(float("nan"), "beta")
+    Traceback (most recent call last):
+    ...
+    ValueError: beta must be a finite number, got nan
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        raise TypeError(f"{_who(owner)}{name} must be a real number, got {value!r}")
+    if not np.isfinite(value):
+        raise ValueError(f"{_who(owner)}{name} must be a finite number, got {value!r}")
+    return float(value)
+
+
 def check_categorical(value: Any, name: str = "categorical", owner: str = "") -> Any:
     """``categorical``: ``"auto"``, None (the same as ``"auto"``), a boolean mask or a
     list of column names/indices (checked against the data by the input validation)."""
@@ -272,6 +292,7 @@ PARAMETER_KINDS: dict[str, Callable[..., Any]] = {
     ),
     "categorical": check_categorical,
     "n_resamples": check_n_resamples,
+    "finite_real": check_finite_real,
 }
 
 

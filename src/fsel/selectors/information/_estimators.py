@@ -40,13 +40,16 @@ _PARAMS_DOC = """
         heavy-tailed, outlier-contaminated and ordinary data alike), equal-width (the
         papers' UCI protocol, ``discretize="uniform", n_bins=5``; one extreme value
         squeezes the other rows into one bin), or None to take every column as
-        integer codes. Integer, boolean and categorical columns are always taken as
-        codes, never re-binned. ``fit`` warns (once, naming the columns) when a
+        integer codes. Boolean and categorical columns, and integer columns with no
+        more distinct values than bins, are taken as codes; an integer column with
+        more distinct values than bins (ages, counts) is binned like a float column
+        (list it in ``categorical`` to keep each of its values). ``fit`` warns (once,
+        naming the columns) when a
         column's bins put more than 95% of its rows in one bin although those rows
         hold many distinct values.
     n_bins : int or "auto", default="auto"
-        Bins per float column (a float column with no more distinct values is kept
-        as codes); ``"auto"``: ``max(2, min(64, round(N ** (1/3) / 2)))`` for ``N``
+        Bins per numeric column (a column with no more distinct values is kept as
+        codes); ``"auto"``: ``max(2, min(64, round(N ** (1/3) / 2)))`` for ``N``
         rows (6 bins for 2,000 rows, 2 for 100, 50 for a million), so the joint table
         of two features and the target keeps rows in every cell as ``N`` grows. Bin
         edges are learned in ``fit`` (``bin_edges_``).

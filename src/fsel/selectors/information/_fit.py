@@ -603,6 +603,11 @@ class MIFS(InformationSelector):
         )
         self.beta = beta
 
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        **InformationSelector._param_kinds,
+        "beta": "finite_real",
+    }
+
     def _criterion_params(self) -> dict[str, float]:
         return {"beta": float(self.beta), "gamma": 0.0}
 
@@ -642,6 +647,12 @@ class BetaGamma(InformationSelector):
         )
         self.beta = beta
         self.gamma = gamma
+
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        **InformationSelector._param_kinds,
+        "beta": "finite_real",
+        "gamma": "finite_real",
+    }
 
     def _criterion_params(self) -> dict[str, float]:
         return {"beta": float(self.beta), "gamma": float(self.gamma)}
