@@ -329,3 +329,32 @@ def test_fdr_is_controlled_with_the_true_covariance():
     se = np.std(fdp) / np.sqrt(reps)
     assert np.mean(fdp) <= q + 3 * se
     assert np.mean(power) > 0.5
+
+
+@pytest.mark.parametrize(
+    ("transform", "pattern"),
+    [
+        (lambda X: np.ones_like(X), r"column 0 has a variance of 0"),
+        (lambda X: X * 1e200, r"column 0 has a variance of inf"),
+        (lambda X: X * 1e-200, r"column 0 has a variance of 0"),
+    ],
+)
+def test_gaussian_knockoffs_need_a_finite_positive_spread(transform, pattern):
+    """A constant column, or values whose variance overflows or underflows float64,
+    was a LinAlgError or scikit-learn's "Input contains NaN" from inside the fit."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match=pattern):
+        KnockoffFilter(random_state=0).fit(transform(X), y)
+
+
+def test_default_statistic_needs_ten_rows_and_takes_mixed_labels():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 5))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    with pytest.raises(ValueError, match="at least 10 rows, got 3"):
+        KnockoffFilter(random_state=0).fit(X[:3], y[:3])
+    mixed = np.array([1 if v else "b" for v in y], dtype=object)  # numpy cannot sort it
+    est = KnockoffFilter(random_state=0).fit(X, mixed)
+    assert est.scores_.shape == (5,)

@@ -43,6 +43,27 @@ __all__ = ["KnockoffFilter", "default_statistic", "knockoff_importances", "rfe_r
 _STATISTICS = ("auto", "order", "scores")
 
 
+#: rows the default statistic (5-fold cross-validation) needs at least
+_MIN_ROWS_DEFAULT = 10
+
+
+def _check_spread(X: np.ndarray, names: list[str] | None, owner: str) -> None:
+    """Gaussian knockoffs need every column's variance positive and finite in float64:
+    a constant column (its knockoff would be itself), or values so large or small that
+    the variance overflows or underflows, is an error naming the column."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        var = X.var(axis=0)
+    bad = np.flatnonzero(~(np.isfinite(var) & (var > 0)))
+    if bad.size:
+        j = int(bad[0])
+        col = names[j] if names else j
+        raise ValueError(
+            f"{owner}: column {col!r} has a variance of {var[j]:.3g} in float64 (constant, "
+            "or values too large or too small); Gaussian knockoffs need a positive, finite "
+            "spread in every column: drop constant columns, rescale the others"
+        )
+
+
 def _seeded_clone(selector: Any, seed: int) -> Any:
     from sklearn.base import clone
 
@@ -423,10 +444,17 @@ class KnockoffFilter(BaseSelector):
         categorical = np.asarray(table.categorical, dtype=bool)
         _check_feature_names(self, X, reset=True)
         self.n_features_in_ = p
-        check_target(y, n_samples, kind=self._target_kind, estimator_name=name)
+        codes, classes = check_target(y, n_samples, kind=self._target_kind, estimator_name=name)
         y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
         if y_arr.ndim == 2:
             y_arr = y_arr.ravel()
+        if classes is not None and y_arr.dtype == object:  # mixed labels: their codes
+            y_arr = np.asarray(codes)
+        if self.selector is None and n_samples < _MIN_ROWS_DEFAULT:
+            raise ValueError(
+                f"{name}: the default statistic cross-validates in 5 folds and needs at "
+                f"least {_MIN_ROWS_DEFAULT} rows, got {n_samples}; pass a selector"
+            )
         Xv = np.ascontiguousarray(table.values, dtype=np.float64)
 
         k = self.knockoffs
@@ -446,6 +474,7 @@ class KnockoffFilter(BaseSelector):
                     "(an array or a callable (X, rng) -> X~), or encode the column as a number "
                     "if it truly is one"
                 )
+            _check_spread(Xv, names, name)
             mu, sigma = shrinkage_covariance(Xv)
             s = solve_s(sigma, self.s_method)
         elif isinstance(k, np.ndarray):
