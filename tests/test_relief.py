@@ -730,3 +730,47 @@ def test_prelief_many_classes_path_matches_tables():
     ref = PRelief(categorical=[2]).fit(X, y).margin_
     low = PRelief(categorical=[2], memory_budget=4096).fit(X, y).margin_
     np.testing.assert_allclose(low, ref, rtol=1e-9, atol=1e-13)
+
+
+def _irelief_reference(D, bounds, sigma):
+    """I-Relief's coefficients by a plain loop, each sum in logarithms (log-sum-exp):
+    an independent twin of ``irelief_coefficients`` for every ``sigma``."""
+    import math
+
+    n = D.shape[0]
+    cls = [int(np.searchsorted(bounds, i, side="right") - 1) for i in range(n)]
+    out = np.zeros_like(D)
+
+    def lse(vals):
+        m = max(vals)
+        return m + math.log(sum(math.exp(v - m) for v in vals))
+
+    for i in range(n):
+        hits = [j for j in range(n) if j != i and cls[j] == cls[i]]
+        misses = [j for j in range(n) if cls[j] != cls[i]]
+        if not hits:
+            continue  # gamma = 1: the row contributes nothing
+        lh = lse([-D[i, j] / sigma for j in hits])
+        lm = lse([-D[i, j] / sigma for j in misses]) if misses else -math.inf
+        t = lm - lh  # 1 - gamma = 1 / (1 + e^t), without overflow
+        keep = math.exp(-t) / (1.0 + math.exp(-t)) if t > 0 else 1.0 / (1.0 + math.exp(t))
+        for j in misses:
+            out[i, j] = keep * math.exp(-D[i, j] / sigma - lm)
+        for j in hits:
+            out[i, j] = -keep * math.exp(-D[i, j] / sigma - lh)
+    return out
+
+
+@pytest.mark.parametrize("sigma", [1e-12, 1e-6, 1e-3, 0.3, 1.0, 10.0])
+def test_irelief_coefficients_match_a_plain_loop_for_every_sigma(sigma):
+    """Down to sigma = 1e-12 (where every miss weight used to underflow to 0 and the
+    weights came out all zero) the coefficients are I-Relief's, as a log-sum-exp loop
+    computes them."""
+    from fsel.selectors.relief._iterative import irelief_coefficients
+
+    rng = np.random.default_rng(3)
+    pts = rng.normal(size=(9, 2))
+    D = np.abs(pts[:, None, :] - pts[None, :, :]).sum(axis=2)
+    bounds = np.array([0, 4, 7, 9])  # three classes, sorted
+    got = irelief_coefficients(D, 0, bounds, sigma)
+    np.testing.assert_allclose(got, _irelief_reference(D, bounds, sigma), rtol=1e-9, atol=1e-12)

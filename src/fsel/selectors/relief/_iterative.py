@@ -35,9 +35,11 @@ def irelief_coefficients(D: np.ndarray, start: int, bounds: np.ndarray, sigma: f
 
     and the coefficient of ``|x_n - x_i|`` in the margin is ``(1 - gamma_n) alpha``
     for misses and ``-(1 - gamma_n) beta`` for hits (``M_n``: other classes, ``H_n``:
-    same class without ``n``). Each row is shifted by its smallest off-diagonal
-    distance before the exponential, which leaves the ratios unchanged and avoids
-    underflow.
+    same class without ``n``). A row's hit distances are shifted by its nearest hit's
+    and its miss distances by its nearest miss's before the exponential (the ratios
+    are unchanged, and ``gamma_n`` is put together in logarithms), so no group
+    underflows as a whole however small ``sigma``: as ``sigma -> 0`` the weights go
+    to the nearest hit and the nearest miss, Relief's own.
 
     One new ``rows x N`` array is allocated (the result; ``D`` is left unchanged)
     and everything else is done in place on it or on per-row vectors, so the kernel's
@@ -56,25 +58,40 @@ def irelief_coefficients(D: np.ndarray, start: int, bounds: np.ndarray, sigma: f
     r = np.arange(rows)
     A = np.array(D, dtype=np.float64, copy=True)
     A[r, start + r] = np.inf  # the sample itself: f = 0
-    A -= A.min(axis=1, keepdims=True)
+    n_classes = bounds.size - 1
+    own = np.searchsorted(bounds, start + r, side="right") - 1
+    # each row's nearest hit and nearest miss: the hits are shifted by the one, the
+    # misses by the other, so that each group's largest f is 1 (no underflow of a whole
+    # group, however small sigma); the ratio of the groups' sums is put back below
+    mins = np.full((rows, n_classes), np.inf)
+    for c in range(n_classes):
+        if bounds[c + 1] > bounds[c]:
+            mins[:, c] = A[:, bounds[c] : bounds[c + 1]].min(axis=1)
+    hit_min = mins[r, own].copy()
+    mins[r, own] = np.inf
+    miss_min = mins.min(axis=1)
+    blocks = [(c, *np.searchsorted(own, [c, c + 1])) for c in np.unique(own)]
+    for c, r0, r1 in blocks:  # the rows are sorted by class too
+        lo, hi = bounds[c], bounds[c + 1]
+        A[r0:r1, lo:hi] -= np.where(np.isfinite(hit_min[r0:r1]), hit_min[r0:r1], 0.0)[:, None]
+        shift = np.where(np.isfinite(miss_min[r0:r1]), miss_min[r0:r1], 0.0)[:, None]
+        A[r0:r1, :lo] -= shift
+        A[r0:r1, hi:] -= shift
     A /= -sigma
     np.exp(A, out=A)
-    n_classes = bounds.size - 1
     sums = np.empty((rows, n_classes))
     for c in range(n_classes):
         sums[:, c] = A[:, bounds[c] : bounds[c + 1]].sum(axis=1)
-    own = np.searchsorted(bounds, start + r, side="right") - 1
-    sh = sums[r, own]
+    sh = sums[r, own]  # sum over the hits / f(nearest hit)
     sums[r, own] = 0.0
-    sm = sums.sum(axis=1)
-    st = sm + sh
-    with np.errstate(divide="ignore", invalid="ignore"):
-        keep = np.where(st > 0, 1.0 - sm / st, 0.0)
+    sm = sums.sum(axis=1)  # sum over the misses / f(nearest miss)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        # 1 - gamma = S_H / (S_H + S_M), S = the unshifted sums, in logarithms
+        gap = np.log(sm) - np.log(sh) - (miss_min - hit_min) / sigma
+        keep = np.where(sh > 0, np.where(sm > 0, 1.0 / (1.0 + np.exp(gap)), 1.0), 0.0)
         a = np.where(sm > 0, keep / sm, 0.0)[:, None]
         b = np.where(sh > 0, -keep / sh, 0.0)[:, None]
-    # the rows are sorted by class too: scale each (row class, column class) rectangle
-    for c in np.unique(own):
-        r0, r1 = np.searchsorted(own, [c, c + 1])
+    for c, r0, r1 in blocks:  # scale each (row class, column class) rectangle
         lo, hi = bounds[c], bounds[c + 1]
         A[r0:r1, :lo] *= a[r0:r1]
         A[r0:r1, lo:hi] *= b[r0:r1]
