@@ -27,6 +27,8 @@ def test_version_and_methods():
     assert r.returncode == 0
     for name in ("jmi", "mrmr", "cmim", "relieff", "classifiability", "k3"):
         assert f"  {name} " in r.stdout
+    heads = [ln for ln in r.stdout.splitlines() if ln.startswith("[")]
+    assert len(heads) == len(set(heads))  # each family under one heading
 
 
 def test_select_csv_writes_json_and_csv(tmp_path):

@@ -271,12 +271,13 @@ def _cmd_methods(args: argparse.Namespace) -> int:
     from fsel._registry import METHODS
 
     width = max(len(n) for n in METHODS)
-    family = None
+    families: dict[str, list[Any]] = {}  # each family once, in the order first met
     for m in METHODS.values():
-        if m.family != family:
-            family = m.family
-            print(f"[{family}]")
-        print(f"  {m.name:<{width}}  {m.summary}")
+        families.setdefault(m.family, []).append(m)
+    for family, methods in families.items():
+        print(f"[{family}]")
+        for m in methods:
+            print(f"  {m.name:<{width}}  {m.summary}")
     return 0
 
 

@@ -195,7 +195,7 @@ def _heatmap(
 def _agreement_fig(rep: Any, which: str) -> Any:
     ok = rep.ok_methods
     M = rep.kuncheva if which == "kuncheva" else rep.jaccard
-    size = 1.2 + 0.42 * len(ok)
+    size = max(3.0, 1.2 + 0.42 * len(ok))  # one or two methods: room for the title
     fig, ax = _fig((size + 0.9, size))
     lo = -1.0 if which == "kuncheva" else 0.0
     im = _heatmap(ax, M, ok, ok, vmin=lo, vmax=1.0, cmap="Blues")
@@ -244,8 +244,12 @@ def _frequency_fig(rep: Any) -> Any:
     ok = rep.ok_methods
     rows = _frequency_rows(rep)
     F = np.column_stack([rep.frequencies[m][rows] for m in ok])
-    fig, ax = _fig((1.6 + 0.7 * len(ok), 0.24 * len(rows) + 1.6))
-    im = _heatmap(ax, F, _names(rep, rows), ok, vmin=0.0, vmax=1.0, cmap="Greens")
+    names = _names(rep, rows)
+    # room for the feature names, the colour bar and the title with one or two methods
+    longest = max((len(str(n)) for n in names), default=0)
+    width = max(4.8, 2.4 + 0.07 * longest + 0.7 * len(ok))
+    fig, ax = _fig((width, 0.24 * len(rows) + 1.6))
+    im = _heatmap(ax, F, names, ok, vmin=0.0, vmax=1.0, cmap="Greens")
     ax.xaxis.tick_top()
     ax.set_xticks(range(len(ok)), ok, rotation=30, ha="left")
     fig.colorbar(im, ax=ax, shrink=0.6, label="fraction of bootstraps")
