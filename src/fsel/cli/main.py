@@ -704,7 +704,7 @@ def _run_quietly(args: argparse.Namespace) -> int:
 
     saved = warnings.formatwarning
     with warnings.catch_warnings():
-        warnings.simplefilter("once")
+        warnings.simplefilter("once", UserWarning)  # fsel's; others keep their filters
         warnings.formatwarning = _warning_line
         try:
             return int(args.func(args) or 0)
