@@ -6,7 +6,9 @@ At each step of the information criteria the table counts, for every candidate
 packed two features per byte (:func:`fsel.kernels._counting.pack_pairs`), one
 increment per row counts two candidates. Here:
 
-* each thread takes a span of the rows, builds ``z = Xj * ny + Y`` chunk by chunk from
+* the rows are cut into a few spans per thread (:data:`_SPANS_PER_THREAD`), which the
+  threads take in turn (one slowed by other work on its core takes fewer); each span
+  builds ``z = Xj * ny + Y`` chunk by chunk from
   the packed byte of ``Xj`` through a 256-entry lookup table (``z`` is never written
   whole, and each chunk of it stays in the core's cache while every pair's segment is
   counted against it: one byte of memory traffic per pair and row), and writes its
@@ -41,6 +43,10 @@ __all__ = ["PairStep", "pool_map"]
 
 #: Rows a counting thread takes at least (fewer: not worth a thread).
 _MIN_ROWS_PER_THREAD = 1 << 16
+#: Row spans per counting thread: the threads take the spans in turn, so a thread
+#: slowed by other work on its core counts fewer of them (each span has its own
+#: histograms; the counts are integers, summed in span order: the same numbers).
+_SPANS_PER_THREAD = 4
 #: Bytes that all threads' pair histograms together may take.
 _MAX_HISTOGRAM_BYTES = 1 << 26
 
@@ -176,7 +182,11 @@ class PairStep:
         kernels = _kernels()
         Q = self.P.shape[0]
         lcells = self.a * nz if self.last.size else 0
-        parts = spans(self.n_samples, threads)
+        per_span = 4 * (self.P.shape[0] * cells + self.a * cells)
+        chunks = max(1, min(_SPANS_PER_THREAD, _MAX_HISTOGRAM_BYTES // (threads * per_span)))
+        if self.n_samples // (threads * chunks) < _MIN_ROWS_PER_THREAD // 4:
+            chunks = 1  # spans too short to be worth their histograms
+        parts = spans(self.n_samples, threads * chunks)
         T = len(parts)
         if self._buffer.size < T * Q * cells:
             self._buffer = np.empty(T * Q * cells, np.int32)
@@ -195,7 +205,7 @@ class PairStep:
             kernels.pair_counts_z(P, src, zlut, yv, nz, last, i0, i1, Hs[t], Hl[t])
 
         t0 = time.perf_counter()
-        pool_map(run, [(t, i0, i1) for t, (i0, i1) in enumerate(parts)], T)
+        pool_map(run, [(t, i0, i1) for t, (i0, i1) in enumerate(parts)], threads)
         t1 = time.perf_counter()
         k = self.n_features
         outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
