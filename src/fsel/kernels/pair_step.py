@@ -127,10 +127,15 @@ class PairStep:
             row = codes[codes.shape[0] - 1]
         return np.ascontiguousarray(row, dtype=np.uint8)
 
+    def _span_bytes(self, cells: int) -> int:
+        """Bytes of one row span's histograms: every pair's ``cells`` int32 counts and
+        the odd last feature's."""
+        return 4 * (self.P.shape[0] * cells + self.a * cells)
+
     def _threads(self, cells: int) -> int | None:
         """Threads for histograms of ``cells`` cells per pair; None when even one
         thread's would exceed the memory cap."""
-        per_thread = 4 * (self.P.shape[0] * cells + self.a * cells)
+        per_thread = self._span_bytes(cells)
         if per_thread > _MAX_HISTOGRAM_BYTES:
             return None
         t = min(self.n_jobs, max(1, self.n_samples // _MIN_ROWS_PER_THREAD))
@@ -182,7 +187,7 @@ class PairStep:
         kernels = _kernels()
         Q = self.P.shape[0]
         lcells = self.a * nz if self.last.size else 0
-        per_span = 4 * (self.P.shape[0] * cells + self.a * cells)
+        per_span = self._span_bytes(cells)
         chunks = max(1, min(_SPANS_PER_THREAD, _MAX_HISTOGRAM_BYTES // (threads * per_span)))
         if self.n_samples // (threads * chunks) < _MIN_ROWS_PER_THREAD // 4:
             chunks = 1  # spans too short to be worth their histograms

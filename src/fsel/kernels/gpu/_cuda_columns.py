@@ -296,9 +296,7 @@ def hist_owned(cols, n, K, z64, nz, cells, n_sub, hist):
     warp = tid // OWNED_LANES
     n_warps = nt // OWNED_LANES
     size = cells * OWNED_LANES
-    for c in range(tid, size * n_sub, nt):
-        sh[c] = 0
-    cuda.syncthreads()
+    block_prologue(sh, size * n_sub, sh, sh, False)  # zeroed; no lookup table
     k = cuda.blockIdx.y * OWNED_LANES + lane
     base = np.uint32((warp % n_sub) * size + lane)  # 32-bit unsigned cell arithmetic
     unz = np.uint32(nz)
