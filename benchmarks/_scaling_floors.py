@@ -61,8 +61,8 @@ def read_floor(table: Any, n_jobs: int, repeats: int = 3) -> dict[str, Any]:
     over ``repeats``, of ``n_jobs`` threads (the step's pool, the step's row split)
     reading the bytes one step reads (:func:`_read_bytes`); empty where the table has
     no such counter or numba is missing."""
-    from fsel.kernels.pair_step import _MIN_ROWS_PER_THREAD, pool_map
-    from fsel.utils.parallel import spans
+    from fsel.kernels.pair_step import _MIN_ROWS_PER_THREAD
+    from fsel.utils.parallel import spans, thread_map
 
     step = getattr(table, "_step", None)
     if step is None or _read_bytes_compiled is None:
@@ -75,7 +75,7 @@ def read_floor(table: Any, n_jobs: int, repeats: int = 3) -> dict[str, Any]:
     best = float("inf")
     for _ in range(repeats):
         t0 = time.perf_counter()
-        pool_map(lambda a, b: _read_bytes_compiled(P, src, y, last, a, b), parts, len(parts))
+        thread_map(lambda a, b: _read_bytes_compiled(P, src, y, last, a, b), parts, len(parts))
         best = min(best, time.perf_counter() - t0)
     nbytes = P.nbytes + src.nbytes + y.nbytes + last.nbytes
     # the coding pass writes P into fresh memory: the first touch of as many fresh
@@ -83,7 +83,7 @@ def read_floor(table: Any, n_jobs: int, repeats: int = 3) -> dict[str, Any]:
     fresh = np.empty(P.nbytes, np.uint8)
     _touch_pages_compiled(fresh, 0, min(fresh.size, 1))
     t0 = time.perf_counter()
-    pool_map(
+    thread_map(
         lambda a, b: _touch_pages_compiled(fresh, a, b), spans(fresh.size, len(parts)), len(parts)
     )
     touch_s = time.perf_counter() - t0
@@ -105,7 +105,7 @@ def count_in_cache(n_jobs: int, pairs: int = 4, passes: int = 1000) -> dict[str,
     as the step's does, the step's slowdown is the cores' (a lower all-core clock,
     two hardware threads sharing a core), not memory's."""
     from fsel.kernels import _numba_counting as kernels
-    from fsel.kernels.pair_step import pool_map
+    from fsel.utils.parallel import thread_map
 
     rows, a, nz = 1 << 15, 10, 20
     rng = np.random.default_rng(0)
@@ -129,7 +129,7 @@ def count_in_cache(n_jobs: int, pairs: int = 4, passes: int = 1000) -> dict[str,
     best = float("inf")
     for _ in range(3):
         t0 = time.perf_counter()
-        pool_map(run, [(t,) for t in range(n_jobs)], n_jobs)
+        thread_map(run, [(t,) for t in range(n_jobs)], n_jobs)
         best = min(best, time.perf_counter() - t0)
     cells = 2 * pairs * rows * passes
     return {"cache_count_s": best, "cache_cells_per_s_per_thread": cells / best}

@@ -4,9 +4,6 @@ feature, codes packed in place or beside the matrix, with and without the target
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -88,23 +85,3 @@ def test_tables_take_the_step_path_and_agree(monkeypatch):
             np.testing.assert_array_equal(getattr(got, field), getattr(ref_terms[j], field))
         np.testing.assert_array_equal(fast.pair_mi(j), ref_mi[j])
     assert fast._step is not None
-
-
-def _child(queue):
-    queue.put(pair_step.pool_map(lambda a, b: a + b, [(1, 2), (3, 4), (5, 6)], 3))
-
-
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
-@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork of a threaded process
-def test_pool_survives_a_fork():
-    """The step's thread pool is made again in a forked child (no hang)."""
-    assert pair_step.pool_map(lambda a, b: a * b, [(1, 2), (3, 4)], 2) == [2, 12]
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_child, args=(queue,))
-    proc.start()
-    try:
-        assert queue.get(timeout=60) == [3, 7, 11]
-    finally:
-        proc.join(60)
-    assert proc.exitcode == 0

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -91,6 +94,117 @@ def test_thread_map_propagates_errors():
 
     with pytest.raises(RuntimeError, match="boom"):
         thread_map(boom, [(0, 1), (1, 2)], 2)
+
+
+def test_thread_map_raises_the_first_failed_item_and_starts_no_more():
+    started = []
+
+    def fail_odd(i):
+        started.append(i)
+        if i % 2:
+            time.sleep(0.01)
+            raise ValueError(f"item {i}")
+        time.sleep(0.05)
+        return i
+
+    with pytest.raises(ValueError, match="item 1"):
+        thread_map(fail_odd, [(i,) for i in range(40)], 2)
+    assert len(started) < 40  # stopped taking items after the failure
+
+
+def _concurrency(n_items, n_threads, pause=0.02):
+    """The most items ``thread_map`` ran at once."""
+    lock = threading.Lock()
+    now, most = [0], [0]
+
+    def work(i):
+        with lock:
+            now[0] += 1
+            most[0] = max(most[0], now[0])
+        time.sleep(pause)
+        with lock:
+            now[0] -= 1
+        return i
+
+    assert thread_map(work, [(i,) for i in range(n_items)], n_threads) == list(range(n_items))
+    return most[0]
+
+
+def test_thread_map_never_runs_more_than_n_threads_at_once():
+    assert _concurrency(12, 6) > 1  # the pool is now at least 5 threads
+    assert _concurrency(12, 2) <= 2  # a smaller request is held to its number
+    assert _concurrency(12, 1) == 1
+
+
+def test_a_nested_thread_map_in_a_busy_pool_finishes(monkeypatch):
+    # a pool of one thread, which runs an outer item that calls thread_map itself: the
+    # inner call's pool task can never start (the only thread is busy with the outer
+    # item), so the inner call must finish its items without waiting for that task
+    import fsel.utils.parallel as parallel
+
+    monkeypatch.setattr(parallel, "_POOL", {"pid": None, "executor": None, "size": 0})
+
+    def inner(a):
+        return a * a
+
+    def outer(i):
+        time.sleep(0.05)  # both threads hold an outer item before either goes inner
+        return sum(thread_map(inner, [(a,) for a in range(i, i + 5)], 2))
+
+    out = {}
+    caller = threading.Thread(
+        target=lambda: out.update(v=thread_map(outer, [(0,), (1,)], 2)), daemon=True
+    )
+    caller.start()
+    caller.join(30)
+    assert not caller.is_alive(), "nested thread_map dead-locked"
+    assert out["v"] == [30, 55]
+
+
+def test_nested_and_concurrent_thread_maps_finish():
+    # items that call thread_map themselves, on more items than the pool has threads,
+    # from several outside threads at once: every call drains its own items
+    def square(a):
+        time.sleep(0.002)
+        return a * a
+
+    def inner(i):
+        time.sleep(0.002)
+        return sum(thread_map(square, [(a,) for a in range(i, i + 5)], 4))
+
+    expected = [sum(a * a for a in range(i, i + 5)) for i in range(8)]
+    outs = {}
+
+    def outer(name):
+        outs[name] = thread_map(inner, [(i,) for i in range(8)], 3)
+
+    callers = [threading.Thread(target=outer, args=(n,)) for n in range(4)]
+    for c in callers:
+        c.start()
+    for c in callers:
+        c.join(60)
+    assert not any(c.is_alive() for c in callers)
+    assert outs == {n: expected for n in range(4)}
+
+
+def _child(queue):
+    queue.put(thread_map(lambda a, b: a + b, [(1, 2), (3, 4), (5, 6)], 3))
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # fork of a threaded process
+def test_pool_survives_a_fork():
+    """The thread pool is made again in a forked child (no hang)."""
+    assert thread_map(lambda a, b: a * b, [(1, 2), (3, 4)], 2) == [2, 12]
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child, args=(queue,))
+    proc.start()
+    try:
+        assert queue.get(timeout=60) == [3, 7, 11]
+    finally:
+        proc.join(60)
+    assert proc.exitcode == 0
 
 
 def test_threaded_row_passes_agree_with_numpy():

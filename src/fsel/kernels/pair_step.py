@@ -18,8 +18,8 @@ increment per row counts two candidates. Here:
   parallel, each thread taking a block of pairs
   (:func:`fsel.kernels._numba_counting.stacked_pair_sums`);
 * the per-thread histograms are allocated once per table and reused at every step, and
-  the threads come from a pool that lives as long as the process (created again after
-  a fork), so a step starts no thread.
+  the threads come from :func:`fsel.utils.parallel.thread_map`'s pool, which lives as
+  long as the process, so a step starts no thread.
 
 The counts are integers, so the sums are the same bit for bit for every number of
 threads, and the same as :func:`fsel.kernels._counting.paired_nlogn`'s.
@@ -27,19 +27,16 @@ threads, and the same as :func:`fsel.kernels._counting.paired_nlogn`'s.
 
 from __future__ import annotations
 
-import os
-import threading
 import time
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from fsel.kernels._counting import PairCodes
 from fsel.kernels.discretize import smallest_code_dtype
-from fsel.utils.parallel import spans
+from fsel.utils.parallel import spans, thread_map
 
-__all__ = ["PairStep", "pool_map"]
+__all__ = ["PairStep"]
 
 #: Rows a counting thread takes at least (fewer: not worth a thread).
 _MIN_ROWS_PER_THREAD = 1 << 16
@@ -49,41 +46,6 @@ _MIN_ROWS_PER_THREAD = 1 << 16
 _SPANS_PER_THREAD = 4
 #: Bytes that all threads' pair histograms together may take.
 _MAX_HISTOGRAM_BYTES = 1 << 26
-
-_LOCK = threading.Lock()
-_POOL: dict[str, Any] = {"pid": None, "executor": None, "size": 0}
-
-
-def pool_map(fn: Callable[..., Any], items: Sequence[Any], n_threads: int) -> list[Any]:
-    """``[fn(*item) for item in items]`` in up to ``n_threads`` threads of a pool kept
-    for the life of the process (one thread or one item: a plain loop). Only for
-    leaf tasks (``fn`` never waits on another task of the pool).
-
-    Examples
-    --------
-    >>> pool_map(lambda a, b: a * b, [(1, 2), (3, 4)], 2)
-    [2, 12]
-    """
-    items = list(items)
-    if n_threads <= 1 or len(items) <= 1:
-        return [fn(*item) for item in items]
-    from concurrent.futures import ThreadPoolExecutor
-
-    want = min(int(n_threads), len(items))
-    with _LOCK:
-        if _POOL["pid"] != os.getpid() or _POOL["size"] < want:
-            old = _POOL["executor"]
-            if old is not None and _POOL["pid"] == os.getpid():
-                old.shutdown(wait=False)
-            size = max(want, _POOL["size"] if _POOL["pid"] == os.getpid() else 0)
-            _POOL.update(
-                pid=os.getpid(),
-                executor=ThreadPoolExecutor(max_workers=size, thread_name_prefix="fsel-step"),
-                size=size,
-            )
-        ex = _POOL["executor"]
-    futures = [ex.submit(fn, *item) for item in items]
-    return [f.result() for f in futures]
 
 
 def _kernels() -> Any:
@@ -210,13 +172,13 @@ class PairStep:
             kernels.pair_counts_z(P, src, zlut, yv, nz, last, i0, i1, Hs[t], Hl[t])
 
         t0 = time.perf_counter()
-        pool_map(run, [(t, i0, i1) for t, (i0, i1) in enumerate(parts)], threads)
+        thread_map(run, [(t, i0, i1) for t, (i0, i1) in enumerate(parts)], threads)
         t1 = time.perf_counter()
         k = self.n_features
         outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
         args = (Hs, nz, group, self.a, table, *outs)
         blocks = spans(Q, self.n_jobs if Q >= 2 * self.n_jobs else 1)
-        pool_map(lambda q0, q1: kernels.stacked_pair_sums(*args, q0, q1), blocks, len(blocks))
+        thread_map(lambda q0, q1: kernels.stacked_pair_sums(*args, q0, q1), blocks, len(blocks))
         if lcells:
             F = Hl.sum(axis=0, dtype=np.int64)
             coarse = np.zeros(self.a * nz // group, np.int64)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from numbers import Integral
@@ -139,7 +140,16 @@ def spans(n: int, parts: int) -> list[tuple[int, int]]:
 
 def thread_map(fn: Callable[..., Any], items: Sequence[Any], n_threads: int) -> list[Any]:
     """``[fn(*item) for item in items]`` in up to ``n_threads`` threads, results in
-    item order (one thread: a plain loop, no pool). Exceptions propagate.
+    item order (one thread or one item: a plain loop). Exceptions propagate.
+
+    The calling thread takes items too, with at most ``n_threads - 1`` threads of a
+    pool that lives as long as the process (made again in a forked child), so a call
+    starts no thread once the pool is large enough. The threads take the items in
+    turn (a thread slowed by other work on its core takes fewer). A call never waits
+    for a pool thread that has not started on its items: the calling thread finishes
+    them itself, so calls from inside ``fn`` (nested) cannot dead-lock, and calls from
+    several threads at once share the pool. After an error no new item is started;
+    the error of the first failed item is raised once the started ones are done.
 
     Examples
     --------
@@ -147,13 +157,67 @@ def thread_map(fn: Callable[..., Any], items: Sequence[Any], n_threads: int) -> 
     [3, 2]
     """
     items = list(items)
-    if n_threads <= 1 or len(items) <= 1:
+    n = min(int(n_threads), len(items))
+    if n <= 1:
         return [fn(*item) for item in items]
+    results: list[Any] = [None] * len(items)
+    errors: dict[int, BaseException] = {}
+    lock = threading.Lock()
+    state = {"next": 0, "failed": False}
+
+    def runner() -> None:
+        while True:
+            with lock:
+                i = state["next"]
+                if i >= len(items) or state["failed"]:
+                    return
+                state["next"] = i + 1
+            try:
+                results[i] = fn(*items[i])
+            except BaseException as exc:  # re-raised in the caller below
+                with lock:
+                    errors[i] = exc
+                    state["failed"] = True
+                return
+
+    pool = _pool(n - 1)
+    futures = []
+    for _ in range(n - 1):
+        try:
+            futures.append(pool.submit(runner))
+        except RuntimeError:  # the pool was replaced by a larger one meanwhile
+            break
+    runner()
+    for f in futures:
+        if not f.cancel():  # started: wait for its item(s); not started: never will
+            f.result()
+    if errors:
+        raise errors[min(errors)]
+    return results
+
+
+_POOL_LOCK = threading.Lock()
+_POOL: dict[str, Any] = {"pid": None, "executor": None, "size": 0}
+
+
+def _pool(size: int) -> Any:
+    """The process's thread pool, with at least ``size`` threads (a larger one replaces
+    it; a forked child makes its own: the parent's threads do not exist there)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=min(n_threads, len(items))) as ex:
-        futures = [ex.submit(fn, *item) for item in items]
-        return [f.result() for f in futures]
+    pid = os.getpid()
+    with _POOL_LOCK:
+        if _POOL["pid"] != pid:
+            _POOL.update(pid=pid, executor=None, size=0)
+        if _POOL["size"] < size:
+            old = _POOL["executor"]
+            _POOL.update(
+                executor=ThreadPoolExecutor(max_workers=size, thread_name_prefix="fsel"),
+                size=size,
+            )
+            if old is not None:
+                old.shutdown(wait=False)  # its threads end once idle
+        return _POOL["executor"]
 
 
 def run_threads(kernel: Callable[..., Any], k: int, n_jobs: int, args: tuple) -> None:
