@@ -13,10 +13,14 @@ import numpy as np
 
 @numba.njit(nogil=True, cache=True)
 def mark_states(s, c, a, present, r0, r1):
-    """``present[s[r] * a + c[r]] = True`` for ``r0 <= r < r1`` (threads may mark the
-    same state: they write the same value)."""
+    """``present[s[r] * a + c[r]] = True`` for ``r0 <= r < r1``. Threads share
+    ``present``: a state is written only while it is unmarked (they write the same
+    value), so once the states are marked the threads only read it and its cache
+    lines are not passed from core to core at every row."""
     for r in range(r0, r1):
-        present[np.int64(s[r]) * a + np.int64(c[r])] = True
+        k = np.int64(s[r]) * a + np.int64(c[r])
+        if not present[k]:
+            present[k] = True
 
 
 @numba.njit(nogil=True, cache=True)

@@ -97,10 +97,13 @@ def joint_target(
     from fsel.utils.parallel import thread_map
 
     z = np.empty(s.size, dtype=np.int64)
-    counts = np.zeros((len(parts), nz), dtype=np.int64)
+    # each thread's counts on cache lines of its own (a row padded by a 64-byte line):
+    # no line is written by two threads
+    width = -(-nz // 8) * 8 + 8
+    counts = np.zeros((len(parts), width), dtype=np.int64)
     thread_map(
         lambda t, r0, r1: target_joint(s, y, int(ny), z, counts[t], r0, r1),
         [(t, r0, r1) for t, (r0, r1) in enumerate(parts)],
         len(parts),
     )
-    return z, counts.sum(axis=0)
+    return z, counts[:, :nz].sum(axis=0)
