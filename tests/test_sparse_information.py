@@ -139,6 +139,69 @@ def test_discretize_sparse_equals_dense(seed, n, d, density, dtype, strategy, n_
     assert not np.any(sc.codes == sc.zero_code[np.repeat(np.arange(d), np.diff(sc.indptr))])
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    columns=st.lists(
+        st.tuples(
+            st.lists(
+                st.one_of(
+                    st.integers(-30, 30).map(float),
+                    st.sampled_from([np.nan, np.inf, -np.inf, -0.0, 0.5]),
+                ),
+                max_size=60,
+            ),
+            st.booleans(),  # the column has implicit zeros
+            st.sampled_from([0.0, -0.0, 2.0, 100.0]),  # the value they take
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_column_ranks_are_ranks_among_the_distinct_values(columns):
+    # the compiled per-column ranks, both ways (a scan for few values, a sort for
+    # more than FEW_LEVELS), against np.unique: NaN and inf the last level together
+    pytest.importorskip("numba")
+    from fsel.kernels import _numba_discretize as nd
+
+    counts = [len(c) for c, _, _ in columns]
+    indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    key = np.array([v for c, _, _ in columns for v in c], dtype=np.float64)
+    has_zero = np.array([hz for _, hz, _ in columns])
+    zero_val = np.array([z for _, _, z in columns])
+    d = len(columns)
+    n_levels, zero_code = np.zeros(d, np.int64), np.zeros(d, np.int64)
+    out = np.zeros(key.size, np.int64)
+    kept = nd.column_ranks(indptr, key, has_zero, zero_val, n_levels, zero_code, out, True, 0, d)
+    expected_kept = 0
+    for k, (c, hz, z) in enumerate(columns):
+        vals = np.where(np.isnan(c), np.inf, c) if c else np.zeros(0)
+        pool = np.concatenate((vals, [z])) if hz else vals
+        u = np.unique(pool)
+        assert n_levels[k] == u.size
+        zc = int(np.searchsorted(u, z)) if hz else 0
+        assert zero_code[k] == zc
+        ranks = np.searchsorted(u, vals)
+        np.testing.assert_array_equal(out[indptr[k] : indptr[k + 1]], ranks)
+        expected_kept += int(np.count_nonzero(ranks != zc))
+    assert kept == expected_kept
+
+
+def test_column_ranks_take_both_paths():
+    # one column of FEW_LEVELS values (the scan), one of FEW_LEVELS + 1 (the sort)
+    pytest.importorskip("numba")
+    from fsel.kernels import _numba_discretize as nd
+
+    f = nd.FEW_LEVELS
+    key = np.concatenate((np.arange(f, 0, -1.0), np.arange(f + 1, 0, -1.0)))
+    indptr = np.array([0, f, 2 * f + 1])
+    n_levels, zero_code = np.zeros(2, np.int64), np.zeros(2, np.int64)
+    out = np.zeros(key.size, np.int64)
+    no_zero = np.array([False, False])
+    nd.column_ranks(indptr, key, no_zero, np.zeros(2), n_levels, zero_code, out, True, 0, 2)
+    assert n_levels.tolist() == [f, f + 1]
+    assert out.tolist() == list(range(f - 1, -1, -1)) + list(range(f, -1, -1))
+
+
 @settings(max_examples=200, deadline=None)
 @given(counts=st.lists(st.integers(0, 50), min_size=1, max_size=40), parts=st.integers(1, 12))
 def test_nnz_spans_cover_the_columns_in_order_with_even_entries(counts, parts):
@@ -161,6 +224,34 @@ def test_discretize_sparse_refuses_fractions_without_binning():
     M = sp.csc_matrix(np.array([[0.0, 1.5], [2.0, 0.0]]))
     with pytest.raises(ValueError, match="column 1 has non-integer values"):
         discretize_sparse(M, np.zeros(2, bool), strategy=None)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    d=st.integers(1, 12),
+    n_jobs=st.sampled_from([1, 3]),
+    numba_off=st.sampled_from(["0", "1"]),
+)
+def test_the_first_fractional_column_is_named(seed, d, n_jobs, numba_off):
+    # discretize=None names the first non-discrete column holding a fraction (NaN is
+    # missing, inf whole); compiled in threads over column ranges, or numpy
+    rng = np.random.default_rng(seed)
+    dense = np.where(rng.random((30, d)) < 0.3, rng.integers(1, 5, (30, d)), 0.0)
+    special = rng.random((30, d))
+    dense[special < 0.05] = np.nan
+    dense[(special >= 0.05) & (special < 0.08)] = np.inf
+    dense[(special >= 0.08) & (special < 0.1)] = 2.5
+    discrete = rng.random(d) < 0.3
+    frac = [j for j in range(d) if not discrete[j] and np.any(dense[:, j] == 2.5)]
+    M = sp.csc_matrix(np.where(np.isnan(dense), np.nan, dense))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("FSEL_DISABLE_NUMBA", numba_off)
+        if frac:
+            with pytest.raises(ValueError, match=rf"but column {frac[0]} has non-integer"):
+                discretize_sparse(M, discrete, strategy=None, n_jobs=n_jobs)
+        else:
+            discretize_sparse(M, discrete, strategy=None, n_jobs=n_jobs)
 
 
 def test_stored_nan_is_one_more_level_after_the_observed_ones():

@@ -85,59 +85,113 @@ def float_ranges(X, lo, hi, nan_seen):
     return True
 
 
+#: Distinct values a sparse column is scanned for before it is sorted instead
+#: (:func:`column_ranks`).
+FEW_LEVELS = 16
+
+
+@numba.njit(nogil=True, cache=True, inline="always")
+def _rank_in(u, nu, v):
+    """``np.searchsorted(u[:nu], v)`` for sorted ``u``: the number of ``u[q] < v``,
+    counted without a branch on the values (faster than the call, and than a scan that
+    stops at ``v``, for the few values of :data:`FEW_LEVELS`)."""
+    q = 0
+    for t in range(nu):
+        q += u[t] < v
+    return q
+
+
+@numba.njit(nogil=True, cache=True)
+def _few_distinct(key, p0, p1, zero, has_zero, buf):
+    """The sorted distinct values of ``key[p0:p1]`` (NaN as ``inf``) and ``zero`` where
+    ``has_zero``, into ``buf``; their number, or -1 as soon as there are more than
+    :data:`FEW_LEVELS` (one scan, no sort: a sparse column's stored values usually
+    take a few values)."""
+    nu = 0
+    for p in range(p0, p1 + (1 if has_zero else 0)):
+        if p < p1:
+            v = key[p]
+            if np.isnan(v):
+                v = np.inf
+        else:
+            v = zero
+        q = _rank_in(buf, nu, v)
+        if q < nu and buf[q] == v:
+            continue
+        if nu == FEW_LEVELS:
+            return -1
+        for t in range(nu, q, -1):
+            buf[t] = buf[t - 1]
+        buf[q] = v
+        nu += 1
+    return nu
+
+
 @numba.njit(nogil=True, cache=True)
 def column_ranks(indptr, key, has_zero, zero_val, n_levels, zero_code, out, write, k0, k1):
     """Sparse column ranks: ``out[p] = #{distinct values of column k below key[p]}``
     for every stored entry ``p`` of column ``k`` (the implicit zero, value
     ``zero_val[k]``, counted among them where the column has one; NaN ranks last).
 
-    Per column ``k0 <= k < k1``: sort its stored values (and the zero value where it
-    has implicit zeros), count the distinct ones; with ``write``, store every entry's
-    rank in ``out``. Returns the number of those entries whose rank differs from the
-    zero code. Columns are independent: threads may take disjoint column ranges."""
+    Per column ``k0 <= k < k1``: its distinct values (the zero value too where it has
+    implicit zeros), by one scan while they are at most :data:`FEW_LEVELS`, else by
+    sorting the column; with ``write``, store every entry's rank in ``out``. Returns
+    the number of those entries whose rank differs from the zero code. Columns are
+    independent: threads may take disjoint column ranges."""
     kept = 0
-    widest = 0
+    widest = FEW_LEVELS
     for k in range(k0, k1):
         widest = max(widest, indptr[k + 1] - indptr[k])
     scratch = np.empty(widest + 1)  # one buffer for every column of the range
     for k in range(k0, k1):
         p0 = indptr[k]
         p1 = indptr[k + 1]
-        w = p1 - p0
-        m = w + 1 if has_zero[k] else w
-        buf = scratch[:m]
-        for p in range(p0, p1):
-            v = key[p]
-            buf[p - p0] = np.inf if np.isnan(v) else v  # NaN: the last level
-        if has_zero[k]:
-            buf[w] = zero_val[k]
-        if m <= 32:  # short columns (the usual sparse case): insertion sort
-            for t in range(1, m):
-                v = buf[t]
-                q = t - 1
-                while q >= 0 and buf[q] > v:
-                    buf[q + 1] = buf[q]
-                    q -= 1
-                buf[q + 1] = v
-        else:
+        nu = _few_distinct(key, p0, p1, zero_val[k], has_zero[k], scratch)
+        if nu < 0:  # many values: sorted, then made distinct in place
+            w = p1 - p0
+            m = w + 1 if has_zero[k] else w
+            buf = scratch[:m]
+            for p in range(p0, p1):
+                v = key[p]
+                buf[p - p0] = np.inf if np.isnan(v) else v  # NaN: the last level
+            if has_zero[k]:
+                buf[w] = zero_val[k]
             buf.sort()
-        nu = 0
-        for t in range(m):  # distinct values, in place
-            if t == 0 or buf[t] != buf[nu - 1]:
-                buf[nu] = buf[t]
-                nu += 1
-        u = buf[:nu]
+            nu = 0
+            for t in range(m):  # distinct values, in place
+                if t == 0 or buf[t] != buf[nu - 1]:
+                    buf[nu] = buf[t]
+                    nu += 1
+        u = scratch[:nu]
         n_levels[k] = nu
         zc = np.searchsorted(u, zero_val[k]) if has_zero[k] else 0
         zero_code[k] = zc
         if write:
+            few = nu <= FEW_LEVELS
             for p in range(p0, p1):
                 v = key[p]
-                r = np.searchsorted(u, np.inf if np.isnan(v) else v)
+                if np.isnan(v):
+                    v = np.inf
+                r = _rank_in(u, nu, v) if few else np.searchsorted(u, v)
                 out[p] = r
                 if r != zc:
                     kept += 1
     return kept
+
+
+@numba.njit(nogil=True, cache=True)
+def first_fraction(indptr, data, discrete, k0, k1):
+    """The first column ``k0 <= k < k1`` not flagged ``discrete`` with a stored value
+    that is not a whole number (NaN is missing, not a fraction; ``inf`` counts as
+    whole, as ``x == np.round(x)`` says); -1 when there is none."""
+    for k in range(k0, k1):
+        if discrete[k]:
+            continue
+        for p in range(indptr[k], indptr[k + 1]):
+            v = data[p]
+            if v == v and np.floor(v) != v:
+                return k
+    return -1
 
 
 @numba.njit(nogil=True, cache=True)

@@ -185,6 +185,30 @@ def _column_ranks(
     )
 
 
+def _first_fraction(
+    indptr: np.ndarray,
+    data: np.ndarray,
+    discrete: np.ndarray,
+    owner: Callable[[], np.ndarray],
+    n_jobs: int,
+) -> int:
+    """The first column not flagged ``discrete`` with a stored value that is not a
+    whole number (NaN is missing), or -1: ranges of columns in ``n_jobs`` threads
+    (numba back-end), else numpy over ``owner()``, each entry's column."""
+    if numba_available():
+        kernel = _kernels().first_fraction
+        parts = _nnz_spans(indptr, 4 * n_jobs if n_jobs > 1 else 1)
+        found = [
+            k
+            for k in thread_map(lambda a, b: kernel(indptr, data, discrete, a, b), parts, n_jobs)
+            if k >= 0
+        ]
+        return min(found) if found else -1
+    own = owner()
+    bad = ~discrete[own] & ~np.isnan(data) & (data != np.round(data))
+    return int(own[np.argmax(bad)]) if bad.any() else -1
+
+
 def discretize_sparse(
     M: Any,
     discrete: np.ndarray | None = None,
@@ -253,22 +277,21 @@ def discretize_sparse(
         return cache["owner"]
 
     is_float = data.dtype.kind == "f"
-    nan = np.isnan(data) if is_float else np.zeros(0, dtype=bool)
-    has_nan = is_float and bool(nan.any())
     if discrete is None:
         discrete = np.zeros(d, dtype=bool)
     discrete = np.asarray(discrete, dtype=bool)
     edges: list[np.ndarray | None] = [None] * d
     if strategy is None and is_float:
-        owner = owner_of()
-        bad = ~discrete[owner] & ~nan & (data != np.round(data))
-        if bad.any():
+        bad_column = _first_fraction(indptr, data, discrete, owner_of, n_jobs)
+        if bad_column >= 0:
             raise ValueError(
                 f"discretize=None takes every column as codes, but column "
-                f"{int(owner[np.argmax(bad)])} has non-integer values; bin it "
+                f"{bad_column} has non-integer values; bin it "
                 "(discretize='uniform') or encode it"
             )
-    elif strategy is not None:
+    nan = np.isnan(data) if is_float and strategy is not None else np.zeros(0, dtype=bool)
+    has_nan = bool(nan.any())
+    if strategy is not None:
         fcols = ~discrete
         if fcols.any():
             # distinct observed values per column (NaN is not a value; 0 is, if implicit)
