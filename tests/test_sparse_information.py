@@ -65,8 +65,9 @@ def brute_nlogn(col: np.ndarray, z: np.ndarray, group: int) -> tuple[float, floa
     d=st.integers(1, 6),
     density=st.sampled_from([0.0, 0.05, 0.3, 1.0]),
     group=st.sampled_from([1, 2, 3]),
+    width=st.sampled_from([3, 100, 30_000]),  # z in one byte, two bytes
 )
-def test_sparse_counting_matches_brute_force(numba_off, seed, n, d, density, group):
+def test_sparse_counting_matches_brute_force(numba_off, seed, n, d, density, group, width):
     rng = np.random.default_rng(seed)
     dense = np.where(rng.random((d, n)) < density, rng.integers(0, 4, (d, n)), 0)
     zero_code = rng.integers(0, 4, d)
@@ -76,7 +77,7 @@ def test_sparse_counting_matches_brute_force(numba_off, seed, n, d, density, gro
     indptr = np.concatenate(([0], np.cumsum(keep.sum(axis=1))))
     rows = np.concatenate([np.flatnonzero(keep[k]) for k in range(d)]).astype(np.int32)
     codes = np.concatenate([codes_full[k][keep[k]] for k in range(d)]).astype(np.uint8)
-    nz = 3 * group
+    nz = width * group
     z = rng.integers(0, nz, n)
     table = _counting.nlogn_table(n)
     with pytest.MonkeyPatch.context() as mp:

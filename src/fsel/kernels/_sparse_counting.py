@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from fsel.kernels._counting import _kernels, numba_enabled
+from fsel.kernels.discretize import smallest_code_dtype
 from fsel.utils.parallel import run_threads
 
 __all__ = ["sparse_grouped_nlogn"]
@@ -121,7 +122,9 @@ def sparse_grouped_nlogn(
         np.ascontiguousarray(indptr, dtype=np.int64),
         rows,
         codes,
-        z,
+        # read at every stored entry's row, in row order per feature: the smallest
+        # dtype keeps it in a core's cache (one byte a row for up to 256 values)
+        z.astype(smallest_code_dtype(nz)),
         nz,
         group,
         a_max,
