@@ -185,6 +185,12 @@ def _column_ranks(
     )
 
 
+def _zeros(d: int) -> np.ndarray:
+    """``d`` zeros (float64) that take no memory: a read-only view of one zero (a
+    wide table's fit holds several arrays of one value per column at once)."""
+    return np.broadcast_to(np.float64(0.0), (d,))
+
+
 def _first_fraction(
     indptr: np.ndarray,
     data: np.ndarray,
@@ -280,7 +286,8 @@ def discretize_sparse(
     if discrete is None:
         discrete = np.zeros(d, dtype=bool)
     discrete = np.asarray(discrete, dtype=bool)
-    edges: list[np.ndarray | None] = [None] * d
+    # the learned edges by column (the list of every column's is made at the end)
+    edges: dict[int, np.ndarray] = {}
     if strategy is None and is_float:
         bad_column = _first_fraction(indptr, data, discrete, owner_of, n_jobs)
         if bad_column >= 0:
@@ -295,14 +302,13 @@ def discretize_sparse(
         fcols = ~discrete
         if fcols.any():
             # distinct observed values per column (NaN is not a value; 0 is, if implicit)
-            _, n_distinct, _, _ = _column_ranks(
-                indptr, owner_of, data, has_zero, np.zeros(d), levels_only=True, n_jobs=n_jobs
+            _, n_obs, _, _ = _column_ranks(
+                indptr, owner_of, data, has_zero, _zeros(d), levels_only=True, n_jobs=n_jobs
             )
-            n_obs = n_distinct
             if has_nan:
-                n_obs = n_distinct - (np.bincount(owner_of()[nan], minlength=d) > 0)
-            many = fcols & (n_obs > n_bins)
-            cols = np.flatnonzero(many)
+                n_obs -= np.bincount(owner_of()[nan], minlength=d) > 0
+            cols = np.flatnonzero(fcols & (n_obs > n_bins))
+            del n_obs
             if cols.size and strategy == "uniform":
                 big = np.where(nan, np.inf, data) if has_nan else data
                 small = np.where(nan, -np.inf, data) if has_nan else data
@@ -331,9 +337,10 @@ def discretize_sparse(
     if strategy is not None and fcols.any():
         is_binned[cols] = True  # the columns given edges above
     binned = np.flatnonzero(is_binned)
-    zero_val = np.zeros(d)
+    zero_val = _zeros(d)  # (written below where columns are binned)
     vals = data
     if binned.size:
+        zero_val = np.zeros(d)
         if strategy == "uniform":  # all of length n_bins - 1
             E = np.full((d, n_bins - 1), np.inf)
             E[binned] = inner
@@ -378,4 +385,7 @@ def discretize_sparse(
     sc = SparseCodes(
         indptr=new_indptr, rows=new_rows, codes=new_codes, zero_code=zero_code, n_samples=n
     )
-    return sc, n_levels, edges
+    listed: list[np.ndarray | None] = [None] * d
+    for j, e in edges.items():
+        listed[j] = e
+    return sc, n_levels, listed

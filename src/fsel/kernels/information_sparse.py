@@ -93,6 +93,7 @@ class SparseInformationTable(InformationTable):
                 ip, c.rows[p0:p1], c.codes[p0:p1], a_max, z, nz, group, self._table, self.n_jobs
             )
             yield slice(b0, b1), sums
+            del sums  # (freed before the next block is counted)
 
     def _count(self, z: np.ndarray, nz: int, group: int) -> tuple[np.ndarray, ...]:
         """The sums of every feature against ``z`` (see :meth:`_blocks`), whole."""
@@ -172,6 +173,7 @@ class SparseInformationTable(InformationTable):
                 h_jy=h_jy,
             )
             yield sl, t
+            del t, s_kjy, s_kj, m_kjy, m_kj  # one block's arrays alive at a time
 
     def pair_mi(self, j: int) -> np.ndarray:
         """``I(Xk;Xj)`` of every candidate (:meth:`pair_terms` with ``mi`` only)."""

@@ -78,15 +78,20 @@ def rfe_ranking(support: Any, scores: Any, tie_tol: float = 0.0) -> np.ndarray:
     """
     support = np.asarray(support, dtype=bool)
     scores = np.asarray(scores, dtype=np.float64)
-    ranking = np.ones(support.size, dtype=np.intp)
+    # the temporaries one at a time (a wide table's fit peaks here otherwise)
     rest = np.flatnonzero(~support)
+    if support.size < 2**31:  # half the bytes for the indices carried along
+        rest = rest.astype(np.int32)
     key = scores[rest]
     if tie_tol > 0:
         np.divide(key, tie_tol, out=key)
         np.round(key, out=key)
     np.negative(key, out=key)  # decreasing score; NaN stays NaN, which sorts last
-    rest = rest[np.argsort(key, kind="stable")]  # stable: ties keep the column order
+    order = np.argsort(key, kind="stable")  # stable: ties keep the column order
     del key
+    rest = rest[order]
+    del order
+    ranking = np.ones(support.size, dtype=np.intp)
     ranking[rest] = np.arange(2, rest.size + 2)
     return ranking
 
@@ -231,7 +236,7 @@ class SelectorCore:
         )
         self._record_feature_names(X)
         self.n_features_in_ = table.values.shape[1]
-        self.feature_types_ = list(table.feature_types)
+        self.feature_types_ = table.feature_types  # (the table's own: made for this fit)
         y_out, classes = check_target(
             y, table.values.shape[0], kind=self._target_kind, estimator_name=name
         )

@@ -45,7 +45,8 @@ TIE_TOL = 1e-10  # bits: scores this close to the best are ties (rounding noise)
 
 
 # candidates per chunk of the argmax: its temporaries stay bounded on wide tables
-_CHUNK = 1 << 16
+# (16,384 candidates: 128 KiB of masked scores, small beside the table)
+_CHUNK = 1 << 14
 
 
 def _argmax_unselected(scores: np.ndarray, selected: np.ndarray) -> int:
@@ -139,6 +140,7 @@ def greedy_select(
             rule.begin_step()
             for sl, t in table.pair_term_blocks(newest, rule.terms):
                 rule.update_block(t, sl)
+                del t  # (freed before the next block is counted)
         elif mi_only:
             rule.update(PairTerms(table.pair_mi(newest)))
         else:

@@ -155,8 +155,10 @@ class InformationSelector(SelectorCore):
         if hasattr(X, "__cuda_array_interface__"):  # codes already on the GPU
             params = self._check_param_table()
             X, y = self._before_validation(X, y, params)
-            info, k = self._fit_gpu_array(X, y)
-            return self._select(info, k, params)
+            made = self._fit_gpu_array(X, y)
+            result = self._search(*made, params)
+            del made
+            return self._set_result(result)
         return super().fit(X, y)
 
     def _before_validation(self, X: Any, y: Any, params: dict[str, Any]) -> tuple[Any, Any]:
@@ -188,18 +190,25 @@ class InformationSelector(SelectorCore):
 
     def _fit(self, table: Any, y: Any, classes: Any, params: dict[str, Any]) -> Any:
         if params["mi_estimator"] == "knn":
-            info, k = _knn.knn_information_table(self, table, y, classes, params["missing"])
+            made = _knn.knn_information_table(self, table, y, classes, params["missing"])
         else:
-            info, k = self._memory_information_table(table, y, classes, params["missing"])
-        return self._select(info, k, params)
+            made = self._memory_information_table(table, y, classes, params["missing"])
+        result = self._search(*made, params)
+        del made  # the information table's codes, freed before the fitted arrays
+        return self._set_result(result)
 
     def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> Any:
         info, k = self._fit_dask_table(X, y, params["missing"])
         self.device_ = info.device  # where the workers counted ("cuda+cpu": some GPUs)
-        return self._select(info, k, params)
+        result = self._search(info, k, params)
+        del info
+        return self._set_result(result)
 
-    def _select(self, info: Any, k: int, params: dict[str, Any]) -> InformationSelector:
-        """The greedy selection over an information table; sets the fitted attributes."""
+    def _search(self, info: Any, k: int, params: dict[str, Any]) -> Any:
+        """The greedy selection over an information table (its result); sets
+        ``relevance_`` and, off the CPU, ``timings_``. The caller drops ``info``
+        before :meth:`_set_result` builds the fitted arrays (the codes are freed
+        first: a fit's peak memory is its table's, not the table's plus them)."""
         t_setup = params.get("_t_setup", time.perf_counter())
         self.relevance_ = info.relevance
         t_setup = time.perf_counter() - t_setup
@@ -225,7 +234,10 @@ class InformationSelector(SelectorCore):
                 **{key: float(v) for key, v in getattr(info, "setup_seconds", {}).items()},
                 **{key: float(v) for key, v in getattr(info, "step_seconds", {}).items()},
             }
-        del info  # free the codes before the fitted arrays are built
+        return result
+
+    def _set_result(self, result: Any) -> InformationSelector:
+        """The fitted selection from :meth:`_search`'s result."""
         scores = np.array(result.last_scores, dtype=np.float64, copy=True)
         scores[result.order] = result.step_scores
         self.selection_scores_ = result.step_scores
