@@ -42,6 +42,7 @@ TWIN_TESTS = {
     "_numba_discretize._few_distinct": "test_sparse_information.py",
     "_numba_discretize._rank_in": "test_sparse_information.py",
     "_numba_discretize.first_fraction": "test_sparse_information.py",
+    "_numba_discretize.bin_stored": "test_sparse_information.py",
     "_numba_discretize.drop_zero_codes": "test_sparse_information.py",
     "_numba_discretize.csr_to_columns": "test_sparse_information.py",
     "_numba_distances.manhattan_knn_stream": "test_neighbors.py",

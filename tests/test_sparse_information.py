@@ -116,8 +116,9 @@ def test_sparse_counting_sort_path_matches_scratch_path(monkeypatch):
     dtype=st.sampled_from(DTYPES),
     strategy=st.sampled_from(["uniform", "quantile", None]),
     n_bins=st.integers(2, 6),
+    numba_off=st.sampled_from(["0", "1"]),
 )
-def test_discretize_sparse_equals_dense(seed, n, d, density, dtype, strategy, n_bins):
+def test_discretize_sparse_equals_dense(seed, n, d, density, dtype, strategy, n_bins, numba_off):
     X, dense = random_sparse(seed, n, d, density, dtype, "csc")
     M = X.astype(np.float64).tocsc()
     discrete = np.full(d, np.dtype(dtype).kind in "biu")
@@ -125,7 +126,9 @@ def test_discretize_sparse_equals_dense(seed, n, d, density, dtype, strategy, n_
         dense = np.round(dense.astype(np.float64))
         M = sp.csc_matrix(dense)
     codes_d, levels_d, edges_d = discretize(dense.astype(np.float64), discrete, n_bins, strategy)
-    sc, levels_s, edges_s = discretize_sparse(M, discrete, n_bins, strategy)
+    with pytest.MonkeyPatch.context() as mp:  # compiled, or numpy
+        mp.setenv("FSEL_DISABLE_NUMBA", numba_off)
+        sc, levels_s, edges_s = discretize_sparse(M, discrete, n_bins, strategy)
     np.testing.assert_array_equal(sc.toarray(), codes_d)
     np.testing.assert_array_equal(levels_s, levels_d)
     # threads over ranges of columns: the same codes

@@ -180,6 +180,24 @@ def column_ranks(indptr, key, has_zero, zero_val, n_levels, zero_code, out, writ
 
 
 @numba.njit(nogil=True, cache=True)
+def bin_stored(indptr, data, cols, E, vals, q0, q1):
+    """``vals[p] = #{m : E[q, m] <= data[p]}`` for the stored entries ``p`` of column
+    ``cols[q]``, ``q0 <= q < q1`` (its edges ``E[q]``, inf-padded); a NaN entry is
+    left as it is. Columns are independent: threads take disjoint ranges of ``q``."""
+    m = E.shape[1]
+    for q in range(q0, q1):
+        j = cols[q]
+        for p in range(indptr[j], indptr[j + 1]):
+            x = data[p]
+            if x != x:
+                continue
+            c = 0
+            for e in range(m):
+                c += E[q, e] <= x
+            vals[p] = c
+
+
+@numba.njit(nogil=True, cache=True)
 def first_fraction(indptr, data, discrete, k0, k1):
     """The first column ``k0 <= k < k1`` not flagged ``discrete`` with a stored value
     that is not a whole number (NaN is missing, not a fraction; ``inf`` counts as

@@ -14,7 +14,7 @@ import numpy as np
 
 from fsel.kernels.binning import check_n_bins, sparse_quantile_edges
 from fsel.kernels.discretize import _STRATEGIES, smallest_code_dtype
-from fsel.utils.parallel import numba_available, thread_map
+from fsel.utils.parallel import numba_available, spans, thread_map
 
 __all__ = ["SparseCodes", "discretize_sparse", "row_index_dtype"]
 
@@ -191,6 +191,34 @@ def _zeros(d: int) -> np.ndarray:
     return np.broadcast_to(np.float64(0.0), (d,))
 
 
+def _bin_entries(
+    indptr: np.ndarray,
+    data: np.ndarray,
+    binned: np.ndarray,
+    E: np.ndarray,
+    vals: np.ndarray,
+    owner: Callable[[], np.ndarray],
+    n_jobs: int,
+) -> None:
+    """``vals[p] = #{m : E[q, m] <= data[p]}`` for the stored entries ``p`` of every
+    binned column ``binned[q]`` (its edges ``E[q]``); NaN entries are left as they
+    are. Compiled over ranges of the binned columns in ``n_jobs`` threads (no
+    temporary per entry), else numpy over ``owner()``, each entry's column."""
+    if numba_available():
+        kernel = _kernels().bin_stored
+        parts = spans(binned.size, 4 * n_jobs if n_jobs > 1 else 1)
+        thread_map(lambda a, b: kernel(indptr, data, binned, E, vals, a, b), parts, n_jobs)
+        return
+    row = np.full(indptr.size - 1, -1, dtype=np.int64)
+    row[binned] = np.arange(binned.size)
+    own = owner()
+    ent = np.flatnonzero((row[own] >= 0) & ~np.isnan(vals))
+    acc = np.zeros(ent.size)
+    for m in range(E.shape[1]):
+        acc += data[ent] >= E[row[own[ent]], m]
+    vals[ent] = acc
+
+
 def _first_fraction(
     indptr: np.ndarray,
     data: np.ndarray,
@@ -332,6 +360,7 @@ def discretize_sparse(
                     if has_nan:
                         stored = stored[~nan[p0:p1]]
                     edges[j] = sparse_quantile_edges(stored, n - (p1 - p0), n_bins)
+    del nan  # (1 byte a stored entry, not needed below)
     # values after binning (implicit zeros: the bin of 0)
     is_binned = np.zeros(d, dtype=bool)
     if strategy is not None and fcols.any():
@@ -341,24 +370,15 @@ def discretize_sparse(
     vals = data
     if binned.size:
         zero_val = np.zeros(d)
-        if strategy == "uniform":  # all of length n_bins - 1
-            E = np.full((d, n_bins - 1), np.inf)
-            E[binned] = inner
-        else:
-            E = np.full((d, max(len(edges[j]) for j in binned.tolist())), np.inf)
-            for j in binned.tolist():
-                E[j, : len(edges[j])] = edges[j]
-        length = E.shape[1]
-        zero_val[binned] = (E[binned] <= 0.0).sum(axis=1)
-        owner = owner_of()
+        if strategy == "uniform":  # all of length n_bins - 1, one row per binned column
+            E = inner
+        else:  # padded with inf (no value lies above it)
+            E = np.full((binned.size, max(len(edges[j]) for j in binned.tolist())), np.inf)
+            for q, j in enumerate(binned.tolist()):
+                E[q, : len(edges[j])] = edges[j]
+        zero_val[binned] = (E <= 0.0).sum(axis=1)
         vals = data.astype(np.float64)  # a copy: bins replace the values
-        ent = np.flatnonzero(is_binned[owner] & ~nan) if has_nan else None
-        if ent is None:
-            ent = np.flatnonzero(is_binned[owner])
-        acc = np.zeros(ent.size)
-        for m in range(length):
-            acc += data[ent] >= E[owner[ent], m]
-        vals[ent] = acc
+        _bin_entries(indptr, data, binned, E, vals, owner_of, n_jobs)
     # codes: ranks among the distinct values of each column (NaN last: its own level)
     # the ranks overwrite the values where those are a copy of the right dtype
     writable = own_data or vals is not data
