@@ -167,27 +167,12 @@ class PairStep:
             src, zlut = self.source(j, ny)
             yv = np.zeros(0, np.uint8) if y is None else y
         P, last = self.P, self.last
-        n = self.n_samples
-        no_last = last[:0]
-        if T == 1 and self.n_jobs > 1 and Q >= 2 * self.n_jobs:
-            # too few rows to split: the threads split the pairs instead (each pair's
-            # histogram is counted whole by one thread; the odd last feature by the
-            # first task), so a table of few rows and many features uses every thread
-            blocks = spans(Q, _SPANS_PER_THREAD * self.n_jobs)
 
-            def run_pairs(q0: int, q1: int) -> None:
-                lrow, hl = (last, Hl[0]) if q0 == 0 else (no_last, Hl[0][:0])
-                kernels.pair_counts_z(P[q0:q1], src, zlut, yv, nz, lrow, 0, n, Hs[0, q0:q1], hl)
+        def run(t: int, i0: int, i1: int) -> None:
+            kernels.pair_counts_z(P, src, zlut, yv, nz, last, i0, i1, Hs[t], Hl[t])
 
-            t0 = time.perf_counter()
-            thread_map(run_pairs, blocks, self.n_jobs)
-        else:
-
-            def run(t: int, i0: int, i1: int) -> None:
-                kernels.pair_counts_z(P, src, zlut, yv, nz, last, i0, i1, Hs[t], Hl[t])
-
-            t0 = time.perf_counter()
-            thread_map(run, [(t, i0, i1) for t, (i0, i1) in enumerate(parts)], threads)
+        t0 = time.perf_counter()
+        thread_map(run, [(t, i0, i1) for t, (i0, i1) in enumerate(parts)], threads)
         t1 = time.perf_counter()
         k = self.n_features
         outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
