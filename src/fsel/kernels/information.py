@@ -552,13 +552,20 @@ class InformationTable:
             return None
         if not numba_enabled():  # after the small-table check: no numba import there
             return None
+        from fsel.kernels import pair_step
+
+        if self.n_samples < 2 * pair_step._MIN_ROWS_PER_THREAD:
+            # too few rows to split among threads: the packed-pair kernel of
+            # :meth:`_count`, which sums each pair's histogram while it is in cache
+            # (threads split the pairs), is faster (2,000 x 500 codes, JMI(20), one
+            # thread: 16 ms against the step's 26 ms, which writes every pair's
+            # histogram out and reads it back)
+            return None
         packed = self._pairs()
         if packed is None:
             return None
         if getattr(self, "_step", None) is None:
-            from fsel.kernels.pair_step import PairStep
-
-            self._step = PairStep(self.codes, packed[0], packed[1], self.n_jobs)
+            self._step = pair_step.PairStep(self.codes, packed[0], packed[1], self.n_jobs)
         y = self._y_small() if with_y else None
         return self._step.count(j, y, ny, aj, ny, self._table)
 
