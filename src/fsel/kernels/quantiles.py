@@ -147,10 +147,11 @@ def column_quantiles(values: np.ndarray, cols: Any, qs: Any, n_jobs: int = 1) ->
         scratch = np.empty(n, dtype=np.uint64)
         counts = np.zeros(width, dtype=np.int64)
         found: list[np.ndarray] = []
+        plans: dict[int, tuple] = {}  # by number of observed values (often all n)
         for j0, g in groups[g0:g1]:
             kernel.float_keys(values, j0, keys[:g], counts)
             for i in range(g):
-                found.append(_key_quantiles(keys[i], int(counts[i]), qs, scratch))
+                found.append(_key_quantiles(keys[i], int(counts[i]), qs, scratch, plans))
         return found
 
     parts = spans(len(groups), threads)
@@ -164,17 +165,30 @@ def _numpy_quantiles(col: np.ndarray, qs: np.ndarray) -> np.ndarray:
     return np.quantile(c, qs) if c.size else np.zeros(0)
 
 
-def _key_quantiles(keys: np.ndarray, m: int, qs: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+def _key_quantiles(
+    keys: np.ndarray,
+    m: int,
+    qs: np.ndarray,
+    scratch: np.ndarray,
+    plans: dict[int, tuple] | None = None,
+) -> np.ndarray:
     """The quantiles at ``qs`` (numpy's linear rule) of the ``m`` values whose keys are
-    ``keys[:m]`` (:func:`fsel.kernels._numba_select.float_keys`; used as scratch)."""
+    ``keys[:m]`` (:func:`fsel.kernels._numba_select.float_keys`; used as scratch).
+    ``plans``: the ranks wanted for each ``m`` met so far (columns without holes
+    share theirs), kept between calls."""
     from fsel.kernels import _numba_select as kernel
 
     if m == 0:
         return np.zeros(0)
-    prev, nxt, gamma = quantile_ranks(m, qs)
-    ranks = np.union1d(prev, nxt)
+    plan = None if plans is None else plans.get(m)
+    if plan is None:
+        prev, nxt, gamma = quantile_ranks(m, qs)
+        ranks = np.union1d(prev, nxt)
+        plan = (ranks, np.searchsorted(ranks, prev), np.searchsorted(ranks, nxt), gamma)
+        if plans is not None:
+            plans[m] = plan
+    ranks, at_prev, at_next, gamma = plan
     out = np.empty(ranks.size, dtype=np.uint64)
     kernel.select_keys(keys, m, ranks, out, scratch)
     stats = key_values(out)  # the column's values, as float64
-    a = stats[np.searchsorted(ranks, prev)]
-    return linear_quantile(a, stats[np.searchsorted(ranks, nxt)], gamma)
+    return linear_quantile(stats[at_prev], stats[at_next], gamma)
