@@ -9,15 +9,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
 
 import fsel  # noqa: E402
 from _criteria import INFORMATION_CRITERIA  # noqa: E402
-from fsel.kernels._counting import joint_histograms, nlogn, nlogn_table  # noqa: E402
+from fsel.kernels._counting import joint_histograms  # noqa: E402
 
 ALL = INFORMATION_CRITERIA
 UNEVEN = (37, 200, 1, 512, 250)  # 1000 rows in uneven chunks, one of a single row
@@ -147,92 +145,6 @@ def test_recovers_the_relevant_features_of_a_lazily_generated_array():
     assert sorted(sel.selection_order_.tolist()) == [4, 9]
 
 
-# ----------------------------------------------------------------- the counting kernel
-
-
-@settings(max_examples=40, deadline=None)
-@given(
-    n=st.integers(1, 60),
-    k=st.integers(1, 4),
-    a=st.integers(1, 5),
-    nz=st.integers(1, 4),
-    seed=st.integers(0, 2**16),
-    cut=st.integers(0, 60),
-)
-def test_joint_histograms_brute_force_and_additive(n, k, a, nz, seed, cut):
-    rng = np.random.default_rng(seed)
-    C = rng.integers(0, a, size=(k, n)).astype(np.uint8)
-    z = rng.integers(0, nz, size=n)
-    H = joint_histograms(C, z, nz, a)
-    ref = np.zeros((k, a, nz), dtype=np.int64)
-    for f, i in itertools.product(range(k), range(n)):
-        ref[f, C[f, i], z[i]] += 1
-    np.testing.assert_array_equal(H, ref)
-    cut = min(cut, n)
-    parts = joint_histograms(C[:, :cut], z[:cut], nz, a) + joint_histograms(
-        C[:, cut:], z[cut:], nz, a
-    )
-    np.testing.assert_array_equal(parts, H)
-
-
-@settings(max_examples=40, deadline=None)
-@given(
-    n=st.integers(1, 80),
-    k=st.integers(1, 5),
-    a=st.integers(1, 16),
-    extra=st.integers(0, 3),
-    nz=st.integers(1, 5),
-    seed=st.integers(0, 2**16),
-)
-def test_joint_histograms_two_features_per_pass_brute_force(n, k, a, extra, nz, seed):
-    # the paired kernel: features packed two per byte, counted in one pass, summed out
-    from fsel.kernels._counting import pack_pairs
-
-    rng = np.random.default_rng(seed)
-    C = rng.integers(0, a, size=(k, n)).astype(np.uint8)
-    z = rng.integers(0, nz, size=n)
-    width = int(C.max()) + 1 + extra  # the global width may exceed this chunk's levels
-    H = joint_histograms(C, z, nz, width, pack_pairs(C))
-    ref = np.zeros((k, width, nz), dtype=np.int64)
-    for f, i in itertools.product(range(k), range(n)):
-        ref[f, C[f, i], z[i]] += 1
-    np.testing.assert_array_equal(H, ref)
-
-
-def test_joint_histograms_packed_on_both_backends(backend):
-    from fsel.kernels._counting import pack_pairs
-
-    rng = np.random.default_rng(8)
-    C = rng.integers(0, 9, size=(7, 2000)).astype(np.uint8)  # odd: the last one alone
-    z = rng.integers(0, 6, size=2000)
-    H = joint_histograms(C, z, 6, 11, pack_pairs(C))
-    for f in range(7):
-        for v, w in itertools.product(range(11), range(6)):
-            assert H[f, v, w] == np.count_nonzero((C[f] == v) & (z == w))
-
-
-@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int64])
-def test_integer_distinct_matches_unique(dtype, backend):
-    from fsel.kernels.information_dask import _integer_distinct
-
-    rng = np.random.default_rng(3)
-    lo = 0 if np.dtype(dtype).kind == "u" else -7
-    X = rng.choice(np.arange(lo, 60, 3), size=(500, 6)).astype(dtype)
-    X[:, 4] = 5  # a single value
-    got = _integer_distinct(X)
-    if backend == "numpy":
-        assert got is None  # the numpy path keeps the column-wise one
-        return
-    mins, maxs, distinct = got
-    for j in range(6):
-        np.testing.assert_array_equal(distinct[j], np.unique(X[:, j]))
-        assert distinct[j].dtype == X.dtype
-        assert (mins[j], maxs[j]) == (X[:, j].min(), X[:, j].max())
-    wide = X.astype(np.int64)
-    wide[0, 0] = 1 << 40  # too wide a range for a presence table
-    assert _integer_distinct(wide) is None
-
-
 @pytest.mark.parametrize("name", ["JMI", "CMI", "CMIM", "MRMR"])
 def test_small_integer_codes_with_gaps_exact(name, backend):
     # negative values, gaps, a value absent from some chunks: the one-pass levels and
@@ -245,21 +157,6 @@ def test_small_integer_codes_with_gaps_exact(name, backend):
     got = getattr(fsel, name)(5, discretize=None).fit(da.from_array(X, chunks=(UNEVEN, 9)), y)
     _assert_same(mem, got)
     np.testing.assert_array_equal(mem.n_levels_, got.n_levels_)
-
-
-def test_joint_histograms_numpy_and_numba_agree(backend):
-    rng = np.random.default_rng(4)
-    C = rng.integers(0, 7, size=(5, 3000)).astype(np.uint8)
-    z = rng.integers(0, 6, size=3000)
-    H = joint_histograms(C, z, 6, 7)
-    assert H.sum() == 5 * 3000
-    assert H[2, 3, 4] == np.count_nonzero((C[2] == 3) & (z == 4))
-
-
-def test_nlogn_matches_the_table():
-    counts = np.array([[0, 1, 2], [3, 1000, 7]])
-    np.testing.assert_array_equal(nlogn(counts), nlogn_table(1000)[counts])
-    assert nlogn(np.array([8]))[0] == 24.0
 
 
 # ----------------------------------------------------------------------------- bad input
@@ -782,7 +679,7 @@ def test_a_block_counted_in_the_worker_threads_gives_one_calls_counts(monkeypatc
     # each thread counts a range of packed pairs, row block by row block (an odd last
     # feature alone), or a range of the features
     from fsel.kernels import information_dask as kd
-    from fsel.kernels._counting import joint_histograms, pack_pairs
+    from fsel.kernels._counting import pack_pairs
 
     rng = np.random.default_rng(K)
     n = 3 * 64 + 11  # several row blocks, a short last one
