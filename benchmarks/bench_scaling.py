@@ -62,6 +62,7 @@ sys.path.insert(0, str(HERE))
 import _provenance  # noqa: E402  (this checkout's fsel)
 import numpy as np  # noqa: E402
 from _scaling_floors import _read_bytes_compiled, count_in_cache, read_floor  # noqa: E402
+from _scaling_parts import _timed_fit, bench_relieff, fit_scaling  # noqa: E402
 from _scaling_report import N_FEATURES, _markdown, _ms  # noqa: E402
 from bench_dask import make_chunk  # noqa: E402
 from bench_memory import machine  # noqa: E402
@@ -350,47 +351,6 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
             r["cache_count_scaling"] = r["threads"] * r["cache_cells_per_s_per_thread"] / one
     out[0]["cold_first_fit_s"] = cold["fit_s"]
     return out
-
-
-def fit_scaling(
-    label: str, fit: Any, threads: list[int], repeats: int, key: str = "same_selection"
-) -> list[dict[str, Any]]:
-    """``fit(t)`` (seconds, what it found) for every thread count, best of ``repeats``:
-    the whole fit, its speed-up over the first count, and whether it found the same
-    (``key``) as with the first, exactly."""
-    out = []
-    for t in threads:
-        runs = [fit(t) for _ in range(repeats)]
-        seconds = min(sec for sec, _ in runs)
-        out.append({"threads": t, "fit_s": seconds, "found": runs[0][1]})
-        print(f"{label}, {t:>2} threads: fit {seconds:.3f} s", flush=True)
-    base_s, base_found = out[0]["fit_s"], out[0]["found"]
-    for r in out:
-        r["fit_speedup"] = base_s / r["fit_s"]
-        r[key] = bool(np.array_equal(r.pop("found"), base_found))
-    return out
-
-
-def _timed_fit(est: Any, X: Any, y: Any, attr: str) -> tuple[float, np.ndarray]:
-    t0 = time.perf_counter()
-    est.fit(X, y)
-    return time.perf_counter() - t0, np.asarray(getattr(est, attr))
-
-
-def bench_relieff(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any]]:
-    from fsel import ReliefF
-
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(rows, N_FEATURES))
-    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=rows) > 0).astype(np.int64)
-
-    def fit(t: int) -> tuple[float, np.ndarray]:
-        est = ReliefF(n_neighbors=10, sample_size=1000, random_state=0, n_jobs=t)
-        return _timed_fit(est, X, y, "feature_importances_")
-
-    ReliefF(n_neighbors=10, sample_size=50, random_state=0).fit(X[:2000], y[:2000])
-    label = f"ReliefF {rows:,} x {N_FEATURES}"
-    return fit_scaling(label, fit, threads, repeats, key="same_weights")
 
 
 def bench_cmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any]]:
