@@ -105,7 +105,6 @@ def count_in_cache(n_jobs: int, pairs: int = 4, passes: int = 1000) -> dict[str,
     as the step's does, the step's slowdown is the cores' (a lower all-core clock,
     two hardware threads sharing a core), not memory's."""
     from fsel.kernels import _numba_counting as kernels
-    from fsel.utils.parallel import thread_map
 
     rows, a, nz = 1 << 15, 10, 20
     rng = np.random.default_rng(0)
@@ -125,12 +124,7 @@ def count_in_cache(n_jobs: int, pairs: int = 4, passes: int = 1000) -> dict[str,
         for _ in range(passes):
             kernels.pair_counts_z(P, src, zlut, y, nz, empty, 0, rows, H, none)
 
-    run(0)  # compiled or loaded before the timing
-    best = float("inf")
-    for _ in range(3):
-        t0 = time.perf_counter()
-        thread_map(run, [(t,) for t in range(n_jobs)], n_jobs)
-        best = min(best, time.perf_counter() - t0)
+    best = _all_threads_at_once(run, n_jobs)
     cells = 2 * pairs * rows * passes
     return {"cache_count_s": best, "cache_cells_per_s_per_thread": cells / best}
 
@@ -144,7 +138,6 @@ def search_in_cache(n_jobs: int, rows: int = 1024, refs: int = 64, passes: int =
     with the threads as ReliefF's fit does, the cores are the limit (a lower all-core
     clock for vector work, hardware threads sharing a core), not the code's split."""
     from fsel.kernels import _numba_distances as kernels
-    from fsel.utils.parallel import thread_map
 
     rng = np.random.default_rng(0)
     tables = []
@@ -161,10 +154,19 @@ def search_in_cache(n_jobs: int, rows: int = 1024, refs: int = 64, passes: int =
             dist = np.full((refs, 2, 10), np.inf)
             kernels.manhattan_knn_stream(R, selfs, X, y, 10, idx, dist)
 
-    run(0)  # compiled or loaded before the timing
+    best = _all_threads_at_once(run, n_jobs)
+    return {"cache_search_s": best, "cache_distances_per_s_per_thread": rows * refs * passes / best}
+
+
+def _all_threads_at_once(run: Any, n_jobs: int) -> float:
+    """The least seconds, of 3, of ``run(t)`` for ``t < n_jobs`` on ``n_jobs`` threads
+    at once (``run(0)`` first, untimed: the kernel compiled or loaded)."""
+    from fsel.utils.parallel import thread_map
+
+    run(0)
     best = float("inf")
     for _ in range(3):
         t0 = time.perf_counter()
         thread_map(run, [(t,) for t in range(n_jobs)], n_jobs)
         best = min(best, time.perf_counter() - t0)
-    return {"cache_search_s": best, "cache_distances_per_s_per_thread": rows * refs * passes / best}
+    return best
