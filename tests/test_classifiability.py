@@ -446,3 +446,33 @@ def test_pima_selection_shared_dataset(shared_datasets):
     sel = Classifiability().fit(ds.X, ds.y)
     # the paper's Table 2 picks 2, 8, 1 (1-based): plas first
     assert sel.selection_order_[0] == 1
+
+
+class _Terminal:
+    """A stand-in for a terminal's stderr: what the progress bar draws."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, s: str) -> None:
+        self.text += s
+
+    def flush(self) -> None:
+        pass
+
+
+def test_verbose_draws_a_step_per_feature_added_and_changes_nothing(monkeypatch):
+    X, y = make_corral(n_samples=200, random_state=0)[:2]
+    quiet = Classifiability(3).fit(X, y)
+    term = _Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    loud = Classifiability(3, verbose=1).fit(X, y)
+    assert "Classifiability" in term.text and "3/3" in term.text
+    np.testing.assert_array_equal(quiet.selection_order_, loud.selection_order_)
+    np.testing.assert_array_equal(quiet.scores_, loud.scores_)
+    term.text = ""
+    Classifiability(3).fit(X, y)  # verbose=0: nothing drawn, even on a terminal
+    assert term.text == ""

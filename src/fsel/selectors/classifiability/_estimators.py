@@ -64,6 +64,9 @@ class Classifiability(BaseSelector, _fit.Classifiability):
         the complete-data search does not apply): ``O(N^2)`` per candidate, in row
         blocks under ``memory_budget``. Without missing values both rules give the
         same result.
+    verbose : int, default=0
+        Above 0, a progress bar on stderr (only when it is a terminal), a step per
+        feature added.
 
     Attributes
     ----------

@@ -33,6 +33,7 @@ from fsel.utils.params import (
     check_memory_budget,
     check_option,
 )
+from fsel.utils.progress import Progress
 from fsel.utils.targets import check_target, is_continuous_target
 from fsel.utils.validation import Table, check_n_features_to_select, check_table
 
@@ -263,6 +264,7 @@ class Classifiability(SelectorCore):
         n_jobs: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         missing: str = "partial",
+        verbose: int = 0,
     ) -> None:
         self.n_features_to_select = n_features_to_select
         self.epsilon = epsilon
@@ -271,6 +273,7 @@ class Classifiability(SelectorCore):
         self.n_jobs = n_jobs
         self.memory_budget = memory_budget
         self.missing = missing
+        self.verbose = verbose
 
     def fit(self, X: Any, y: Any) -> Classifiability:
         """Run the forward search.
@@ -334,22 +337,26 @@ class Classifiability(SelectorCore):
         rows: list[np.ndarray] = []
         scores = np.full(d, np.nan)
         remaining = list(range(d))
-        while remaining and len(order) < k_max:
-            cand = np.asarray(remaining, dtype=np.intp)
-            values = search.evaluate(cand).mean(axis=1)
-            row = np.full(d, np.nan)
-            row[cand] = values
-            rows.append(row)
-            scores[cand] = values
-            best = int(np.argmax(values))
-            if not step_gain(float(values[best]), current) > eps:
-                break
-            f = int(cand[best])
-            order.append(f)
-            step_scores.append(float(values[best]))
-            current = float(values[best])
-            remaining.remove(f)
-            search.add(f)
+        # a step per feature added ("auto": the search may stop before k_max)
+        bar = Progress(k_max, "Classifiability", enabled=None if self.verbose else False)
+        with bar:
+            while remaining and len(order) < k_max:
+                cand = np.asarray(remaining, dtype=np.intp)
+                values = search.evaluate(cand).mean(axis=1)
+                row = np.full(d, np.nan)
+                row[cand] = values
+                rows.append(row)
+                scores[cand] = values
+                best = int(np.argmax(values))
+                if not step_gain(float(values[best]), current) > eps:
+                    break
+                f = int(cand[best])
+                order.append(f)
+                step_scores.append(float(values[best]))
+                current = float(values[best])
+                remaining.remove(f)
+                search.add(f)
+                bar.update()
         self.symbolic_ = symbolic
         self.classifiability_empty_ = empty_subset_value(y_codes, n_classes)
         self.selection_scores_ = np.asarray(step_scores, dtype=np.float64)
