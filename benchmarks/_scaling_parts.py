@@ -48,6 +48,7 @@ def bench_relieff(rows: int, threads: list[int], repeats: int) -> list[dict[str,
     X = rng.normal(size=(rows, N_FEATURES))
     y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=rows) > 0).astype(np.int64)
     search = {"s": 0.0}
+    searches: dict[int, float] = {}  # least search seconds by thread count
     stream = neighbors.manhattan_knn_rows
 
     def timed_search(*args: Any, **kwargs: Any) -> Any:
@@ -64,7 +65,6 @@ def bench_relieff(rows: int, threads: list[int], repeats: int) -> list[dict[str,
         searches[t] = min(searches.get(t, float("inf")), search["s"])
         return seconds, found
 
-    searches: dict[int, float] = {}
     # a whole-size fit first: the first fit of a process maps its fresh pages (the
     # scaled and the class-sorted copies), which later fits reuse
     ReliefF(n_neighbors=10, sample_size=50, random_state=0).fit(X, y)

@@ -177,7 +177,7 @@ def _key_quantiles(
     m: int,
     qs: np.ndarray,
     scratch: np.ndarray,
-    plans: dict[int, tuple] | None = None,
+    plans: dict[int, tuple],
 ) -> np.ndarray:
     """The quantiles at ``qs`` (numpy's linear rule) of the ``m`` values whose keys are
     ``keys[:m]`` (:func:`fsel.kernels._numba_select.float_keys`; used as scratch).
@@ -187,14 +187,11 @@ def _key_quantiles(
 
     if m == 0:
         return np.zeros(0)
-    plan = None if plans is None else plans.get(m)
-    if plan is None:
+    if m not in plans:
         prev, nxt, gamma = quantile_ranks(m, qs)
         ranks = np.union1d(prev, nxt)
-        plan = (ranks, np.searchsorted(ranks, prev), np.searchsorted(ranks, nxt), gamma)
-        if plans is not None:
-            plans[m] = plan
-    ranks, at_prev, at_next, gamma = plan
+        plans[m] = (ranks, np.searchsorted(ranks, prev), np.searchsorted(ranks, nxt), gamma)
+    ranks, at_prev, at_next, gamma = plans[m]
     out = np.empty(ranks.size, dtype=np.uint64)
     kernel.select_keys(keys, m, ranks, out, scratch)
     stats = key_values(out)  # the column's values, as float64
