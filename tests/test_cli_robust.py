@@ -218,7 +218,8 @@ def test_npz_refuses_a_target_name(tmp_path, capsys):
         (["-o", "r.tsv"], r"give a \.json or a \.csv file name"),
     ],
 )
-def test_options_that_would_be_ignored_are_refused(tmp_path, capsys, extra, pattern):
+def test_options_that_would_be_ignored_are_refused(tmp_path, capsys, monkeypatch, extra, pattern):
+    monkeypatch.chdir(tmp_path)  # an output written in spite of the error lands here
     X, y = _good_arrays()
     path = _npz(tmp_path / "d.npz", X=X, y=y)
     _fails_in_one_line(capsys, ["select", path, "-k", "1", *extra], pattern)
