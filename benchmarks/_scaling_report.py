@@ -218,6 +218,10 @@ def _markdown(result: dict[str, Any]) -> str:
             f"Sparse JMI(10, discretize=None), {a.get('sparse_rows', 0):,} x 2000, 1% stored",
         ),
         ("cmi", f"CMI(4, discretize=None), {a.get('cmi_rows', 0):,} x {N_FEATURES} uint8 codes"),
+        (
+            "cmim",
+            f"CMIM(20, discretize=None), {a.get('cmim_rows', 0):,} x {N_FEATURES} uint8 codes",
+        ),
         ("floats", f"JMI(10), default binning, {a.get('float_rows', 0):,} x {N_FEATURES} floats"),
     ):
         if not result.get(part):

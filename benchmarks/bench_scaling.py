@@ -29,6 +29,9 @@ In memory, in this process, for ``n_jobs`` = 1, 2, 4, ... up to the machine's co
   table: each step conditions on the joint of every pick so far (its codes made in
   threads, then counted); the whole fit, its speed-up, identical picks
   (``--cmi-rows 0`` skips it).
+* **CMIM** -- ``CMIM(20, discretize=None, n_jobs=t)`` on ``--cmim-rows`` rows of the
+  JMI table: Fleuret's lazy search, each term's rows split among the threads; the
+  whole fit, its speed-up, identical picks (``--cmim-rows 0`` skips it).
 * **Floats** -- ``JMI(10, n_jobs=t)`` with the default binning on ``--float-rows`` x
   100 heavy-tailed float64 columns: the quantile edges, the binning and the coding
   run in threads too; the whole fit, its speed-up, identical picks (``--float-rows
@@ -353,20 +356,22 @@ def bench_jmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any
     return out
 
 
-def bench_cmi(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any]]:
-    """``CMI(4, discretize=None, n_jobs=t)`` on the JMI table (:func:`bench_dask.
-    make_chunk`, ``rows`` x 100): every step conditions on the joint of all picks
-    (made in threads, then counted), so its histograms grow with each pick."""
-    from fsel import CMI
+def bench_codes(name: str, k: int, rows: int, threads: list[int], repeats: int) -> list[dict]:
+    """``name(k, discretize=None, n_jobs=t)`` on the JMI table (:func:`bench_dask.
+    make_chunk`, ``rows`` x 100 codes): CMI (each step conditions on the joint of all
+    picks, made in threads, then counted: its histograms grow with each pick) and
+    CMIM (the lazy search: each term's rows split among the threads)."""
+    import fsel
 
+    cls = getattr(fsel, name)
     X, y8 = make_chunk(0, rows)
     y = y8.astype(np.int64)
-    CMI(3, discretize=None).fit(X[:20000], y[:20000])  # compile / load the kernels
+    cls(3, discretize=None).fit(X[:20000], y[:20000])  # compile / load the kernels
 
     def fit(t: int) -> tuple[float, np.ndarray]:
-        return _timed_fit(CMI(4, discretize=None, n_jobs=t), X, y, "selection_order_")
+        return _timed_fit(cls(k, discretize=None, n_jobs=t), X, y, "selection_order_")
 
-    return fit_scaling(f"CMI(4) {rows:,} x {N_FEATURES}", fit, threads, repeats)
+    return fit_scaling(f"{name}({k}) {rows:,} x {N_FEATURES}", fit, threads, repeats)
 
 
 def bench_floats(rows: int, threads: list[int], repeats: int) -> list[dict[str, Any]]:
@@ -645,6 +650,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--skip-relief", action="store_true")
     parser.add_argument("--sparse-rows", type=int, default=200_000, help="0: no sparse part")
     parser.add_argument("--cmi-rows", type=int, default=2_000_000, help="0: no CMI part")
+    parser.add_argument("--cmim-rows", type=int, default=2_000_000, help="0: no CMIM part")
     parser.add_argument("--float-rows", type=int, default=1_000_000, help="0: no float part")
     parser.add_argument("--worker-threads", type=int, default=1, help="threads per Dask worker")
     parser.add_argument("--note", default="", help="words naming the machine, in the header")
@@ -667,6 +673,7 @@ def main(argv: list[str] | None = None) -> None:
         "relieff": [],
         "sparse": [],
         "cmi": [],
+        "cmim": [],
         "floats": [],
     }
 
@@ -691,7 +698,11 @@ def main(argv: list[str] | None = None) -> None:
         ),
         "cmi": (
             memory and bool(args.cmi_rows),
-            lambda: bench_cmi(args.cmi_rows, threads, args.repeats),
+            lambda: bench_codes("CMI", 4, args.cmi_rows, threads, args.repeats),
+        ),
+        "cmim": (
+            memory and bool(args.cmim_rows),
+            lambda: bench_codes("CMIM", 20, args.cmim_rows, threads, args.repeats),
         ),
         "floats": (
             memory and bool(args.float_rows),

@@ -39,7 +39,7 @@ TWIN_TESTS = {
     "_numba_available_counting.available": "test_information_missing.py",
     "_numba_available_counting.available_dense": "test_information_missing.py",
     "_numba_available_counting.available_packed": "test_information_missing.py",
-    "_numba_cmim.cmim_lazy": "test_information_selectors.py",
+    "_numba_cmim.refresh_block": "test_information_selectors.py",
     "_numba_counting.sparse_codes_grouped": "test_sparse_information.py",
     "_numba_discretize.column_ranks": "test_sparse_information.py",
     "_numba_discretize._few_distinct": "test_sparse_information.py",
@@ -106,6 +106,8 @@ DIRECT = {
     "_numba_available_counting._available_work",
     "_numba_available_counting._available_sums",
     "_numba_cmim.pair_cmi",
+    "_numba_cmim.pair_histogram",  # through pair_cmi and split by rows below
+    "_numba_cmim.cmi_of_histogram",  # through pair_cmi
     "_numba_discretize.compact",
     "_numba_discretize.float_ranges",
     "_numba_discretize.presence",
@@ -465,11 +467,33 @@ def test_pair_cmi_against_entropies(n, a, seed, miller_madow):
     s_cjy, m_cjy = s_m(rows[0], rows[1], y.tolist())
     mm = 1.0 / (2 * n * math.log(2)) if miller_madow else 0.0
     ref = (s_cjy + s_j - s_cj - s_jy) / n + (m_cj + m_jy - m_cjy - m_j) * mm
-    amax = int(C.max()) + 1
+    levels = np.array([int(C[0].max()) + 1, int(C[1].max()) + 1], np.int64)
     for kernel in both(nm.pair_cmi):
-        scratch = np.zeros(amax * amax * 2, np.int64)
-        got = kernel(C, y, 2, amax, 0, 1, table, s_j, s_jy, m_j, m_jy, 1.0 / n, mm, scratch)
+        hist = np.zeros(int(levels.max()) ** 2 * 2, np.int64)
+        got = kernel(C, y, 2, levels, 0, 1, table, s_j, s_jy, m_j, m_jy, 1.0 / n, mm, hist)
         assert got == pytest.approx(max(0.0, ref), abs=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 4), st.integers(1, 3), st.integers(0, 99))
+def test_pair_histogram_split_by_rows_adds_up(n, a, ny, seed):
+    """The histograms of any split of the rows add up to the whole one, which holds
+    every row once in the cell ``(x_c * a_j + x_j) * ny + y``."""
+    from fsel.kernels import _numba_cmim as nm
+
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, a, (3, n)).astype(np.uint8)
+    y = rng.integers(0, ny, n).astype(np.uint8)
+    aj = int(C[2].max()) + 1
+    want = np.zeros(a * aj * ny, np.int64)
+    for xc, xj, t in zip(C[0].tolist(), C[2].tolist(), y.tolist(), strict=True):
+        want[(xc * aj + xj) * ny + t] += 1
+    cut = int(rng.integers(0, n + 1))
+    for kernel in both(nm.pair_histogram):
+        parts = np.full((2, want.size), 7, np.int64)  # stale counts: the kernel clears
+        kernel(C, y, ny, aj, 0, 2, 0, cut, parts[0])
+        kernel(C, y, ny, aj, 0, 2, cut, n, parts[1])
+        np.testing.assert_array_equal(parts.sum(axis=0), want)
 
 
 # ---------------------------------------------------------------------- discretize

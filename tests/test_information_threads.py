@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import fsel
 import fsel.kernels._counting as counting
 import fsel.kernels.discretize as discretize
+import fsel.kernels.lazy_cmim as lazy_cmim
 import fsel.kernels.packed_codes as packed_codes
 import fsel.kernels.pair_step as pair_step
 from _criteria import INFORMATION_CRITERIA
@@ -33,6 +34,7 @@ def parallel_paths(monkeypatch):
     monkeypatch.setattr(discretize, "_ROWS_PER_THREAD", 1)
     monkeypatch.setattr(pair_step, "_MIN_ROWS_PER_THREAD", 1)
     monkeypatch.setattr(packed_codes, "_ROWS_PER_THREAD", 1)
+    monkeypatch.setattr(lazy_cmim, "ROWS_PER_THREAD", 1)  # CMIM's terms split by rows
 
 
 def _table(seed: int, n: int, d: int, levels: int, classes: int, dtype):

@@ -489,3 +489,16 @@ def test_numba_tree_searches_against_brute_force(n, d, k, leaf, seed, ties):
         if ne[node] > ns[node]:
             np.testing.assert_array_equal(lo[node], rp[ns[node] : ne[node]].min(axis=0))
             np.testing.assert_array_equal(hi[node], rp[ns[node] : ne[node]].max(axis=0))
+
+
+def test_lazy_cmim_leaves_the_same_bounds_for_every_n_jobs():
+    # the refresh batches once grew with n_jobs (8 per thread), so the bounds left on
+    # unselected features (their scores_) depended on the number of threads
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(200, 3))
+    X = Z @ rng.normal(size=(3, 40)) + rng.normal(size=(200, 40))
+    y = (Z[:, 0] + 0.5 * rng.normal(size=200) > 0).astype(int)
+    one = fsel.CMIM(6, mi_estimator="knn", n_jobs=1).fit(X, y)
+    three = fsel.CMIM(6, mi_estimator="knn", n_jobs=3).fit(X, y)
+    assert one.selection_order_.tolist() == three.selection_order_.tolist()
+    np.testing.assert_array_equal(one.scores_, three.scores_)

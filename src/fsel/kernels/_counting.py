@@ -30,7 +30,6 @@ from fsel.utils.parallel import numba_available, run_threads, spans, thread_map
 __all__ = [
     "PairCodes",
     "available_nlogn",
-    "cmim_lazy",
     "grouped_nlogn",
     "joint_histograms",
     "nlogn",
@@ -556,51 +555,6 @@ def paired_nlogn(
         for o, v in zip(outs, one, strict=True):
             o[k - 1] = v[0]
     return outs
-
-
-def cmim_lazy(
-    C: np.ndarray,
-    y: np.ndarray,
-    n_levels: np.ndarray,
-    relevance: np.ndarray,
-    s_k: np.ndarray,
-    s_ky: np.ndarray,
-    m_k: np.ndarray,
-    m_ky: np.ndarray,
-    table: np.ndarray,
-    mm: float,
-    k: int,
-    tol: float,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Fleuret's lazy CMIM (numba back-end only; the caller checks
-    :func:`numba_enabled`). Returns the order, the step scores and the partial scores
-    (upper bounds of the last-step scores for unselected features)."""
-    from fsel.kernels._numba_cmim import cmim_lazy as kernel
-
-    K = C.shape[0]
-    order = np.zeros(k, np.int64)
-    steps = np.zeros(k)
-    ps = np.zeros(K)
-    ny = int(y.max()) + 1
-    kernel(
-        C,
-        np.ascontiguousarray(y, dtype=np.int64),
-        ny,
-        int(n_levels.max()),
-        relevance,
-        s_k,
-        s_ky,
-        m_k,
-        m_ky,
-        table,
-        mm,
-        int(k),
-        float(tol),
-        order,
-        steps,
-        ps,
-    )
-    return order, steps, ps
 
 
 # ------------------------------------------------------------ per-chunk joint histograms

@@ -1,10 +1,11 @@
-"""Compiled (numba) kernels of Fleuret's lazy CMIM: conditional mutual information
-``I(X_c; Y | X_j)`` from one pass over the samples, and the lazy greedy search that
-refines a candidate's partial score only while it can still win the step.
+"""Compiled (numba) kernels of Fleuret's lazy CMIM: the conditional mutual information
+``I(X_c; Y | X_j)`` of one candidate and one pick from one pass over the samples, and
+the refresh of a batch of candidates against the picks they have not yet been
+compared with (:func:`fsel.kernels.lazy_cmim.lazy_cmim_search` drives them).
 
 Imported only when numba is usable (:func:`fsel.utils.parallel.numba_available`);
 the eager criterion (:class:`fsel.CMIM` without numba) is the reference the tests
-compare it with.
+compare them with.
 """
 
 import numba
@@ -12,28 +13,35 @@ import numpy as np
 
 
 @numba.njit(nogil=True, cache=True)
-def pair_cmi(C, y, ny, aj_max, c, j, table, s_j, s_jy, m_j, m_jy, inv_n, mm, scratch):
-    """``I(X_c; Y | X_j)`` in bits from one pass over the samples:
+def pair_histogram(C, y, ny, aj, c, j, r0, r1, hist):
+    """The joint histogram of ``(X_c, X_j, Y)`` over the rows ``r0..r1-1`` into
+    ``hist`` (cell ``(x_c * aj + x_j) * ny + y``; ``aj`` levels of ``X_j``), which it
+    clears first."""
+    rc = C[c]
+    rj = C[j]
+    for i in range(hist.shape[0]):
+        hist[i] = 0
+    for i in range(r0, r1):
+        hist[(np.int64(rc[i]) * aj + np.int64(rj[i])) * ny + np.int64(y[i])] += 1
+
+
+@numba.njit(nogil=True, cache=True)
+def cmi_of_histogram(hist, ny, table, s_j, s_jy, m_j, m_jy, inv_n, mm):
+    """``I(X_c; Y | X_j)`` in bits from the joint histogram of :func:`pair_histogram`:
     ``(S_cjy + S_j - S_cj - S_jy) / N`` plus the Miller-Madow term
     ``(m_cj + m_jy - m_cjy - m_j) * mm``, with ``S_v = sum n log2 n`` and ``m_v`` the
     non-empty cells of the histogram of ``v`` (``S_j``, ``S_jy``, ``m_j``, ``m_jy``
-    given; ``mm = 0`` for the plug-in estimator); clipped at 0."""
-    n = C.shape[1]
-    rc = C[c]
-    rj = C[j]
-    cells = scratch.shape[0]
-    for i in range(cells):
-        scratch[i] = 0
-    for i in range(n):
-        scratch[(np.int64(rc[i]) * aj_max + np.int64(rj[i])) * ny + y[i]] += 1
+    given; ``mm = 0`` for the plug-in estimator); clipped at 0. The cells are summed
+    in the order of the codes, so the value does not depend on how the rows were
+    split to count them."""
     s_cjy = 0.0
     m_cjy = 0
     s_cj = 0.0
     m_cj = 0
-    for g in range(cells // ny):
+    for g in range(hist.shape[0] // ny):
         tot = 0
         for t in range(ny):
-            v = scratch[g * ny + t]
+            v = hist[g * ny + t]
             if v:
                 s_cjy += table[v]
                 m_cjy += 1
@@ -47,55 +55,33 @@ def pair_cmi(C, y, ny, aj_max, c, j, table, s_j, s_jy, m_j, m_jy, inv_n, mm, scr
 
 
 @numba.njit(nogil=True, cache=True)
-def cmim_lazy(C, y, ny, a_max, rel, s_k, s_ky, m_k, m_ky, table, mm, k, tol, order, steps, ps):
-    """Fleuret's lazy CMIM: partial scores are upper bounds, refined only while they
-    can still beat the best candidate of the step. Ties: lowest index."""
-    K = C.shape[0]
+def pair_cmi(C, y, ny, n_levels, c, j, table, s_j, s_jy, m_j, m_jy, inv_n, mm, hist):
+    """``I(X_c; Y | X_j)`` in bits from one pass over every sample
+    (:func:`pair_histogram` then :func:`cmi_of_histogram`; ``hist`` holds at least
+    ``n_levels[c] * n_levels[j] * ny`` cells)."""
+    aj = n_levels[j]
+    cells = hist[: n_levels[c] * aj * ny]
+    pair_histogram(C, y, ny, aj, c, j, 0, C.shape[1], cells)
+    return cmi_of_histogram(cells, ny, table, s_j, s_jy, m_j, m_jy, inv_n, mm)
+
+
+@numba.njit(nogil=True, cache=True)
+def refresh_block(C, y, ny, n_levels, top, seen, picks, t, s_k, s_ky, m_k, m_ky, table, mm, out):
+    """For each candidate ``top[i]``: ``min_s I(X_c; Y | X_picks[s])`` over the picks
+    ``s = seen[i] .. t-1`` it has not been compared with (``inf`` where none), into
+    ``out[i]``."""
     inv_n = 1.0 / C.shape[1]
-    scratch = np.zeros(a_max * a_max * ny, np.int64)
-    m = np.zeros(K, np.int64)
-    selected = np.zeros(K, np.bool_)
-    for c in range(K):
-        ps[c] = rel[c]
-    best = -1.0
-    first = 0
-    for c in range(K):
-        if rel[c] > best + tol:
-            best = rel[c]
-            first = c
-    order[0] = first
-    steps[0] = rel[first]
-    selected[first] = True
-    for step in range(1, k):
-        best = -np.inf
-        pick = -1
-        for c in range(K):
-            if selected[c]:
-                continue
-            while m[c] < step and ps[c] > best + tol:
-                j = order[m[c]]
-                v = pair_cmi(
-                    C,
-                    y,
-                    ny,
-                    a_max,
-                    c,
-                    j,
-                    table,
-                    s_k[j],
-                    s_ky[j],
-                    m_k[j],
-                    m_ky[j],
-                    inv_n,
-                    mm,
-                    scratch,
-                )
-                if v < ps[c]:
-                    ps[c] = v
-                m[c] += 1
-            if pick < 0 or ps[c] > best + tol:
-                best = ps[c]
-                pick = c
-        order[step] = pick
-        steps[step] = ps[pick]
-        selected[pick] = True
+    a = 1
+    for i in range(n_levels.shape[0]):
+        a = max(a, n_levels[i])
+    hist = np.zeros(a * a * ny, np.int64)
+    for i in range(top.shape[0]):
+        c = top[i]
+        best = np.inf
+        for s in range(seen[i], t):
+            j = picks[s]
+            v = pair_cmi(
+                C, y, ny, n_levels, c, j, table, s_k[j], s_ky[j], m_k[j], m_ky[j], inv_n, mm, hist
+            )
+            best = min(best, v)
+        out[i] = best

@@ -23,7 +23,6 @@ Two vocabularies live here:
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +32,6 @@ from fsel.kernels._counting import (
     PairCodes,
     _small_dense,
     available_nlogn,
-    cmim_lazy,
     grouped_nlogn,
     nlogn_table,
     numba_enabled,
@@ -42,6 +40,7 @@ from fsel.kernels._counting import (
     paired_nlogn,
 )
 from fsel.kernels.discretize import smallest_code_dtype
+from fsel.kernels.lazy_cmim import MAX_BATCH, dense_refresh, lazy_cmim_search
 from fsel.kernels.value_ranks import joint_ranks, joint_target, value_ranks
 from fsel.utils.parallel import spans, thread_map
 
@@ -52,7 +51,6 @@ __all__ = [
     "entropy",
     "joint",
     "label_summary",
-    "lazy_cmim_search",
     "miller_madow_per_cell",
     "mutual_information",
     "pair_terms_from_entropies",
@@ -266,47 +264,6 @@ def pair_z_codes(codes: Any, j: int, ny: int, y: np.ndarray, dtype: Any, n_jobs:
     threads = max(1, min(int(n_jobs), n // _Z_ROWS_PER_THREAD))
     thread_map(fill, spans(n, threads) or [(0, 0)], threads)
     return z
-
-
-def lazy_cmim_search(
-    relevance: np.ndarray,
-    k: int,
-    tol: float,
-    refresh: Callable[[np.ndarray, np.ndarray, list[int], int], np.ndarray],
-    batch: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Fleuret's lazy CMIM search over any table of terms.
-
-    A candidate's score ``min(I(Xk;Y), min_j I(Xk;Y|Xj))`` only falls as features are
-    selected, so a stale score is an upper bound: a step refreshes (in batches of
-    ``batch``, best bounds first) only the candidates whose bound reaches the best fresh
-    score minus ``tol``, then picks the lowest index within ``tol`` of the best, as the
-    vectorised engine does, so the picks and step scores are the engine's.
-    ``refresh(top, seen, order, t)`` returns, for the candidates ``top`` (which have
-    folded in the first ``seen`` picks of ``order``), ``min_j I(Xk;Y|Xj)`` over the
-    picks ``order[seen:t]`` (``inf`` where there are none). Returns the order, the step
-    scores and the scores (upper bounds for unselected features)."""
-    K = relevance.size
-    score = np.array(relevance, dtype=np.float64, copy=True)
-    seen = np.zeros(K, dtype=np.int64)  # selected features folded into ``score``
-    alive = np.ones(K, dtype=bool)
-    order: list[int] = []
-    steps: list[float] = []
-    for t in range(min(k, K)):
-        while True:
-            fresh = alive & (seen == t)
-            best = float(score[fresh].max()) if fresh.any() else -np.inf
-            need = np.flatnonzero(alive & (seen < t) & (score >= best - tol))
-            if need.size == 0:
-                break
-            top = need[np.argsort(-score[need], kind="stable")[:batch]]
-            score[top] = np.minimum(score[top], refresh(top, seen[top], order, t))
-            seen[top] = t
-        pick = int(np.argmax(alive & (score >= best - tol)))
-        order.append(pick)
-        steps.append(float(score[pick]))
-        alive[pick] = False
-    return np.asarray(order, dtype=np.int64), np.asarray(steps), score
 
 
 #: Rows a thread of :func:`label_summary` takes at least (fewer: not worth a thread).
@@ -659,35 +616,34 @@ class InformationTable:
         return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
 
     def lazy_cmim(self, k: int, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """Fleuret's lazy CMIM when the numba back-end is available, else None.
+        """Fleuret's lazy CMIM (:func:`fsel.kernels.lazy_cmim.lazy_cmim_search`) when
+        the numba back-end is available, else None (the engine's vectorised path then
+        runs).
 
-        Same picks and step scores as the vectorised engine; the third array holds,
-        for unselected features, upper bounds of their last-step scores. Under pairwise
-        deletion (``missing_codes``) the lazy search runs with the available-case counts
-        (:meth:`_lazy_cmim_available`, either back-end); without numba otherwise None
-        (the engine's vectorised path then runs).
+        Same picks and step scores as the engine; the third array holds, for
+        unselected features, upper bounds of their last-step scores. Under pairwise
+        deletion (``missing_codes``) the search runs with the available-case counts
+        (:meth:`_lazy_cmim_available`, either back-end).
         """
         if self.missing_codes is not None:
             return self._lazy_cmim_available(k, tol)
         if not numba_enabled():
             return None
-        return cmim_lazy(
+        y = self._y_codes if self._y_codes is not None else self.y
+        refresh = dense_refresh(
             np.asarray(self.codes),
-            self.y,
+            y,
+            self.n_classes,
             self.n_levels,
-            self.relevance,
-            self._s_k,
-            self._s_ky,
-            self._m_k,
-            self._m_ky,
+            (self._s_k, self._s_ky, self._m_k, self._m_ky),
             self._table,
             self._mm,
-            k,
-            tol,
+            self.n_jobs,
         )
+        return lazy_cmim_search(self.relevance, k, tol, refresh)
 
-    #: candidates refreshed together by :meth:`_lazy_cmim_available`
-    LAZY_BATCH = 64
+    #: the most candidates :meth:`_lazy_cmim_available` refreshes together
+    LAZY_BATCH = MAX_BATCH
 
     def _available_cmi_given_j(self, sub: np.ndarray, j: int, bound: int) -> np.ndarray:
         """``I(Xk;Y|Xj)`` under pairwise deletion for the candidates ``sub`` only: the
@@ -714,7 +670,7 @@ class InformationTable:
 
     def _lazy_cmim_available(self, k: int, tol: float) -> tuple[np.ndarray, ...]:
         """Fleuret's lazy CMIM with pairwise deletion (:func:`lazy_cmim_search`, in
-        batches of ``LAZY_BATCH``), with the same terms as the vectorised engine."""
+        batches of up to ``LAZY_BATCH``), with the same terms as the vectorised engine."""
         bound = int(self.codes.max()) + 1 if self.n_features else 1
 
         def refresh(top: np.ndarray, seen: np.ndarray, order: list[int], t: int) -> np.ndarray:

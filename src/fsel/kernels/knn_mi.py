@@ -502,22 +502,27 @@ class KNNInformationTable:
         return self.pair_terms(j, ("mi",)).mi
 
     def lazy_cmim(self, k: int, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Fleuret's lazy CMIM (:func:`fsel.kernels.information.lazy_cmim_search`, in
-        batches of ``8 * n_jobs``): the same picks and step scores as the engine's
-        vectorised CMIM, with far fewer terms."""
-        from fsel.kernels.information import lazy_cmim_search
+        """Fleuret's lazy CMIM (:func:`fsel.kernels.lazy_cmim.lazy_cmim_search`): the
+        same picks and step scores as the engine's vectorised CMIM, with far fewer
+        terms. A refresh's terms (each candidate against each pick it has not seen)
+        are spread over the threads."""
+        from fsel.kernels.lazy_cmim import lazy_cmim_search
+        from fsel.utils.parallel import spans, thread_map
 
         def refresh(top: np.ndarray, seen: np.ndarray, order: list[int], t: int) -> np.ndarray:
-            def one(c: int) -> float:
-                s_ = int(seen[np.flatnonzero(top == c)[0]])
-                return min(
-                    (self.term([c], [TARGET], [order[j]]) for j in range(s_, t)),
-                    default=np.inf,
-                )
+            pairs = [(i, order[s]) for i in range(top.size) for s in range(int(seen[i]), t)]
+            out = np.full(top.size, np.inf)
 
-            return self._map(one, top)[top]
+            def terms(a: int, b: int) -> list[float]:
+                return [self.term([int(top[i])], [TARGET], [j]) for i, j in pairs[a:b]]
 
-        return lazy_cmim_search(self.relevance, k, tol, refresh, 8 * self.n_jobs)
+            parts = spans(len(pairs), 4 * self.n_jobs if self.n_jobs > 1 else 1)
+            values = [v for part in thread_map(terms, parts, self.n_jobs) for v in part]
+            for (i, _), v in zip(pairs, values, strict=True):
+                out[i] = min(out[i], v)
+            return out
+
+        return lazy_cmim_search(self.relevance, k, tol, refresh)
 
     def joint_codes(self, s: tuple[int, ...] | None, j: int) -> tuple[int, ...]:
         """CMI's conditioning set: here the tuple of selected columns."""
