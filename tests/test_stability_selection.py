@@ -28,12 +28,18 @@ def test_meinshausen_buhlmann_bound_by_hand():
 
 
 def test_unimodal_bound_by_hand():
-    # theta = 0.05, B = 50: range starts at min(0.55, 0.5 + 0.01 + 0.0375) = 0.5475
+    # theta = 0.05, B = 50: range starts at min(0.5 + 0.0025, 0.5 + 0.01 + 0.001875)
     assert unimodal_bound(5, 100, 0.6, 50) == pytest.approx(0.25 / (2 * (0.2 - 0.01)))
     assert unimodal_bound(5, 100, 0.75, 50) == pytest.approx(0.25 / (2 * (0.5 - 0.01)))
     assert unimodal_bound(5, 100, 0.9, 50) == pytest.approx(0.25 * 4 * 0.11 / 1.02)
     assert unimodal_bound(5, 100, 1.0, 50) == pytest.approx(0.25 * 4 * 0.01 / 1.02)
-    assert math.isnan(unimodal_bound(5, 100, 0.54, 50))
+    assert unimodal_bound(5, 100, 0.54, 50) == pytest.approx(0.25 / (2 * (0.08 - 0.01)))
+    assert math.isnan(unimodal_bound(5, 100, 0.5025, 50))  # the open end of the range
+    # theta = 0.2: the range starts at min(0.54, 0.51 + 0.03) = 0.54 (with theta, not
+    # its square, at 0.66: the bound was withheld there)
+    assert unimodal_bound(20, 100, 0.6, 50) == pytest.approx(4 / (2 * (0.2 - 0.01)))
+    # theta = 0.6: min(0.86, 0.51 + 0.27) = 0.78 > 3/4, no first case at all
+    assert math.isnan(unimodal_bound(60, 100, 0.7, 50))
     # tighter than Meinshausen & Buhlmann's where both apply
     for t in (0.6, 0.7, 0.8, 0.9):
         assert unimodal_bound(5, 100, t, 50) < meinshausen_buhlmann_bound(5, 100, t)

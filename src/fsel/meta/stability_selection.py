@@ -20,13 +20,15 @@ simultaneous selection proportions have a unimodal law, their tighter bound is
     E(V) \le C(\pi_{thr}, B)\,\frac{q^2}{p}, \quad
     C = \begin{cases}
         \dfrac{1}{2(2\pi_{thr} - 1 - 1/(2B))} &
-            \pi_{thr} \in (\min(\tfrac12 + \theta, \tfrac12 + \tfrac1{2B} + \tfrac34\theta),
+            \pi_{thr} \in (\min(\tfrac12 + \theta^2, \tfrac12 + \tfrac1{2B} + \tfrac34\theta^2),
             \tfrac34] \\[1ex]
         \dfrac{4(1 - \pi_{thr} + 1/(2B))}{1 + 1/B} & \pi_{thr} \in (\tfrac34, 1]
     \end{cases}
 
 with :math:`\theta = q/p` and ``B`` pairs (:func:`unimodal_bound`; ``nan`` outside its
-range).
+range). The lower end of the first range holds :math:`\theta^2`, the bound on the
+chance that both halves of a pair select a given noise feature, as in the paper and
+its authors' R code (``stabs``).
 
 References
 ----------
@@ -92,10 +94,12 @@ def unimodal_bound(q: float, p: int, threshold: float, n_pairs: int) -> float:
     0.6579
     >>> round(unimodal_bound(5, 100, 0.9, 50), 4)   # 0.25 * 4 * 0.11 / 1.02
     0.1078
+    >>> unimodal_bound(60, 100, 0.7, 50)  # theta^2 = 0.36: the range starts at 0.78
+    nan
     """
-    theta = float(q) / p
+    theta2 = (float(q) / p) ** 2
     B = float(n_pairs)
-    lo = min(0.5 + theta, 0.5 + 1.0 / (2.0 * B) + 0.75 * theta)
+    lo = min(0.5 + theta2, 0.5 + 1.0 / (2.0 * B) + 0.75 * theta2)
     if lo < threshold <= 0.75:
         c = 1.0 / (2.0 * (2.0 * threshold - 1.0 - 1.0 / (2.0 * B)))
     elif 0.75 < threshold <= 1.0:
