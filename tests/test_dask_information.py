@@ -125,6 +125,26 @@ def test_dask_dataframe_with_a_category_and_a_series_target():
     assert got.n_features_in_ == len(feats)
 
 
+@pytest.mark.parametrize("categorical", ["auto", [1]])
+def test_boolean_columns_typed_as_in_memory(categorical):
+    # boolean columns are categorical by default (an explicit list decides alone), on
+    # a Dask frame and a Dask array as in memory
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"flag": rng.random(200) < 0.3, "x": rng.normal(size=200)})
+    y = rng.integers(0, 2, 200)
+    mem = fsel.MIM(1, categorical=categorical).fit(df, y)
+    yd = dd.from_pandas(pd.Series(y), npartitions=2)
+    got = fsel.MIM(1, categorical=categorical).fit(dd.from_pandas(df, npartitions=2), yd)
+    assert got.feature_types_ == mem.feature_types_
+    assert mem.feature_types_[0] == ("categorical" if categorical == "auto" else "integer")
+    B = rng.random((200, 3)) < 0.5
+    mem = fsel.MIM(1, categorical=categorical).fit(B, y)
+    got = fsel.MIM(1, categorical=categorical).fit(da.from_array(B, chunks=(100, 3)), y)
+    assert got.feature_types_ == mem.feature_types_
+
+
 def test_quantile_bins_are_exact_for_one_chunk_and_for_many():
     X, y = _data(2)
     mem = fsel.JMI(5, discretize="quantile").fit(X, y)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["code_columns", "column_types", "float_frame_values"]
+__all__ = ["code_columns", "column_types", "float_frame_values", "is_auto"]
 
 
 def _column_kind(values: np.ndarray) -> str:
@@ -28,9 +28,15 @@ def _column_kind(values: np.ndarray) -> str:
     return "other"
 
 
+def is_auto(categorical: Any) -> bool:
+    """Whether ``categorical`` leaves the choice to the column types (``"auto"`` or
+    None): then text, categorical and boolean columns are categorical."""
+    return categorical is None or (isinstance(categorical, str) and categorical == "auto")
+
+
 def _categorical_mask(categorical: Any, n_features: int, names: list[str] | None) -> np.ndarray:
     mask = np.zeros(n_features, dtype=bool)
-    if categorical is None or (isinstance(categorical, str) and categorical == "auto"):
+    if is_auto(categorical):
         return mask
     arr = np.asarray(categorical)
     if arr.dtype == bool:
@@ -84,7 +90,7 @@ def float_frame_values(X: Any, categorical: Any) -> np.ndarray | None:
     >>> float_frame_values(df.assign(c=[1, 2]), None) is None  # an integer column
     True
     """
-    if not (categorical is None or (isinstance(categorical, str) and categorical == "auto")):
+    if not is_auto(categorical):
         return None
     if not X.shape[1]:
         return None
@@ -222,7 +228,7 @@ def column_types(
     d = len(cols)
     family = family or [""] * d
     declared_mask = np.zeros(d, dtype=bool) if declared is None else np.asarray(declared, bool)
-    auto = categorical is None or (isinstance(categorical, str) and categorical == "auto")
+    auto = is_auto(categorical)
     listed = np.zeros(d, dtype=bool) if auto else _categorical_mask(categorical, d, names)
     mask = np.zeros(d, dtype=bool)
     kinds: list[str] = []

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from fsel.utils.column_types import _categorical_mask
+from fsel.utils.column_types import _categorical_mask, is_auto
 
 __all__ = ["DaskTable", "check_dask_table", "is_dask"]
 
@@ -95,7 +95,7 @@ def check_dask_table(
         names = list(X.columns)
         cat_cols: list[int] = []
         declared = np.zeros(len(names), dtype=bool)
-        category = np.zeros(len(names), dtype=bool)
+        category = np.zeros(len(names), dtype=bool)  # categorical by their dtype
         for j, dt in enumerate(X.dtypes):
             kind = getattr(dt, "kind", "O")
             if str(dt) == "category":
@@ -104,6 +104,8 @@ def check_dask_table(
                 category[j] = True
             elif kind in "iub":
                 declared[j] = True
+                # boolean columns are categorical by default, as in memory
+                category[j] = kind == "b" and is_auto(categorical)
             elif kind != "f":
                 raise TypeError(
                     f"{estimator_name}: column {names[j]!r} is not numeric (dtype {dt}); "
@@ -142,6 +144,8 @@ def check_dask_table(
         n_features = X.shape[1]
         blocks, chunks = _dask_row_blocks(X, "X", estimator_name)
         cat = _categorical_mask(categorical, n_features, None)
+        if X.dtype.kind == "b" and is_auto(categorical):
+            cat[:] = True  # boolean columns are categorical by default, as in memory
         mask = cat | (X.dtype.kind in "biu")
     else:
         raise TypeError(f"{estimator_name}: unsupported Dask collection for X: {type(X)}")

@@ -39,6 +39,7 @@ from fsel.utils.column_types import (
     _warn_identifiers,
     column_types,
     float_frame_values,
+    is_auto,
 )
 from fsel.utils.dask_table import is_dask
 from fsel.utils.parallel import finite_extremes
@@ -235,7 +236,7 @@ def _check_sparse(
         if not allow_missing:
             raise _missing_error(estimator_name, str(int(np.flatnonzero(missing)[0])))
     mask = _categorical_mask(categorical, n_features, None)
-    auto = categorical is None or (isinstance(categorical, str) and categorical == "auto")
+    auto = is_auto(categorical)
     if auto and kind == "b":
         mask[:] = True  # boolean columns are categorical by default
     discrete = mask | (kind in "biu")
@@ -462,7 +463,7 @@ def check_table(
                         estimator_name, _label(names, int(np.flatnonzero(missing)[0]))
                     )
             mask = _categorical_mask(categorical, n_features, None)
-            auto = categorical is None or (isinstance(categorical, str) and categorical == "auto")
+            auto = is_auto(categorical)
             if auto and arr.dtype.kind == "b":
                 mask[:] = True  # boolean columns are categorical by default
             wide = arr.dtype.kind in "iu" and arr.dtype.itemsize == 8  # 32-bit ints are exact
