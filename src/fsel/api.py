@@ -132,4 +132,9 @@ def select(
         params["n_features_to_select"] = n_features_to_select
     est = m.make(**params)
     est.fit(X, y)
-    return result_from_estimator(m.name, est)
+    # a frame's labels that scikit-learn keeps no names for (not all strings): as text
+    labels = (
+        getattr(X, "columns", None) if getattr(est, "feature_names_in_", None) is None else None
+    )
+    names = None if labels is None else [str(c) for c in labels]
+    return result_from_estimator(m.name, est, names)

@@ -28,6 +28,7 @@ from fsel.selectors.ranking._fit import (
     RANKING_PARAM_KINDS,
     _ranking_setup,
     _ranking_table_options,
+    check_ranking_inputs,
     order_by_score,
     oriented_scores,
 )
@@ -315,9 +316,11 @@ class BootstrapRanking(BaseSelector):
 
     def _fit(self, table: Any, y: Any, classes: Any, params: dict[str, Any]) -> BootstrapRanking:
         values, spec, kw, k = _ranking_setup(self, table)
+        target = np.asarray(y, dtype=np.float64)
+        check_ranking_inputs(type(self).__name__, spec, table, target)
         boot = bootstrap_scores(
             values,
-            np.asarray(y, dtype=np.float64),
+            target,
             spec.name,
             n_resamples=self.n_resamples,
             random_state=self._seed_sequence(),

@@ -458,6 +458,15 @@ class KnockoffFilter(BaseSelector):
                 f"{name}: the default statistic cross-validates in 5 folds and needs at "
                 f"least {_MIN_ROWS_DEFAULT} rows, got {n_samples}; pass a selector"
             )
+        if self.selector is None and classes is not None:
+            counts = np.bincount(np.asarray(codes), minlength=len(classes))
+            if counts.min() < 2:
+                rare = np.asarray(classes)[int(np.argmin(counts))].item()
+                raise ValueError(
+                    f"{name}: class {rare!r} has {int(counts.min())} row; the default "
+                    "statistic cross-validates a logistic regression and needs at least 2 "
+                    "rows of every class; pass a selector or drop that class"
+                )
         Xv = np.ascontiguousarray(table.values, dtype=np.float64)
 
         k = self.knockoffs

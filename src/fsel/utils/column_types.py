@@ -108,14 +108,29 @@ def float_frame_values(X: Any, categorical: Any) -> np.ndarray | None:
     return arr if arr.ndim == 2 and arr.dtype in (np.float32, np.float64) else None
 
 
+def _polars_column(s: Any, name: Any, dtype: str, estimator_name: str) -> np.ndarray:
+    """A polars column as a 1-D ndarray, or a one-line error naming it."""
+    try:
+        col = s.to_numpy()
+    except Exception:  # polars raises its own errors for types numpy lacks
+        col = None
+    if col is None or col.ndim != 1:
+        raise TypeError(
+            f"{estimator_name}: column {str(name)!r} is not numeric (dtype {dtype}): give "
+            "one number, string or boolean a row"
+        )
+    return col
+
+
 def _dataframe_columns(
-    X: Any,
+    X: Any, estimator_name: str = "estimator"
 ) -> tuple[list[str], list[np.ndarray], list[bool], list[bool], list[str]]:
     """Column names, column arrays, 'categorical by dtype' flags (pandas ``category``,
     polars ``Categorical``/``Enum``), 'integer or boolean dtype' flags (an integer column
     with missing values arrives as floats with NaN and must still be taken as codes) and
     each column's dtype family for :func:`column_types` (``"bool"``, ``"string"``,
-    ``"datetime"`` or ``""``)."""
+    ``"datetime"`` or ``""``). A column that is not one value a row (a struct, a
+    list) or that numpy cannot hold (a 128-bit integer) is an error that names it."""
     names = [str(c) for c in X.columns]
     cols: list[np.ndarray] = []
     declared: list[bool] = []
@@ -128,7 +143,7 @@ def _dataframe_columns(
             is_cat = dt.startswith("Categorical") or dt.startswith("Enum")
             if is_cat:
                 s = s.cast(str)
-            cols.append(s.to_numpy())
+            cols.append(_polars_column(s, c, dt, estimator_name))
             declared.append(is_cat)
             integral.append(s.dtype.is_integer() or dt == "Boolean")
             if dt == "Boolean":

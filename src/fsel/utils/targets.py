@@ -67,7 +67,9 @@ def check_target(
             f"{estimator_name}: y has {rows.size} missing value(s) (NaN/None) at row(s) "
             f"{shown}; drop those rows or fill the target first"
         )
-    if arr.dtype.kind in "fc" and not np.isfinite(arr).all():
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{estimator_name}: y is complex; give class labels or real numbers")
+    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
         raise ValueError(f"{estimator_name}: y contains inf")
     if kind == "numeric" and _is_numeric_target(arr):
         out = arr.astype(np.float64)

@@ -331,6 +331,25 @@ def _check_float_range(
         )
 
 
+def _as_array(X: Any, estimator_name: str) -> np.ndarray:
+    """``X`` (an array or a sequence of rows) as an ndarray. Rows that mix numbers and
+    text stay objects, each value as given (numpy would turn every value, the numbers
+    too, into text); rows of different lengths are an error."""
+    try:
+        arr = np.asarray(X)
+    except ValueError:
+        raise ValueError(
+            f"{estimator_name}: X is not a table: its rows have different lengths"
+        ) from None
+    if arr.dtype.kind in "US" and not isinstance(X, np.ndarray) and arr.ndim == 2:
+        arr = np.empty(arr.shape, dtype=object)
+        for i, row in enumerate(X):
+            arr[i, :] = list(row)
+    if arr.dtype.kind == "O" and arr.ndim != 2 and not isinstance(X, np.ndarray):
+        raise ValueError(f"{estimator_name}: X is not a table: its rows have different lengths")
+    return arr
+
+
 def check_table(
     X: Any,
     *,
@@ -420,17 +439,22 @@ def check_table(
         raise TypeError(f"{estimator_name}: sparse input is not supported; pass a dense array")
     names: list[str] | None = None
     frame = None
+    if type(X).__name__ == "LazyFrame":
+        raise TypeError(
+            f"{estimator_name}: X is a polars LazyFrame, a query not yet run; call "
+            "X.collect() first"
+        )
     if is_dataframe(X):
         check_unique_names(X, estimator_name)
         frame = float_frame_values(X, categorical)  # one float dtype: its matrix
         if frame is None:
-            names, cols, declared, integral, family = _dataframe_columns(X)
+            names, cols, declared, integral, family = _dataframe_columns(X, estimator_name)
             n_features = len(cols)
             n_samples = len(cols[0]) if cols else 0
         else:
             names = [str(c) for c in X.columns]
     if frame is not None or not is_dataframe(X):
-        arr = np.asarray(X) if frame is None else frame
+        arr = _as_array(X, estimator_name) if frame is None else frame
         if arr.dtype.kind == "c":
             raise ValueError(f"{estimator_name}: Complex data not supported")
         if arr.ndim == 1:
@@ -519,6 +543,10 @@ def check_table(
         label = names[j] if names is not None else str(j)
         kind = _column_kind(col)
         miss = misses[j]
+        if col.dtype.kind == "c" or (
+            kind == "other" and any(isinstance(v, complex) for v in col[~miss].tolist())
+        ):
+            raise ValueError(f"{estimator_name}: Complex data not supported (column {label!r})")
         if kinds[j] != "numeric" and kinds[j] != "datetime" and _looks_like_identifier(col, miss):
             identifiers.append(label)
         if miss.any():

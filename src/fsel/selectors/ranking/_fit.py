@@ -7,6 +7,7 @@ an index into a scikit-learn selector. The bootstrapped version is
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -15,7 +16,7 @@ from fsel.kernels.ranking_indices import MISSING_RULES, get_index, ranking_score
 from fsel.selectors._core import SelectorCore
 from fsel.utils.validation import check_n_features_to_select
 
-__all__ = ["RankingIndex", "order_by_score", "oriented_scores"]
+__all__ = ["RankingIndex", "check_ranking_inputs", "order_by_score", "oriented_scores"]
 
 
 def oriented_scores(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
@@ -52,6 +53,47 @@ RANKING_PARAM_KINDS: dict[str, Any] = {
     "n_features_to_select": "n_features_to_select",
     "missing": MISSING_RULES,
 }
+
+
+#: A numeric target whose values span more than this (or less, but not 0) would
+#: overflow (underflow) float64 in the difference indices' sums of squared differences.
+_DIFFERENCE_SPAN = (1e-150, 1e150)
+
+
+def _n_codes(values: Any, j: int) -> int:
+    """The number of codes of categorical column ``j`` (codes ``0..a-1``, NaN missing)."""
+    col = values[:, [j]].toarray().ravel() if hasattr(values, "toarray") else values[:, j]
+    col = col[~np.isnan(col)]
+    return int(col.max()) + 1 if col.size else 0
+
+
+def check_ranking_inputs(name: str, spec: Any, table: Any, y: np.ndarray) -> None:
+    """Warn where an index orders the codes of categorical columns, refuse a numeric
+    target whose squared differences leave float64's range."""
+    mask = table.categorical
+    cat = np.flatnonzero(mask) if mask is not None else np.zeros(0, dtype=int)
+    # two levels have no order to get wrong: reversed, every index gives the same value
+    cat = np.array([j for j in cat.tolist() if _n_codes(table.values, j) > 2], dtype=int)
+    if spec.family != "table" and cat.size:
+        names = table.feature_names
+        shown = ", ".join(repr(str(names[j] if names is not None else j)) for j in cat[:3])
+        warnings.warn(
+            f"{name}: index {spec.name} orders each column's values, and categorical "
+            f"column(s) {shown}{', ...' if cat.size > 3 else ''} have no order (their codes "
+            "follow the sorted labels), so their scores depend on how the levels are "
+            "named; index='chi2' or 'mi' does not order them",
+            UserWarning,
+            stacklevel=4,
+        )
+    if spec.family == "difference" and y.size:
+        span = float(np.ptp(y))
+        lo, hi = _DIFFERENCE_SPAN
+        if span > hi or 0 < span < lo:
+            raise ValueError(
+                f"{name}: y's values span {span:.3g}; index {spec.name} sums squared "
+                f"differences of y, which {'overflow' if span > hi else 'underflow'} "
+                "float64: rescale y (e.g. y / y.std())"
+            )
 
 
 def _ranking_setup(est: Any, table: Any) -> tuple[Any, Any, dict[str, Any], int]:
@@ -131,6 +173,7 @@ class RankingIndex(SelectorCore):
         # (a stored NaN is refused there: per-feature deletion needs dense columns)
         values, spec, kw, k = _ranking_setup(self, table)
         target = np.asarray(y, dtype=np.float64)
+        check_ranking_inputs(type(self).__name__, spec, table, target)
         scores = ranking_scores(values, target, spec.name, missing="available", **kw)[spec.name]
         self.higher_is_better_ = spec.higher_is_better
         self.index_values_ = scores
