@@ -255,10 +255,14 @@ def test_meta_estimators_fit_where_a_resample_misses_the_rare_class():
     import fsel
 
     X, y = _rare()
+    # equal-width bins: under the quantile default features 0, 1 and 4 tie on the whole
+    # table (the 3 rare rows share a bin with others in each), and a tie broken by
+    # column index is no evidence (the resamples draw tied picks at random)
+    mim = fsel.MIM(n_features_to_select=1, discretize="uniform")
     fits = [
-        lambda: fsel.NPFS(fsel.MIM(n_features_to_select=1), random_state=0),
+        lambda: fsel.NPFS(mim, random_state=0),
         lambda: fsel.NPFS(fsel.ReliefF(n_features_to_select=1), n_resamples=30, random_state=0),
-        lambda: fsel.StabilitySelection(fsel.MIM(n_features_to_select=1), random_state=0),
+        lambda: fsel.StabilitySelection(mim, random_state=0),
         lambda: fsel.StabilitySelection(
             fsel.MIM(n_features_to_select=1), resampling="bootstrap", random_state=0
         ),
@@ -308,3 +312,48 @@ def test_no_more_workers_than_replicates(monkeypatch):
     b = rs.selection_matrix(SelectKBest(f_classif, k=1), X, y, 5, n_jobs=1, random_state=0)
     assert seen == [5, 1]  # a million asked: five replicates, five workers
     np.testing.assert_array_equal(a, b)
+
+
+def test_zero_weight_ties_are_no_evidence_for_npfs_and_stability_selection():
+    # MultiSURF(5) with two positive weights fills three slots with zero-weight
+    # columns, by index the same ones (a constant column first) on every resample;
+    # drawn at random among the tied, they no longer pass the test
+    import fsel
+
+    rng = np.random.default_rng(1)
+    informative = rng.normal(size=(300, 2))
+    y = (informative.sum(1) > 0).astype(int)
+    X = np.c_[np.zeros(300), informative, rng.normal(size=(300, 6))]
+    assert (fsel.MultiSURF(5).fit(X, y).scores_[[0, 3, 4]] == 0).all()
+    npfs = fsel.NPFS(fsel.MultiSURF(5), n_resamples=100, random_state=0).fit(X, y)
+    assert npfs.relevant_features_.tolist() == [1, 2]
+    ss = fsel.StabilitySelection(fsel.MultiSURF(5), n_resamples=25, random_state=0).fit(X, y)
+    assert ss.relevant_features_.tolist() == [1, 2]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    scores=st.lists(st.integers(0, 3), min_size=2, max_size=12),
+    k=st.integers(1, 11),
+    seed=st.integers(0, 2**31 - 1),
+)
+def test_tied_picks_drawn_among_the_tied_only(scores, k, seed):
+    from types import SimpleNamespace
+
+    from fsel.meta.resampling import draw_tied_picks
+
+    s = np.asarray(scores, dtype=float)
+    k = min(k, s.size - 1)
+    est = SimpleNamespace(scores_=s)
+    top = np.sort(np.argsort(-s, kind="stable")[:k])  # index order among ties
+    got = draw_tied_picks(est, top, seed, None)
+    assert got.size == k and np.unique(got).size == k
+    low = s[top].min()
+    assert set(np.flatnonzero(s > low)) <= set(got.tolist())  # above the tie: kept
+    assert (s[got] >= low).all() and np.sort(s[got]).tolist() == np.sort(s[top]).tolist()
+    np.testing.assert_array_equal(got, draw_tied_picks(est, top, seed, None))  # seeded
+    # picks that are not the top scores (a greedy search's) are kept as they are
+    if (s < s.max()).any() and k < s.size:
+        worst = np.sort(np.argsort(s, kind="stable")[:k])
+        if s[np.setdiff1d(np.arange(s.size), worst)].max() > s[worst].min():
+            np.testing.assert_array_equal(draw_tied_picks(est, worst, seed, None), worst)

@@ -528,10 +528,59 @@ def fit_on_rows(
                 "feature selector (fsel selector, SelectKBest, RFE, ...) or a callable "
                 "(X, y) -> indices"
             )
-        out = est.get_support(indices=True)
+        out = draw_tied_picks(
+            est, support_indices(est.get_support(indices=True), n_features), seed, idx
+        )
     else:
         out = selector(Xb, yb)
     return support_indices(out, n_features)
+
+
+#: Scores this close (relative to the lowest selected score) tie in :func:`draw_tied_picks`.
+TIE_RTOL = 1e-12
+
+
+def draw_tied_picks(est: Any, chosen: np.ndarray, seed: int | None, rows: np.ndarray) -> np.ndarray:
+    """The picks of a fitted selector on one replicate, its tied last picks drawn anew.
+
+    Where the selector kept its top ``scores_`` (no unselected feature scores above
+    a selected one) and unselected features tie with its lowest selected score, the
+    slots of that score go to features drawn at random among all those tied (seeded
+    by the replicate: ``seed``, or its ``rows`` where there is none). A selector breaks
+    such ties by column index, the same columns on every replicate; read as a choice,
+    that would make them look selected far more often than chance (a constant column
+    beside zero-weight noise, for a Relief selector). Other picks are returned as
+    they are: a greedy search, whose scores are those of different steps, keeps its
+    own. Scores within ``TIE_RTOL`` of each other (relative) tie.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> est = SimpleNamespace(scores_=np.array([0.0, 3.0, 2.0, 0.0, 0.0]))
+    >>> draws = [draw_tied_picks(est, np.array([0, 1, 2]), s, None) for s in range(30)]
+    >>> sorted({tuple(d.tolist()) for d in draws})  # 1 and 2; a third among the zeros
+    [(0, 1, 2), (1, 2, 3), (1, 2, 4)]
+    """
+    scores = getattr(est, "scores_", None)
+    n = chosen.size
+    if scores is None or n == 0:
+        return chosen
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 1 or n == scores.size or np.isnan(scores).any():
+        return chosen
+    selected = np.zeros(scores.size, dtype=bool)
+    selected[chosen] = True
+    low = float(scores[chosen].min())
+    tol = TIE_RTOL * max(1.0, abs(low))
+    if float(scores[~selected].max()) > low + tol:  # not its top scores: keep them
+        return chosen
+    tied = np.flatnonzero(np.abs(scores - low) <= tol)
+    if selected[tied].all():
+        return chosen
+    above = chosen[scores[chosen] > low + tol]
+    source = [int(seed), 0x71E5] if seed is not None else [*np.asarray(rows).tolist(), 0x71E5]
+    drawn = np.random.default_rng(source).choice(tied, size=n - above.size, replace=False)
+    return np.sort(np.concatenate([above, drawn]))
 
 
 def _select_on_replicate(
