@@ -504,6 +504,7 @@ def report(
     from fsel.meta.resampling import resample_indices, selection_matrix
     from fsel.meta.stability import jaccard_index, kuncheva_index, nogueira_stability
     from fsel.utils.progress import Progress
+    from fsel.utils.validation import is_dataframe
 
     start = time.perf_counter()
     if not isinstance(quick, bool):
@@ -514,7 +515,7 @@ def report(
 
     check_n_jobs(n_jobs)
     seed = _check_int("random_state", random_state, 0)
-    values, y_arr, summary, cat = prepare(X, y, feature_names, categorical, task)
+    X_sel, values, y_arr, summary, cat = prepare(X, y, feature_names, categorical, task)
     task = summary.task
     n, d = values.shape
 
@@ -565,16 +566,7 @@ def report(
         + ("classifier" if task == "classification" else "regressor")
         + " on standardised features",
     }
-    # the data as the selectors see it: the caller's DataFrame (dtypes, names) or the
-    # numeric table
-    # numeric arrays as they are (integer columns are numbers, as in fsel.select), other
-    # arrays as the numeric table (categorical codes)
-    if hasattr(X, "columns"):
-        X_sel, dtypes = X, [str(X[c].dtype) for c in X.columns]
-    else:
-        arr = np.asarray(X)
-        X_sel = arr if arr.dtype.kind in "biuf" else values
-        dtypes = [str(arr.dtype)]
+    dtypes = [str(t) for t in X_sel.dtypes] if is_dataframe(X_sel) else [str(X_sel.dtype)]
     data_key = {
         "X": array_fingerprint(values),
         "dtypes": dtypes,

@@ -1,0 +1,66 @@
+"""``fsel.report``'s input: the table is typed, counted and passed to the methods by
+the library's one column rule, as :func:`fsel.select` and every estimator take it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fsel
+from fsel.reporting.data import prepare
+from fsel.utils.validation import check_table
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("matplotlib")
+
+QUICK = {"quick": True, "fdr": None, "progress": False}
+
+
+def test_dates_and_durations_are_seconds_as_in_fsel_select():
+    rng = np.random.default_rng(0)
+    n = 300
+    X = rng.normal(size=(n, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    df = pd.DataFrame(X, columns=list("abcd"))
+    df["when"] = pd.date_range("2024-01-01", periods=n, freq="h")  # unrelated to y
+    df["took"] = pd.to_timedelta(rng.permutation(n), unit="s")  # unrelated to y
+    rep = fsel.report(df, y, methods=["jmi", "mim"], n_features_to_select=2, **QUICK)
+    table = check_table(df, allow_missing=True)
+    assert rep.summary.feature_types == table.feature_types
+    assert rep.summary.feature_types[4] == "datetime"
+    for m in ("jmi", "mim"):
+        direct = fsel.select(df, y, method=m, n_features_to_select=2)
+        assert rep.selections[m].features.tolist() == direct.features.tolist()
+        np.testing.assert_allclose(rep.selections[m].scores, direct.scores)
+    assert {rep.name(f) for f in rep.selections["jmi"].features} == {"a", "b"}
+    assert not {"when", "took"} & {rep.name(f) for f in rep.npfs.relevant}
+    # the model's numbers are the estimators' numbers: seconds, not level codes
+    _, values, _, _, cat = prepare(df, y, None, None, "auto")
+    assert cat == []
+    np.testing.assert_array_equal(values, table.values)
+    np.testing.assert_allclose(np.diff(values[:, 4]), 3600.0)
+
+
+def test_pandas_na_in_boolean_and_string_columns_is_missing():
+    rng = np.random.default_rng(0)
+    n = 200
+    x = rng.normal(size=n)
+    y = (x > 0).astype(int)
+    na = np.arange(n) % 10 == 0
+    df = pd.DataFrame(
+        {
+            "x": x,
+            "flag": pd.Series(rng.random(n) > 0.5, dtype="boolean").mask(na),
+            "city": pd.Series(rng.choice(["p", "q"], n), dtype="string").mask(na),
+        }
+    )
+    rep = fsel.report(df, y, methods=["jmi"], **QUICK)
+    assert rep.summary.missing.tolist() == df.isna().sum().tolist() == [0, 20, 20]
+    assert "40 missing values" in rep.summary_text()
+    assert rep.summary.feature_types == ["numeric", "categorical", "categorical"]
+    # "<NA>" is no level: two codes and NaN in the missing rows
+    _, values, _, _, cat = prepare(df, y, None, None, "auto")
+    assert cat == [1, 2]
+    for j in (1, 2):
+        assert np.isnan(values[na, j]).all()
+        assert sorted(np.unique(values[~na, j]).tolist()) == [0.0, 1.0]
