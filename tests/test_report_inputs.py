@@ -64,3 +64,23 @@ def test_pandas_na_in_boolean_and_string_columns_is_missing():
     for j in (1, 2):
         assert np.isnan(values[na, j]).all()
         assert sorted(np.unique(values[~na, j]).tolist()) == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("fmt", ["csr_matrix", "coo_array"])
+def test_sparse_x_gives_the_dense_report(fmt):
+    sparse = pytest.importorskip("scipy.sparse")
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 6))
+    X[np.abs(X) < 0.2] = 0.0  # a sixth of the cells
+    y = (X[:, 1] + X[:, 4] > 0.8).astype(int)
+    kw = {"methods": "mim,jmi", "n_features_to_select": 2, "quick": True, "progress": False}
+    S = getattr(sparse, fmt)(X)
+    rep, dense = fsel.report(S, y, **kw), fsel.report(X, y, **kw)
+    assert rep.errors == {} and rep.to_dict()["data"] == dense.to_dict()["data"]
+    for m in ("mim", "jmi"):
+        assert rep.selections[m].features.tolist() == dense.selections[m].features.tolist()
+        np.testing.assert_allclose(rep.selections[m].scores, dense.selections[m].scores)
+        np.testing.assert_allclose(rep.curves[m].scores, dense.curves[m].scores)
+        np.testing.assert_array_equal(rep.bootstrap_matrices[m], dense.bootstrap_matrices[m])
+    assert rep.guarantees == dense.guarantees
+    assert "error" not in rep.guarantees["knockoffs"]

@@ -434,9 +434,11 @@ def report(
 
     Parameters
     ----------
-    X : array-like or DataFrame of shape (n_samples, n_features)
+    X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
         Missing values (NaN) are counted in the summary; a method that refuses them
-        is reported as failed, the others go on.
+        is reported as failed, the others go on. The methods get a sparse matrix as
+        it is; the summary, the nearest-neighbour curves and the knockoffs read a dense
+        copy, so it must fit in memory as a dense array.
     y : array-like of shape (n_samples,)
     methods : str or list of str, optional
         Method names (``fsel methods``), comma-separated or a list. Default:
@@ -504,7 +506,7 @@ def report(
     from fsel.meta.resampling import resample_indices, selection_matrix
     from fsel.meta.stability import jaccard_index, kuncheva_index, nogueira_stability
     from fsel.utils.progress import Progress
-    from fsel.utils.validation import is_dataframe
+    from fsel.utils.validation import is_dataframe, is_sparse
 
     start = time.perf_counter()
     if not isinstance(quick, bool):
@@ -688,7 +690,7 @@ def report(
 
         guar = guarantees(
             _make_selector(ok[0], k, cat, seed),
-            X_sel,
+            X_sel.toarray() if is_sparse(X_sel) else X_sel,  # knockoffs need a dense X
             y_arr,
             list(summary.feature_names),
             fdr=fdr,
