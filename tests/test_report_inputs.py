@@ -84,3 +84,16 @@ def test_sparse_x_gives_the_dense_report(fmt):
         np.testing.assert_array_equal(rep.bootstrap_matrices[m], dense.bootstrap_matrices[m])
     assert rep.guarantees == dense.guarantees
     assert "error" not in rep.guarantees["knockoffs"]
+
+
+def test_too_few_rows_for_the_curves_is_one_line_naming_the_minimum():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(8, 4))
+    y = np.arange(8) % 2
+    # the smallest training fold must hold the model's 5 neighbours
+    for n, kw, need in [(6, {"quick": True}, 8), (7, {"quick": True}, 8), (6, {}, 7)]:
+        with pytest.raises(ValueError, match=rf"^fsel.report: X has {n} rows.* at least {need} "):
+            fsel.report(X[:n], y[:n], methods="mim", progress=False, **kw)
+    for n, kw, folds in [(8, {"quick": True}, 3), (7, {}, 5)]:  # the minimum itself runs
+        rep = fsel.report(X[:n], y[:n], methods="mim", progress=False, fdr=None, **kw)
+        assert rep.errors == {} and rep.baseline.scores.shape == (folds, 1)

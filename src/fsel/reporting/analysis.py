@@ -407,6 +407,26 @@ def _check_int(name: str, value: Any, low: int) -> int:
     return int(value)
 
 
+def _smallest_training_fold(n: int, folds: int) -> int:
+    """Rows of the smallest training fold of :func:`fsel.meta.resampling.kfold_indices`
+    (its first held-out folds have ``ceil(n / folds)`` rows)."""
+    return n - -(-n // folds)
+
+
+def _check_rows(n: int, folds: int) -> None:
+    """Refuse a table whose training folds are too small for the curves' model."""
+    if _smallest_training_fold(n, folds) >= _N_NEIGHBORS:
+        return
+    need = n
+    while _smallest_training_fold(need, folds) < _N_NEIGHBORS:
+        need += 1
+    raise ValueError(
+        f"fsel.report: X has {n} rows, but the report needs at least {need} with "
+        f"n_folds={folds} (its {_N_NEIGHBORS}-nearest-neighbour model needs "
+        f"{_N_NEIGHBORS} rows in every training fold)"
+    )
+
+
 def report(
     X: Any,
     y: Any,
@@ -452,7 +472,9 @@ def report(
     alpha : float
         Level of the NPFS test.
     n_folds : int, optional
-        Cross-validation folds of the curves; default 5 (3 with ``quick``).
+        Cross-validation folds of the curves; default 5 (3 with ``quick``). Every
+        training fold must hold the model's 5 neighbours: a table with fewer rows
+        (fewer than 7 with 5 folds, 8 with 3) is refused.
     quick : bool
         A small, fast run (fewer bootstraps and folds).
     task : {"auto", "classification", "regression"}
@@ -556,6 +578,7 @@ def report(
     folds = (3 if quick else 5) if n_folds is None else _check_int("n_folds", n_folds, 2)
     if folds > n:
         raise ValueError(f"n_folds={folds} is larger than the number of rows ({n})")
+    _check_rows(n, folds)
     params = {
         "methods": names,
         "k": k,
