@@ -92,8 +92,31 @@ def test_too_few_rows_for_the_curves_is_one_line_naming_the_minimum():
     y = np.arange(8) % 2
     # the smallest training fold must hold the model's 5 neighbours
     for n, kw, need in [(6, {"quick": True}, 8), (7, {"quick": True}, 8), (6, {}, 7)]:
-        with pytest.raises(ValueError, match=rf"^fsel.report: X has {n} rows.* at least {need} "):
+        with pytest.raises(ValueError, match=rf"^fsel\.report: X has {n} rows.* at least {need} "):
             fsel.report(X[:n], y[:n], methods="mim", progress=False, **kw)
     for n, kw, folds in [(8, {"quick": True}, 3), (7, {}, 5)]:  # the minimum itself runs
         rep = fsel.report(X[:n], y[:n], methods="mim", progress=False, fdr=None, **kw)
         assert rep.errors == {} and rep.baseline.scores.shape == (folds, 1)
+
+
+def test_n_features_to_select_as_a_fraction_as_in_fsel_select(tmp_path, capsys):
+    from fsel.cli.main import main
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 6))
+    y = (X[:, 2] + X[:, 5] > 0).astype(int)
+    rep = fsel.report(X, y, methods="mim", n_features_to_select=0.5, **QUICK)
+    direct = fsel.select(X, y, method="mim", n_features_to_select=0.5)
+    assert rep.k == 3 == direct.features.size
+    assert rep.selections["mim"].features.tolist() == direct.features.tolist()
+    bad_values = [(1.5, ValueError), (0.0, ValueError), (0, ValueError), (7, ValueError)]
+    for bad, kind in [*bad_values, ("3", ValueError), (True, TypeError)]:
+        with pytest.raises(kind, match=r"^fsel\.report: n_features_to_select"):
+            fsel.report(X, y, methods="mim", n_features_to_select=bad, **QUICK)
+    # the same -k on the command line
+    csv = tmp_path / "t.csv"
+    rows = [",".join(map(str, [*x, t])) for x, t in zip(X.tolist(), y.tolist(), strict=True)]
+    csv.write_text("a,b,c,d,e,f,label\n" + "\n".join(rows) + "\n")
+    argv = ["report", str(csv), "--target", "label", "--methods", "mim", "-k", "0.5"]
+    assert main([*argv, "--quick", "--fdr", "0", "--output", str(tmp_path / "r"), "-q"]) == 0
+    assert "-k 3 " in (tmp_path / "r" / "report.html").read_text()

@@ -432,7 +432,7 @@ def report(
     y: Any,
     *,
     methods: Any = None,
-    n_features_to_select: int | None = None,
+    n_features_to_select: int | float | None = None,
     n_resamples: int | None = None,
     alpha: float = 0.01,
     n_folds: int | None = None,
@@ -465,8 +465,10 @@ def report(
         ``jmi, mrmr, cmim, relieff, multisurf, k3`` for class labels, the ranking
         indices ``k3, in, chi2, mi-index`` for a regression target. The first method is
         the one NPFS tests.
-    n_features_to_select : int, optional
-        Features each method selects; default ``min(20, n_features // 2)`` (at least 1).
+    n_features_to_select : int or float, optional
+        Features each method selects: an int, or a float in (0, 1], that fraction of
+        the features (rounded, at least 1), as in :func:`fsel.select`; default
+        ``min(20, n_features // 2)`` (at least 1).
     n_resamples : int, optional
         Bootstrap samples for stability and NPFS; default 100 (20 with ``quick``).
     alpha : float
@@ -528,7 +530,7 @@ def report(
     from fsel.meta.resampling import resample_indices, selection_matrix
     from fsel.meta.stability import jaccard_index, kuncheva_index, nogueira_stability
     from fsel.utils.progress import Progress
-    from fsel.utils.validation import is_dataframe, is_sparse
+    from fsel.utils.validation import check_n_features_to_select, is_dataframe, is_sparse
 
     start = time.perf_counter()
     if not isinstance(quick, bool):
@@ -570,10 +572,8 @@ def report(
     k = (
         min(20, max(1, d // 2))
         if n_features_to_select is None
-        else _check_int("n_features_to_select", n_features_to_select, 1)
+        else check_n_features_to_select(n_features_to_select, d, owner="fsel.report")
     )
-    if k > d:
-        raise ValueError(f"n_features_to_select={k} is larger than the number of features ({d})")
     B = (20 if quick else 100) if n_resamples is None else _check_int("n_resamples", n_resamples, 2)
     folds = (3 if quick else 5) if n_folds is None else _check_int("n_folds", n_folds, 2)
     if folds > n:
