@@ -1,8 +1,11 @@
 """Reading tables for the CLI: CSV, Parquet, the ``.npz`` files of shared/datasets and
-sparse matrices saved by ``scipy.sparse.save_npz``."""
+sparse matrices saved by ``scipy.sparse.save_npz``; and the values of options shared by
+the subcommands (:func:`literal`, :func:`n_features`)."""
 
 from __future__ import annotations
 
+import argparse
+import ast
 import csv
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +19,8 @@ __all__ = [
     "CliError",
     "LoadedData",
     "dask_context",
+    "literal",
+    "n_features",
     "read_data",
     "read_data_dask",
     "resolve_data",
@@ -514,3 +519,23 @@ def read_data_dask(
     if categorical:
         X = X.astype({c: "category" for c in categorical}).categorize(columns=categorical)
     return LoadedData(X, df[target], feat, [feat.index(c) for c in categorical], target)
+
+
+def literal(text: str) -> Any:
+    """An option's value as a Python literal (``"3"`` -> 3, ``"0.5"`` -> 0.5), else the
+    text itself."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def n_features(text: str) -> Any:
+    """``-k``'s value (``fsel select``, ``fsel report``): an int, a fraction in (0, 1]
+    or ``auto``."""
+    if text == "auto":
+        return text
+    value = literal(text)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise argparse.ArgumentTypeError(f"expected an int, a fraction or 'auto', got {text!r}")
+    return value

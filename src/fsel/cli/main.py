@@ -11,7 +11,6 @@ sets.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import math
 import os
@@ -23,6 +22,8 @@ from typing import Any
 from fsel._version import __version__
 from fsel.cli.io import CliError, read_data
 from fsel.cli.io import dask_context as _dask_context
+from fsel.cli.io import literal as _literal
+from fsel.cli.io import n_features as _n_features
 from fsel.cli.io import resolve_data as _resolve_data
 
 __all__ = ["build_parser", "main"]
@@ -49,13 +50,6 @@ _FLAG_PARAMS = {
     "sample_size": "sample_size",
     "scaling": "scaling",
 }
-
-
-def _literal(text: str) -> Any:
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
 
 
 class _Parser(argparse.ArgumentParser):
@@ -563,16 +557,6 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
         with _named_columns(data.feature_names):
             base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"scheduler": args.scheduler})
-
-
-def _n_features(text: str) -> Any:
-    """``-k``'s value: an int, a fraction in (0, 1] or ``auto``."""
-    if text == "auto":
-        return text
-    value = _literal(text)
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise argparse.ArgumentTypeError(f"expected an int, a fraction or 'auto', got {text!r}")
-    return value
 
 
 def _check_k(k: Any, n_features: int) -> None:

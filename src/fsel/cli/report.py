@@ -22,6 +22,8 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register the ``report`` subcommand on an argparse subparsers object."""
+    from fsel.cli.io import n_features  # -k as in 'fsel select'
+
     p = subparsers.add_parser(
         "report",
         help="one HTML page: which features matter, how sure, how stable, is it worth it",
@@ -44,9 +46,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "-k",
         "--n-features-to-select",
         dest="n_features_to_select",
-        type=int,
+        type=n_features,
         default=None,
-        help="features each method selects (default: min(20, half the features))",
+        metavar="N",
+        help="features each method selects: an int or a fraction in (0, 1] (default: "
+        "min(20, half the features))",
     )
     p.add_argument(
         "--n-resamples", type=int, default=None, help="bootstrap samples (default 100; 20 quick)"

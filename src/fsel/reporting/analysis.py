@@ -407,12 +407,32 @@ def _check_int(name: str, value: Any, low: int) -> int:
     return int(value)
 
 
+def _smallest_training_fold(n: int, folds: int) -> int:
+    """Rows of the smallest training fold of :func:`fsel.meta.resampling.kfold_indices`
+    (its first held-out folds have ``ceil(n / folds)`` rows)."""
+    return n - -(-n // folds)
+
+
+def _check_rows(n: int, folds: int) -> None:
+    """Refuse a table whose training folds are too small for the curves' model."""
+    if _smallest_training_fold(n, folds) >= _N_NEIGHBORS:
+        return
+    need = n
+    while _smallest_training_fold(need, folds) < _N_NEIGHBORS:
+        need += 1
+    raise ValueError(
+        f"fsel.report: X has {n} rows, but the report needs at least {need} with "
+        f"n_folds={folds} (its {_N_NEIGHBORS}-nearest-neighbour model needs "
+        f"{_N_NEIGHBORS} rows in every training fold)"
+    )
+
+
 def report(
     X: Any,
     y: Any,
     *,
     methods: Any = None,
-    n_features_to_select: int | None = None,
+    n_features_to_select: int | float | None = None,
     n_resamples: int | None = None,
     alpha: float = 0.01,
     n_folds: int | None = None,
@@ -434,23 +454,29 @@ def report(
 
     Parameters
     ----------
-    X : array-like or DataFrame of shape (n_samples, n_features)
+    X : array-like, DataFrame or scipy.sparse matrix of shape (n_samples, n_features)
         Missing values (NaN) are counted in the summary; a method that refuses them
-        is reported as failed, the others go on.
+        is reported as failed, the others go on. The methods get a sparse matrix as
+        it is; the summary, the nearest-neighbour curves and the knockoffs read a dense
+        copy, so it must fit in memory as a dense array.
     y : array-like of shape (n_samples,)
     methods : str or list of str, optional
         Method names (``fsel methods``), comma-separated or a list. Default:
         ``jmi, mrmr, cmim, relieff, multisurf, k3`` for class labels, the ranking
         indices ``k3, in, chi2, mi-index`` for a regression target. The first method is
         the one NPFS tests.
-    n_features_to_select : int, optional
-        Features each method selects; default ``min(20, n_features // 2)`` (at least 1).
+    n_features_to_select : int or float, optional
+        Features each method selects: an int, or a float in (0, 1], that fraction of
+        the features (rounded, at least 1), as in :func:`fsel.select`; default
+        ``min(20, n_features // 2)`` (at least 1).
     n_resamples : int, optional
         Bootstrap samples for stability and NPFS; default 100 (20 with ``quick``).
     alpha : float
         Level of the NPFS test.
     n_folds : int, optional
-        Cross-validation folds of the curves; default 5 (3 with ``quick``).
+        Cross-validation folds of the curves; default 5 (3 with ``quick``). Every
+        training fold must hold the model's 5 neighbours: a table with fewer rows
+        (fewer than 7 with 5 folds, 8 with 3) is refused.
     quick : bool
         A small, fast run (fewer bootstraps and folds).
     task : {"auto", "classification", "regression"}
@@ -504,6 +530,7 @@ def report(
     from fsel.meta.resampling import resample_indices, selection_matrix
     from fsel.meta.stability import jaccard_index, kuncheva_index, nogueira_stability
     from fsel.utils.progress import Progress
+    from fsel.utils.validation import check_n_features_to_select, is_dataframe, is_sparse
 
     start = time.perf_counter()
     if not isinstance(quick, bool):
@@ -514,7 +541,7 @@ def report(
 
     check_n_jobs(n_jobs)
     seed = _check_int("random_state", random_state, 0)
-    values, y_arr, summary, cat = prepare(X, y, feature_names, categorical, task)
+    X_sel, values, y_arr, summary, cat = prepare(X, y, feature_names, categorical, task)
     task = summary.task
     n, d = values.shape
 
@@ -545,14 +572,13 @@ def report(
     k = (
         min(20, max(1, d // 2))
         if n_features_to_select is None
-        else _check_int("n_features_to_select", n_features_to_select, 1)
+        else check_n_features_to_select(n_features_to_select, d, owner="fsel.report")
     )
-    if k > d:
-        raise ValueError(f"n_features_to_select={k} is larger than the number of features ({d})")
     B = (20 if quick else 100) if n_resamples is None else _check_int("n_resamples", n_resamples, 2)
     folds = (3 if quick else 5) if n_folds is None else _check_int("n_folds", n_folds, 2)
     if folds > n:
         raise ValueError(f"n_folds={folds} is larger than the number of rows ({n})")
+    _check_rows(n, folds)
     params = {
         "methods": names,
         "k": k,
@@ -565,16 +591,7 @@ def report(
         + ("classifier" if task == "classification" else "regressor")
         + " on standardised features",
     }
-    # the data as the selectors see it: the caller's DataFrame (dtypes, names) or the
-    # numeric table
-    # numeric arrays as they are (integer columns are numbers, as in fsel.select), other
-    # arrays as the numeric table (categorical codes)
-    if hasattr(X, "columns"):
-        X_sel, dtypes = X, [str(X[c].dtype) for c in X.columns]
-    else:
-        arr = np.asarray(X)
-        X_sel = arr if arr.dtype.kind in "biuf" else values
-        dtypes = [str(arr.dtype)]
+    dtypes = [str(t) for t in X_sel.dtypes] if is_dataframe(X_sel) else [str(X_sel.dtype)]
     data_key = {
         "X": array_fingerprint(values),
         "dtypes": dtypes,
@@ -696,7 +713,7 @@ def report(
 
         guar = guarantees(
             _make_selector(ok[0], k, cat, seed),
-            X_sel,
+            X_sel.toarray() if is_sparse(X_sel) else X_sel,  # knockoffs need a dense X
             y_arr,
             list(summary.feature_names),
             fdr=fdr,

@@ -1,5 +1,6 @@
-"""The feature report's input: the table as numbers (missing values kept as NaN,
-categorical columns as codes), the validated target, and what the table holds
+"""The feature report's input: the table as the methods get it and as numbers
+(missing values kept as NaN, categorical columns as codes, dates as seconds), typed by
+the library's one column rule, the validated target, and what the table holds
 (:class:`DataSummary`)."""
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ class DataSummary:
     task : {"classification", "regression"}
     feature_names : list of str
     feature_types : list of str
-        ``"numeric"``, ``"integer"``, ``"binary"`` or ``"categorical"`` per feature.
+        How each feature is taken, as by every estimator
+        (:func:`fsel.utils.column_types.column_types`): ``"categorical"``,
+        ``"datetime"`` (seconds since the epoch), ``"integer"`` or ``"numeric"``.
     missing : ndarray of int, shape (n_features,)
-        Missing values (NaN or None) per feature.
+        Missing values (NaN, None, ``pd.NA``, ``NaT``, a polars null) per feature.
     classes : list of (label, count)
         Class labels and their counts (empty for a regression target).
     target_range : tuple of float or None
@@ -55,105 +58,73 @@ def _infer_task(y: np.ndarray) -> str:
     return "classification"
 
 
-def _column_arrays(X: Any) -> tuple[list[str] | None, list[np.ndarray]]:
-    from fsel.utils.validation import is_dataframe
-
-    if is_dataframe(X):
-        return [str(c) for c in X.columns], [X[c].to_numpy() for c in X.columns]
-    arr = np.asarray(X)
-    if arr.ndim != 2:
-        raise ValueError(f"fsel.report: X must be a 2-D table, got shape {arr.shape}")
-    return None, [arr[:, j] for j in range(arr.shape[1])]
-
-
-def _is_missing(col: np.ndarray) -> np.ndarray:
-    if col.dtype.kind == "f":
-        return np.isnan(col)
-    if col.dtype.kind == "O":
-        return np.array([v is None or (isinstance(v, float) and v != v) for v in col.tolist()])
-    return np.zeros(col.shape[0], dtype=bool)
-
-
-def _numeric_column(col: np.ndarray, categorical: bool) -> tuple[np.ndarray, str]:
-    """Float values (NaN where missing; codes for categorical columns) and the type."""
-    miss = _is_missing(col)
-    if col.dtype.kind == "b":
-        return col.astype(np.float64), "binary"
-    kind = getattr(col.dtype, "kind", "O")
-    if not categorical and kind in "iuf":
-        vals = col.astype(np.float64)
-        obs = vals[~miss]
-        levels = np.unique(obs).size
-        if kind in "iu" or (obs.size and np.all(obs == np.round(obs))):
-            return vals, "binary" if levels <= 2 else "integer"
-        return vals, "numeric"
-    if not categorical:
-        try:
-            vals = np.array([np.nan if m else float(v) for v, m in zip(col, miss, strict=True)])
-            return vals, "numeric"
-        except (TypeError, ValueError):
-            categorical = True
-    out = np.full(col.shape[0], np.nan)
-    if (~miss).any():
-        _, codes = np.unique(col[~miss].astype(str), return_inverse=True)
-        out[~miss] = codes.reshape(-1)
-    return out, "categorical"
+def _categorical_mask(categorical: Any, names: list[str]) -> np.ndarray:
+    """The columns named in ``categorical`` (indices, or names of ``names``) as a mask."""
+    n_features = len(names)
+    mask = np.zeros(n_features, dtype=bool)
+    for c in list(categorical):
+        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+            if not 0 <= int(c) < n_features:
+                raise ValueError(f"fsel.report: categorical column {c} is out of range")
+            mask[int(c)] = True
+        elif str(c) in names:
+            mask[names.index(str(c))] = True
+        else:
+            raise ValueError(f"fsel.report: categorical column {c!r} is not a feature")
+    return mask
 
 
 def prepare(
     X: Any, y: Any, feature_names: Any, categorical: Any, task: str
-) -> tuple[np.ndarray, np.ndarray, DataSummary, list[int]]:
-    """The numeric table (NaN kept), the validated target, the data summary and the
-    categorical columns."""
-    from fsel.utils.column_types import column_types
-    from fsel.utils.targets import check_target
-    from fsel.utils.validation import _missing_mask
+) -> tuple[Any, np.ndarray, np.ndarray, DataSummary, list[int]]:
+    """The table as the methods get it, the numeric table (dense, NaN kept), the
+    validated target, the data summary and the categorical columns.
 
-    names, cols = _column_arrays(X)
-    n_features = len(cols)
-    n_samples = len(cols[0]) if cols else 0
-    if n_samples == 0 or n_features == 0:
-        raise ValueError(f"fsel.report: X is empty (shape ({n_samples}, {n_features}))")
-    if feature_names is not None:
-        names = [str(n) for n in feature_names]
-        if len(names) != n_features:
-            raise ValueError(f"fsel.report: {len(names)} feature names for {n_features} features")
+    The columns are typed by the library's one rule
+    (:func:`fsel.utils.validation.check_table`), as every estimator types them: text,
+    categorical and boolean columns are categorical (codes), dates are seconds since
+    the epoch, and a missing value (NaN, None, ``pd.NA``, ``NaT``, a polars null) is
+    NaN. A scipy.sparse ``X`` goes to the methods as a sparse matrix; the report's own
+    numbers (missing counts, the nearest-neighbour curves) read a dense copy.
+    """
+    from fsel.utils.targets import check_target
+    from fsel.utils.validation import check_table, is_dataframe
+
+    if not hasattr(X, "shape"):  # a list of rows: read once, here
+        X = np.asarray(X)
+    names: list[str] | None = None
+    if is_dataframe(X):
+        names = [str(c) for c in X.columns]
+    elif len(X.shape) == 2:
+        names = [f"x{j}" for j in range(X.shape[1])]
+    if feature_names is not None and names is not None:
+        given = [str(n) for n in feature_names]
+        if len(given) != len(names):
+            raise ValueError(f"fsel.report: {len(given)} feature names for {len(names)} features")
+        names = given
+    listed: Any = "auto"
+    if categorical is not None and names is not None:
+        listed = _categorical_mask(categorical, names)
+    table = check_table(
+        X,
+        categorical=listed,
+        estimator_name="fsel.report",
+        allow_missing=True,
+        accept_sparse=True,
+    )
+    values = table.values.toarray() if table.is_sparse else np.asarray(table.values)
+    n_samples, n_features = values.shape
     if names is None:
         names = [f"x{j}" for j in range(n_features)]
-    cat: set[int] = set()
-    for c in [] if categorical is None else list(categorical):
-        if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
-            if not 0 <= int(c) < n_features:
-                raise ValueError(f"fsel.report: categorical column {c} is out of range")
-            cat.add(int(c))
-        elif str(c) in names:
-            cat.add(names.index(str(c)))
-        else:
-            raise ValueError(f"fsel.report: categorical column {c!r} is not a feature")
-    listed = sorted(cat) if categorical is not None else "auto"
-    if hasattr(X, "columns"):  # pandas category, polars Categorical/Enum columns
-        for j, c in enumerate(X.columns):
-            if str(X[c].dtype).startswith(("category", "Categorical", "Enum")):
-                cat.add(j)
-    # which columns are categorical: the library's one rule (text, category, boolean)
-    arrays = [np.asarray(c) for c in cols]
-    mask, _ = column_types(
-        arrays,
-        [_missing_mask(a) for a in arrays],
-        listed,
-        None,
-        [j in cat for j in range(n_features)],
-    )
-    cat |= {int(j) for j in np.flatnonzero(mask)}
-    values = np.empty((n_samples, n_features))
-    types = []
-    missing = np.zeros(n_features, dtype=np.int64)
-    for j, col in enumerate(cols):
-        values[:, j], t = _numeric_column(np.asarray(col), j in cat)
-        if t == "categorical":
-            cat.add(j)
-        types.append(t)
-        missing[j] = int(np.isnan(values[:, j]).sum())
+    cat = [int(j) for j in np.flatnonzero(table.categorical)]
+    if table.is_sparse:
+        X_sel = X.tocsc()  # sparse as given (dtype kept), its rows indexable
+    elif is_dataframe(X) or (isinstance(X, np.ndarray) and X.dtype.kind in "biuf"):
+        X_sel = X  # as the caller gave it: dtypes, names (integer columns are numbers)
+    else:
+        X_sel = values  # text, dates, objects: the typed numbers (categorical codes)
+    types = list(table.feature_types or [])
+    missing = np.isnan(values).sum(axis=0).astype(np.int64)
     y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     if task == "auto":
         task = _infer_task(y_arr.ravel() if y_arr.ndim == 2 else y_arr)
@@ -173,4 +144,4 @@ def prepare(
             float(np.max(y_out)),
         )
         y_arr = y_out
-    return values, y_arr, summary, sorted(cat)
+    return X_sel, values, y_arr, summary, cat

@@ -606,30 +606,33 @@ def check_table(
     )
 
 
-def check_n_features_to_select(k: Any, n_features: int, *, allow_none: bool = True) -> int:
+def check_n_features_to_select(
+    k: Any, n_features: int, *, allow_none: bool = True, owner: str = ""
+) -> int:
     """Return the number of features to select, checking ``1 <= k <= n_features``.
 
     ``None`` means half of the features (rounded down, at least one:
     :func:`fsel.utils.params.default_n_features`); a float in (0, 1] is a fraction
-    (rounded, at least one).
+    (rounded, at least one). ``owner`` opens the error messages (e.g. ``"fsel.report"``).
 
     Examples
     --------
     >>> check_n_features_to_select(None, 9), check_n_features_to_select(0.5, 9)
     (4, 4)
     """
-    from fsel.utils.params import check_n_features_to_select_param, default_n_features
+    from fsel.utils.params import _who, check_n_features_to_select_param, default_n_features
 
     if k is None:
         if allow_none:
             return default_n_features(n_features)
-        raise ValueError("n_features_to_select must be given")
-    k = check_n_features_to_select_param(k)
+        raise ValueError(f"{_who(owner)}n_features_to_select must be given")
+    k = check_n_features_to_select_param(k, owner=owner)
     if isinstance(k, float):
         return max(1, round(k * n_features))
     if k > n_features:
         raise ValueError(
-            f"n_features_to_select={k} is larger than the number of features ({n_features})"
+            f"{_who(owner)}n_features_to_select={k} is larger than the number of features "
+            f"({n_features})"
         )
     return k
 
