@@ -88,10 +88,10 @@ def prepare(
     numbers (missing counts, the nearest-neighbour curves) read a dense copy.
     """
     from fsel.utils.targets import check_target
-    from fsel.utils.validation import check_table, is_dataframe
+    from fsel.utils.validation import check_table, is_dataframe, table_array
 
-    if not hasattr(X, "shape"):  # a list of rows: read once, here
-        X = np.asarray(X)
+    if not hasattr(X, "shape"):  # a list of rows: read once, here (numbers stay numbers)
+        X = table_array(X, "fsel.report")
     names: list[str] | None = None
     if is_dataframe(X):
         names = [str(c) for c in X.columns]

@@ -54,6 +54,7 @@ __all__ = [
     "check_unique_names",
     "is_dataframe",
     "is_sparse",
+    "table_array",
 ]
 
 
@@ -331,7 +332,7 @@ def _check_float_range(
         )
 
 
-def _as_array(X: Any, estimator_name: str) -> np.ndarray:
+def table_array(X: Any, estimator_name: str) -> np.ndarray:
     """``X`` (an array or a sequence of rows) as an ndarray. Rows that mix numbers and
     text stay objects, each value as given (numpy would turn every value, the numbers
     too, into text); rows of different lengths are an error."""
@@ -454,7 +455,7 @@ def check_table(
         else:
             names = [str(c) for c in X.columns]
     if frame is not None or not is_dataframe(X):
-        arr = _as_array(X, estimator_name) if frame is None else frame
+        arr = table_array(X, estimator_name) if frame is None else frame
         if arr.dtype.kind == "c":
             raise ValueError(f"{estimator_name}: Complex data not supported")
         if arr.ndim == 1:
