@@ -61,7 +61,11 @@ def test_other_families_take_the_same_table(tmp_path, capsys, method):
     _census(path)
     out = tmp_path / "res.json"
     args = ["select", str(path), "-t", "label", "-m", method, "-q", "-o", str(out)]
-    assert main(args) == 0
+    if method == "k3":  # an ordering index on text columns of 3+ levels: said so
+        with pytest.warns(UserWarning, match="'workclass', 'education' have no order"):
+            assert main(args) == 0
+    else:
+        assert main(args) == 0
     res = json.loads(out.read_text())
     assert res["feature_types"]["signup"] == "datetime"
     assert res["feature_types"]["education"] == "categorical"
