@@ -112,3 +112,42 @@ def test_difference_index_refuses_a_target_beyond_float_range(scale):
         with pytest.raises(ValueError, match="rescale y") as e:
             cls(1, index="In").fit(X, z * scale)
         _one_line(e)
+
+
+def _wide_ids():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    noise = rng.normal(size=200)
+    return y, noise, y.astype(np.int64) + 2**60  # ids beyond 2**53 that are y
+
+
+@pytest.mark.parametrize("est", [fsel.MIM(1), fsel.ReliefF(1)], ids=["MIM", "ReliefF"])
+def test_integers_beyond_2_53_stay_apart_with_holes_and_as_objects(est):
+    # a float64 copy would merge ids 2**60 and 2**60 + 1: a copy of y scoring 0
+    y, noise, ids = _wide_ids()
+    holes = np.arange(200) % 10 == 0
+    plain = est.fit(pd.DataFrame({"noise": noise, "id": ids}), y).scores_[1]
+    objects = pd.Series([int(v) for v in ids], dtype=object)
+    assert est.fit(pd.DataFrame({"noise": noise, "id": objects}), y).scores_[1] == plain
+    nullable = pd.Series(ids, dtype="Int64").mask(holes)
+    want = est.fit(pd.DataFrame({"noise": noise, "id": pd.Series(ids - 2**60).mask(holes)}), y)
+    got = est.fit(pd.DataFrame({"noise": noise, "id": nullable}), y)
+    assert got.scores_[1] == pytest.approx(want.scores_[1], abs=1e-12) and got.scores_[1] > 0.5
+    pl = pytest.importorskip("polars")
+    col = [None if h else int(v) for h, v in zip(holes, ids, strict=True)]
+    frame = pl.DataFrame({"noise": noise, "id": col})
+    assert est.fit(frame, y).scores_[1] == pytest.approx(want.scores_[1], abs=1e-12)
+
+
+def test_integers_beyond_2_53_in_sparse_or_dask_input_are_refused():
+    import scipy.sparse as sp
+
+    y, noise, ids = _wide_ids()
+    X = sp.csr_matrix(np.c_[np.round(noise * 3).astype(np.int64), ids])
+    with pytest.raises(ValueError, match=r"integer column '1' spans .* beyond 2\*\*53") as e:
+        fsel.MIM(1).fit(X, y)
+    _one_line(e)
+    dd = pytest.importorskip("dask.dataframe")
+    ddf = dd.from_pandas(pd.DataFrame({"noise": noise, "id": ids, "t": y}), npartitions=2)
+    with pytest.raises(ValueError, match="integer column 'id' spans"):
+        fsel.MIM(1).fit(ddf[["noise", "id"]], ddf["t"])

@@ -14,7 +14,30 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["code_columns", "column_types", "float_frame_values", "is_auto"]
+__all__ = [
+    "FLOAT_EXACT",
+    "code_columns",
+    "column_types",
+    "float_frame_values",
+    "is_auto",
+    "wide_integer_error",
+]
+
+
+#: Integers beyond this magnitude are not all exact in float64.
+FLOAT_EXACT = 2**53
+
+
+def wide_integer_error(label: str, lo: int, hi: int, estimator_name: str, fix: str) -> ValueError:
+    """The error for an integer column whose values float64 cannot keep apart."""
+    return ValueError(
+        f"{estimator_name}: integer column {label!r} spans {lo} .. {hi}, beyond 2**53, so "
+        f"float64 cannot keep its values apart; {fix}"
+    )
+
+
+def _is_wide(lo: int, hi: int) -> bool:
+    return lo < -FLOAT_EXACT or hi > FLOAT_EXACT
 
 
 def _column_kind(values: np.ndarray) -> str:
@@ -143,7 +166,11 @@ def _dataframe_columns(
             is_cat = dt.startswith("Categorical") or dt.startswith("Enum")
             if is_cat:
                 s = s.cast(str)
-            cols.append(_polars_column(s, c, dt, estimator_name))
+            wide = s.dtype.is_integer() and s.null_count() and _is_wide(int(s.min()), int(s.max()))
+            if wide:  # with nulls polars gives floats: Python ints instead (exact)
+                cols.append(np.array(s.to_list(), dtype=object))
+            else:
+                cols.append(_polars_column(s, c, dt, estimator_name))
             declared.append(is_cat)
             integral.append(s.dtype.is_integer() or dt == "Boolean")
             if dt == "Boolean":
@@ -172,7 +199,9 @@ def _dataframe_columns(
                 integral.append(False)
             else:
                 is_int = kind in "iub"
-                if is_int and s.hasnans:  # nullable Int64/boolean holding pd.NA
+                if is_int and s.hasnans and kind != "b" and _is_wide(int(s.min()), int(s.max())):
+                    cols.append(s.to_numpy(dtype=object, na_value=None))  # exact ints
+                elif is_int and s.hasnans:  # nullable Int64/boolean holding pd.NA
                     cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))
                 else:
                     cols.append(s.to_numpy())

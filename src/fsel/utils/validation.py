@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from fsel.utils.column_types import (
+    FLOAT_EXACT,
     _categorical_mask,
     _codes,
     _column_kind,
@@ -40,6 +41,7 @@ from fsel.utils.column_types import (
     column_types,
     float_frame_values,
     is_auto,
+    wide_integer_error,
 )
 from fsel.utils.dask_table import is_dask
 from fsel.utils.parallel import finite_extremes
@@ -203,6 +205,14 @@ def _check_sparse(
         raise ValueError(f"{estimator_name}: Complex data not supported")
     if kind not in "biuf":
         raise TypeError(f"{estimator_name}: sparse X must be numeric, got dtype {X.dtype}")
+    if kind in "iu" and X.dtype.itemsize == 8 and X.nnz:
+        lo, hi = int(X.data.min()), int(X.data.max())
+        if lo < -_FLOAT_EXACT or hi > _FLOAT_EXACT:  # an implicit 0 forbids a shift
+            coo = X.tocoo()
+            j = int(coo.col[np.argmax((coo.data < -_FLOAT_EXACT) | (coo.data > _FLOAT_EXACT))])
+            col = coo.data[coo.col == j]
+            fix = "pass the column dense (shifted there), or rescale it"
+            raise wide_integer_error(str(j), int(col.min()), int(col.max()), estimator_name, fix)
     keep_dtype = keep_integer and kind in "iub"  # keep_integer: integer/bool data as is
     if (
         no_copy
@@ -250,7 +260,7 @@ def is_dataframe(X: Any) -> bool:
     return hasattr(X, "columns") and (mod.startswith("pandas") or mod.startswith("polars"))
 
 
-_FLOAT_EXACT = 2**53  # integers beyond this magnitude are not all exact in float64
+_FLOAT_EXACT = FLOAT_EXACT  # integers beyond this magnitude are not all exact in float64
 
 
 def check_unique_names(X: Any, estimator_name: str) -> None:
@@ -289,10 +299,12 @@ def _integer_as_float(col: np.ndarray, label: str, estimator_name: str, codes: b
     if hi - lo <= _FLOAT_EXACT:
         # modular uint64 difference: exact, since 0 <= x - lo <= 2**53
         return (col.astype(np.uint64) - np.asarray(col.min()).astype(np.uint64)).astype(np.float64)
-    raise ValueError(
-        f"{estimator_name}: integer column {label!r} spans {lo} .. {hi}, wider than 2**53, "
-        "so float64 cannot keep its values apart; declare it "
-        f"categorical=[{label!r}] to use the values as category codes, or rescale it"
+    raise wide_integer_error(
+        label,
+        lo,
+        hi,
+        estimator_name,
+        f"declare it categorical=[{label!r}] to use the values as category codes, or rescale it",
     )
 
 
@@ -576,8 +588,16 @@ def check_table(
             # object columns that hold only numbers, booleans or missing values
             # (e.g. pandas nullable dtypes) are fine
             observed = col[~miss]
+            whole = observed.size and all(
+                isinstance(v, (Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
+                for v in observed.tolist()
+            )
             try:
-                num = observed.astype(np.float64)
+                num = (
+                    _integer_as_float(observed, label, estimator_name, bool(keep_integer))
+                    if whole
+                    else observed.astype(np.float64)
+                )
             except (TypeError, ValueError):
                 raise TypeError(
                     f"{estimator_name}: column {label!r} is not numeric (dtype {col.dtype}): "
