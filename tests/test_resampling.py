@@ -317,7 +317,7 @@ def test_no_more_workers_than_replicates(monkeypatch):
 def test_zero_weight_ties_are_no_evidence_for_npfs_and_stability_selection():
     # MultiSURF(5) with two positive weights fills three slots with zero-weight
     # columns, by index the same ones (a constant column first) on every resample;
-    # drawn at random among the tied, they no longer pass the test
+    # with the columns in a random order each replicate, they no longer pass the test
     import fsel
 
     rng = np.random.default_rng(1)
@@ -331,29 +331,74 @@ def test_zero_weight_ties_are_no_evidence_for_npfs_and_stability_selection():
     assert ss.relevant_features_.tolist() == [1, 2]
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    scores=st.lists(st.integers(0, 3), min_size=2, max_size=12),
-    k=st.integers(1, 11),
-    seed=st.integers(0, 2**31 - 1),
-)
-def test_tied_picks_drawn_among_the_tied_only(scores, k, seed):
-    from types import SimpleNamespace
+def test_greedy_ties_fall_at_random_and_the_real_pick_stays():
+    # three constant columns and one perfect predictor: JMI picks the predictor, then
+    # a constant column by index (all three add nothing, a tie); NPFS and stability
+    # selection keep the predictor and no constant column
+    import fsel
 
-    from fsel.meta.resampling import draw_tied_picks
+    rng = np.random.default_rng(0)
+    a = rng.random(100)
+    X = np.c_[np.zeros((100, 3)), a]
+    y = (a > 0.5).astype(int)
+    npfs = fsel.NPFS(fsel.JMI(2), n_resamples=100, random_state=0).fit(X, y)
+    assert npfs.counts_[3] == 100 and npfs.relevant_features_.tolist() == [3]
+    ss = fsel.StabilitySelection(fsel.JMI(2), random_state=0).fit(X, y)
+    assert ss.relevant_features_.tolist() == [3]
 
-    s = np.asarray(scores, dtype=float)
-    k = min(k, s.size - 1)
-    est = SimpleNamespace(scores_=s)
-    top = np.sort(np.argsort(-s, kind="stable")[:k])  # index order among ties
-    got = draw_tied_picks(est, top, seed, None)
-    assert got.size == k and np.unique(got).size == k
-    low = s[top].min()
-    assert set(np.flatnonzero(s > low)) <= set(got.tolist())  # above the tie: kept
-    assert (s[got] >= low).all() and np.sort(s[got]).tolist() == np.sort(s[top]).tolist()
-    np.testing.assert_array_equal(got, draw_tied_picks(est, top, seed, None))  # seeded
-    # picks that are not the top scores (a greedy search's) are kept as they are
-    if (s < s.max()).any() and k < s.size:
-        worst = np.sort(np.argsort(s, kind="stable")[:k])
-        if s[np.setdiff1d(np.arange(s.size), worst)].max() > s[worst].min():
-            np.testing.assert_array_equal(draw_tied_picks(est, worst, seed, None), worst)
+
+@pytest.mark.parametrize("given", ["indices", "mask", "names"])
+def test_reordered_columns_keep_their_categorical_declaration(given):
+    # column 1 holds the codes 0..5 of a nominal variable: declared categorical,
+    # ReliefF takes every code change as a difference of 1 (else |a - b| / 5), which
+    # changes its weight; the declaration must follow the column wherever the
+    # replicate puts it, so the weights are the same, reordered
+    import fsel
+    from fsel.meta.resampling import _columns, _reorder_categorical, column_order
+
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 5))
+    X[:, 1] = rng.integers(0, 6, 120)
+    y = np.isin(X[:, 1], [0, 5]).astype(int)
+    X[:, 2] = y + 0.5 * rng.normal(size=120)
+    cat = {"indices": [1], "mask": np.arange(5) == 1, "names": ["x1"]}[given]
+    data = pd.DataFrame(X, columns=[f"x{j}" for j in range(5)]) if given == "names" else X
+    want = fsel.ReliefF(1, categorical=cat).fit(data, y).scores_
+    numeric = fsel.ReliefF(1).fit(X, y).scores_
+    assert abs(want[1] - numeric[1]) > 0.1  # the declaration matters here
+    for seed in range(4):
+        order = column_order(fsel.ReliefF(), 5, seed, None)
+        est = fsel.ReliefF(1, categorical=cat)
+        _reorder_categorical(est, order)
+        got = est.fit(_columns(data, order), y).scores_
+        np.testing.assert_allclose(got, want[order], rtol=0, atol=1e-12)
+
+
+def test_replicate_warnings_name_the_true_columns():
+    # columns shown in a shuffled order would be named by shuffled positions: those
+    # warnings are left out, the first replicate (columns as given) speaks for them;
+    # a frame's names move with its columns, so its warnings always pass
+    import warnings
+
+    import fsel
+    from fsel.meta.resampling import fit_on_rows
+
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 6))
+    X[:380, 3] = 0.0  # 95% of its rows on one value, the rest distinct: crowded bins
+    y = (X[:, 0] > 0).astype(int)
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(6)])
+    rows = np.arange(400)
+
+    def crowded(data, first):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            fit_on_rows(data, y, rows, fsel.MIM(2), 6, seed=5, first=first)
+        return [str(w.message) for w in seen if "put more than" in str(w.message)]
+
+    assert [m.split(" put")[0] for m in crowded(X, True)] == ["MIM: column(s) 3"]
+    assert crowded(X, False) == []
+    for first in (True, False):
+        assert [m.split(" put")[0] for m in crowded(frame, first)] == ["MIM: column(s) c3"]

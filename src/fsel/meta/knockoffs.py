@@ -350,6 +350,8 @@ class KnockoffFilter(BaseSelector):
     """
 
     _target_kind = "any"
+    #: its own resampling or knockoffs follow the columns: shown as given
+    _column_order_free = False
 
     def __init__(
         self,

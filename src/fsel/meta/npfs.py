@@ -529,6 +529,8 @@ class NPFS(BaseSelector):
     """
 
     _target_kind = "any"
+    #: its own resampling or knockoffs follow the columns: shown as given
+    _column_order_free = False
     _param_kinds: ClassVar[dict[str, Any]] = {
         "n_resamples": "n_resamples",
         "correction": _CORRECTIONS,

@@ -30,6 +30,7 @@ import numbers
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -509,11 +510,77 @@ def _replicate_rows(replicate: Any, y: Any) -> np.ndarray:
     return idx
 
 
+def column_order(est: Any, n_features: int, seed: int | None, rows: Any) -> np.ndarray | None:
+    """The order in which a replicate shows ``est`` the columns: a random permutation
+    (seeded by the replicate: ``seed``, or its ``rows`` where there is none) for an fsel
+    selector, whose picks do not depend on the columns' order except where scores tie
+    and the lowest column index wins; None (as given) for any other selector.
+
+    A selector breaks a tie by column index, the same columns on every replicate: a
+    constant column among zero-weight ones for a Relief selector asked for more
+    features than have a weight, the first of several columns that add nothing for
+    JMI. Counted as choices, those would look selected far more often than chance
+    (NPFS's null) and be declared relevant. Shown in a random order, the tie falls on
+    a random one of the tied columns in each replicate.
+
+    Examples
+    --------
+    >>> from fsel import MIM
+    >>> column_order(MIM(), 4, 7, None).tolist() == column_order(MIM(), 4, 7, None).tolist()
+    True
+    >>> sorted(column_order(MIM(), 4, 7, None).tolist()), column_order(object(), 4, 7, None)
+    ([0, 1, 2, 3], None)
+    """
+    if not getattr(est, "_column_order_free", False):
+        return None
+    source = [int(seed), 0xC015] if seed is not None else [*np.asarray(rows).tolist(), 0xC015]
+    return np.random.default_rng(source).permutation(n_features)
+
+
+def _columns(data: Any, order: np.ndarray) -> Any:
+    """Columns ``order`` of a table (an array, sparse rows, a pandas or polars frame)."""
+    if hasattr(data, "iloc"):
+        return data.iloc[:, order]
+    if type(data).__module__.startswith("polars"):
+        return data.select([data.columns[i] for i in order.tolist()])
+    if is_sparse(data):
+        return data.tocsc()[:, order]
+    return np.asarray(data)[:, order]
+
+
+def _reorder_categorical(est: Any, order: np.ndarray) -> None:
+    """Point ``est``'s ``categorical`` at the same columns after reordering them by
+    ``order``: a mask is reordered, column indices renumbered; names and ``"auto"``
+    stay as they are (names move with their columns)."""
+    cat = est.get_params(deep=False).get("categorical")
+    if cat is None or isinstance(cat, str):
+        return
+    arr = np.asarray(cat)
+    if arr.dtype == bool and arr.shape == order.shape:
+        est.set_params(categorical=arr[order])
+        return
+    position = np.argsort(order)
+    new = [c if isinstance(c, str) else int(position[int(c)]) for c in list(cat)]
+    est.set_params(categorical=new)
+
+
 def fit_on_rows(
-    X: Any, y: Any, idx: np.ndarray, selector: Any, n_features: int, seed: int | None
+    X: Any,
+    y: Any,
+    idx: np.ndarray,
+    selector: Any,
+    n_features: int,
+    seed: int | None,
+    first: bool = False,
 ) -> np.ndarray:
     """Fit ``selector`` (cloned; every unset ``random_state`` set to ``seed``, where
-    given) or call it on the rows ``idx``; the selected feature indices."""
+    given) or call it on the rows ``idx``; the selected feature indices.
+
+    An fsel selector sees the columns in a random order (:func:`column_order`), but
+    on the ``first`` replicate, which shows them as given: its warnings name the
+    columns of an unnamed table by their true positions, and the other replicates'
+    warnings, which would name shuffled positions, are left out for such a table (a
+    frame's names move with its columns: its warnings always pass)."""
     Xb, yb = _rows(X, idx), _rows(y, idx)
     if hasattr(selector, "fit"):
         from sklearn.base import clone
@@ -521,66 +588,26 @@ def fit_on_rows(
         est = clone(selector)
         if seed is not None:
             _seed_estimator(est, seed)
-        est.fit(Xb, yb)
+        order = None if first else column_order(est, n_features, seed, idx)
+        if order is not None:  # the columns in a random order: ties fall at random
+            Xb = _columns(Xb, order)
+            _reorder_categorical(est, order)
+        with warnings.catch_warnings():
+            if order is not None and not hasattr(Xb, "columns"):  # shuffled positions
+                warnings.simplefilter("ignore", UserWarning)
+            est.fit(Xb, yb)
         if not hasattr(est, "get_support"):
             raise TypeError(
                 f"the selector {type(selector).__name__} has no get_support(); pass a "
                 "feature selector (fsel selector, SelectKBest, RFE, ...) or a callable "
                 "(X, y) -> indices"
             )
-        out = draw_tied_picks(
-            est, support_indices(est.get_support(indices=True), n_features), seed, idx
-        )
+        out = support_indices(est.get_support(indices=True), n_features)
+        if order is not None:
+            out = np.sort(order[out])
     else:
         out = selector(Xb, yb)
     return support_indices(out, n_features)
-
-
-#: Scores this close (relative to the lowest selected score) tie in :func:`draw_tied_picks`.
-TIE_RTOL = 1e-12
-
-
-def draw_tied_picks(est: Any, chosen: np.ndarray, seed: int | None, rows: np.ndarray) -> np.ndarray:
-    """The picks of a fitted selector on one replicate, its tied last picks drawn anew.
-
-    Where the selector kept its top ``scores_`` (no unselected feature scores above
-    a selected one) and unselected features tie with its lowest selected score, the
-    slots of that score go to features drawn at random among all those tied (seeded
-    by the replicate: ``seed``, or its ``rows`` where there is none). A selector breaks
-    such ties by column index, the same columns on every replicate; read as a choice,
-    that would make them look selected far more often than chance (a constant column
-    beside zero-weight noise, for a Relief selector). Other picks are returned as
-    they are: a greedy search, whose scores are those of different steps, keeps its
-    own. Scores within ``TIE_RTOL`` of each other (relative) tie.
-
-    Examples
-    --------
-    >>> from types import SimpleNamespace
-    >>> est = SimpleNamespace(scores_=np.array([0.0, 3.0, 2.0, 0.0, 0.0]))
-    >>> draws = [draw_tied_picks(est, np.array([0, 1, 2]), s, None) for s in range(30)]
-    >>> sorted({tuple(d.tolist()) for d in draws})  # 1 and 2; a third among the zeros
-    [(0, 1, 2), (1, 2, 3), (1, 2, 4)]
-    """
-    scores = getattr(est, "scores_", None)
-    n = chosen.size
-    if scores is None or n == 0:
-        return chosen
-    scores = np.asarray(scores, dtype=np.float64)
-    if scores.ndim != 1 or n == scores.size or np.isnan(scores).any():
-        return chosen
-    selected = np.zeros(scores.size, dtype=bool)
-    selected[chosen] = True
-    low = float(scores[chosen].min())
-    tol = TIE_RTOL * max(1.0, abs(low))
-    if float(scores[~selected].max()) > low + tol:  # not its top scores: keep them
-        return chosen
-    tied = np.flatnonzero(np.abs(scores - low) <= tol)
-    if selected[tied].all():
-        return chosen
-    above = chosen[scores[chosen] > low + tol]
-    source = [int(seed), 0x71E5] if seed is not None else [*np.asarray(rows).tolist(), 0x71E5]
-    drawn = np.random.default_rng(source).choice(tied, size=n - above.size, replace=False)
-    return np.sort(np.concatenate([above, drawn]))
 
 
 def _select_on_replicate(
@@ -589,7 +616,9 @@ def _select_on_replicate(
     """Fit ``selector`` on one replicate's rows; return the selected feature indices."""
     idx = _replicate_rows(replicate, y)
     seed = replicate.estimator_seed() if isinstance(replicate, Resample) else None
-    return fit_on_rows(X, y, idx, selector, n_features, seed)
+    first = isinstance(replicate, Resample) and replicate.seed is not None
+    first = first and replicate.seed.spawn_key[-1:] == (0,)  # the plan's first child
+    return fit_on_rows(X, y, idx, selector, n_features, seed, first)
 
 
 def selection_matrix(

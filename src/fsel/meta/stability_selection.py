@@ -134,11 +134,12 @@ def _halves(n_samples: int, seed: np.random.SeedSequence) -> list[np.ndarray]:
 
 
 def _select_job(
-    X: Any, y: Any, job: tuple[np.ndarray, int], *, selector: Any, n_features: int
+    X: Any, y: Any, job: tuple[np.ndarray, int, bool], *, selector: Any, n_features: int
 ) -> np.ndarray:
-    """Fit ``selector`` on the rows of one resample; the selected feature indices."""
-    idx, seed = job
-    return fit_on_rows(X, y, idx, selector, n_features, seed)
+    """Fit ``selector`` on the rows of one resample (the first: its columns as given);
+    the selected feature indices."""
+    idx, seed, first = job
+    return fit_on_rows(X, y, idx, selector, n_features, seed, first)
 
 
 class StabilitySelection(BaseSelector):
@@ -220,6 +221,8 @@ class StabilitySelection(BaseSelector):
     """
 
     _target_kind = "any"
+    #: its own resampling or knockoffs follow the columns: shown as given
+    _column_order_free = False
 
     def __init__(
         self,
@@ -307,7 +310,7 @@ class StabilitySelection(BaseSelector):
             _select_job,
             Xw,
             yw,
-            list(zip(plan, est_seeds, strict=True)),
+            [(rows, s, r == 0) for r, (rows, s) in enumerate(zip(plan, est_seeds, strict=True))],
             n_jobs=self.n_jobs,
             selector=self.selector,
             n_features=p,
