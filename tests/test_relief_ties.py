@@ -103,6 +103,25 @@ def exact_margin(X: np.ndarray, y: np.ndarray, estimator: str, metric: str, scal
     return np.array([float(t / n) for t in total])
 
 
+def exact_surf_margin(X: np.ndarray, y: np.ndarray, scaling: str) -> np.ndarray:
+    """SURF's mean margin (Manhattan) from exact distances: the neighbours of a row are
+    the other rows strictly nearer than the mean distance between two rows."""
+    Z = exact_scaled(X, scaling)
+    n, d = X.shape
+    D = [[sum(abs(Z[i][f] - Z[j][f]) for f in range(d)) for j in range(n)] for i in range(n)]
+    T = sum(map(sum, D)) / (n * (n - 1))
+    prior = {c: Fraction(int(np.sum(y == c)), n) for c in set(y.tolist())}
+    total = [Fraction(0)] * d
+    for i in range(n):
+        for c in prior:
+            near = [j for j in range(n) if j != i and y[j] == c and D[i][j] < T]
+            w = -1 if c == y[i] else prior[c] / (1 - prior[y[i]])
+            for j in near:
+                for f in range(d):
+                    total[f] += Fraction(w) / len(near) * abs(Z[i][f] - Z[j][f])
+    return np.array([float(t / n) for t in total])
+
+
 def _has_exact_tie(X: np.ndarray, scaling: str, metric: str) -> bool:
     Z = exact_scaled(X, scaling)
     n, d = X.shape
@@ -242,3 +261,22 @@ def test_neighbour_lists_agree_across_kernels_and_input_forms(case, metric):
                 np.testing.assert_array_equal(idx, ref_idx)
                 idx, _ = knn_by_class(Z, y, 2, n_classes=C, rows=rows, **kw)
                 np.testing.assert_array_equal(idx, ref_idx[rows])
+
+
+@pytest.mark.parametrize(
+    ("X", "scaling"),
+    [
+        ([[0, 3, 1], [0, 2, 3], [3, 0, 3], [1, 2, 0]], "range"),
+        ([[2, 1], [0, 2], [3, 2], [2, 3]], "robust"),
+    ],
+)
+def test_surf_radius_takes_a_distance_equal_to_it_as_outside(X, scaling):
+    """A distance equal on paper to SURF's radius (the mean distance) is not inside it,
+    however the two were rounded: dense, sparse and column-reversed fits give the exact
+    weights."""
+    X, y = np.array(X, float), np.array([0, 1, 0, 1])
+    want = exact_surf_margin(X, y, scaling)
+    for data, back in ((X, slice(None)), (X[:, ::-1], slice(None, None, -1))):
+        for fit_on in (data, sp.csr_matrix(data)):
+            got = fsel.SURF(1, scaling=scaling).fit(fit_on, y).margin_[back]
+            np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)

@@ -39,14 +39,16 @@ neighbours are ranked on their squares), and the tolerance is
 ``DISTANCE_TIE_TOL * n_features``: far above the rounding noise of any of the
 sums, far below the steps between distinct distances of data with few values.
 Distances closer than that are ties even when they differ on paper (the smaller
-index then wins, as for an exact tie).
+index then wins, as for an exact tie). SURF's and MultiSURF's radii follow the same
+rule (:func:`tie_radius`): a distance within the tolerance of the radius counts as
+equal to it, so it is not inside (a neighbour is strictly nearer than the radius).
 
 numba is optional: each compiled kernel (``cache=True, nogil=True``, imported lazily)
 has a pure-numpy twin computing the same quantity; tests check that both agree.
 
 Functions
 ---------
-DISTANCE_TIE_TOL, tie_tolerance, tie_order
+DISTANCE_TIE_TOL, tie_tolerance, tie_order, tie_radius
     The tie rule of the neighbour search (above).
 knn_by_class
     The ``k`` nearest neighbours of every sample within each class.
@@ -113,6 +115,7 @@ __all__ = [
     "row_mean_std",
     "sparse_absdiff_dense",
     "tie_order",
+    "tie_radius",
     "tie_tolerance",
 ]
 
@@ -142,6 +145,19 @@ def tie_tolerance(n_features: int) -> float:
     1e-09
     """
     return DISTANCE_TIE_TOL * max(int(n_features), 1)
+
+
+def tie_radius(T: np.ndarray, n_features: int) -> np.ndarray:
+    """The bound that SURF-type neighbours' distances must stay under, for radii ``T``
+    over ``n_features`` scaled features: ``T - tie_tolerance(n_features)``, so that a
+    distance equal to the radius up to rounding is on it, not inside.
+
+    Examples
+    --------
+    >>> tie_radius(np.array([2.0]), 1000).tolist()
+    [1.999999999]
+    """
+    return np.asarray(T, dtype=np.float64) - tie_tolerance(n_features)
 
 
 def tie_order(dist: np.ndarray, idx: np.ndarray, eps: float) -> np.ndarray:

@@ -194,7 +194,9 @@ def radius_margin_gpu(
     sample (``sum_r sum_j D[r, j] / (m (n - 1))``, a first pass over the references);
     ``"multisurf"``: each reference's own radius, the mean of its distances to the
     other samples less half their standard deviation (``/ (n - 1)``). Every sample
-    (not the reference) closer than the radius is a neighbour; its coefficient is
+    (not the reference) closer than the radius is a neighbour (a distance within the
+    tie tolerance of it is not: :func:`fsel.kernels.neighbors.tie_radius`, as on the
+    CPU); its coefficient is
     :func:`fsel.kernels.neighbors.relieff_coefficients` of the reference's per-class
     neighbour counts (computed on the host, as on the CPU); the margin is
     ``sum_j coef[y_j] |x_r - x_j|``. The sums run in a fixed order on the GPU, so the
@@ -203,7 +205,7 @@ def radius_margin_gpu(
     from numba import cuda
 
     from fsel.kernels.gpu import _cuda_relief as kern
-    from fsel.kernels.neighbors import relieff_coefficients
+    from fsel.kernels.neighbors import relieff_coefficients, tie_radius
 
     t0 = time.perf_counter()
     n, d = samples.n, samples.d
@@ -250,7 +252,7 @@ def radius_margin_gpu(
             mean = sums(D, selfs, np.zeros(b - a), False) / (n - 1)
             var = sums(D, selfs, mean, True) / (n - 1)
             radius = mean - 0.5 * np.sqrt(var)
-        dr = cuda.to_device(radius)
+        dr = cuda.to_device(tie_radius(radius, d))
         counts = cuda.device_array((b - a, C), dtype=np.int64)
         _launch(kern.radius_counts, b - a, SELECT_THREADS, D, selfs, dr, dy, counts)
         coef = relieff_coefficients(counts.copy_to_host().astype(np.float64), y[ref[a:b]], priors)

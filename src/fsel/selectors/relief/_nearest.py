@@ -25,6 +25,7 @@ from fsel.kernels.neighbors import (
     relieff_coefficients,
     row_mean_std,
     tie_order,
+    tie_radius,
     tie_tolerance,
 )
 from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
@@ -436,7 +437,7 @@ class _RadiusRelief(_Sampled):
             Z, y = Z[order], y[order]
             D_full = full_distance_matrix(Z, metric=self.metric, n_jobs=self.n_jobs)
             self._prepare(Z, D_full)
-            T = self._thresholds(0, n, D_full, n)
+            T = tie_radius(self._thresholds(0, n, D_full, n), Z.shape[1])
             margin = radius_margin_sum(
                 Z, D_full, T, y, priors, n_jobs=self.n_jobs, memory_budget=budget - 8 * n * n
             )
@@ -444,7 +445,7 @@ class _RadiusRelief(_Sampled):
         self._prepare(Z, None)
 
         def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
-            T = self._thresholds(a, b, D, n)
+            T = tie_radius(self._thresholds(a, b, D, n), Z.shape[1])
             return radius_margin_rows(Z, a, D, T, y, priors)
 
         parts = map_distance_rows(
@@ -495,7 +496,7 @@ class _RadiusRelief(_Sampled):
 
         def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
             selfs = ref[a:b]
-            T = self._thresholds_at(selfs, D, n)
+            T = tie_radius(self._thresholds_at(selfs, D, n), Z.shape[1])
             m = radius_margin_rows_at(ed, selfs, D, T, y, priors, memory_budget=budget, X=Z)
             # sums of runs of ROW_RUN rows, which no block splits: the total below
             # does not depend on where the blocks fall (n_jobs)
