@@ -16,7 +16,8 @@ distance: every distance comes from the one distance kernel,
 Every per-row result (neighbour lists, per-row margins) depends only on the row, never
 on the block partition, so results are identical for every ``n_jobs`` and budget (up
 to the last bit for Manhattan; Euclidean distances come from BLAS, whose rounding may
-depend on the block shape, see :func:`fsel.kernels.distances.distance_blocks`). The
+depend on the block shape, see :func:`fsel.kernels.distances.distance_blocks`, but
+the neighbours found do not, by the tie rule below). The
 one exception is by design: with the full matrix, :func:`radius_margin_sum` adds the
 SURF/MultiSURF margins pair by pair (each pair once, for both of its rows), the row
 blocks row by row; the two sums agree to rounding (tested to 1e-12), and each is
