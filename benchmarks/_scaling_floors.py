@@ -138,6 +138,7 @@ def search_in_cache(n_jobs: int, rows: int = 1024, refs: int = 64, passes: int =
     with the threads as ReliefF's fit does, the cores are the limit (a lower all-core
     clock for vector work, hardware threads sharing a core), not the code's split."""
     from fsel.kernels import _numba_distances as kernels
+    from fsel.kernels.neighbors import tie_tolerance
 
     rng = np.random.default_rng(0)
     tables = []
@@ -149,10 +150,11 @@ def search_in_cache(n_jobs: int, rows: int = 1024, refs: int = 64, passes: int =
 
     def run(t: int) -> None:
         R, selfs, X, y = tables[t]
+        eps = tie_tolerance(X.shape[1])
         for _ in range(passes):
             idx = np.full((refs, 2, 10), -1, dtype=np.intp)
             dist = np.full((refs, 2, 10), np.inf)
-            kernels.manhattan_knn_stream(R, selfs, X, y, 10, idx, dist)
+            kernels.manhattan_knn_stream(R, selfs, X, y, 10, eps, idx, dist)
 
     best = _all_threads_at_once(run, n_jobs)
     return {"cache_search_s": best, "cache_distances_per_s_per_thread": rows * refs * passes / best}

@@ -428,6 +428,14 @@ def relief_cases() -> dict[str, object]:
     res["MRelief"] = pair(
         fsel.MRelief, Xr, yr, n_features_to_select=2, sample_size=8, random_state=4
     )
+    # integer values: distances equal on paper, summed in another order on the GPU
+    Xt = np.random.default_rng(7).integers(0, 7, (30, 4)).astype(float)
+    Xt[Xt < 2] = 0.0
+    yt = np.arange(30) % 3
+    res["Relief-ties"] = pair(fsel.Relief, Xt, yt, n_features_to_select=2)
+    res["ReliefF-ties-euclidean"] = pair(
+        fsel.ReliefF, Xt, yt, n_features_to_select=2, n_neighbors=2, metric="euclidean"
+    )
     sampled = {"n_features_to_select": 2, "sample_size": 8}
     res["SURF"] = pair(fsel.SURF, Xr, yr, random_state=5, **sampled)
     res["MultiSURF-euclidean"] = pair(

@@ -72,7 +72,7 @@ def test_neighbour_kernels_against_loops(n, C, k, seed):
     for kernel in both(nn.knn_block):
         idx = np.full((n, C, k), -1, np.intp)
         dist = np.full((n, C, k), np.inf)
-        kernel(D, selfs, y, run_end, k, idx, dist)
+        kernel(D, selfs, y, run_end, k, 1e-12, idx, dist)
         for i in range(n):
             for c in range(C):
                 cand = sorted((D[i, j], j) for j in range(n) if j != i and y[j] == c)[:k]

@@ -331,7 +331,10 @@ def _ptx_signatures():
         (kr.distances, (a(f64, 2), a(f64, 2), b, a(f64, 2))),
         (
             kr.nearest_by_class,
-            (a(f64, 2), a(i64, 1), a(i64, 1), i64, i64, a(f64, 3), a(i64, 3), a(f64, 3), a(i64, 3)),
+            (
+                *(a(f64, 2), a(i64, 1), a(i64, 1), i64, i64, f64),
+                *(a(f64, 3), a(i64, 3), a(f64, 3), a(i64, 3)),
+            ),
         ),
         (kr.row_sums, (a(f64, 2), a(i64, 1), a(f64, 1), b, a(f64, 1))),
         (kr.radius_counts, (a(f64, 2), a(i64, 1), a(f64, 1), a(i64, 1), a(i64, 2))),

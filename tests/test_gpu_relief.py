@@ -15,7 +15,7 @@ from _simulator import assert_same_fit, run_simulated
 
 RELIEF = [
     "ReliefF", "ReliefF-euclidean-all", "ReliefF-blocks", "ReliefF-no-thread", "Relief",
-    "MRelief", "SURF", "MultiSURF-euclidean",
+    "MRelief", "SURF", "MultiSURF-euclidean", "Relief-ties", "ReliefF-ties-euclidean",
 ]  # fmt: skip
 
 

@@ -90,11 +90,12 @@ def sq_delta_add(s, a, b, sym):
 # reassociation for the inlined L1 sum (vectorised as in the block kernels), but
 # no "ninf": the neighbour lists start at inf
 @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "nsz", "contract", "arcp"})
-def manhattan_knn_stream(R, selfs, X, y, k, idx, dist):
+def manhattan_knn_stream(R, selfs, X, y, k, eps, idx, dist):
     """The k nearest rows of X of each class to every row of R (idx/dist (m, C, k)
     prefilled -1/inf), the distances streamed, never stored: X is read once, in tiles of
-    256 rows kept in cache for all of R. Each R row scans X in index order with a strict
-    comparison, so ties keep the smaller index.
+    256 rows kept in cache for all of R. Each R row scans X in index order and a row
+    displaces a kept (smaller) index only when nearer by more than eps, so distances
+    within eps are ties kept by the smaller index (fsel.kernels.neighbors.tie_order).
     """
     n = X.shape[0]
     m = R.shape[0]
@@ -108,9 +109,9 @@ def manhattan_knn_stream(R, selfs, X, y, k, idx, dist):
                     continue
                 c = y[j]
                 dj = l1(a, X[j])
-                if dj < dist[r, c, k - 1]:
+                if dj < dist[r, c, k - 1] - eps:
                     pos = k - 1
-                    while pos > 0 and dj < dist[r, c, pos - 1]:
+                    while pos > 0 and dj < dist[r, c, pos - 1] - eps:
                         dist[r, c, pos] = dist[r, c, pos - 1]
                         idx[r, c, pos] = idx[r, c, pos - 1]
                         pos -= 1

@@ -12,10 +12,12 @@ import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
-def knn_block(D, selfs, y, run_end, k, idx, dist):
+def knn_block(D, selfs, y, run_end, k, eps, idx, dist):
     """Idx/dist: (rows, n_classes, k), prefilled with -1 / inf. Columns are scanned in
     index order, run by run of equal labels (run_end[j]: end of j's run), so the k-th
-    distance of the run's class stays in a register: most columns cost one comparison.
+    distance of the run's class (less eps) stays in a register: most columns cost one
+    comparison. A column displaces a kept (smaller) index only when it is nearer by
+    more than eps: the tie rule of fsel.kernels.neighbors.tie_order.
     """
     rows, n = D.shape
     for r in range(rows):
@@ -25,18 +27,18 @@ def knn_block(D, selfs, y, run_end, k, idx, dist):
         while j < n:
             e = run_end[j]
             c = y[j]
-            kth = dist[r, c, k - 1]
+            kth = dist[r, c, k - 1] - eps
             for jj in range(j, e):
                 dj = Dr[jj]
                 if dj < kth and jj != self_j:
                     pos = k - 1
-                    while pos > 0 and dj < dist[r, c, pos - 1]:
+                    while pos > 0 and dj < dist[r, c, pos - 1] - eps:
                         dist[r, c, pos] = dist[r, c, pos - 1]
                         idx[r, c, pos] = idx[r, c, pos - 1]
                         pos -= 1
                     dist[r, c, pos] = dj
                     idx[r, c, pos] = jj
-                    kth = dist[r, c, k - 1]
+                    kth = dist[r, c, k - 1] - eps
             j = e
 
 

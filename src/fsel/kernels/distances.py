@@ -150,6 +150,7 @@ def manhattan_knn_rows(
     rows: np.ndarray,
     k: int,
     n_classes: int,
+    eps: float,
     *,
     n_jobs: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -158,13 +159,16 @@ def manhattan_knn_rows(
     and ``X`` is read once per thread. ``rows`` are split over ``n_jobs`` threads.
 
     Same neighbours and distances as :func:`fsel.kernels.neighbors.knn_by_class` over
-    the distance blocks (the same per-pair primitive, index order, strict ties).
+    the distance blocks (the same per-pair primitive, index order, and tie rule:
+    distances within ``eps`` are ties, kept by the smaller index; see
+    :func:`fsel.kernels.neighbors.tie_order`).
 
     Examples
     --------
     >>> import numpy as np
     >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> idx, dist = manhattan_knn_rows(X, np.array([0, 0, 1, 1]), np.array([0, 3]), 1, 2)
+    >>> y, rows = np.array([0, 0, 1, 1]), np.array([0, 3])
+    >>> idx, dist = manhattan_knn_rows(X, y, rows, 1, 2, 1e-12)
     >>> idx[:, :, 0].tolist(), dist[:, :, 0].tolist()
     ([[1, 2], [1, 2]], [[1.0, 3.0], [3.0, 1.0]])
     """
@@ -180,7 +184,8 @@ def manhattan_knn_rows(
     spans = [(a, min(a + step, m)) for a in range(0, m, step)]
 
     def run(a: int, b: int) -> None:
-        kern(np.ascontiguousarray(X[rows[a:b]]), rows[a:b], X, y, int(k), idx[a:b], dist[a:b])
+        R = np.ascontiguousarray(X[rows[a:b]])
+        kern(R, rows[a:b], X, y, int(k), float(eps), idx[a:b], dist[a:b])
 
     threaded_spans(run, spans, workers)
     return idx, dist

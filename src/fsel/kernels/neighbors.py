@@ -16,19 +16,41 @@ distance: every distance comes from the one distance kernel,
 Every per-row result (neighbour lists, per-row margins) depends only on the row, never
 on the block partition, so results are identical for every ``n_jobs`` and budget (up
 to the last bit for Manhattan; Euclidean distances come from BLAS, whose rounding may
-depend on the block shape, see :func:`fsel.kernels.distances.distance_blocks`). The
+depend on the block shape, see :func:`fsel.kernels.distances.distance_blocks`, but
+the neighbours found do not, by the tie rule below). The
 one exception is by design: with the full matrix, :func:`radius_margin_sum` adds the
 SURF/MultiSURF margins pair by pair (each pair once, for both of its rows), the row
 blocks row by row; the two sums agree to rounding (tested to 1e-12), and each is
 bit-identical for every ``n_jobs``.
 
-Ties between equal distances are broken by the smaller sample index.
+Ties: distances that are equal up to rounding
+---------------------------------------------
+Two distances equal on paper may come out a rounding step apart, depending on how
+they were summed (a dense row feature by feature, a sparse row as ``|a|_1 + |b|_1``
+less corrections, a BLAS block for the Euclidean metric, a differently shifted
+scaling), so exact comparisons would let the rounding pick the neighbour. One rule
+decides instead, everywhere the Relief family ranks neighbours (the CPU kernels,
+the GPU's and Dask's): distances within :func:`tie_tolerance` of each other count as
+equal, and the smaller sample index comes first. :func:`tie_order` states it as a
+sort; the compiled kernels scan the samples in index order and let a later sample
+displace a kept one only when it is nearer by more than the tolerance, which is
+the same order. Every per-feature difference of a scaled sample is at most 1, so
+``n_features`` bounds every distance (Manhattan) and squared distance (Euclidean
+neighbours are ranked on their squares), and the tolerance is
+``DISTANCE_TIE_TOL * n_features``: far above the rounding noise of any of the
+sums, far below the steps between distinct distances of data with few values.
+Distances closer than that are ties even when they differ on paper (the smaller
+index then wins, as for an exact tie). SURF's and MultiSURF's radii follow the same
+rule (:func:`tie_radius`): a distance within the tolerance of the radius counts as
+equal to it, so it is not inside (a neighbour is strictly nearer than the radius).
 
 numba is optional: each compiled kernel (``cache=True, nogil=True``, imported lazily)
 has a pure-numpy twin computing the same quantity; tests check that both agree.
 
 Functions
 ---------
+DISTANCE_TIE_TOL, tie_tolerance, tie_order, tie_radius
+    The tie rule of the neighbour search (above).
 knn_by_class
     The ``k`` nearest neighbours of every sample within each class.
 absdiff_rows
@@ -76,6 +98,7 @@ from fsel.kernels.gaussian_sums import (
 from fsel.kernels.relief_margins import expected_absdiff
 
 __all__ = [
+    "DISTANCE_TIE_TOL",
     "GAUSS_L",
     "GAUSS_P",
     "GAUSS_TOL",
@@ -92,7 +115,14 @@ __all__ = [
     "relieff_coefficients",
     "row_mean_std",
     "sparse_absdiff_dense",
+    "tie_order",
+    "tie_radius",
+    "tie_tolerance",
 ]
+
+#: Distances within ``DISTANCE_TIE_TOL * n_features`` of each other are ties (the
+#: smaller index first): see "Ties" in the module docstring.
+DISTANCE_TIE_TOL = 1e-12
 
 
 def _kernels() -> Any:
@@ -105,7 +135,66 @@ def _kernels() -> Any:
 # --------------------------------------------------------------------- neighbour lists
 
 
-def _knn_block_numpy(D: np.ndarray, selfs: np.ndarray, y: np.ndarray, n_classes: int, k: int):
+def tie_tolerance(n_features: int) -> float:
+    """The tie tolerance of distances over ``n_features`` scaled features (Manhattan,
+    or squared Euclidean): ``DISTANCE_TIE_TOL * n_features``, the rule of the module
+    docstring ("Ties").
+
+    Examples
+    --------
+    >>> tie_tolerance(1000)
+    1e-09
+    """
+    return DISTANCE_TIE_TOL * max(int(n_features), 1)
+
+
+def tie_radius(T: np.ndarray, n_features: int) -> np.ndarray:
+    """The bound that SURF-type neighbours' distances must stay under, for radii ``T``
+    over ``n_features`` scaled features: ``T - tie_tolerance(n_features)``, so that a
+    distance equal to the radius up to rounding is on it, not inside.
+
+    Examples
+    --------
+    >>> tie_radius(np.array([2.0]), 1000).tolist()
+    [1.999999999]
+    """
+    return np.asarray(T, dtype=np.float64) - tie_tolerance(n_features)
+
+
+def tie_order(dist: np.ndarray, idx: np.ndarray, eps: float) -> np.ndarray:
+    """The order of the neighbour search along the last axis: by distance, distances
+    within ``eps`` (:func:`tie_tolerance`) of each other counting as equal, then by
+    index; ``idx < 0`` (no sample) last.
+
+    Sorted by distance, a run of values each within ``eps`` of the previous one is one
+    tie (on data whose distinct distances lie more than ``eps`` apart these runs are
+    exactly the equal-on-paper distances); within a run the smaller index comes
+    first. Returns indices into the last axis (``np.take_along_axis`` applies them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = np.array([2.0, 1.0 + 1e-15, 1.0, 0.5])
+    >>> tie_order(d, np.array([0, 1, 2, 3]), 1e-12).tolist()  # 1 and 2 tie: 1 first
+    [3, 1, 2, 0]
+    """
+    dist = np.asarray(dist, dtype=np.float64)
+    idx = np.broadcast_to(np.asarray(idx), dist.shape)
+    key = np.where(idx < 0, np.iinfo(np.int64).max, idx)
+    first = np.lexsort((key, dist), axis=-1)
+    if dist.shape[-1] < 2:
+        return first
+    ds = np.take_along_axis(dist, first, -1)
+    with np.errstate(invalid="ignore"):  # inf - inf: the absent entries tie (last)
+        new = np.diff(ds, axis=-1) > eps
+    run = np.concatenate([np.zeros((*new.shape[:-1], 1), np.intp), np.cumsum(new, -1)], -1)
+    again = np.lexsort((np.take_along_axis(key, first, -1), run), axis=-1)
+    return np.take_along_axis(first, again, -1)
+
+
+def _knn_block_numpy(
+    D: np.ndarray, selfs: np.ndarray, y: np.ndarray, n_classes: int, k: int, eps: float
+):
     rows = D.shape[0]
     idx = np.full((rows, n_classes, k), -1, dtype=np.intp)
     dist = np.full((rows, n_classes, k), np.inf)
@@ -120,10 +209,13 @@ def _knn_block_numpy(D: np.ndarray, selfs: np.ndarray, y: np.ndarray, n_classes:
         sub = D[:, cols]
         own = r[own_class == c]
         sub[own, np.searchsorted(cols, selfs[own])] = np.inf
-        order = np.argsort(sub, axis=1, kind="stable")[:, :k]
-        take = order.shape[1]
-        idx[:, c, :take] = cols[order]
-        dist[:, c, :take] = np.take_along_axis(sub, order, axis=1)
+        take = min(k, cols.size)
+        step = max(1, -(-rows // 8))  # the sort's temporaries: an eighth of the block
+        for a in range(0, rows, step):
+            part = sub[a : a + step]
+            order = tie_order(part, cols, eps)[:, :take]
+            idx[a : a + step, c, :take] = cols[order]
+            dist[a : a + step, c, :take] = np.take_along_axis(part, order, axis=1)
     bad = ~np.isfinite(dist)  # the sample itself (only member of its class)
     idx[bad] = -1
     return idx, dist
@@ -144,9 +236,11 @@ def knn_by_class(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_neighbors`` nearest samples of each class, for every sample.
 
-    The sample itself is never its own neighbour. Ties are broken by the smaller
-    index, so the result is deterministic. Any label order is accepted; samples
-    grouped by class (``y`` sorted) run fastest with the compiled kernel.
+    The sample itself is never its own neighbour. Distances within
+    :func:`tie_tolerance` of each other are ties, broken by the smaller index (the
+    module docstring's "Ties"), so the neighbours do not depend on how the distances
+    were summed (dense or sparse, column order, blocks). Any label order is accepted;
+    samples grouped by class (``y`` sorted) run fastest with the compiled kernel.
 
     Parameters
     ----------
@@ -188,20 +282,21 @@ def knn_by_class(
     numba_on = _use_numba(use_numba)
     runs = _label_runs(y)
 
+    eps = tie_tolerance(X.shape[1])
     ref = None if rows is None else np.ascontiguousarray(rows, dtype=np.intp)
     if ref is not None and expected is None and metric == "manhattan" and numba_on:
         if not _issparse(X):
             # reference rows: the distances streamed, X read once (no blocks)
-            return manhattan_knn_rows(X, y, ref, k, C, n_jobs=n_jobs)
+            return manhattan_knn_rows(X, y, ref, k, C, eps, n_jobs=n_jobs)
 
     def fn(a: int, b: int, D: np.ndarray):
         selfs = np.arange(a, b) if ref is None else ref[a:b]
         if numba_on:
             idx = np.full((b - a, C, k), -1, dtype=np.intp)
             dist = np.full((b - a, C, k), np.inf)
-            _kernels().knn_block(D, selfs, y, runs, k, idx, dist)
+            _kernels().knn_block(D, selfs, y, runs, k, eps, idx, dist)
             return idx, dist
-        return _knn_block_numpy(D, selfs, y, C, k)
+        return _knn_block_numpy(D, selfs, y, C, k, eps)
 
     # Euclidean neighbours are ranked on squared distances (the same order, without a
     # square root over the whole n x n block); only the n x C x k kept distances are rooted

@@ -10,7 +10,8 @@ features, ``C`` classes, ``k`` neighbours), never ``O(N)``:
 3. the references broadcast: each chunk finds, for every reference and every class,
    its ``k`` nearest rows among the chunk's rows (distances from
    :func:`fsel.kernels.distances.distance_block`, in row blocks under a memory budget;
-   the reference itself excluded; ties to the smaller global index); the candidate
+   the reference itself excluded; distances within the tie tolerance of
+   :func:`fsel.kernels.neighbors.tie_order` go to the smaller global index); the candidate
    lists of all chunks are merged in a tree, keeping the ``k`` best: the exact global
    ``k`` nearest neighbours, the same as in memory;
 4. each chunk sums ``coef * |x_ref - x_nb|`` over the neighbours it holds (ReliefF's
@@ -25,6 +26,7 @@ Dask is imported lazily.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -34,7 +36,7 @@ from fsel.kernels._dask import add_arrays as _add
 from fsel.kernels._dask import tree_reduce as _tree
 from fsel.kernels.binning import dask_quantiles
 from fsel.kernels.distances import DEFAULT_MEMORY_BUDGET, distance_block
-from fsel.kernels.neighbors import relieff_coefficients
+from fsel.kernels.neighbors import relieff_coefficients, tie_order, tie_tolerance
 from fsel.kernels.scaling import ROBUST_QUANTILES
 
 __all__ = ["relieff_margin_dask"]
@@ -88,10 +90,11 @@ def _take_rows(x: np.ndarray, y: Any, local: np.ndarray, lo, ptp, top, classes) 
     return _scale(np.asarray(x)[local], lo, ptp, top), np.searchsorted(classes, _labels(y)[local])
 
 
-def _best_k(dist: np.ndarray, idx: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Keep, along the last axis, the ``k`` smallest (distance, index) pairs."""
-    key_idx = np.where(idx < 0, np.iinfo(np.int64).max, idx)
-    order = np.lexsort((key_idx, dist), axis=-1)[..., :k]
+def _best_k(dist: np.ndarray, idx: np.ndarray, k: int, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Keep, along the last axis, the ``k`` first (distance, index) pairs in the
+    neighbour search's order (:func:`~fsel.kernels.neighbors.tie_order`, tolerance
+    ``eps``)."""
+    order = tie_order(dist, idx, eps)[..., :k]
     return np.take_along_axis(dist, order, -1), np.take_along_axis(idx, order, -1)
 
 
@@ -117,6 +120,7 @@ def _chunk_neighbours(
     n = yc.size
     rows = max(1, int(memory_budget) // (8 * max(m, 1) * 3))
     rank_metric = "sqeuclidean" if metric == "euclidean" else metric
+    eps = tie_tolerance(R.shape[1])
     for b0 in range(0, n, rows):
         b1 = min(n, b0 + rows)
         Z = _scale(np.asarray(x)[b0:b1], lo, ptp, top)
@@ -135,28 +139,32 @@ def _chunk_neighbours(
             else:
                 cand_d = np.take_along_axis(sub, part, 1)
                 cand_i = gidx[cols][part]
-                # ties at the k-th distance: keep every candidate at that distance
-                kth = cand_d.max(axis=1, keepdims=True)
-                tied = (sub == kth).sum(axis=1) > (cand_d == kth).sum(axis=1)
+                # ties at the k-th distance (within eps): the tie rule picks among
+                # every candidate up to it
+                kth = cand_d.max(axis=1, keepdims=True) + eps
+                tied = (sub <= kth).sum(axis=1) > take
                 if tied.any():
                     for r in np.flatnonzero(tied):
                         keep = np.flatnonzero(sub[r] <= kth[r, 0])
-                        d_r, i_r = _best_k(sub[r, keep], gidx[cols][keep], take)
+                        d_r, i_r = _best_k(sub[r, keep], gidx[cols][keep], take, eps)
                         cand_d[r], cand_i[r] = d_r, i_r
             cand_i = np.where(np.isfinite(cand_d), cand_i, -1)
             dist[:, c], idx[:, c] = _best_k(
                 np.concatenate([dist[:, c], cand_d], axis=1),
                 np.concatenate([idx[:, c], cand_i], axis=1),
                 k,
+                eps,
             )
     return dist, idx
 
 
-def _merge_neighbours(*parts: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def _merge_neighbours(
+    eps: float, *parts: tuple[np.ndarray, np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
     k = parts[0][0].shape[-1]
     dist = np.concatenate([p[0] for p in parts], axis=-1)
     idx = np.concatenate([p[1] for p in parts], axis=-1)
-    return _best_k(dist, idx, k)
+    return _best_k(dist, idx, k, eps)
 
 
 def _chunk_margin(
@@ -296,7 +304,8 @@ def relieff_margin_dask(
         )
         for i, (x, y) in enumerate(zip(blocks, y_blocks, strict=True))
     ]
-    _, nb = _tree(parts, _merge_neighbours).compute()  # (m, C, k)
+    eps = tie_tolerance(R.shape[1])
+    _, nb = _tree(parts, functools.partial(_merge_neighbours, eps)).compute()  # (m, C, k)
     m, C = ref.size, classes.size
     cls_coef = relieff_coefficients((nb >= 0).sum(axis=2), ry, priors)
     coef = np.repeat(cls_coef, k, axis=1)  # (m, C*k) matching nb.reshape(m, C*k)

@@ -16,8 +16,9 @@ the per-feature difference of two samples is then ``|z_a - z_b|``, in ``[0, 1]``
   power of two ``>= n - 1`` (so ``z`` spans more than half of ``[0, 1]``): the
   difference is proportional to the share of the rows between the two values,
   whatever the distribution. The power of two keeps every difference and every
-  distance exact (half-ranks are dyadic), so dense and sparse input find the same
-  neighbours, ties included.
+  distance exact (half-ranks are dyadic). (Under every rule the neighbour search
+  takes distances equal up to rounding as ties, so dense and sparse input find the
+  same neighbours: :func:`fsel.kernels.neighbors.tie_order`.)
 
 A constant column maps to zeros (its weight is 0). Missing values (NaN) stay NaN; the
 quantiles and ranks are those of the observed values.

@@ -106,13 +106,14 @@ def distances(xt, refs, squared, out):
 
 
 @cuda.jit(cache=True)
-def nearest_by_class(dist, y, selfs, k, n_classes, scratch_d, scratch_i, out_d, out_i):
+def nearest_by_class(dist, y, selfs, k, n_classes, eps, scratch_d, scratch_i, out_d, out_i):
     """The ``k`` nearest samples of every class to each reference, from its row of
-    ``dist``: ``(distance, index)`` smallest first in lexicographic order (ties by the
-    smaller index), the reference itself (``selfs[r]``) excluded, ``inf``/``-1`` past
-    a class's members. One block per reference: every thread keeps sorted lists of
-    the rows it strides over in ``scratch``, then thread ``c`` merges class ``c``'s
-    lists into ``out[r, c]``.
+    ``dist``, in the order of :func:`fsel.kernels.neighbors.tie_order` (distances
+    within ``eps`` are ties, the smaller index first), the reference itself
+    (``selfs[r]``) excluded, ``inf``/``-1`` past a class's members. One block per
+    reference: every thread keeps sorted lists of the rows it strides over in
+    ``scratch`` (a later row displaces a kept one only when nearer by more than
+    ``eps``), then thread ``c`` merges class ``c``'s lists into ``out[r, c]``.
     """
     r = cuda.blockIdx.x
     t = cuda.threadIdx.x
@@ -131,9 +132,9 @@ def nearest_by_class(dist, y, selfs, k, n_classes, scratch_d, scratch_i, out_d, 
             d = dist[r, i]
             base = y[i] * k
             last = base + k - 1
-            if d < ld[last]:  # rows come in increasing order: equal keeps the first
+            if d < ld[last] - eps:  # rows come in increasing order: ties keep the first
                 p = last
-                while p > base and ld[p - 1] > d:
+                while p > base and ld[p - 1] > d + eps:
                     ld[p] = ld[p - 1]
                     li[p] = li[p - 1]
                     p -= 1
@@ -157,13 +158,13 @@ def nearest_by_class(dist, y, selfs, k, n_classes, scratch_d, scratch_i, out_d, 
                 d = scratch_d[r, u, base + s]
                 dl = out_d[r, t, k - 1]
                 il = out_i[r, t, k - 1]
-                if il >= 0 and (d > dl or (d == dl and j > il)):
-                    break  # this thread's later entries are larger still
+                if il >= 0 and (d > dl + eps or (d >= dl - eps and j > il)):
+                    break  # this thread's later entries come later still
                 p = k - 1
                 while p > 0:
                     dp = out_d[r, t, p - 1]
                     ip = out_i[r, t, p - 1]
-                    if ip >= 0 and (dp < d or (dp == d and ip < j)):
+                    if ip >= 0 and (dp < d - eps or (dp <= d + eps and ip < j)):
                         break
                     out_d[r, t, p] = dp
                     out_i[r, t, p] = ip

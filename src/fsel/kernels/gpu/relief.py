@@ -5,9 +5,10 @@ distances and the per-class nearest-neighbour selection on the GPU
 (:mod:`fsel.kernels.gpu._cuda_relief`): the ``O(m N D)`` part of Relief and ReliefF
 for ``m`` reference rows. The margins are then computed on the host from the
 neighbour lists by the CPU's own functions, so a GPU fit gives the CPU's weights (to
-rounding of the distance sums: the GPU adds the features in order, which can differ
-from the CPU's order in the last bits; only exactly tied neighbours could then be
-ordered differently).
+rounding of the margin sums): the GPU adds the features of a distance in order, which
+can differ from the CPU's sums in the last bits, and both follow the tie rule of
+:func:`fsel.kernels.neighbors.tie_order`, so distances equal on paper pick the same
+neighbour.
 """
 
 from __future__ import annotations
@@ -111,8 +112,10 @@ def knn_by_class_gpu(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``n_neighbors`` nearest samples of each class to every reference row: the
     result of :func:`fsel.kernels.neighbors.knn_by_class` (same shapes, the sample
-    itself excluded, ties by the smaller index, ``-1``/``inf`` where a class has
-    fewer members; Euclidean distances ranked on their squares and rooted after).
+    itself excluded, its tie rule: distances within
+    :func:`~fsel.kernels.neighbors.tie_tolerance` are ties, the smaller index first;
+    ``-1``/``inf`` where a class has fewer members; Euclidean distances ranked on
+    their squares and rooted after).
 
     Parameters
     ----------
@@ -129,6 +132,7 @@ def knn_by_class_gpu(
     from numba import cuda
 
     from fsel.kernels.gpu import _cuda_relief as kern
+    from fsel.kernels.neighbors import tie_tolerance
 
     t0 = time.perf_counter()
     k, C = int(n_neighbors), int(n_classes)
@@ -145,6 +149,7 @@ def knn_by_class_gpu(
     dy = cuda.to_device(np.ascontiguousarray(y, dtype=np.int64))
     step = max(kern.REF_TILE, (DISTANCE_BYTES // max(8 * n, 1)) // kern.REF_TILE * kern.REF_TILE)
     squared = metric == "euclidean"
+    eps = tie_tolerance(samples.d)
     # one set of buffers for every block of references (sliced for the last one)
     rows_max = max(1, min(m, step))
     nt = SELECT_THREADS
@@ -163,7 +168,7 @@ def knn_by_class_gpu(
         sd, si = sd_all[: b - a], si_all[: b - a]
         od, oi = od_all[: b - a], oi_all[: b - a]
         selfs = cuda.to_device(np.ascontiguousarray(r, dtype=np.int64))
-        _launch(kern.nearest_by_class, b - a, nt, D, dy, selfs, k, C, sd, si, od, oi)
+        _launch(kern.nearest_by_class, b - a, nt, D, dy, selfs, k, C, eps, sd, si, od, oi)
         idx[a:b] = oi.copy_to_host()
         dist[a:b] = od.copy_to_host()
     if squared:
@@ -189,7 +194,9 @@ def radius_margin_gpu(
     sample (``sum_r sum_j D[r, j] / (m (n - 1))``, a first pass over the references);
     ``"multisurf"``: each reference's own radius, the mean of its distances to the
     other samples less half their standard deviation (``/ (n - 1)``). Every sample
-    (not the reference) closer than the radius is a neighbour; its coefficient is
+    (not the reference) closer than the radius is a neighbour (a distance within the
+    tie tolerance of it is not: :func:`fsel.kernels.neighbors.tie_radius`, as on the
+    CPU); its coefficient is
     :func:`fsel.kernels.neighbors.relieff_coefficients` of the reference's per-class
     neighbour counts (computed on the host, as on the CPU); the margin is
     ``sum_j coef[y_j] |x_r - x_j|``. The sums run in a fixed order on the GPU, so the
@@ -198,7 +205,7 @@ def radius_margin_gpu(
     from numba import cuda
 
     from fsel.kernels.gpu import _cuda_relief as kern
-    from fsel.kernels.neighbors import relieff_coefficients
+    from fsel.kernels.neighbors import relieff_coefficients, tie_radius
 
     t0 = time.perf_counter()
     n, d = samples.n, samples.d
@@ -245,7 +252,7 @@ def radius_margin_gpu(
             mean = sums(D, selfs, np.zeros(b - a), False) / (n - 1)
             var = sums(D, selfs, mean, True) / (n - 1)
             radius = mean - 0.5 * np.sqrt(var)
-        dr = cuda.to_device(radius)
+        dr = cuda.to_device(tie_radius(radius, d))
         counts = cuda.device_array((b - a, C), dtype=np.int64)
         _launch(kern.radius_counts, b - a, SELECT_THREADS, D, selfs, dr, dy, counts)
         coef = relieff_coefficients(counts.copy_to_host().astype(np.float64), y[ref[a:b]], priors)

@@ -63,7 +63,10 @@ _PARAMS_DOC = """
         rank every feature.
     metric : {"manhattan", "euclidean"}, default="manhattan"
         Distance used to find neighbours, in the min-max scaled feature space.
-        Euclidean distances use BLAS.
+        Euclidean distances use BLAS. Distances equal up to rounding are ties,
+        won by the smaller sample index
+        (:func:`fsel.kernels.neighbors.tie_tolerance`), so dense, sparse and
+        column-permuted input and every ``memory_budget`` find the same neighbours.
     n_jobs : int or None, default=None
         Threads for the row blocks of the distance computation (joblib convention:
         -1 uses all cores). Results do not depend on it.

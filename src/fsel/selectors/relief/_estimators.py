@@ -151,8 +151,8 @@ class ReliefF(BaseRelief, _nearest.ReliefF):
     come from one reduction, the references are drawn exactly as in memory, broadcast,
     and each chunk finds its ``k`` nearest rows per class; the candidate lists are
     merged into the exact global neighbours, so ``margin_`` equals the in-memory fit's
-    (up to the order of the sums; with the Euclidean metric exactly tied distances may
-    be broken differently by the rounding of the BLAS product). The client holds
+    (up to the order of the sums; tied distances follow the in-memory tie rule,
+    whatever the rounding of the chunks' distances). The client holds
     ``O(m (D + C k))`` numbers. Not on Dask: missing values (a ValueError), nominal
     features, a continuous target, ``sample_size=None`` (a TypeError).
 

@@ -24,6 +24,9 @@ from fsel.kernels.neighbors import (
     radius_margin_sum,
     relieff_coefficients,
     row_mean_std,
+    tie_order,
+    tie_radius,
+    tie_tolerance,
 )
 from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
 from fsel.utils.dask_table import check_dask_table, is_dask
@@ -59,18 +62,23 @@ _LIST_BYTES = 48
 __all__ = ["SURF", "MRelief", "MultiSURF", "Relief", "ReliefF"]
 
 
-def _nearest_hit_miss(idx: np.ndarray, dist: np.ndarray, y: np.ndarray):
-    """Nearest hit and nearest miss of any other class (ties: smaller index)."""
+def _nearest_hit_miss(
+    idx: np.ndarray, dist: np.ndarray, y: np.ndarray, metric: str, n_features: int
+):
+    """Nearest hit and nearest miss of any other class, from each class's nearest
+    (:func:`~fsel.kernels.neighbors.knn_by_class`), by the neighbour search's tie rule
+    (:func:`~fsel.kernels.neighbors.tie_order`: distances, squared for the Euclidean
+    metric, within the tie tolerance are equal; the smaller index wins)."""
     n = y.size
     rows = np.arange(n)
     hit = idx[rows, y, 0]
     d1 = dist[:, :, 0].copy()
+    if metric == "euclidean":  # ranked on squares, as in the search
+        np.multiply(d1, d1, out=d1)
     d1[rows, y] = np.inf
-    dmin = d1.min(axis=1)
-    big = np.iinfo(np.intp).max
-    cand = np.where((d1 == dmin[:, None]) & np.isfinite(d1), idx[:, :, 0], big)
-    miss = cand.min(axis=1)
-    miss[miss == big] = -1
+    first = tie_order(d1, idx[:, :, 0], tie_tolerance(n_features))[:, 0]
+    miss = idx[rows, first, 0]
+    miss[~np.isfinite(d1[rows, first])] = -1
     return hit, miss
 
 
@@ -135,7 +143,7 @@ class _OneNeighbour(_Sampled):
         spans = self._spans(n_ref, C + (Z.shape[1] // 6 if sparse else 0))
         if rows is None and ed is None and len(spans) == 1 and not sparse:
             idx, dist = self._knn(Z, y, 1, C)
-            hit, miss = _nearest_hit_miss(idx, dist, y)
+            hit, miss = _nearest_hit_miss(idx, dist, y, self.metric, Z.shape[1])
             c_hit, c_miss = self._coefficients(y, priors)
             nb = np.stack([hit, miss], axis=1)
             coef = np.stack([c_hit, c_miss], axis=1)
@@ -152,7 +160,7 @@ class _OneNeighbour(_Sampled):
             r = ref[a:b]
             rk = None if rows is None and len(spans) == 1 else r
             idx, dist = self._knn(Z, y, 1, C, rows=rk, expected=ed, memory_budget=budget // 2)
-            hit, miss = _nearest_hit_miss(idx, dist, y[r])
+            hit, miss = _nearest_hit_miss(idx, dist, y[r], self.metric, Z.shape[1])
             self.nearest_hits_[r] = hit
             self.nearest_misses_[r] = miss
             c_hit, c_miss = self._coefficients(y[r], priors)
@@ -429,7 +437,7 @@ class _RadiusRelief(_Sampled):
             Z, y = Z[order], y[order]
             D_full = full_distance_matrix(Z, metric=self.metric, n_jobs=self.n_jobs)
             self._prepare(Z, D_full)
-            T = self._thresholds(0, n, D_full, n)
+            T = tie_radius(self._thresholds(0, n, D_full, n), Z.shape[1])
             margin = radius_margin_sum(
                 Z, D_full, T, y, priors, n_jobs=self.n_jobs, memory_budget=budget - 8 * n * n
             )
@@ -437,7 +445,7 @@ class _RadiusRelief(_Sampled):
         self._prepare(Z, None)
 
         def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
-            T = self._thresholds(a, b, D, n)
+            T = tie_radius(self._thresholds(a, b, D, n), Z.shape[1])
             return radius_margin_rows(Z, a, D, T, y, priors)
 
         parts = map_distance_rows(
@@ -488,7 +496,7 @@ class _RadiusRelief(_Sampled):
 
         def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
             selfs = ref[a:b]
-            T = self._thresholds_at(selfs, D, n)
+            T = tie_radius(self._thresholds_at(selfs, D, n), Z.shape[1])
             m = radius_margin_rows_at(ed, selfs, D, T, y, priors, memory_budget=budget, X=Z)
             # sums of runs of ROW_RUN rows, which no block splits: the total below
             # does not depend on where the blocks fall (n_jobs)
