@@ -48,21 +48,48 @@ MISSING_TOKENS = (
 )  # fmt: skip
 
 
-def _check_unique_names(path: Path, header: list[str]) -> None:
+def _check_unique_names(path: Path | str, header: list[str], what: str = "the header") -> None:
     """A header that names a column twice is an error (pandas would rename the second
-    ``name.1`` and ``--target name`` would silently take the first)."""
+    ``name.1`` and ``--target name`` would silently take the first); so are feature
+    names given twice (``what`` says where they come from)."""
     seen: set[str] = set()
     twice = sorted({h for h in header if h in seen or seen.add(h)})
     if twice:
         raise CliError(
-            f"{path}: the header names these columns more than once: {', '.join(twice)} "
+            f"{path}: {what} names these columns more than once: {', '.join(map(repr, twice))} "
             "(rename them so that every column name is unique)"
         )
 
 
+def _csv_rows(path: Path, sep: str = ",") -> Iterator[tuple[int, list[str]]]:
+    """The rows of a CSV file as ``(line number, fields)``, the header first: a UTF-8
+    byte-order mark is dropped and blank lines are skipped (as pandas does). A row
+    with more fields than the header is an error naming its line -- an unquoted
+    separator in a cell would shift the columns after it -- except for one trailing
+    empty field on every row when the first data row has one (some exporters end each
+    row with the separator), which is dropped. The one rule of both CSV readers."""
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        reader = csv.reader(fh, delimiter=sep)
+        width = trailing = None
+        for row in reader:
+            if not row:
+                continue
+            if width is None:
+                width = len(row)
+            elif trailing is None:
+                trailing = len(row) == width + 1 and row[-1] == ""
+            if trailing and len(row) == width + 1 and row[-1] == "":
+                row = row[:-1]
+            if len(row) > width:
+                raise CliError(
+                    f"{path}: line {reader.line_num} has {len(row)} fields but the header "
+                    f"names {width} columns (a separator inside a cell? quote the cell)"
+                )
+            yield reader.line_num, row
+
+
 def _read_csv_plain(path: Path) -> tuple[list[str], dict[str, np.ndarray]]:
-    with path.open(newline="") as fh:
-        rows = list(csv.reader(fh))
+    rows = [row for _, row in _csv_rows(path)]
     if not rows:
         raise CliError(f"{path}: the file is empty")
     header, body = rows[0], rows[1:]
@@ -413,15 +440,52 @@ def _read_csv(p: Path, sep: str) -> tuple[list[str], dict[str, np.ndarray]]:
         if sep != ",":
             raise CliError("reading .tsv needs pandas (pip install 'fsel[pandas]')") from None
         return _read_csv_plain(p)
+    header = _csv_header(p, sep)
+    if header is None:
+        raise CliError(f"{p}: the file is empty")
+    _check_unique_names(p, header)
+    import warnings
+
     try:
-        head = pd.read_csv(p, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
-        _check_unique_names(p, [str(v) for v in head.iloc[0].tolist()])
-        df = pd.read_csv(p, sep=sep, keep_default_na=False, na_values=list(MISSING_TOKENS))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", pd.errors.ParserWarning)
+            df = pd.read_csv(p, sep=sep, **_PANDAS_CSV)
     except pd.errors.EmptyDataError:
         raise CliError(f"{p}: the file is empty") from None
+    except pd.errors.ParserError:
+        _check_widths(p, sep)  # names the row with too many fields
+        raise
+    if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
+        _check_widths(p, sep)  # pandas dropped fields beyond the header's
+        raise CliError(f"{p}: rows have more fields than the header names columns")
     if len(df) == 0:
         raise CliError(f"{p}: the file has a header but no rows")
     return _frame_to_columns(df)
+
+
+#: how pandas (and Dask) read a CSV file: the missing-value markers of the plain reader,
+#: and never the first column as the index (pandas takes it when the rows have one
+#: field more than the header, e.g. a separator at the end of every row)
+_PANDAS_CSV: dict[str, Any] = {
+    "keep_default_na": False,
+    "na_values": list(MISSING_TOKENS),
+    "index_col": False,
+}
+
+
+def _csv_header(p: Path, sep: str) -> list[str] | None:
+    """The header of a CSV file (None when it has no line)."""
+    for _, row in _csv_rows(p, sep):
+        return row
+    return None
+
+
+def _check_widths(p: Path, sep: str, n_rows: int | None = None) -> None:
+    """Raise the error of :func:`_csv_rows` for the first row with too many fields
+    (among the first ``n_rows`` rows)."""
+    for i, _ in enumerate(_csv_rows(p, sep)):
+        if n_rows is not None and i >= n_rows:
+            return
 
 
 def _read_parquet(p: Path) -> tuple[list[str], dict[str, np.ndarray]]:
@@ -481,10 +545,15 @@ def read_data_dask(
     try:
         if suffixes <= {".parquet", ".pq"}:
             df = dd.read_parquet(files)
-        elif suffixes <= {".csv", ".txt"}:
-            df = dd.read_csv(files)
-        elif suffixes == {".tsv"}:
-            df = dd.read_csv(files, sep="\t")
+        elif suffixes <= {".csv", ".txt"} or suffixes == {".tsv"}:
+            sep = "\t" if suffixes == {".tsv"} else ","
+            for f in files:  # the in-memory reader's rules, on each file's first rows
+                header = _csv_header(Path(f), sep)
+                if header is None:
+                    raise CliError(f"{f}: the file is empty")
+                _check_unique_names(f, header)
+                _check_widths(Path(f), sep, n_rows=2)
+            df = dd.read_csv(files, sep=sep, **_PANDAS_CSV)
         else:
             raise CliError(
                 f"{path}: with --scheduler, use .csv or .parquet files (got {sorted(suffixes)})"
