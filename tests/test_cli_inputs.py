@@ -4,10 +4,12 @@ CSV reader of a base install and the Dask reader."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 import sys
 
+import numpy as np
 import pytest
 
 from fsel.cli import io
@@ -92,3 +94,78 @@ def test_dask_reader_keeps_the_columns_of_a_trailing_separator(tmp_path):
     assert data.feature_names == ["a", "b"]
     assert X["a"].tolist() == a and X["b"].tolist() == b
     assert data.y.compute(scheduler="sync").tolist() == label
+
+
+# -- items 3, 4 and 6: dates ---------------------------------------------------------
+
+
+def _dated_rows(years0, years1):
+    """Dates that separate the classes: class 0 in years0, class 1 in years1."""
+    rows = []
+    for i in range(20):
+        y0, y1 = years0[0] + i, years1[0] + i
+        rows += [(f"{y0:04d}-0{1 + i % 9}-1{i % 9}", 0), (f"{y1:04d}-0{1 + i % 9}-1{i % 9}", 1)]
+    return rows
+
+
+@pytest.mark.parametrize("years", [((1380,), (1950,)), ((2000,), (9980,))])
+def test_dates_outside_the_nanosecond_range_keep_their_order(tmp_path, reader, years):
+    """Before, the cast to datetime64[ns] wrapped 1380 and 9999 around: the date that
+    separates the classes scored 0 (and '9999-12-31' landed in 1816)."""
+    rows = _dated_rows(*years)
+    path = tmp_path / "d.csv"
+    path.write_text("when,label\n" + "".join(f"{d},{c}\n" for d, c in rows))
+    got = _select([str(path), "-t", "label", "-m", "mim", "-k", "1"], tmp_path)
+    assert got["features"][0]["score"] == pytest.approx(1.0)
+    X = io._read_data(str(path), "label", None, None).X
+    seconds = io._seconds(X["when"].to_numpy()) if reader == "pandas" else X[:, 0]
+    epoch = datetime.date(1970, 1, 1)
+    days = [(datetime.date.fromisoformat(d) - epoch).days for d, _ in rows]
+    assert seconds.tolist() == [86400.0 * d for d in days]
+
+
+def test_api_datetime_column_outside_the_nanosecond_range():
+    """The Python API (and Parquet) take a datetime64[s] column in its own unit."""
+    import pandas as pd
+
+    import fsel
+
+    days = np.array(["1400-01-01", "1401-06-01", "1990-01-01", "9999-12-31"] * 10, "M8[s]")
+    X = pd.DataFrame({"when": days, "noise": np.arange(40) % 3})
+    assert str(X["when"].dtype) == "datetime64[s]"
+    y = (days > np.datetime64("1500-01-01")).astype(int)
+    sel = fsel.MIM(n_features_to_select=1).fit(X, y)
+    assert sel.feature_types_[0] == "datetime"
+    assert sel.get_feature_names_out().tolist() == ["when"]
+    assert sel.scores_[0] == pytest.approx(1.0)
+
+
+def test_times_whose_utc_offset_changes_are_dates(tmp_path, reader):
+    """A daylight-saving change: +01:00, then +02:00. Before, pandas refused the mixed
+    offsets and the column was taken as categories."""
+    stamps = [f"2020-03-{d}T{h}:00:00+0{1 if d < 29 else 2}:00" for d in (26, 27, 30, 31)
+              for h in (10, 15)]  # fmt: skip
+    path = tmp_path / "d.csv"
+    path.write_text("when,label\n" + "".join(f"{s},{int(i >= 4)}\n" for i, s in enumerate(stamps)))
+    got = _select([str(path), "-t", "label", "-m", "mim", "-k", "1"], tmp_path)
+    assert got["features"][0]["score"] == pytest.approx(1.0)
+    if reader == "pandas":
+        assert got["feature_types"]["when"] == "datetime"
+    X = io._read_data(str(path), "label", None, None).X
+    when = io._seconds(X["when"].to_numpy()) if reader == "pandas" else X[:, 0]
+    # in UTC: 10:00+01:00 is 09:00, 10:00+02:00 is 08:00
+    assert when[4] - when[0] == pytest.approx(4 * 86400 - 3600)
+
+
+def test_plain_reader_takes_iso_dates(tmp_path, capsys, monkeypatch):
+    """Without pandas a date column was refused as 'not numeric'; now it is its
+    seconds since the epoch, as with pandas."""
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    path = tmp_path / "d.csv"
+    days = [f"2020-01-{d:02d}" for d in range(1, 11)]
+    path.write_text("day,city,label\n" + "".join(
+        f"{d},{'ab'[i % 2]},{int(i >= 5)}\n" for i, d in enumerate(days)))  # fmt: skip
+    got = _select([str(path), "-t", "label", "-m", "mim", "-k", "2"], tmp_path)
+    assert got["features"][0]["name"] == "day"
+    X = io._read_data(str(path), "label", None, None).X
+    assert X[1, 0] - X[0, 0] == 86400.0

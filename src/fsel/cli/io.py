@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from fsel.utils.column_types import _seconds
+
 __all__ = [
     "CliError",
     "LoadedData",
@@ -354,16 +356,21 @@ def _read_data(
     for n in feat:
         if cols[n].dtype.kind == "O" and n not in categorical:
             cols[n] = _parse_dates(cols[n])
+    try:
+        import pandas as pd
+    except ImportError:  # X is one ndarray: dates as the seconds the selectors take
+        pd = None
+        for n in feat:
+            if cols[n].dtype.kind == "M":
+                cols[n] = _seconds(cols[n])
     if all(cols[n].dtype.kind in "biuf" for n in feat):
         return LoadedData(
             np.column_stack([cols[n] for n in feat]), cols[target], feat, cat_idx, target
         )
     # a mixed table: the selectors decide what each column is (categorical="auto")
-    try:
-        import pandas as pd
-
+    if pd is not None:
         X: Any = pd.DataFrame({n: cols[n] for n in feat}, columns=feat)
-    except ImportError:  # pragma: no cover - pandas is part of the usual install
+    else:
         X = np.empty((len(cols[target]), len(feat)), dtype=object)
         for i, n in enumerate(feat):
             X[:, i] = cols[n]
@@ -393,30 +400,45 @@ def _as_numbers(col: np.ndarray, name: str) -> np.ndarray:
 
 def _parse_dates(col: np.ndarray) -> np.ndarray:
     """A text column whose every non-empty cell parses as a date or a date and time,
-    as ``datetime64`` (empty cells NaT); any other column unchanged."""
+    as ``datetime64`` (empty cells NaT; times with a UTC offset converted to UTC, so
+    that a column whose offset changes, e.g. at a daylight-saving change, is still a
+    date); any other column unchanged. The unit is pandas' own (pandas 3: microseconds,
+    years 1 to 9999), never a cast to nanoseconds, which wraps dates outside 1677-2262
+    around."""
     cells = [v for v in col.tolist() if isinstance(v, str) and v.strip() != ""]
     if not cells or any(not isinstance(v, str) for v in col.tolist() if not _is_hole(v)):
         return col
     if not all(any(ch in v for ch in "-/:") and any(ch.isdigit() for ch in v) for v in cells):
         return col
+    import warnings
+
     try:
-        import warnings
-
         import pandas as pd
-
+    except ImportError:
+        return _parse_iso_dates(col)
+    try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            parsed = pd.to_datetime(pd.Series(col, dtype=object), errors="raise", format="mixed")
-        if getattr(parsed.dt, "tz", None) is not None:
-            parsed = parsed.dt.tz_convert("UTC").dt.tz_localize(None)
-        return parsed.to_numpy(dtype="datetime64[ns]")
-    except ImportError:  # pragma: no cover - pandas is part of the usual install
-        try:
-            return np.array(
-                [v if isinstance(v, str) else "NaT" for v in col.tolist()], dtype="datetime64[s]"
+            parsed = pd.to_datetime(
+                pd.Series(col, dtype=object), errors="raise", format="mixed", utc=True
             )
-        except ValueError:
-            return col
+    except pd.errors.OutOfBoundsDatetime:  # pandas 2 parses to nanoseconds only
+        return _parse_iso_dates(col)
+    except (ValueError, TypeError, OverflowError):
+        return col
+    return parsed.dt.tz_localize(None).to_numpy()
+
+
+def _parse_iso_dates(col: np.ndarray) -> np.ndarray:
+    """:func:`_parse_dates` without pandas: ISO 8601 dates and times (numpy's parser;
+    an offset is converted to UTC), in seconds; any other column unchanged."""
+    import warnings
+
+    cells = [v.strip() if isinstance(v, str) and v.strip() else "NaT" for v in col.tolist()]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numpy's deprecation of UTC offsets
+            return np.array(cells, dtype="datetime64[s]")
     except (ValueError, TypeError, OverflowError):
         return col
 
