@@ -169,3 +169,44 @@ def test_plain_reader_takes_iso_dates(tmp_path, capsys, monkeypatch):
     assert got["features"][0]["name"] == "day"
     X = io._read_data(str(path), "label", None, None).X
     assert X[1, 0] - X[0, 0] == 86400.0
+
+
+# -- item 5: the Dask reader follows the in-memory reader's rules --------------------
+
+
+def test_dask_reader_refuses_a_repeated_name(tmp_path):
+    """Before, Dask renamed the second 'a' to 'a.1' and --target a took the first."""
+    pytest.importorskip("dask.dataframe")
+    path = tmp_path / "d.csv"
+    path.write_text("a,a,label\n0.1,5,0\n0.9,3,1\n")
+    with pytest.raises(io.CliError, match=r"more than once: 'a'"):
+        io.read_data_dask(str(path), "a")
+
+
+def test_dask_reader_reads_question_marks_as_missing(tmp_path):
+    """Before, '?' made the column text (refused, and --categorical then scored ~90
+    codes of a continuous column)."""
+    pytest.importorskip("dask.dataframe")
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,label\n?,1,0\n0.5,NA,1\n1.5,2,0\n")
+    data = io.read_data_dask(str(path), "label")
+    X = data.X.compute(scheduler="sync")
+    assert X["a"].dtype.kind == "f" and X["b"].dtype.kind == "f"
+    assert np.isnan(X["a"][0]) and X["a"].tolist()[1:] == [0.5, 1.5]
+    assert np.isnan(X["b"][1])
+
+
+# -- item 6: the plain CSV reader reads what pandas reads ----------------------------
+
+
+def test_plain_reader_drops_a_byte_order_mark_and_blank_lines(tmp_path, capsys, reader):
+    """Before, without pandas the first name kept the BOM ('label' was not found) and a
+    blank last line was a row with a missing label."""
+    a, b, label = _separating_table()
+    path = tmp_path / "d.csv"
+    rows = "".join(f"{lab},{x},{z}\n" for lab, x, z in zip(label, a, b, strict=True))
+    path.write_bytes(("\ufefflabel,a,b\n" + rows + "\n\n").encode("utf-8"))
+    got = _select([str(path), "-t", "label", "-m", "mim", "-k", "2"], tmp_path)
+    assert got["n_samples"] == len(label)
+    assert got["features"][0]["name"] == "a"
+    assert got["features"][0]["score"] == pytest.approx(1.0)
