@@ -210,3 +210,37 @@ def test_plain_reader_drops_a_byte_order_mark_and_blank_lines(tmp_path, capsys, 
     assert got["n_samples"] == len(label)
     assert got["features"][0]["name"] == "a"
     assert got["features"][0]["score"] == pytest.approx(1.0)
+
+
+# -- items 7 and 13: errors name the column by its header name -----------------------
+
+
+@pytest.mark.parametrize("wrapper", [[], ["--npfs", "--n-resamples", "3"], ["--fdr", "0.5"]])
+def test_digit_headers_are_named_as_they_are(tmp_path, capsys, wrapper):
+    """The inf is in the column named '0' (the second feature); a text column makes
+    the table a DataFrame, whose names the library's message already uses. Before,
+    the CLI took '0' for a position and named the text column '1'."""
+    path = tmp_path / "d.csv"
+    rows = [f"{i % 2},{'xy'[i % 2]},{'inf' if i == 3 else i / 10}" for i in range(12)]
+    path.write_text("label,1,0\n" + "\n".join(rows) + "\n")
+    argv = ["select", str(path), "-t", "label", "-q", *wrapper]
+    _fails_in_one_line(capsys, argv, r"inf in column '0'")
+
+
+def test_digit_headers_of_a_numeric_table_are_named_from_positions(tmp_path, capsys):
+    """All numeric: X is an ndarray and the library's message gives the position (1),
+    whose header name is '0'."""
+    path = tmp_path / "d.csv"
+    rows = [f"{i % 2},{i % 3},{'inf' if i == 3 else i / 10}" for i in range(12)]
+    path.write_text("label,1,0\n" + "\n".join(rows) + "\n")
+    _fails_in_one_line(capsys, ["select", str(path), "-t", "label", "-q"], r"inf in column '0'")
+
+
+def test_report_names_a_bad_column_by_its_header(tmp_path, capsys):
+    """Before, ``fsel report`` said column '1' for the column named 'income'."""
+    path = tmp_path / "d.csv"
+    rows = [f"{20 + i},{'inf' if i == 4 else 1000 * i},{i % 2}" for i in range(10)]
+    path.write_text("age,income,label\n" + "\n".join(rows) + "\n")
+    argv = ["report", str(path), "-t", "label", "--quick", "-q", "-o", str(tmp_path / "rep")]
+    line = _fails_in_one_line(capsys, argv, r"inf in column 'income'")
+    assert "'1'" not in line

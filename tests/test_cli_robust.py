@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from fsel.cli.main import main, name_columns
+from fsel.cli.io import name_columns
+from fsel.cli.main import main
 
 FSEL = shutil.which("fsel") or ""
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ __all__ = [
     "dask_context",
     "literal",
     "n_features",
+    "name_columns",
+    "named_columns",
     "read_data",
     "read_data_dask",
     "resolve_data",
@@ -610,6 +613,51 @@ def read_data_dask(
     if categorical:
         X = X.astype({c: "category" for c in categorical}).categorize(columns=categorical)
     return LoadedData(X, df[target], feat, [feat.index(c) for c in categorical], target)
+
+
+class named_columns:
+    """Re-raise a ValueError/TypeError whose message names columns by position
+    (``column '3'``, ``column 3``) with the header names instead. A DataFrame ``X``
+    (a mixed table, Dask) reaches the library with its names, which its messages
+    already use: a number there that is a column's name is kept."""
+
+    def __init__(self, names: list[str], X: Any = None) -> None:
+        self.names = list(names)
+        self.by_name = hasattr(X, "columns")
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        if exc is None or not isinstance(exc, (ValueError, TypeError)):
+            return False
+        raise CliError(name_columns(str(exc), self.names, self.by_name)) from exc
+
+
+def name_columns(message: str, names: list[str], by_name: bool = False) -> str:
+    """Replace column positions in an error message by the column's header name
+    (``by_name``: the message came from a table with these names, so a number that is
+    one of them is a name, not a position).
+
+    Examples
+    --------
+    >>> name_columns("MIM: X contains inf in column '1'; remove it", ["age", "income"])
+    "MIM: X contains inf in column 'income'; remove it"
+    >>> name_columns("column 0 has non-integer values", ["age", "income"])
+    "column 'age' has non-integer values"
+    >>> name_columns("inf in column '0'", ["1", "0"], by_name=True)
+    "inf in column '0'"
+    """
+
+    def sub(m: re.Match) -> str:
+        j = int(m.group(2))
+        if by_name and m.group(2) in names:
+            return m.group(0)
+        if 0 <= j < len(names):
+            return f"{m.group(1)}{names[j]!r}"
+        return m.group(0)
+
+    return re.sub(r"(\bcolumn )'?(\d+)'?(?![\d.])", sub, message)
 
 
 def literal(text: str) -> Any:

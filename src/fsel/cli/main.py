@@ -14,7 +14,6 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from fsel.cli.io import CliError, read_data
 from fsel.cli.io import dask_context as _dask_context
 from fsel.cli.io import literal as _literal
 from fsel.cli.io import n_features as _n_features
+from fsel.cli.io import named_columns as _named_columns
 from fsel.cli.io import resolve_data as _resolve_data
 
 __all__ = ["build_parser", "main"]
@@ -413,15 +413,15 @@ def _cmd_select(args: argparse.Namespace) -> int:
     if args.fdr is not None or args.stability:
         from fsel.cli._meta import run_knockoff, run_stability
 
-        with _named_columns(data.feature_names):
+        with _named_columns(data.feature_names, data.X):
             run = run_knockoff if args.fdr is not None else run_stability
             out, columns = run(args, base, data)
         _write(args.output, out, columns)
         return 0
     if args.npfs:
-        with _named_columns(data.feature_names):
+        with _named_columns(data.feature_names, data.X):
             return _run_npfs(args, base, data)
-    with _named_columns(data.feature_names):
+    with _named_columns(data.feature_names, data.X):
         base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"n_samples": int(data.X.shape[0])})
 
@@ -554,7 +554,7 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
         if args.n_features_to_select is not None:
             params["n_features_to_select"] = args.n_features_to_select
         base = est_cls(**{**fixed, **params})
-        with _named_columns(data.feature_names):
+        with _named_columns(data.feature_names, data.X):
             base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"scheduler": args.scheduler})
 
@@ -569,42 +569,6 @@ def _check_k(k: Any, n_features: int) -> None:
         raise CliError(f"-k: {exc}") from None
     if isinstance(k, int) and k > n_features:
         raise CliError(f"-k {k} is out of range: the table has {n_features} features")
-
-
-class _named_columns:
-    """Re-raise a ValueError/TypeError whose message names columns by position
-    (``column '3'``, ``column 3``) with the header names instead."""
-
-    def __init__(self, names: list[str]) -> None:
-        self.names = list(names)
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
-        if exc is None or not isinstance(exc, (ValueError, TypeError)):
-            return False
-        raise CliError(name_columns(str(exc), self.names)) from exc
-
-
-def name_columns(message: str, names: list[str]) -> str:
-    """Replace column positions in an error message by the column's header name.
-
-    Examples
-    --------
-    >>> name_columns("MIM: X contains inf in column '1'; remove it", ["age", "income"])
-    "MIM: X contains inf in column 'income'; remove it"
-    >>> name_columns("column 0 has non-integer values", ["age", "income"])
-    "column 'age' has non-integer values"
-    """
-
-    def sub(m: re.Match) -> str:
-        j = int(m.group(2))
-        if 0 <= j < len(names):
-            return f"{m.group(1)}{names[j]!r}"
-        return m.group(0)
-
-    return re.sub(r"(\bcolumn )'?(\d+)'?(?![\d.])", sub, message)
 
 
 def _jsonable(v: Any) -> bool:
