@@ -244,3 +244,43 @@ def test_report_names_a_bad_column_by_its_header(tmp_path, capsys):
     argv = ["report", str(path), "-t", "label", "--quick", "-q", "-o", str(tmp_path / "rep")]
     line = _fails_in_one_line(capsys, argv, r"inf in column 'income'")
     assert "'1'" not in line
+
+
+# -- items 8 and 12: outputs checked before the fit ----------------------------------
+
+
+def _small_csv(tmp_path):
+    a, b, label = _separating_table(24)
+    path = tmp_path / "data.csv"
+    rows = "".join(f"{x},{z},{lab}\n" for lab, x, z in zip(label, a, b, strict=True))
+    path.write_text("a,b,label\n" + rows)
+    return path
+
+
+@pytest.mark.parametrize("flag", ["-o", "--plot"])
+def test_an_output_onto_the_input_file_is_refused(tmp_path, capsys, monkeypatch, flag):
+    """Before, ``-o data.csv`` replaced the data set by the result."""
+    path = _small_csv(tmp_path)
+    before = path.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    extra = ["--npfs", "--n-resamples", "5"] if flag == "--plot" else []
+    for name in (str(path), "data.csv", "./data.csv"):
+        argv = ["select", name, "-t", "label", "-k", "1", "-q", *extra, flag, str(path)]
+        word = "--output" if flag == "-o" else flag
+        _fails_in_one_line(capsys, argv, rf"{word} .*data\.csv: is an input file")
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("plot", ["sel.txt", "noext"])
+def test_plot_name_is_checked_before_the_fit(tmp_path, capsys, monkeypatch, plot):
+    """Before, the fit ran and wrote -o, then matplotlib refused '.txt'; and 'noext'
+    was written as noext.png while the CLI said 'wrote noext'."""
+    monkeypatch.chdir(tmp_path)
+    path = _small_csv(tmp_path)
+    argv = ["select", str(path), "-t", "label", "--npfs", "--n-resamples", "5", "-q"]
+    _fails_in_one_line(capsys, [*argv, "--plot", plot, "-o", "r.json"], r"--plot .*\.png")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data.csv"]  # nothing written
+    pytest.importorskip("matplotlib")
+    assert main([*argv, "--plot", "m.svg"]) == 0
+    assert f"wrote {'m.svg'}" in capsys.readouterr().out
+    assert (tmp_path / "m.svg").is_file()

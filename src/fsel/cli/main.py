@@ -352,22 +352,44 @@ def _wrapper_options(args: argparse.Namespace) -> None:
         raise CliError(f"--bootstrap needs a number of resamples >= 1, got {args.bootstrap}")
 
 
-def _check_output(path: str | None) -> None:
-    """Refuse an ``--output`` that cannot be written as asked before anything runs."""
-    if not path:
-        return
-    p = Path(path)
-    if p.is_dir():
-        raise CliError(f"--output {path}: is a folder; give a file name such as result.json")
-    if p.suffix.lower() not in (".json", ".csv"):
-        raise CliError(f"--output {path}: give a .json or a .csv file name")
+def _check_output(args: argparse.Namespace) -> None:
+    """Refuse an ``--output`` or ``--plot`` that cannot be written as asked before
+    anything runs (one that would overwrite an input file included)."""
+    inputs = [_resolve_data(args.data), args.target_file, args.feature_names]
+    for flag, path in (("--output", args.output), ("--plot", args.plot)):
+        for src in (s for s in inputs if s and path):
+            if _same_file(path, src):
+                raise CliError(f"{flag} {path}: is an input file; give another file name")
+        if path and Path(path).is_dir():
+            raise CliError(f"{flag} {path}: is a folder; give a file name such as result.json")
+    if args.output and Path(args.output).suffix.lower() not in (".json", ".csv"):
+        raise CliError(f"--output {args.output}: give a .json or a .csv file name")
+    if args.plot:
+        try:
+            from matplotlib.backend_bases import FigureCanvasBase
+        except ImportError:
+            raise CliError("--plot needs matplotlib: pip install matplotlib") from None
+        kinds = sorted(FigureCanvasBase.get_supported_filetypes())
+        if Path(args.plot).suffix.lower().lstrip(".") not in kinds:
+            raise CliError(
+                f"--plot {args.plot}: give an image file name such as selection.png "
+                f"(suffixes: {', '.join('.' + k for k in kinds)})"
+            )
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name the same file (a link to it included)."""
+    try:
+        return Path(a).exists() and Path(b).exists() and os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
 
 
 def _cmd_select(args: argparse.Namespace) -> int:
     from fsel._registry import get_method
 
     _wrapper_options(args)
-    _check_output(args.output)
+    _check_output(args)
 
     try:
         method = get_method(args.method)
