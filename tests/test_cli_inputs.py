@@ -284,3 +284,22 @@ def test_plot_name_is_checked_before_the_fit(tmp_path, capsys, monkeypatch, plot
     assert main([*argv, "--plot", "m.svg"]) == 0
     assert f"wrote {'m.svg'}" in capsys.readouterr().out
     assert (tmp_path / "m.svg").is_file()
+
+
+# -- item 9: feature names given twice -----------------------------------------------
+
+
+def test_npz_feature_names_given_twice_are_refused(tmp_path, capsys):
+    """Before, the JSON's frequencies (a dict by name) lost the second 'p'."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 3)), np.arange(30) % 2
+    path = tmp_path / "d.npz"
+    np.savez(path, X=X, y=y, feature_names=np.array(["p", "q", "p"]))
+    _fails_in_one_line(
+        capsys, ["select", str(path), "-q"], r"'feature_names' .*more than once: 'p'"
+    )
+    np.savez(path, X=X, y=y)
+    names = tmp_path / "names.txt"
+    names.write_text("p\nq\np\n")
+    argv = ["select", str(path), "-q", "--feature-names", str(names)]
+    _fails_in_one_line(capsys, argv, r"names\.txt: .*more than once: 'p'")

@@ -190,6 +190,7 @@ def read_data(
             raise CliError(
                 f"{names_file}: {len(names)} names for {loaded.X.shape[1]} feature columns"
             )
+        _check_unique_names(names_file, names, "the file")
         loaded.feature_names = names
     return loaded
 
@@ -304,6 +305,7 @@ def _read_data(
             raise CliError(
                 f"{path}: 'feature_names' has {len(names)} entries but X has {X.shape[1]} columns"
             )
+        _check_unique_names(path, names, "'feature_names'")
         if "categorical" in arrays and np.ravel(arrays["categorical"]).size != X.shape[1]:
             raise CliError(
                 f"{path}: 'categorical' has {np.ravel(arrays['categorical']).size} entries "
