@@ -303,3 +303,16 @@ def test_npz_feature_names_given_twice_are_refused(tmp_path, capsys):
     names.write_text("p\nq\np\n")
     argv = ["select", str(path), "-q", "--feature-names", str(names)]
     _fails_in_one_line(capsys, argv, r"names\.txt: .*more than once: 'p'")
+
+
+# -- item 10: fsel report --fdr ------------------------------------------------------
+
+
+@pytest.mark.parametrize("fdr", ["2", "-0.5", "1"])
+def test_report_refuses_an_fdr_outside_0_1(tmp_path, capsys, fdr):
+    """Before, the report ran (exit 0) and its page said the knockoff filter was not run."""
+    path = _small_csv(tmp_path)
+    out = tmp_path / "rep"
+    argv = ["report", str(path), "-t", "label", "--quick", "-q", "--fdr", fdr, "-o", str(out)]
+    _fails_in_one_line(capsys, argv, rf"fdr must be a number in \(0, 1\), got {fdr}")
+    assert not (out / "report.html").exists()
