@@ -316,3 +316,17 @@ def test_report_refuses_an_fdr_outside_0_1(tmp_path, capsys, fdr):
     argv = ["report", str(path), "-t", "label", "--quick", "-q", "--fdr", fdr, "-o", str(out)]
     _fails_in_one_line(capsys, argv, rf"fdr must be a number in \(0, 1\), got {fdr}")
     assert not (out / "report.html").exists()
+
+
+# -- item 11: names quoted in the messages -------------------------------------------
+
+
+def test_column_names_are_quoted_in_the_messages(tmp_path, capsys, reader):
+    """A space after each comma: the real name is ' label'. Before, the message said
+    'label' is not in the file and listed ``a, b, label``."""
+    path = tmp_path / "d.csv"
+    path.write_text("a, b, label\n1,2,0\n3,4,1\n")
+    line = _fails_in_one_line(capsys, ["select", str(path), "-t", "label"], r"is not in")
+    assert line.endswith("columns are: 'a', ' b', ' label'")
+    path.write_text(",,label\n1,2,0\n3,4,1\n")
+    _fails_in_one_line(capsys, ["select", str(path), "-t", "label"], r"more than once: '' ")

@@ -340,13 +340,7 @@ def _read_data(
         raise
     except Exception as exc:
         raise CliError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
-    if target is None:
-        raise CliError("--target COLUMN is required for CSV and Parquet files")
-    if target not in names:
-        raise CliError(f"label column {target!r} is not in {path}; columns are: {', '.join(names)}")
-    feat = [n for n in names if n != target]
-    if not feat:
-        raise CliError(f"{path}: no feature columns besides the target {target!r}")
+    feat = _feature_columns(path, target, names)
     for c in categorical:
         if c not in feat:
             raise CliError(f"--categorical: no feature column {c!r} in {path}")
@@ -380,6 +374,21 @@ def _read_data(
         for i, n in enumerate(feat):
             X[:, i] = cols[n]
     return LoadedData(X, cols[target], feat, cat_idx, target)
+
+
+def _feature_columns(path: str, target: str | None, names: list[str]) -> list[str]:
+    """The feature columns of a CSV or Parquet table: all but ``--target``, which must
+    name one of them (the names quoted in the error: a space in a name shows)."""
+    if target is None:
+        raise CliError("--target COLUMN is required for CSV and Parquet files")
+    if target not in names:
+        raise CliError(
+            f"label column {target!r} is not in {path}; columns are: {', '.join(map(repr, names))}"
+        )
+    feat = [n for n in names if n != target]
+    if not feat:
+        raise CliError(f"{path}: no feature columns besides the target {target!r}")
+    return feat
 
 
 def _as_numbers(col: np.ndarray, name: str) -> np.ndarray:
@@ -590,11 +599,7 @@ def read_data_dask(
     except Exception as exc:
         raise CliError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
     names = [str(c) for c in df.columns]
-    if target not in names:
-        raise CliError(f"label column {target!r} is not in {path}; columns are: {', '.join(names)}")
-    feat = [n for n in names if n != target]
-    if not feat:
-        raise CliError(f"{path}: no feature columns besides the target {target!r}")
+    feat = _feature_columns(path, target, names)
     categorical = list(categorical or [])
     for c in categorical:
         if c not in feat:
