@@ -330,3 +330,24 @@ def test_column_names_are_quoted_in_the_messages(tmp_path, capsys, reader):
     assert line.endswith("columns are: 'a', ' b', ' label'")
     path.write_text(",,label\n1,2,0\n3,4,1\n")
     _fails_in_one_line(capsys, ["select", str(path), "-t", "label"], r"more than once: '' ")
+
+
+# -- items 14 and 15: usage and file-type messages -----------------------------------
+
+
+def test_bins_says_what_it_expects(capsys):
+    """Before: 'invalid <lambda> value'."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["select", "x.csv", "-t", "y", "--bins", "abc"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("fsel: error: argument --bins: expected an int or 'auto', got 'abc'")
+    assert "lambda" not in err and len(err.splitlines()) == 1
+
+
+def test_a_file_that_is_not_an_npz_says_so(tmp_path, capsys):
+    """Before, numpy's message about loading pickled data unsafely was passed on."""
+    path = tmp_path / "d.npz"
+    path.write_text("hello")
+    line = _fails_in_one_line(capsys, ["select", str(path)], r"d\.npz: not a \.npz file")
+    assert "pickle" not in line

@@ -21,6 +21,7 @@ from fsel.utils.column_types import _seconds
 __all__ = [
     "CliError",
     "LoadedData",
+    "bins",
     "dask_context",
     "literal",
     "n_features",
@@ -250,6 +251,9 @@ def _read_data(
     suffix = p.suffix.lower()
     categorical = list(categorical or [])
     if suffix == ".npz":
+        with p.open("rb") as fh:
+            if fh.read(2) != b"PK":  # numpy would try a .npy, then a pickle
+                raise CliError(f"{path}: not a .npz file (a zip of arrays, as numpy.savez writes)")
         try:
             with np.load(p, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
@@ -685,3 +689,13 @@ def n_features(text: str) -> Any:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise argparse.ArgumentTypeError(f"expected an int, a fraction or 'auto', got {text!r}")
     return value
+
+
+def bins(text: str) -> Any:
+    """``--bins``'s value: an int or ``auto``."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an int or 'auto', got {text!r}") from None

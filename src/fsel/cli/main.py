@@ -20,6 +20,7 @@ from typing import Any
 
 from fsel._version import __version__
 from fsel.cli.io import CliError, read_data
+from fsel.cli.io import bins as _bins
 from fsel.cli.io import dask_context as _dask_context
 from fsel.cli.io import literal as _literal
 from fsel.cli.io import n_features as _n_features
@@ -124,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("method parameters (passed when the method has them)")
     g.add_argument(
         "--bins",
-        type=lambda v: v if v == "auto" else int(v),
+        type=_bins,
         help="bins per float column, an int or 'auto' (information criteria)",
     )
     g.add_argument(
