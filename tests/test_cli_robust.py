@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from fsel.cli.main import main, name_columns
+from fsel.cli.io import name_columns
+from fsel.cli.main import main
 
 FSEL = shutil.which("fsel") or ""
 
@@ -195,7 +196,7 @@ def test_a_column_name_given_twice_is_an_error(tmp_path, capsys, monkeypatch, pl
     if plain:
         monkeypatch.setitem(sys.modules, "pandas", None)
     path = _write_rows(tmp_path / "d.csv", ["label", "x", "label"], [["1", "2", "0"]] * 5)
-    _fails_in_one_line(capsys, ["select", path, "-t", "label"], r"more than once: label")
+    _fails_in_one_line(capsys, ["select", path, "-t", "label"], r"more than once: 'label'")
 
 
 def test_npz_refuses_a_target_name(tmp_path, capsys):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,12 +16,17 @@ from typing import Any
 
 import numpy as np
 
+from fsel.utils.column_types import _seconds
+
 __all__ = [
     "CliError",
     "LoadedData",
+    "bins",
     "dask_context",
     "literal",
     "n_features",
+    "name_columns",
+    "named_columns",
     "read_data",
     "read_data_dask",
     "resolve_data",
@@ -48,21 +54,48 @@ MISSING_TOKENS = (
 )  # fmt: skip
 
 
-def _check_unique_names(path: Path, header: list[str]) -> None:
+def _check_unique_names(path: Path | str, header: list[str], what: str = "the header") -> None:
     """A header that names a column twice is an error (pandas would rename the second
-    ``name.1`` and ``--target name`` would silently take the first)."""
+    ``name.1`` and ``--target name`` would silently take the first); so are feature
+    names given twice (``what`` says where they come from)."""
     seen: set[str] = set()
     twice = sorted({h for h in header if h in seen or seen.add(h)})
     if twice:
         raise CliError(
-            f"{path}: the header names these columns more than once: {', '.join(twice)} "
+            f"{path}: {what} names these columns more than once: {', '.join(map(repr, twice))} "
             "(rename them so that every column name is unique)"
         )
 
 
+def _csv_rows(path: Path, sep: str = ",") -> Iterator[tuple[int, list[str]]]:
+    """The rows of a CSV file as ``(line number, fields)``, the header first: a UTF-8
+    byte-order mark is dropped and blank lines are skipped (as pandas does). A row
+    with more fields than the header is an error naming its line -- an unquoted
+    separator in a cell would shift the columns after it -- except for one trailing
+    empty field on every row when the first data row has one (some exporters end each
+    row with the separator), which is dropped. The one rule of both CSV readers."""
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        reader = csv.reader(fh, delimiter=sep)
+        width = trailing = None
+        for row in reader:
+            if not row:
+                continue
+            if width is None:
+                width = len(row)
+            elif trailing is None:
+                trailing = len(row) == width + 1 and row[-1] == ""
+            if trailing and len(row) == width + 1 and row[-1] == "":
+                row = row[:-1]
+            if len(row) > width:
+                raise CliError(
+                    f"{path}: line {reader.line_num} has {len(row)} fields but the header "
+                    f"names {width} columns (a separator inside a cell? quote the cell)"
+                )
+            yield reader.line_num, row
+
+
 def _read_csv_plain(path: Path) -> tuple[list[str], dict[str, np.ndarray]]:
-    with path.open(newline="") as fh:
-        rows = list(csv.reader(fh))
+    rows = [row for _, row in _csv_rows(path)]
     if not rows:
         raise CliError(f"{path}: the file is empty")
     header, body = rows[0], rows[1:]
@@ -158,6 +191,7 @@ def read_data(
             raise CliError(
                 f"{names_file}: {len(names)} names for {loaded.X.shape[1]} feature columns"
             )
+        _check_unique_names(names_file, names, "the file")
         loaded.feature_names = names
     return loaded
 
@@ -217,6 +251,9 @@ def _read_data(
     suffix = p.suffix.lower()
     categorical = list(categorical or [])
     if suffix == ".npz":
+        with p.open("rb") as fh:
+            if fh.read(2) != b"PK":  # numpy would try a .npy, then a pickle
+                raise CliError(f"{path}: not a .npz file (a zip of arrays, as numpy.savez writes)")
         try:
             with np.load(p, allow_pickle=False) as z:
                 arrays = {k: z[k] for k in z.files}
@@ -272,6 +309,7 @@ def _read_data(
             raise CliError(
                 f"{path}: 'feature_names' has {len(names)} entries but X has {X.shape[1]} columns"
             )
+        _check_unique_names(path, names, "'feature_names'")
         if "categorical" in arrays and np.ravel(arrays["categorical"]).size != X.shape[1]:
             raise CliError(
                 f"{path}: 'categorical' has {np.ravel(arrays['categorical']).size} entries "
@@ -306,13 +344,7 @@ def _read_data(
         raise
     except Exception as exc:
         raise CliError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
-    if target is None:
-        raise CliError("--target COLUMN is required for CSV and Parquet files")
-    if target not in names:
-        raise CliError(f"label column {target!r} is not in {path}; columns are: {', '.join(names)}")
-    feat = [n for n in names if n != target]
-    if not feat:
-        raise CliError(f"{path}: no feature columns besides the target {target!r}")
+    feat = _feature_columns(path, target, names)
     for c in categorical:
         if c not in feat:
             raise CliError(f"--categorical: no feature column {c!r} in {path}")
@@ -327,20 +359,40 @@ def _read_data(
     for n in feat:
         if cols[n].dtype.kind == "O" and n not in categorical:
             cols[n] = _parse_dates(cols[n])
+    try:
+        import pandas as pd
+    except ImportError:  # X is one ndarray: dates as the seconds the selectors take
+        pd = None
+        for n in feat:
+            if cols[n].dtype.kind == "M":
+                cols[n] = _seconds(cols[n])
     if all(cols[n].dtype.kind in "biuf" for n in feat):
         return LoadedData(
             np.column_stack([cols[n] for n in feat]), cols[target], feat, cat_idx, target
         )
     # a mixed table: the selectors decide what each column is (categorical="auto")
-    try:
-        import pandas as pd
-
+    if pd is not None:
         X: Any = pd.DataFrame({n: cols[n] for n in feat}, columns=feat)
-    except ImportError:  # pragma: no cover - pandas is part of the usual install
+    else:
         X = np.empty((len(cols[target]), len(feat)), dtype=object)
         for i, n in enumerate(feat):
             X[:, i] = cols[n]
     return LoadedData(X, cols[target], feat, cat_idx, target)
+
+
+def _feature_columns(path: str, target: str | None, names: list[str]) -> list[str]:
+    """The feature columns of a CSV or Parquet table: all but ``--target``, which must
+    name one of them (the names quoted in the error: a space in a name shows)."""
+    if target is None:
+        raise CliError("--target COLUMN is required for CSV and Parquet files")
+    if target not in names:
+        raise CliError(
+            f"label column {target!r} is not in {path}; columns are: {', '.join(map(repr, names))}"
+        )
+    feat = [n for n in names if n != target]
+    if not feat:
+        raise CliError(f"{path}: no feature columns besides the target {target!r}")
+    return feat
 
 
 def _as_numbers(col: np.ndarray, name: str) -> np.ndarray:
@@ -366,30 +418,45 @@ def _as_numbers(col: np.ndarray, name: str) -> np.ndarray:
 
 def _parse_dates(col: np.ndarray) -> np.ndarray:
     """A text column whose every non-empty cell parses as a date or a date and time,
-    as ``datetime64`` (empty cells NaT); any other column unchanged."""
+    as ``datetime64`` (empty cells NaT; times with a UTC offset converted to UTC, so
+    that a column whose offset changes, e.g. at a daylight-saving change, is still a
+    date); any other column unchanged. The unit is pandas' own (pandas 3: microseconds,
+    years 1 to 9999), never a cast to nanoseconds, which wraps dates outside 1677-2262
+    around."""
     cells = [v for v in col.tolist() if isinstance(v, str) and v.strip() != ""]
     if not cells or any(not isinstance(v, str) for v in col.tolist() if not _is_hole(v)):
         return col
     if not all(any(ch in v for ch in "-/:") and any(ch.isdigit() for ch in v) for v in cells):
         return col
+    import warnings
+
     try:
-        import warnings
-
         import pandas as pd
-
+    except ImportError:
+        return _parse_iso_dates(col)
+    try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            parsed = pd.to_datetime(pd.Series(col, dtype=object), errors="raise", format="mixed")
-        if getattr(parsed.dt, "tz", None) is not None:
-            parsed = parsed.dt.tz_convert("UTC").dt.tz_localize(None)
-        return parsed.to_numpy(dtype="datetime64[ns]")
-    except ImportError:  # pragma: no cover - pandas is part of the usual install
-        try:
-            return np.array(
-                [v if isinstance(v, str) else "NaT" for v in col.tolist()], dtype="datetime64[s]"
+            parsed = pd.to_datetime(
+                pd.Series(col, dtype=object), errors="raise", format="mixed", utc=True
             )
-        except ValueError:
-            return col
+    except pd.errors.OutOfBoundsDatetime:  # pandas 2 parses to nanoseconds only
+        return _parse_iso_dates(col)
+    except (ValueError, TypeError, OverflowError):
+        return col
+    return parsed.dt.tz_localize(None).to_numpy()
+
+
+def _parse_iso_dates(col: np.ndarray) -> np.ndarray:
+    """:func:`_parse_dates` without pandas: ISO 8601 dates and times (numpy's parser;
+    an offset is converted to UTC), in seconds; any other column unchanged."""
+    import warnings
+
+    cells = [v.strip() if isinstance(v, str) and v.strip() else "NaT" for v in col.tolist()]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numpy's deprecation of UTC offsets
+            return np.array(cells, dtype="datetime64[s]")
     except (ValueError, TypeError, OverflowError):
         return col
 
@@ -413,15 +480,52 @@ def _read_csv(p: Path, sep: str) -> tuple[list[str], dict[str, np.ndarray]]:
         if sep != ",":
             raise CliError("reading .tsv needs pandas (pip install 'fsel[pandas]')") from None
         return _read_csv_plain(p)
+    header = _csv_header(p, sep)
+    if header is None:
+        raise CliError(f"{p}: the file is empty")
+    _check_unique_names(p, header)
+    import warnings
+
     try:
-        head = pd.read_csv(p, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False)
-        _check_unique_names(p, [str(v) for v in head.iloc[0].tolist()])
-        df = pd.read_csv(p, sep=sep, keep_default_na=False, na_values=list(MISSING_TOKENS))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", pd.errors.ParserWarning)
+            df = pd.read_csv(p, sep=sep, **_PANDAS_CSV)
     except pd.errors.EmptyDataError:
         raise CliError(f"{p}: the file is empty") from None
+    except pd.errors.ParserError:
+        _check_widths(p, sep)  # names the row with too many fields
+        raise
+    if any(issubclass(w.category, pd.errors.ParserWarning) for w in caught):
+        _check_widths(p, sep)  # pandas dropped fields beyond the header's
+        raise CliError(f"{p}: rows have more fields than the header names columns")
     if len(df) == 0:
         raise CliError(f"{p}: the file has a header but no rows")
     return _frame_to_columns(df)
+
+
+#: how pandas (and Dask) read a CSV file: the missing-value markers of the plain reader,
+#: and never the first column as the index (pandas takes it when the rows have one
+#: field more than the header, e.g. a separator at the end of every row)
+_PANDAS_CSV: dict[str, Any] = {
+    "keep_default_na": False,
+    "na_values": list(MISSING_TOKENS),
+    "index_col": False,
+}
+
+
+def _csv_header(p: Path, sep: str) -> list[str] | None:
+    """The header of a CSV file (None when it has no line)."""
+    for _, row in _csv_rows(p, sep):
+        return row
+    return None
+
+
+def _check_widths(p: Path, sep: str, n_rows: int | None = None) -> None:
+    """Raise the error of :func:`_csv_rows` for the first row with too many fields
+    (among the first ``n_rows`` rows)."""
+    for i, _ in enumerate(_csv_rows(p, sep)):
+        if n_rows is not None and i >= n_rows:
+            return
 
 
 def _read_parquet(p: Path) -> tuple[list[str], dict[str, np.ndarray]]:
@@ -481,10 +585,15 @@ def read_data_dask(
     try:
         if suffixes <= {".parquet", ".pq"}:
             df = dd.read_parquet(files)
-        elif suffixes <= {".csv", ".txt"}:
-            df = dd.read_csv(files)
-        elif suffixes == {".tsv"}:
-            df = dd.read_csv(files, sep="\t")
+        elif suffixes <= {".csv", ".txt"} or suffixes == {".tsv"}:
+            sep = "\t" if suffixes == {".tsv"} else ","
+            for f in files:  # the in-memory reader's rules, on each file's first rows
+                header = _csv_header(Path(f), sep)
+                if header is None:
+                    raise CliError(f"{f}: the file is empty")
+                _check_unique_names(f, header)
+                _check_widths(Path(f), sep, n_rows=2)
+            df = dd.read_csv(files, sep=sep, **_PANDAS_CSV)
         else:
             raise CliError(
                 f"{path}: with --scheduler, use .csv or .parquet files (got {sorted(suffixes)})"
@@ -494,11 +603,7 @@ def read_data_dask(
     except Exception as exc:
         raise CliError(f"{path}: cannot read the file ({type(exc).__name__}: {exc})") from None
     names = [str(c) for c in df.columns]
-    if target not in names:
-        raise CliError(f"label column {target!r} is not in {path}; columns are: {', '.join(names)}")
-    feat = [n for n in names if n != target]
-    if not feat:
-        raise CliError(f"{path}: no feature columns besides the target {target!r}")
+    feat = _feature_columns(path, target, names)
     categorical = list(categorical or [])
     for c in categorical:
         if c not in feat:
@@ -521,6 +626,51 @@ def read_data_dask(
     return LoadedData(X, df[target], feat, [feat.index(c) for c in categorical], target)
 
 
+class named_columns:
+    """Re-raise a ValueError/TypeError whose message names columns by position
+    (``column '3'``, ``column 3``) with the header names instead. A DataFrame ``X``
+    (a mixed table, Dask) reaches the library with its names, which its messages
+    already use: a number there that is a column's name is kept."""
+
+    def __init__(self, names: list[str], X: Any = None) -> None:
+        self.names = list(names)
+        self.by_name = hasattr(X, "columns")
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+        if exc is None or not isinstance(exc, (ValueError, TypeError)):
+            return False
+        raise CliError(name_columns(str(exc), self.names, self.by_name)) from exc
+
+
+def name_columns(message: str, names: list[str], by_name: bool = False) -> str:
+    """Replace column positions in an error message by the column's header name
+    (``by_name``: the message came from a table with these names, so a number that is
+    one of them is a name, not a position).
+
+    Examples
+    --------
+    >>> name_columns("MIM: X contains inf in column '1'; remove it", ["age", "income"])
+    "MIM: X contains inf in column 'income'; remove it"
+    >>> name_columns("column 0 has non-integer values", ["age", "income"])
+    "column 'age' has non-integer values"
+    >>> name_columns("inf in column '0'", ["1", "0"], by_name=True)
+    "inf in column '0'"
+    """
+
+    def sub(m: re.Match) -> str:
+        j = int(m.group(2))
+        if by_name and m.group(2) in names:
+            return m.group(0)
+        if 0 <= j < len(names):
+            return f"{m.group(1)}{names[j]!r}"
+        return m.group(0)
+
+    return re.sub(r"(\bcolumn )'?(\d+)'?(?![\d.])", sub, message)
+
+
 def literal(text: str) -> Any:
     """An option's value as a Python literal (``"3"`` -> 3, ``"0.5"`` -> 0.5), else the
     text itself."""
@@ -539,3 +689,13 @@ def n_features(text: str) -> Any:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise argparse.ArgumentTypeError(f"expected an int, a fraction or 'auto', got {text!r}")
     return value
+
+
+def bins(text: str) -> Any:
+    """``--bins``'s value: an int or ``auto``."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an int or 'auto', got {text!r}") from None

@@ -14,16 +14,17 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from fsel._version import __version__
 from fsel.cli.io import CliError, read_data
+from fsel.cli.io import bins as _bins
 from fsel.cli.io import dask_context as _dask_context
 from fsel.cli.io import literal as _literal
 from fsel.cli.io import n_features as _n_features
+from fsel.cli.io import named_columns as _named_columns
 from fsel.cli.io import resolve_data as _resolve_data
 
 __all__ = ["build_parser", "main"]
@@ -124,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("method parameters (passed when the method has them)")
     g.add_argument(
         "--bins",
-        type=lambda v: v if v == "auto" else int(v),
+        type=_bins,
         help="bins per float column, an int or 'auto' (information criteria)",
     )
     g.add_argument(
@@ -352,22 +353,44 @@ def _wrapper_options(args: argparse.Namespace) -> None:
         raise CliError(f"--bootstrap needs a number of resamples >= 1, got {args.bootstrap}")
 
 
-def _check_output(path: str | None) -> None:
-    """Refuse an ``--output`` that cannot be written as asked before anything runs."""
-    if not path:
-        return
-    p = Path(path)
-    if p.is_dir():
-        raise CliError(f"--output {path}: is a folder; give a file name such as result.json")
-    if p.suffix.lower() not in (".json", ".csv"):
-        raise CliError(f"--output {path}: give a .json or a .csv file name")
+def _check_output(args: argparse.Namespace) -> None:
+    """Refuse an ``--output`` or ``--plot`` that cannot be written as asked before
+    anything runs (one that would overwrite an input file included)."""
+    inputs = [_resolve_data(args.data), args.target_file, args.feature_names]
+    for flag, path in (("--output", args.output), ("--plot", args.plot)):
+        for src in (s for s in inputs if s and path):
+            if _same_file(path, src):
+                raise CliError(f"{flag} {path}: is an input file; give another file name")
+        if path and Path(path).is_dir():
+            raise CliError(f"{flag} {path}: is a folder; give a file name such as result.json")
+    if args.output and Path(args.output).suffix.lower() not in (".json", ".csv"):
+        raise CliError(f"--output {args.output}: give a .json or a .csv file name")
+    if args.plot:
+        try:
+            from matplotlib.backend_bases import FigureCanvasBase
+        except ImportError:
+            raise CliError("--plot needs matplotlib: pip install matplotlib") from None
+        kinds = sorted(FigureCanvasBase.get_supported_filetypes())
+        if Path(args.plot).suffix.lower().lstrip(".") not in kinds:
+            raise CliError(
+                f"--plot {args.plot}: give an image file name such as selection.png "
+                f"(suffixes: {', '.join('.' + k for k in kinds)})"
+            )
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name the same file (a link to it included)."""
+    try:
+        return Path(a).exists() and Path(b).exists() and os.path.samefile(a, b)
+    except OSError:
+        return Path(a).resolve() == Path(b).resolve()
 
 
 def _cmd_select(args: argparse.Namespace) -> int:
     from fsel._registry import get_method
 
     _wrapper_options(args)
-    _check_output(args.output)
+    _check_output(args)
 
     try:
         method = get_method(args.method)
@@ -413,15 +436,15 @@ def _cmd_select(args: argparse.Namespace) -> int:
     if args.fdr is not None or args.stability:
         from fsel.cli._meta import run_knockoff, run_stability
 
-        with _named_columns(data.feature_names):
+        with _named_columns(data.feature_names, data.X):
             run = run_knockoff if args.fdr is not None else run_stability
             out, columns = run(args, base, data)
         _write(args.output, out, columns)
         return 0
     if args.npfs:
-        with _named_columns(data.feature_names):
+        with _named_columns(data.feature_names, data.X):
             return _run_npfs(args, base, data)
-    with _named_columns(data.feature_names):
+    with _named_columns(data.feature_names, data.X):
         base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"n_samples": int(data.X.shape[0])})
 
@@ -554,7 +577,7 @@ def _select_on_dask(args: argparse.Namespace, method: Any, cats: list[str]) -> i
         if args.n_features_to_select is not None:
             params["n_features_to_select"] = args.n_features_to_select
         base = est_cls(**{**fixed, **params})
-        with _named_columns(data.feature_names):
+        with _named_columns(data.feature_names, data.X):
             base.fit(data.X, data.y)
     return _report_selection(args, method, base, data, {"scheduler": args.scheduler})
 
@@ -569,42 +592,6 @@ def _check_k(k: Any, n_features: int) -> None:
         raise CliError(f"-k: {exc}") from None
     if isinstance(k, int) and k > n_features:
         raise CliError(f"-k {k} is out of range: the table has {n_features} features")
-
-
-class _named_columns:
-    """Re-raise a ValueError/TypeError whose message names columns by position
-    (``column '3'``, ``column 3``) with the header names instead."""
-
-    def __init__(self, names: list[str]) -> None:
-        self.names = list(names)
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
-        if exc is None or not isinstance(exc, (ValueError, TypeError)):
-            return False
-        raise CliError(name_columns(str(exc), self.names)) from exc
-
-
-def name_columns(message: str, names: list[str]) -> str:
-    """Replace column positions in an error message by the column's header name.
-
-    Examples
-    --------
-    >>> name_columns("MIM: X contains inf in column '1'; remove it", ["age", "income"])
-    "MIM: X contains inf in column 'income'; remove it"
-    >>> name_columns("column 0 has non-integer values", ["age", "income"])
-    "column 'age' has non-integer values"
-    """
-
-    def sub(m: re.Match) -> str:
-        j = int(m.group(2))
-        if 0 <= j < len(names):
-            return f"{m.group(1)}{names[j]!r}"
-        return m.group(0)
-
-    return re.sub(r"(\bcolumn )'?(\d+)'?(?![\d.])", sub, message)
 
 
 def _jsonable(v: Any) -> bool:

@@ -85,31 +85,32 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """Run the ``report`` subcommand; returns the exit status."""
-    from fsel.cli.io import read_data, resolve_data
+    from fsel.cli.io import named_columns, read_data, resolve_data
     from fsel.reporting.analysis import cli_command, report
 
     cats = [c for c in (args.categorical or "").split(",") if c]
     path = resolve_data(args.data)
     data = read_data(path, args.target, cats)
     out = Path(args.output)
-    rep = report(
-        data.X,
-        _class_names(path, data.y),
-        methods=args.methods,
-        n_features_to_select=args.n_features_to_select,
-        n_resamples=args.n_resamples,
-        alpha=args.alpha,
-        n_folds=args.folds,
-        quick=args.quick,
-        task=args.task,
-        feature_names=data.feature_names,
-        categorical=data.categorical,
-        random_state=args.random_state,
-        cache_dir=None if args.no_cache else out / ".cache",
-        progress=False if args.quiet else None,
-        n_jobs=args.n_jobs,
-        fdr=args.fdr or None,
-    )
+    with named_columns(data.feature_names, data.X):  # messages name columns as select's
+        rep = report(
+            data.X,
+            _class_names(path, data.y),
+            methods=args.methods,
+            n_features_to_select=args.n_features_to_select,
+            n_resamples=args.n_resamples,
+            alpha=args.alpha,
+            n_folds=args.folds,
+            quick=args.quick,
+            task=args.task,
+            feature_names=data.feature_names,
+            categorical=data.categorical,
+            random_state=args.random_state,
+            cache_dir=None if args.no_cache else out / ".cache",
+            progress=False if args.quiet else None,
+            n_jobs=args.n_jobs,
+            fdr=args.fdr or None,
+        )
     rep.command = cli_command(_argv(args, rep.params))
     page = rep.save(out)
     print(rep.summary_text())

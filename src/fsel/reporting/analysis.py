@@ -537,6 +537,9 @@ def report(
         raise TypeError(f"quick must be True or False, got {quick!r}")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+    bad_fdr = isinstance(fdr, bool) or not isinstance(fdr, (int, float)) or not 0 < fdr < 1
+    if fdr is not None and bad_fdr:
+        raise ValueError(f"fdr must be a number in (0, 1), got {fdr!r} (None: no knockoffs)")
     from fsel.utils.params import check_n_jobs
 
     check_n_jobs(n_jobs)

@@ -195,7 +195,9 @@ def _dataframe_columns(
             elif kind == "M" or dt.startswith("datetime64"):
                 if getattr(s.dt, "tz", None) is not None:
                     s = s.dt.tz_convert("UTC").dt.tz_localize(None)
-                cols.append(s.to_numpy(dtype="datetime64[ns]"))
+                # the column's own unit: a cast to nanoseconds wraps dates outside
+                # 1677-2262 around (a datetime64[s] or [us] column holds them)
+                cols.append(s.to_numpy())
                 integral.append(False)
             else:
                 is_int = kind in "iub"
