@@ -354,7 +354,7 @@ def test_reordered_columns_keep_their_categorical_declaration(given):
     # changes its weight; the declaration must follow the column wherever the
     # replicate puts it, so the weights are the same, reordered
     import fsel
-    from fsel.meta.resampling import _columns, _reorder_categorical, column_order
+    from fsel.meta.column_order import column_order, reorder_categorical, take_columns
 
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(3)
@@ -370,8 +370,8 @@ def test_reordered_columns_keep_their_categorical_declaration(given):
     for seed in range(4):
         order = column_order(fsel.ReliefF(), 5, seed, None)
         est = fsel.ReliefF(1, categorical=cat)
-        _reorder_categorical(est, order)
-        got = est.fit(_columns(data, order), y).scores_
+        reorder_categorical(est, order)
+        got = est.fit(take_columns(data, order), y).scores_
         np.testing.assert_allclose(got, want[order], rtol=0, atol=1e-12)
 
 

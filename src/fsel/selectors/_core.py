@@ -118,7 +118,7 @@ class SelectorCore:
     _param_kinds: ClassVar[dict[str, Any]] = {}
     #: the picks do not depend on the columns' order but where scores tie (the lowest
     #: index wins): the resampling meta-methods show each replicate the columns in a
-    #: random order (:func:`fsel.meta.resampling.column_order`)
+    #: random order (:func:`fsel.meta.column_order.column_order`)
     _column_order_free = True
     #: scores of unselected features closer than this rank as ties (by column index):
     #: :func:`rfe_ranking`'s ``tie_tol``
