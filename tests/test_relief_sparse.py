@@ -117,8 +117,9 @@ def test_sparse_input_untouched_and_bad_cases():
     before = S.copy()
     ReliefF(sample_size=10, random_state=0).fit(S, y)
     assert (S != before).nnz == 0
-    with pytest.raises(ValueError, match="categorical"):
-        ReliefF(categorical=[0]).fit(S, y)
+    if np.unique(X[:, 0][X[:, 0] != 0]).size > 1:  # more than two levels: refused
+        with pytest.raises(ValueError, match="categorical column 0 has more than two levels"):
+            ReliefF(categorical=[0]).fit(S, y)
     S2 = S.copy().astype(float)
     S2.data[0] = np.nan
     with pytest.raises(ValueError, match="missing"):
@@ -157,3 +158,24 @@ def test_rounding_noise_margins_get_no_weight(seed):
     np.testing.assert_array_equal(sparse.selection_order_, dense.selection_order_)
     noise = np.abs(dense.margin_) <= 1e-12
     assert np.all(dense.feature_importances_[noise] == 0.0)
+
+
+@pytest.mark.parametrize("cls", [Relief, ReliefF, MRelief, SURF, MultiSURF])
+@pytest.mark.parametrize("scaling", ["robust", "range", "rank"])
+@pytest.mark.parametrize("metric", ["manhattan", "euclidean"])
+def test_sparse_boolean_columns_as_dense_ones(cls, scaling, metric):
+    # a sparse boolean matrix (CountVectorizer(binary=True, dtype=bool)) is categorical:
+    # its two levels, 0 and 1, are taken unscaled, every change a difference of 1,
+    # which is the dense fit's nominal difference
+    rng = np.random.default_rng(0)
+    Xb = rng.random((120, 5)) < 0.3
+    y = (Xb[:, 0] ^ Xb[:, 1]).astype(int)
+    dense = cls(2, scaling=scaling, metric=metric).fit(Xb, y)
+    sparse = cls(2, scaling=scaling, metric=metric).fit(sp.csr_matrix(Xb), y)
+    np.testing.assert_allclose(sparse.scores_, dense.scores_, rtol=0, atol=1e-12)
+    assert sparse.selection_order_.tolist() == dense.selection_order_.tolist()
+    # a 0/1 column declared categorical in a float matrix: the same
+    F = np.c_[Xb[:, :2].astype(float), rng.normal(size=(120, 2))]
+    want = cls(2, scaling=scaling, metric=metric, categorical=[0, 1]).fit(F, y).scores_
+    got = cls(2, scaling=scaling, metric=metric, categorical=[0, 1]).fit(sp.csc_matrix(F), y)
+    np.testing.assert_allclose(got.scores_, want, rtol=0, atol=1e-12)

@@ -201,6 +201,27 @@ def scale_to_unit(values: np.ndarray, lo: np.ndarray, ptp: np.ndarray, n_jobs: i
     return out
 
 
+def _binary_columns(M: Any, nominal: np.ndarray) -> np.ndarray:
+    """The nominal columns of a sparse CSC matrix whose stored values are all 1 (two
+    levels, 0 and 1: a boolean column): their nominal difference, 0 or 1, is the
+    numeric one of the values as they are, so sparse input takes them."""
+    out = np.zeros(nominal.shape, dtype=bool)
+    Mc = M.tocsc()
+    for j in np.flatnonzero(nominal).tolist():
+        data = Mc.data[Mc.indptr[j] : Mc.indptr[j + 1]]
+        out[j] = bool(np.all(data == 1))
+    return out
+
+
+def _unscaled_columns(Z: Any, columns: np.ndarray) -> Any:
+    """``Z`` (CSR) with the stored entries of the 0/1 ``columns`` set back to 1 (their
+    value unscaled; a column's entries sit where its ones are)."""
+    Zc = Z.tocsc()
+    owner = np.repeat(np.arange(Zc.shape[1]), np.diff(Zc.indptr))
+    Zc.data[columns[owner]] = 1.0
+    return Zc.tocsr()
+
+
 class BaseRelief(SelectorCore):
     """The logic of :class:`fsel.selectors.relief.BaseRelief` (documented there)."""
 
@@ -400,10 +421,18 @@ class BaseRelief(SelectorCore):
                 f"{name}: sparse X with missing values (stored NaN) is not supported; "
                 "impute them first"
             )
-        if nominal.any():
-            raise ValueError(f"{name}: categorical features are not supported with sparse X")
         n = table.values.shape[0]
+        binary = _binary_columns(table.values, nominal)
+        if (nominal & ~binary).any():
+            j = int(np.flatnonzero(nominal & ~binary)[0])
+            raise ValueError(
+                f"{name}: categorical column {j} has more than two levels, which sparse X "
+                "does not support (two levels, 0 and 1, are taken as they are); pass "
+                "X.toarray() if it fits"
+            )
         Z, constant = scale_sparse(table.values, self.scaling)
+        if binary.any():  # 0/1 unscaled: every change a difference of 1, as nominal
+            Z = _unscaled_columns(Z, binary)
         self._ref_rows = self._reference_rows(n)
         priors = np.bincount(y_codes, minlength=classes.size) / n
         mbar = np.asarray(self._mean_margin(Z, y_codes, priors, nominal=None), dtype=np.float64)
