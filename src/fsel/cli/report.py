@@ -143,8 +143,8 @@ def _argv(args: argparse.Namespace, params: dict[str, Any]) -> list[str]:
         argv += ["--target", args.target]
     argv += ["--methods", ",".join(params["methods"]), "-k", str(params["k"])]
     argv += ["--n-resamples", str(params["n_bootstraps"]), "--folds", str(params["n_folds"])]
-    argv += ["--alpha", f"{params['alpha']:g}", "--task", params["task"]]
-    argv += ["--fdr", f"{args.fdr:g}"]
+    argv += ["--alpha", repr(float(params["alpha"])), "--task", params["task"]]
+    argv += ["--fdr", repr(float(args.fdr))]  # every digit: the same run again
     if args.categorical:
         argv += ["--categorical", args.categorical]
     argv += ["--random-state", str(params["random_state"]), "--output", str(args.output)]

@@ -409,10 +409,12 @@ def knockoff_threshold(W: Any, fdr: float, offset: int = 1) -> float:
     return float(t[ok[0]]) if ok.size else math.inf
 
 
-def knockoff_evalues(W: Any, threshold: float, offset: int = 1) -> np.ndarray:
+def knockoff_evalues(W: Any, threshold: float) -> np.ndarray:
     r"""Knockoff e-values (Ren & Barber 2024):
-    :math:`e_j = p\,\mathbf 1\{W_j \ge T\} / (\text{offset} + \#\{k : W_k \le -T\})`;
-    all zero when :math:`T = \infty`.
+    :math:`e_j = p\,\mathbf 1\{W_j \ge T\} / (1 + \#\{k : W_k \le -T\})`;
+    all zero when :math:`T = \infty`. The ``1 +`` holds whatever offset chose ``T``:
+    it keeps every e-value finite with mean at most 1 under the null (without it a
+    draw with no negative statistic beyond ``T`` divided by zero).
 
     Examples
     --------
@@ -422,7 +424,7 @@ def knockoff_evalues(W: Any, threshold: float, offset: int = 1) -> np.ndarray:
     W = np.asarray(W, dtype=np.float64)
     if not math.isfinite(threshold):
         return np.zeros(W.size)
-    return W.size * (W >= threshold) / (offset + np.count_nonzero(W <= -threshold))
+    return W.size * (W >= threshold) / (1 + np.count_nonzero(W <= -threshold))
 
 
 def ebh_select(e: Any, fdr: float) -> np.ndarray:

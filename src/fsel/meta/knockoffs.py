@@ -187,6 +187,13 @@ def _with_threads(selector: Any, n_jobs: int | None) -> Any:
     return clone(selector).set_params(n_jobs=n_jobs)
 
 
+def _check_finite_knockoffs(Xk: np.ndarray, what: str) -> None:
+    """Refuse knockoffs with a missing or infinite value: a NaN column standardises to
+    NaN, scores 0, and every statistic W then looks like a discovery."""
+    if not np.isfinite(Xk).all():
+        raise ValueError(f"{what} NaN or inf values; knockoffs need complete data, as X does")
+
+
 def _one_draw(
     X: np.ndarray,
     y: Any,
@@ -211,6 +218,7 @@ def _one_draw(
             raise ValueError(
                 f"the knockoffs callable must return an array of shape {X.shape}, got {Xk.shape}"
             )
+        _check_finite_knockoffs(Xk, "the knockoffs callable returned")
     else:
         Xk = gaussian_knockoffs(X, mu, sigma, s, rng)  # type: ignore[arg-type]
     perm = rng.permutation(2 * p)
@@ -493,6 +501,7 @@ class KnockoffFilter(BaseSelector):
             s = solve_s(sigma, self.s_method)
         elif isinstance(k, np.ndarray):
             arr = np.asarray(k, dtype=np.float64)
+            _check_finite_knockoffs(arr, f"{name}: knockoffs holds")
             if arr.shape == Xv.shape and n_draws == 1:
                 given = [arr]
             elif arr.shape == (n_draws, *Xv.shape):
@@ -540,7 +549,7 @@ class KnockoffFilter(BaseSelector):
             scores = W
         else:
             e = np.mean(
-                [knockoff_evalues(w, t, self.offset) for w, t in zip(Wd, thresholds, strict=True)],
+                [knockoff_evalues(w, t) for w, t in zip(Wd, thresholds, strict=True)],
                 axis=0,
             )
             kept = ebh_select(e, self.fdr)

@@ -311,7 +311,10 @@ def npfs_permutation_test(
     :math:`\hat F` of a count, and feature ``i`` is relevant iff
     :math:`z_i > \zeta = \min\{t : \hat F(t) \ge 1 - \alpha\}`; its p-value is
     :math:`(1 + \#\{\text{null counts} \ge z_i\}) / (1 + MK)`. ``correction`` works
-    as in :func:`npfs_test` on these p-values. When ``y`` is unrelated to ``X`` the
+    as in :func:`npfs_test` on these p-values (Bonferroni: :math:`p_i \le \alpha/K`,
+    which needs :math:`1/(1 + MK) \le \alpha/K`, i.e. enough permutations), and
+    ``threshold`` is then the largest count that does not pass (``n`` when none
+    does). When ``y`` is unrelated to ``X`` the
     share of features found relevant is about ``alpha`` (averaged over the features:
     one the selector favours under the null, e.g. with more distinct values, can be
     found relevant more often).
@@ -337,17 +340,22 @@ def npfs_permutation_test(
     n_ge = m - np.searchsorted(pooled, counts, side="left")
     pvalues = (1.0 + n_ge) / (1.0 + m)
     cdf = np.searchsorted(pooled, np.arange(n + 1), side="right") / m
-    a_eff = alpha / K if correction == "bonferroni" else alpha
+    a_eff = alpha
     threshold = _zeta(cdf, a_eff)
     support = counts > threshold
-    if correction == "bh":
+    if correction == "bonferroni":  # on the p-values: the null's quantile at alpha / K
+        a_eff = alpha / K  # is below its resolution 1 / (1 + MK) unless M is large
+        support = pvalues <= a_eff
+    elif correction == "bh":
         order = np.argsort(pvalues, kind="stable")
         ok = np.flatnonzero(pvalues[order] <= alpha * np.arange(1, K + 1) / K)
+        a_eff = alpha / K  # no rejection: as npfs_test
         support = np.zeros(K, dtype=bool)
         if ok.size:
             a_eff = alpha * (int(ok[-1]) + 1) / K
             support = pvalues <= pvalues[order[int(ok[-1])]]
-            threshold = int(counts[support].min()) - 1
+    if correction is not None:  # support_ == counts_ > threshold_ (p falls with z)
+        threshold = int(counts[support].min()) - 1 if support.any() else n
     n_sel = X.sum(axis=1).astype(np.intp)
     rank = np.lexsort((np.arange(K), -counts))
     return NPFSResult(
@@ -666,15 +674,25 @@ class NPFS(BaseSelector):
         self.relevant_features_ = res.relevant
         self._set_selection(res.relevant, res.counts)
         n, K = M.shape
-        if res.threshold >= n and null_counts is None:
-            kbar = float(res.n_selected.mean())
-            if self.correction == "bonferroni":
-                level = self.alpha / K
-            elif self.correction == "bh":
-                level = self.alpha * max(1.0, math.floor(kbar)) / K
-            else:
-                level = self.alpha
-            need = min_bootstraps(kbar, K, min(level, 1 - 1e-12))
+        kbar = float(res.n_selected.mean())
+        if self.correction == "bonferroni":
+            level = self.alpha / K
+        elif self.correction == "bh":  # at best BH rejects the k picked every time
+            level = self.alpha * max(1.0, math.floor(kbar)) / K
+        else:
+            level = self.alpha
+        need = min_bootstraps(kbar, K, min(level, 1 - 1e-12))
+        hopeless = res.threshold >= n if self.correction != "bh" else need is None or need > n
+        if null_counts is not None and (1.0 + null_counts.size) * level < 1.0:
+            perms = math.ceil((1.0 / level - 1.0) / K)  # 1 / (1 + M K) <= level
+            warnings.warn(
+                f"with {null_counts.shape[0]} permutations the smallest p-value is "
+                f"1/(1 + {null_counts.size}), above the level {level:.3g}: no feature can "
+                f"pass the test; use n_permutations >= {perms}",
+                NPFSPowerWarning,
+                stacklevel=3,
+            )
+        if hopeless and null_counts is None:
             if need is None:
                 msg = (
                     f"the base selector returned all {K} features on every replicate, so "

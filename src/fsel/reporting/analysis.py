@@ -306,7 +306,8 @@ class FeatureReport:
         ok = self.ok_methods
 
         def fl(a: Any) -> Any:
-            return [None if not np.isfinite(v) else round(float(v), 6) for v in np.ravel(a)]
+            # six significant digits: a p-value of 5.8e-11 is not 0
+            return [None if not np.isfinite(v) else float(f"{v:.6g}") for v in np.ravel(a)]
 
         out: dict[str, Any] = {
             "fsel_version": self.version,
@@ -590,6 +591,8 @@ def report(
         "n_folds": folds,
         "task": task,
         "random_state": seed,
+        "fdr": None if fdr is None else float(fdr),
+        "categorical": None if categorical is None else _as_list(categorical),
         "model": f"{_N_NEIGHBORS}-nearest-neighbour "
         + ("classifier" if task == "classification" else "regressor")
         + " on standardised features",
@@ -746,13 +749,20 @@ def report(
     return rep
 
 
+def _as_list(categorical: Any) -> list[Any]:
+    """The ``categorical`` argument as a JSON-ready list (names, indices or a mask)."""
+    return [c.item() if isinstance(c, np.generic) else c for c in list(categorical)]
+
+
 def _python_command(params: dict[str, Any], quick: bool) -> str:
+    """The call that makes this report again: every setting spelled out."""
+    cat = "" if params["categorical"] is None else f"categorical={params['categorical']!r}, "
     return (
         f"fsel.report(X, y, methods={','.join(params['methods'])!r}, "
         f"n_features_to_select={params['k']}, "
-        f"n_resamples={params['n_bootstraps']}, alpha={params['alpha']}, "
+        f"n_resamples={params['n_bootstraps']}, alpha={params['alpha']!r}, "
         f"n_folds={params['n_folds']}, task={params['task']!r}, "
-        f"random_state={params['random_state']})"
+        f"fdr={params['fdr']!r}, {cat}random_state={params['random_state']})"
     )
 
 
