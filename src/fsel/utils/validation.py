@@ -556,9 +556,7 @@ def check_table(
         label = names[j] if names is not None else str(j)
         kind = _column_kind(col)
         miss = misses[j]
-        if col.dtype.kind == "c" or (
-            kind == "other" and any(isinstance(v, complex) for v in col[~miss].tolist())
-        ):
+        if col.dtype.kind == "c":  # (complex objects: not convertible, "not numeric")
             raise ValueError(f"{estimator_name}: Complex data not supported (column {label!r})")
         if kinds[j] != "numeric" and kinds[j] != "datetime" and _looks_like_identifier(col, miss):
             identifiers.append(label)
@@ -588,22 +586,25 @@ def check_table(
             # object columns that hold only numbers, booleans or missing values
             # (e.g. pandas nullable dtypes) are fine
             observed = col[~miss]
-            whole = observed.size and all(
+            try:
+                num = observed.astype(np.float64)
+                wide = bool(num.size) and float(np.abs(num).max()) > _FLOAT_EXACT
+            except OverflowError:  # a Python int beyond float64's range
+                num, wide = None, True
+            except (TypeError, ValueError):
+                num, wide = None, False
+            # integers beyond 2**53 (ids): float64 merged them; taken exactly instead
+            if wide and all(
                 isinstance(v, (Integral, np.integer)) and not isinstance(v, (bool, np.bool_))
                 for v in observed.tolist()
-            )
-            try:
-                num = (
-                    _integer_as_float(observed, label, estimator_name, bool(keep_integer))
-                    if whole
-                    else observed.astype(np.float64)
-                )
-            except (TypeError, ValueError):
+            ):
+                num = _integer_as_float(observed, label, estimator_name, bool(keep_integer))
+            if num is None:
                 raise TypeError(
                     f"{estimator_name}: column {label!r} is not numeric (dtype {col.dtype}): "
                     "each argument must be a string or a number convertible to float; "
                     f"declare it with categorical=[{label!r}] or encode it"
-                ) from None
+                )
             if np.isinf(num).any():
                 raise ValueError(
                     f"{estimator_name}: X contains inf in column {label!r}; infinite values "
