@@ -205,12 +205,11 @@ def _binary_columns(M: Any, nominal: np.ndarray) -> np.ndarray:
     """The nominal columns of a sparse CSC matrix whose stored values are all 1 (two
     levels, 0 and 1: a boolean column): their nominal difference, 0 or 1, is the
     numeric one of the values as they are, so sparse input takes them."""
-    out = np.zeros(nominal.shape, dtype=bool)
     Mc = M.tocsc()
-    for j in np.flatnonzero(nominal).tolist():
-        data = Mc.data[Mc.indptr[j] : Mc.indptr[j + 1]]
-        out[j] = bool(np.all(data == 1))
-    return out
+    owner = np.repeat(np.arange(Mc.shape[1]), np.diff(Mc.indptr))
+    other = np.zeros(nominal.shape, dtype=bool)
+    other[owner[Mc.data != 1]] = True  # a stored value other than 1
+    return nominal & ~other
 
 
 def _unscaled_columns(Z: Any, columns: np.ndarray) -> Any:
