@@ -404,7 +404,7 @@ class FeatureReport:
 
 def _check_int(name: str, value: Any, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        raise ValueError(f"fsel.report: {name} must be an int >= {low}, got {value!r}")
     return int(value)
 
 
@@ -535,12 +535,14 @@ def report(
 
     start = time.perf_counter()
     if not isinstance(quick, bool):
-        raise TypeError(f"quick must be True or False, got {quick!r}")
+        raise TypeError(f"fsel.report: quick must be True or False, got {quick!r}")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
+        raise ValueError(f"fsel.report: alpha must be a number in (0, 1), got {alpha!r}")
     bad_fdr = isinstance(fdr, bool) or not isinstance(fdr, (int, float)) or not 0 < fdr < 1
     if fdr is not None and bad_fdr:
-        raise ValueError(f"fdr must be a number in (0, 1), got {fdr!r} (None: no knockoffs)")
+        raise ValueError(
+            f"fsel.report: fdr must be a number in (0, 1), got {fdr!r} (None: no knockoffs)"
+        )
     from fsel.utils.params import check_n_jobs
 
     check_n_jobs(n_jobs)
@@ -581,7 +583,7 @@ def report(
     B = (20 if quick else 100) if n_resamples is None else _check_int("n_resamples", n_resamples, 2)
     folds = (3 if quick else 5) if n_folds is None else _check_int("n_folds", n_folds, 2)
     if folds > n:
-        raise ValueError(f"n_folds={folds} is larger than the number of rows ({n})")
+        raise ValueError(f"fsel.report: n_folds={folds} is larger than the number of rows ({n})")
     _check_rows(n, folds)
     params = {
         "methods": names,
