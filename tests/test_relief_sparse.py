@@ -179,3 +179,25 @@ def test_sparse_boolean_columns_as_dense_ones(cls, scaling, metric):
     want = cls(2, scaling=scaling, metric=metric, categorical=[0, 1]).fit(F, y).scores_
     got = cls(2, scaling=scaling, metric=metric, categorical=[0, 1]).fit(sp.csc_matrix(F), y)
     np.testing.assert_allclose(got.scores_, want, rtol=0, atol=1e-12)
+
+
+def test_irelief_sparse_margins_stay_within_the_memory_budget():
+    # I-Relief's margins of a sparse table are dense rows: made a few at a time within
+    # memory_budget (the whole block's rows x features before: 400 x 20,000 floats,
+    # 64 MB, for a table of a few thousand stored values), with the same weights
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    S = sp.random(400, 20_000, density=0.001, random_state=0, format="csr")
+    y = rng.integers(0, 2, 400)
+    kw = dict(max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        want = IRelief(5, **kw).fit(S, y).feature_importances_
+        IRelief(5, memory_budget=1 << 21, **kw).fit(S[:40], y[:40])  # warm-up
+        tracemalloc.start()
+        got = IRelief(5, memory_budget=1 << 21, **kw).fit(S, y).feature_importances_
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    np.testing.assert_array_equal(got, want)
+    assert peak < 24e6, peak

@@ -166,6 +166,7 @@ class IRelief(BaseRelief):
         # w E|X - v|, and the squared form scales by w^2)
         ed_z = self._expected_model(Z, y, priors.size)
         sparse = is_sparse(Z)
+        budget = int(self.memory_budget)
         w = np.full(d, 1.0 / np.sqrt(d))
         z = np.zeros(d)
         self.converged_ = False
@@ -176,10 +177,22 @@ class IRelief(BaseRelief):
             ed_w = None if ed_z is None else self._expected_model(Zw, y, priors.size, always=True)
 
             def fn(a: int, b: int, D: np.ndarray) -> np.ndarray:
-                m = _irelief_rows(Z, D, a, bounds, sigma, ed_z)
+                if not sparse:
+                    return _irelief_rows(Z, D, a, bounds, sigma, ed_z)
                 # wide sparse data: sums of runs of ROW_RUN rows (which no block
-                # splits), not N x D row margins
-                return np.add.reduceat(m, np.arange(0, b - a, ROW_RUN), axis=0) if sparse else m
+                # splits), not N x D row margins; the dense margins of a few runs at a
+                # time, within the memory budget (each row's margins are its own)
+                step = max(ROW_RUN, budget // (8 * d) // ROW_RUN * ROW_RUN)
+                return np.concatenate(
+                    [
+                        np.add.reduceat(
+                            _irelief_rows(Z, D[s : s + step], a + s, bounds, sigma, ed_z),
+                            np.arange(0, min(step, b - a - s), ROW_RUN),
+                            axis=0,
+                        )
+                        for s in range(0, b - a, step)
+                    ]
+                )
 
             parts = map_distance_rows(
                 Zw,
