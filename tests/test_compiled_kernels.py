@@ -84,6 +84,7 @@ DIRECT = {
     "_numba_labels.label_counts_rows",
     "_numba_counting.grouped_dense",
     "_numba_counting.grouped_touched",
+    "_numba_counting._sorted_sums",
     "_numba_counting.grouped_packed",
     "_numba_counting.pair_counts_rows",
     "_numba_counting.packed_sums",
@@ -107,6 +108,7 @@ DIRECT = {
     "_numba_available_counting._available_sums",
     "_numba_cmim.pair_cmi",
     "_numba_cmim.pair_histogram",  # through pair_cmi and split by rows below
+    "_numba_cmim.pair_cmi_sorted",  # against pair_cmi below
     "_numba_cmim.cmi_of_histogram",  # through pair_cmi
     "_numba_discretize.compact",
     "_numba_discretize.float_ranges",
@@ -758,3 +760,47 @@ def test_bin_by_edges_counts_the_edges_at_or_below(seed, n, widths, nan_bin, spl
         out = np.full((n, d), 99, dtype=np.int64)
         kernel(X, cols, E, lengths, nan_bin, np.array([0], dtype=np.intp), out, i0, i1)
         np.testing.assert_array_equal(out, want)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(1, 60), st.integers(1, 7), st.integers(1, 9), st.integers(1, 3), st.integers(0, 99)
+)
+def test_sorted_sums_against_counts(n, a, nz, group, seed):
+    """The sums of the joint histogram of (row, z) and of its coarse cells (// group)
+    from sorted cells: against plain counting."""
+    from fsel.kernels import _numba_counting as nc
+
+    rng = np.random.default_rng(seed)
+    row = rng.integers(0, a, n).astype(np.uint8)
+    z = rng.integers(0, nz, n).astype(np.int64)
+    table = _nlogn_table(n)
+    full = Counter((int(r) * nz + int(v)) for r, v in zip(row, z, strict=True))
+    coarse = Counter(
+        c // group for c in (int(r) * nz + int(v) for r, v in zip(row, z, strict=True))
+    )
+    for kernel in both(nc._sorted_sums):
+        sf, sc, nt, nct = kernel(row, z, nz, group, table, np.empty(n, np.int64))
+        assert sf == pytest.approx(sum(c * math.log2(c) for c in full.values()), abs=1e-9)
+        assert sc == pytest.approx(sum(c * math.log2(c) for c in coarse.values()), abs=1e-9)
+        assert (nt, nct) == (len(full), len(coarse))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 50), st.integers(1, 6), st.integers(1, 3), st.integers(0, 99))
+def test_pair_cmi_sorted_equals_the_dense_histogram(n, a, ny, seed):
+    """The sorted-cells term and the dense-histogram term: the same number, bit for bit
+    (both sum in cell order)."""
+    from fsel.kernels import _numba_cmim as nm
+
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, a, (2, n)).astype(np.uint8)
+    y = rng.integers(0, ny, n).astype(np.uint8)
+    levels = np.array([a, a], np.int64)
+    table = _nlogn_table(n)
+    args = (table, 1.5, 2.5, 2, 3, 1.0 / n, 0.01)
+    hist = np.zeros(a * a * ny, np.int64)
+    for dense, srt in zip(both(nm.pair_cmi), both(nm.pair_cmi_sorted), strict=True):
+        want = dense(C, y, ny, levels, 0, 1, *args, hist)
+        buf = (np.empty(n, np.int64), np.empty(n, np.int64))
+        assert srt(C, y, ny, a, 0, 1, *args, *buf) == want

@@ -502,3 +502,32 @@ def test_pair_z_codes_threads_agree_with_one_pass():
         want = C[j].astype(np.uint8) * np.uint8(3) + y
         np.testing.assert_array_equal(pair_z_codes(C, j, 3, y, np.uint8, 2), want)
         np.testing.assert_array_equal(pair_z_codes(packed, j, 3, y, np.uint8, 2), want)
+
+
+def test_wide_alphabets_count_in_memory_of_the_rows(monkeypatch):
+    # 2,000 levels a column and 100 classes: a table of the pair-and-target cells
+    # would hold 2,000 x 2,000 x 100 counts (3.2 GB); sorted cells need O(N)
+    import tracemalloc
+
+    import fsel
+
+    pytest.importorskip("numba")
+    import fsel.kernels._counting as counting
+
+    monkeypatch.delenv("FSEL_DISABLE_NUMBA", raising=False)
+    monkeypatch.setattr(counting, "SMALL_TABLE_CELLS", 0)  # the compiled counts
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2000, (3000, 6))
+    y = rng.integers(0, 100, 3000)
+    y[:1500] = X[:1500, 2] % 100  # column 2 tells half of the target
+    fsel.JMI(3, discretize=None).fit(X, y)  # warm-up
+    tracemalloc.start()
+    got = fsel.JMI(3, discretize=None).fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 50e6, peak
+    assert got.selection_order_[0] == 2
+    monkeypatch.setenv("FSEL_DISABLE_NUMBA", "1")  # the numpy counts: the same picks
+    want = fsel.JMI(3, discretize=None).fit(X, y)
+    assert got.selection_order_.tolist() == want.selection_order_.tolist()
+    np.testing.assert_allclose(got.scores_, want.scores_, rtol=0, atol=1e-9)

@@ -137,3 +137,33 @@ def test_terms_split_by_rows_equal_terms_by_candidates(monkeypatch):
     np.testing.assert_array_equal(split.scores_, one.scores_)
     rest = ~one.support_
     assert (one.scores_[rest] < one.relevance_[rest] - 1e-3).any()
+
+
+def test_terms_too_large_to_hold_are_counted_from_sorted_cells(monkeypatch):
+    # 1,500 levels a column on 2,000 rows: a term's histogram would hold 4.5M cells;
+    # from the rows' sorted cells it costs O(N) memory, with the engine's picks, and
+    # the same numbers whether the threads split rows or candidates
+    pytest.importorskip("numba")
+    monkeypatch.delenv("FSEL_DISABLE_NUMBA", raising=False)
+    import fsel.kernels.lazy_cmim as lazy_cmim
+    from fsel.kernels.information import InformationTable
+
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 1500, (2000, 12))
+    X[:, 5] = X[:, 1]  # a copy: a term of 0 for it once 1 is picked
+    y = (X[:, 1] % 3 + rng.integers(0, 2, 2000)) % 3
+    import tracemalloc
+
+    fsel.CMIM(5, discretize=None).fit(X, y)  # warm-up: compiled kernels loaded
+    tracemalloc.start()
+    lazy = fsel.CMIM(5, discretize=None).fit(X, y)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8e6, peak  # a held histogram: 1,500**2 x 3 x 8 B = 54 MB
+    monkeypatch.setattr(lazy_cmim, "ROWS_PER_THREAD", 1)
+    split = fsel.CMIM(5, discretize=None, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(split.scores_, lazy.scores_)
+    monkeypatch.setattr(InformationTable, "lazy_cmim", lambda self, k, tol: None)
+    full = fsel.CMIM(5, discretize=None).fit(X, y)
+    assert lazy.selection_order_.tolist() == full.selection_order_.tolist()
+    np.testing.assert_allclose(lazy.selection_scores_, full.selection_scores_, atol=1e-12)

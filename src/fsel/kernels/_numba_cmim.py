@@ -11,6 +11,8 @@ compare them with.
 import numba
 import numpy as np
 
+from fsel.kernels._numba_counting import _sorted_sums
+
 
 @numba.njit(nogil=True, cache=True)
 def pair_histogram(C, y, ny, aj, c, j, r0, r1, hist):
@@ -69,22 +71,48 @@ def pair_cmi(C, y, ny, n_levels, c, j, table, s_j, s_jy, m_j, m_jy, inv_n, mm, h
 
 
 @numba.njit(nogil=True, cache=True)
+def pair_cmi_sorted(C, y, ny, aj, c, j, table, s_j, s_jy, m_j, m_jy, inv_n, mm, z, keys):
+    """:func:`pair_cmi` for a histogram too large to hold (``n_levels[c] * aj * ny``
+    cells against N rows): the rows' cells sorted (``z``, ``keys``: N-long buffers),
+    summed in cell order, so the same number as the dense histogram gives."""
+    rj = C[j]
+    for i in range(z.shape[0]):
+        z[i] = np.int64(rj[i]) * ny + np.int64(y[i])
+    s_cjy, s_cj, m_cjy, m_cj = _sorted_sums(C[c], z, aj * ny, ny, table, keys)
+    val = (s_cjy + s_j - s_cj - s_jy) * inv_n
+    val += (m_cj + m_jy - m_cjy - m_j) * mm
+    return max(0.0, val)
+
+
+@numba.njit(nogil=True, cache=True)
 def refresh_block(C, y, ny, n_levels, top, seen, picks, t, s_k, s_ky, m_k, m_ky, table, mm, out):
     """For each candidate ``top[i]``: ``min_s I(X_c; Y | X_picks[s])`` over the picks
     ``s = seen[i] .. t-1`` it has not been compared with (``inf`` where none), into
     ``out[i]``."""
-    inv_n = 1.0 / C.shape[1]
+    n = C.shape[1]
+    inv_n = 1.0 / n
     a = 1
     for i in range(n_levels.shape[0]):
         a = max(a, n_levels[i])
-    hist = np.zeros(a * a * ny, np.int64)
+    # a term's histogram is held while it has at most max(4 N, 4096) cells; a larger
+    # one is counted from the rows' sorted cells (memory O(N))
+    hist = np.zeros(min(a * a * ny, max(4 * n, 4096)), np.int64)
+    z = np.empty(n, np.int64)
+    keys = np.empty(n, np.int64)
     for i in range(top.shape[0]):
         c = top[i]
         best = np.inf
         for s in range(seen[i], t):
             j = picks[s]
-            v = pair_cmi(
-                C, y, ny, n_levels, c, j, table, s_k[j], s_ky[j], m_k[j], m_ky[j], inv_n, mm, hist
-            )
+            if n_levels[c] * n_levels[j] * ny <= hist.shape[0]:
+                v = pair_cmi(
+                    C, y, ny, n_levels, c, j, table, s_k[j], s_ky[j], m_k[j], m_ky[j],
+                    inv_n, mm, hist,
+                )  # fmt: skip
+            else:
+                v = pair_cmi_sorted(
+                    C, y, ny, n_levels[j], c, j, table, s_k[j], s_ky[j], m_k[j], m_ky[j],
+                    inv_n, mm, z, keys,
+                )  # fmt: skip
             best = min(best, v)
         out[i] = best

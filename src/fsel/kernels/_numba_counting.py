@@ -60,6 +60,45 @@ def grouped_dense(C, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse,
 
 
 @numba.njit(nogil=True, cache=True)
+def _sorted_sums(row, z, nz, group, table, keys):
+    """``(sum_c table[n_c], sum_g table[n_g], cells, coarse cells)`` of the joint
+    histogram of ``(row, z)`` (cell ``row * nz + z``) and of its coarse version
+    (cell ``// group``), from the samples' cells sorted into ``keys`` (length N): no
+    table of the cells, the sums in cell order."""
+    n = row.shape[0]
+    for i in range(n):
+        keys[i] = np.int64(row[i]) * nz + z[i]
+    keys.sort()
+    sf = 0.0
+    sc = 0.0
+    nt = 0
+    nct = 0
+    prev = -1
+    run = 0
+    i = 0
+    while i < n:
+        j = i + 1
+        while j < n and keys[j] == keys[i]:
+            j += 1
+        c = j - i
+        sf += table[c]
+        nt += 1
+        cidx = keys[i] // group  # sorted cells: their coarse cells come in runs
+        if cidx != prev:
+            if run:
+                sc += table[run]
+                nct += 1
+            prev = cidx
+            run = 0
+        run += c
+        i = j
+    if run:
+        sc += table[run]
+        nct += 1
+    return sf, sc, nt, nct
+
+
+@numba.njit(nogil=True, cache=True)
 def grouped_touched(C, z, nz, group, a, table, s_full, s_coarse, m_full, m_coarse, k0, k1):
     """Per feature ``k`` in ``[k0, k1)``: with ``n_c`` the count of cell ``c`` of the
     joint histogram of ``(C[k], z)`` and ``n_g`` that of ``(C[k], z // group)``,
@@ -67,9 +106,20 @@ def grouped_touched(C, z, nz, group, a, table, s_full, s_coarse, m_full, m_coars
     n log2 n``) and ``m_full[k]``, ``m_coarse[k]`` the numbers of non-empty cells.
 
     The sums of :func:`grouped_dense`, reading only the cells the samples touch (a
-    list of touched cells, in first-touch order) when ``a * nz`` is large."""
+    list of touched cells, in first-touch order) when ``a * nz`` is large; beyond
+    ``2**24`` cells (128 MiB of counts a thread) the samples' cells are sorted
+    instead (:func:`_sorted_sums`): memory O(N) whatever the alphabets."""
     n = C.shape[1]
     cells = a * nz
+    if cells > (1 << 24):
+        keys = np.empty(n, np.int64)
+        for k in range(k0, k1):
+            sf, sc, nt, nct = _sorted_sums(C[k], z, nz, group, table, keys)
+            s_full[k] = sf
+            s_coarse[k] = sc
+            m_full[k] = nt
+            m_coarse[k] = nct
+        return
     full = np.zeros(cells, np.int64)
     coarse = np.zeros(cells // group, np.int64)
     touched = np.empty(n, np.int64)

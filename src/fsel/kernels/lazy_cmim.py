@@ -174,6 +174,14 @@ def dense_refresh(
             for j in order[int(seen[i]) : t]:
                 aj = int(n_levels[j])
                 cells = int(n_levels[c]) * aj * ny
+                if cells > max(4 * n, 4096):  # too large to hold: sorted cells, one thread
+                    buf = (np.empty(n, np.int64), np.empty(n, np.int64))
+                    v = kernels.pair_cmi_sorted(
+                        C, y, ny, aj, c, j, table, s_k[j], s_ky[j], m_k[j], m_ky[j],
+                        1.0 / n, mm, *buf,
+                    )  # fmt: skip
+                    out[i] = min(out[i], v)
+                    continue
                 hists = np.empty((len(parts), cells), dtype=np.int64)
                 items = [(c, j, aj, *span, hists[p]) for p, span in enumerate(parts)]
                 thread_map(count, items, threads)
