@@ -31,6 +31,7 @@ __all__ = [
     "PairCodes",
     "available_nlogn",
     "grouped_nlogn",
+    "held_cells",
     "joint_histograms",
     "nlogn",
     "nlogn_table",
@@ -46,6 +47,18 @@ _PAIRED_MAX_CELLS = 1 << 16
 
 # Dense numpy histograms are processed in column blocks of at most this many cells.
 _NUMPY_BLOCK_CELLS = 1 << 22
+
+
+def held_cells(n: int) -> int:
+    """The most cells a compiled count holds as a table for ``n`` rows (the dense
+    regime): ``max(4 n, 4096)``; beyond it the counts read only the touched cells.
+
+    Examples
+    --------
+    >>> held_cells(100), held_cells(10_000)
+    (4096, 40000)
+    """
+    return max(4 * int(n), 4096)
 
 
 def numba_enabled() -> bool:
@@ -192,7 +205,7 @@ def _numba_grouped(
     k, n = C.shape
     a = int(C.max()) + 1 if k else 1
     outs = (np.empty(k), np.empty(k), np.empty(k, np.int64), np.empty(k, np.int64))
-    kernel = dense if a * nz <= max(4 * n, 4096) else sparse
+    kernel = dense if a * nz <= held_cells(n) else sparse
     z = z_codes(z)
     run_threads(kernel, k, n_jobs, (C, z, nz, group, a, table, *outs))
     return outs

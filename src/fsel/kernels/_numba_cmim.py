@@ -85,18 +85,20 @@ def pair_cmi_sorted(C, y, ny, aj, c, j, table, s_j, s_jy, m_j, m_jy, inv_n, mm, 
 
 
 @numba.njit(nogil=True, cache=True)
-def refresh_block(C, y, ny, n_levels, top, seen, picks, t, s_k, s_ky, m_k, m_ky, table, mm, out):
+def refresh_block(
+    C, y, ny, n_levels, top, seen, picks, t, s_k, s_ky, m_k, m_ky, table, mm, held, out
+):
     """For each candidate ``top[i]``: ``min_s I(X_c; Y | X_picks[s])`` over the picks
     ``s = seen[i] .. t-1`` it has not been compared with (``inf`` where none), into
-    ``out[i]``."""
+    ``out[i]``. A term's histogram is held while it has at most ``held`` cells
+    (:func:`fsel.kernels._counting.held_cells`); a larger one is counted from the
+    rows' sorted cells (memory O(N))."""
     n = C.shape[1]
     inv_n = 1.0 / n
     a = 1
     for i in range(n_levels.shape[0]):
         a = max(a, n_levels[i])
-    # a term's histogram is held while it has at most max(4 N, 4096) cells; a larger
-    # one is counted from the rows' sorted cells (memory O(N))
-    hist = np.zeros(min(a * a * ny, max(4 * n, 4096)), np.int64)
+    hist = np.zeros(min(a * a * ny, held), np.int64)
     z = np.empty(n, np.int64)
     keys = np.empty(n, np.int64)
     for i in range(top.shape[0]):

@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from fsel.kernels._counting import held_cells
 from fsel.utils.parallel import spans, thread_map
 
 __all__ = ["MAX_BATCH", "batch_size", "best_first", "dense_refresh", "lazy_cmim_search"]
@@ -149,6 +150,7 @@ def dense_refresh(
     n_levels = np.asarray(n_levels, dtype=np.int64)
     s_k, s_ky, m_k, m_ky = sums
     threads = max(1, min(int(n_jobs), n // ROWS_PER_THREAD))
+    held = held_cells(n)
 
     def by_candidates(top: np.ndarray, seen: np.ndarray, order: list[int], t: int) -> np.ndarray:
         picks = np.asarray(order, dtype=np.int64)
@@ -157,7 +159,7 @@ def dense_refresh(
         def block(a: int, b: int) -> None:
             kernels.refresh_block(
                 C, y, ny, n_levels, top[a:b], seen[a:b], picks, t,
-                s_k, s_ky, m_k, m_ky, table, mm, out[a:b],
+                s_k, s_ky, m_k, m_ky, table, mm, held, out[a:b],
             )  # fmt: skip
 
         parts = spans(top.size, min(int(n_jobs), top.size))
@@ -174,7 +176,7 @@ def dense_refresh(
             for j in order[int(seen[i]) : t]:
                 aj = int(n_levels[j])
                 cells = int(n_levels[c]) * aj * ny
-                if cells > max(4 * n, 4096):  # too large to hold: sorted cells, one thread
+                if cells > held:  # too large to hold: sorted cells, one thread
                     buf = (np.empty(n, np.int64), np.empty(n, np.int64))
                     v = kernels.pair_cmi_sorted(
                         C, y, ny, aj, c, j, table, s_k[j], s_ky[j], m_k[j], m_ky[j],

@@ -20,6 +20,7 @@ __all__ = [
     "column_types",
     "float_frame_values",
     "is_auto",
+    "is_wide",
     "wide_integer_error",
 ]
 
@@ -36,7 +37,8 @@ def wide_integer_error(label: str, lo: int, hi: int, estimator_name: str, fix: s
     )
 
 
-def _is_wide(lo: int, hi: int) -> bool:
+def is_wide(lo: int, hi: int) -> bool:
+    """Whether integers spanning ``lo .. hi`` go beyond float64's exact ones."""
     return lo < -FLOAT_EXACT or hi > FLOAT_EXACT
 
 
@@ -166,7 +168,7 @@ def _dataframe_columns(
             is_cat = dt.startswith("Categorical") or dt.startswith("Enum")
             if is_cat:
                 s = s.cast(str)
-            wide = s.dtype.is_integer() and s.null_count() and _is_wide(int(s.min()), int(s.max()))
+            wide = s.dtype.is_integer() and s.null_count() and is_wide(int(s.min()), int(s.max()))
             if wide:  # with nulls polars gives floats: Python ints instead (exact)
                 cols.append(np.array(s.to_list(), dtype=object))
             else:
@@ -201,7 +203,7 @@ def _dataframe_columns(
                 integral.append(False)
             else:
                 is_int = kind in "iub"
-                if is_int and s.hasnans and kind != "b" and _is_wide(int(s.min()), int(s.max())):
+                if is_int and s.hasnans and kind != "b" and is_wide(int(s.min()), int(s.max())):
                     cols.append(s.to_numpy(dtype=object, na_value=None))  # exact ints
                 elif is_int and s.hasnans:  # nullable Int64/boolean holding pd.NA
                     cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from fsel.utils.column_types import FLOAT_EXACT, _categorical_mask, is_auto, wide_integer_error
+from fsel.utils.column_types import _categorical_mask, is_auto, is_wide, wide_integer_error
 
 __all__ = ["DaskTable", "check_dask_table", "is_dask"]
 
@@ -65,7 +65,7 @@ def _dask_frame_block(part: Any, cat_cols: list[int], drop_last: bool = False) -
         else:
             if col.dtype.kind in "iu" and col.size:  # a shift would differ by block: refuse
                 lo, hi = int(col.min()), int(col.max())
-                if lo < -FLOAT_EXACT or hi > FLOAT_EXACT:
+                if is_wide(lo, hi):
                     raise wide_integer_error(
                         str(part.columns[j]), lo, hi, "fsel", "rescale it, or pass it in memory"
                     )

@@ -41,6 +41,7 @@ from fsel.utils.column_types import (
     column_types,
     float_frame_values,
     is_auto,
+    is_wide,
     wide_integer_error,
 )
 from fsel.utils.dask_table import is_dask
@@ -207,9 +208,9 @@ def _check_sparse(
         raise TypeError(f"{estimator_name}: sparse X must be numeric, got dtype {X.dtype}")
     if kind in "iu" and X.dtype.itemsize == 8 and X.nnz:
         lo, hi = int(X.data.min()), int(X.data.max())
-        if lo < -_FLOAT_EXACT or hi > _FLOAT_EXACT:  # an implicit 0 forbids a shift
+        if is_wide(lo, hi):  # an implicit 0 forbids a shift
             coo = X.tocoo()
-            j = int(coo.col[np.argmax((coo.data < -_FLOAT_EXACT) | (coo.data > _FLOAT_EXACT))])
+            j = int(coo.col[np.argmax((coo.data < -FLOAT_EXACT) | (coo.data > FLOAT_EXACT))])
             col = coo.data[coo.col == j]
             fix = "pass the column dense (shifted there), or rescale it"
             raise wide_integer_error(str(j), int(col.min()), int(col.max()), estimator_name, fix)
@@ -260,9 +261,6 @@ def is_dataframe(X: Any) -> bool:
     return hasattr(X, "columns") and (mod.startswith("pandas") or mod.startswith("polars"))
 
 
-_FLOAT_EXACT = FLOAT_EXACT  # integers beyond this magnitude are not all exact in float64
-
-
 def check_unique_names(X: Any, estimator_name: str) -> None:
     """Refuse a DataFrame whose column names repeat (its columns could not be told apart).
 
@@ -287,16 +285,21 @@ def _integer_as_float(col: np.ndarray, label: str, estimator_name: str, codes: b
     (max - min) still fits is shifted by its minimum in exact integer arithmetic
     (every selector uses ranges and differences only); ``codes=True`` (the column is
     category codes) maps it to ``0..a-1`` with ``np.unique`` on the integer array.
-    Otherwise the column is refused: float64 cannot keep its values apart.
+    Otherwise the column is refused: float64 cannot keep its values apart. An object
+    column of Python integers (a nullable column's observed values) is taken as int64.
     """
     if col.size == 0 or col.dtype.kind == "b":
         return col.astype(np.float64)
     lo, hi = int(col.min()), int(col.max())
-    if -_FLOAT_EXACT <= lo and hi <= _FLOAT_EXACT:
+    if not is_wide(lo, hi):
         return col.astype(np.float64)
     if codes:
         return _codes(col)
-    if hi - lo <= _FLOAT_EXACT:
+    if col.dtype.kind == "O":
+        if lo < np.iinfo(np.int64).min or hi > np.iinfo(np.int64).max:
+            raise wide_integer_error(label, lo, hi, estimator_name, "rescale it")
+        col = col.astype(np.int64)
+    if hi - lo <= FLOAT_EXACT:
         # modular uint64 difference: exact, since 0 <= x - lo <= 2**53
         return (col.astype(np.uint64) - np.asarray(col.min()).astype(np.uint64)).astype(np.float64)
     raise wide_integer_error(
@@ -505,7 +508,7 @@ def check_table(
                 mask[:] = True  # boolean columns are categorical by default
             wide = arr.dtype.kind in "iu" and arr.dtype.itemsize == 8  # 32-bit ints are exact
             # values beyond +-2**53 (ids, hashes): float64 cannot hold them apart
-            wide = wide and bool(arr.min() < -_FLOAT_EXACT or arr.max() > _FLOAT_EXACT)
+            wide = wide and is_wide(int(arr.min()), int(arr.max()))
             fn = np.asarray(names, dtype=object) if names is not None else None
             if keep_integer and arr.dtype.kind in "iub" and not mask.any() and not wide:
                 return Table(arr, np.ones(n_features, dtype=bool), fn)
@@ -588,7 +591,7 @@ def check_table(
             observed = col[~miss]
             try:
                 num = observed.astype(np.float64)
-                wide = bool(num.size) and float(np.abs(num).max()) > _FLOAT_EXACT
+                wide = bool(num.size) and float(np.abs(num).max()) > FLOAT_EXACT
             except OverflowError:  # a Python int beyond float64's range
                 num, wide = None, True
             except (TypeError, ValueError):
