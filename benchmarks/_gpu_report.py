@@ -19,6 +19,7 @@ BANDWIDTH = {"H200": 4.8e12, "H100": 3.35e12, "A100": 2.0e12}  # bytes/s
 VARIANTS = (
     ("columns", "gpu", "feature-major copy made on the GPU at set-up, 8 rows a load"),
     ("owned", "gpu_owned", "the same copy counted one candidate a lane (hist_owned)"),
+    ("private", "gpu_private", "the same copy counted one histogram a thread (hist_private)"),
     ("lanes", "gpu_lanes", "read in place, one shared-memory bank per lane (before)"),
     ("lanes48", "gpu_lanes48", "the same within 48 KiB of shared memory a block"),
     ("lane_words", "gpu_lane_words", "the lane kernel reading 4-byte words, 8 rows a warp"),
@@ -310,6 +311,14 @@ def columns_markdown(co: dict[str, Any] | None) -> list[str]:
         t = f"{p['step_s'] * 1e3:.3f} ms" if "step_s" in p else p.get("error", "-")
         lines.append(
             f"| {sb} (one candidate a lane, {warps} warps a block) | | {c} | | | {t} "
+            f"| {p.get('same_counts', '-')} |"
+        )
+    for p in co.get("private_plans", []):
+        sb, half, waves = p["plan"]
+        t = f"{p['step_s'] * 1e3:.3f} ms" if "step_s" in p else p.get("error", "-")
+        counts = "two 16-bit" if half else "one 32-bit"
+        lines.append(
+            f"| {sb} (one histogram a thread, {counts} counts a word) | | | {waves} | | {t} "
             f"| {p.get('same_counts', '-')} |"
         )
     if "row_table_step_s" in co:

@@ -310,11 +310,23 @@ OWNED_PLANS = (
 )
 
 
+#: plans of ``hist_private`` (one histogram a thread, plain adds) timed on the same
+#: count: (shared bytes a block at most, two 16-bit counts a word, waves of blocks);
+#: the first is the module's default
+PRIVATE_PLANS = (
+    (100 * 1024, True, 1),
+    (100 * 1024, True, 2),
+    (100 * 1024, False, 1),
+    (200 * 1024, False, 1),
+)
+
+
 def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> None:
     """The feature-major table's pieces on codes already on the GPU: its copy
     (``columns_of``), one greedy step's count (``Z = X0 |Y| + Y``) under each plan of
     :data:`COLUMN_PLANS` (the least of five, the counts checked against the first),
-    the same one candidate a lane under each plan of :data:`OWNED_PLANS`, the row
+    the same one candidate a lane under each plan of :data:`OWNED_PLANS` and one
+    histogram a thread under each plan of :data:`PRIVATE_PLANS`, the row
     table's count of the same step, and JMI(k) with the fastest ``hist_columns``
     plan."""
     from numba import cuda
@@ -364,6 +376,8 @@ def part_columns(X: np.ndarray, y: np.ndarray, k: int, res: dict[str, Any]) -> N
     table.plan = COLUMN_PLANS[0]
     out["owned_plans"] = time_plans("owned_plan", OWNED_PLANS, "hist_owned")
     table.owned_plan = None
+    out["private_plans"] = time_plans("private_plan", PRIVATE_PLANS, "hist_private")
+    table.private_plan = None
     try:
         from _gpu_probes import column_probes
 

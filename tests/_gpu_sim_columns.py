@@ -46,6 +46,10 @@ PLANS = [
 #: last fits only histograms of up to 32 cells (4 lanes), so the wider ones fall back
 #: to ``hist_columns``
 OWNED_PLANS = [(47 * 1024, 2, 1), (47 * 1024, 1, 3), (512, 2, 2)]
+#: plans of ``hist_private`` (one histogram a thread): (shared bytes, two 16-bit
+#: counts a word, waves); the last fits only histograms of up to 32 cells (8 threads,
+#: 16-bit counts), so the wider ones fall back to ``hist_columns``
+PRIVATE_PLANS = [(100 * 1024, True, 1), (100 * 1024, False, 2), (128, True, 1)]
 
 
 def expected(X: np.ndarray, z: np.ndarray, nz: int, width: int) -> np.ndarray:
@@ -103,7 +107,52 @@ def count_cases() -> dict[str, object]:
             out[name]["owned"].append(
                 {"same": ok, "kernels": sorted(set(launched)), "largest_cells": largest}
             )
+        out[name]["private"] = []
+        for plan in PRIVATE_PLANS:
+            launched.clear()
+            table = information_columns.GpuColumnTable(dX, labels, private=True)
+            table.private_plan = plan
+            ok = same_counts(table, X, codes, ny, zg)
+            largest = int(table.n_levels.max()) * max(int(table.n_levels.max()) * ny, 7)
+            out[name]["private"].append(
+                {"same": ok, "kernels": sorted(set(launched)), "largest_cells": largest}
+            )
     information_columns._launch = real
+    return out
+
+
+def flush_cases() -> dict[str, object]:
+    """``hist_private`` with its flush every two words a thread (the real kernel: 8,191):
+    rows enough for each thread to flush several times within a candidate, and a
+    candidate whose rows all carry one ``(x, Z)`` cell (every row in one count)."""
+    from fsel.kernels.gpu import _cuda_columns as kern
+
+    saved = kern.PRIVATE_FLUSH_WORDS
+    out: dict[str, object] = {}
+    try:
+        kern.PRIVATE_FLUSH_WORDS = 2
+        rng = np.random.default_rng(3)
+        n, K = 400, 3
+        X = rng.integers(0, 3, size=(n, K)).astype(np.uint8)
+        X[:, 2] = 1
+        y = np.zeros(n, dtype=np.uint8)
+        y[::7] = 1
+        labels = information_rows.device_labels(y, n, "test")
+        codes = labels.host_codes().astype(np.int64)
+        for half in (True, False):
+            table = information_columns.GpuColumnTable(cuda.to_device(X), labels, private=True)
+            table.private_plan = (100 * 1024, half, 1)
+            ny = int(codes.max()) + 1
+            ok = True
+            for j in range(K):
+                nz = int(table.n_levels[j]) * ny
+                z = X[:, j].astype(np.int64) * ny + codes
+                a = int(table.n_levels.max())
+                got = table._counts(nz, row=(j, ny, True))
+                ok &= np.array_equal(got, expected(X, z, nz, a * nz))
+            out["half" if half else "full"] = bool(ok)
+    finally:
+        kern.PRIVATE_FLUSH_WORDS = saved
     return out
 
 
@@ -125,8 +174,8 @@ def same_counts(table, X: np.ndarray, codes: np.ndarray, ny: int, zg: np.ndarray
     return bool(ok)
 
 
-#: fits on codes on the GPU with ``_VARIANT = "columns"`` and ``"owned"``: (name, rows, features,
-#: levels, classes, criterion, y dtype, k)
+#: fits on codes on the GPU with ``_VARIANT`` ``"columns"``, ``"owned"``, ``"private"``:
+#: (name, rows, features, levels, classes, criterion, y dtype, k)
 FIT_CASES = [
     ("JMI-odd", 37, 7, 5, 2, "JMI", np.int8, 3),
     ("CMIM-lut", 45, 8, 4, 3, "CMIM", np.int16, 3),
@@ -159,5 +208,5 @@ def fit_cases(variant: str) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    fits = {variant: fit_cases(variant) for variant in ("columns", "owned")}
-    print(json.dumps({"counts": count_cases(), "fits": fits}))
+    fits = {variant: fit_cases(variant) for variant in ("columns", "owned", "private")}
+    print(json.dumps({"counts": count_cases(), "fits": fits, "flush": flush_cases()}))

@@ -255,6 +255,7 @@ def _ptx_signatures():
         (kcol.hist_columns, (cols, *[i64] * 5, u64, b, b, i32, u64, b, *[i64] * 3, b, hist)),
         (kcol.z_words, (cols, u64, i64, i64, b, b, i32, u64)),
         (kcol.hist_owned, (cols, i64, i64, u64, i64, i64, i64, hist)),
+        (kcol.hist_private, (cols, i64, i64, u64, i64, i64, i64, hist)),
         (kcol.pad_bytes, (u8, i64, u8)),
         (kc.mark_states, (u8, i64, i64, i64, i32, i64, u8)),
         (kc.count_present, (u8, i64, i32)),
@@ -454,6 +455,7 @@ def test_row_kernel_registers_allow_its_blocks_per_multiprocessor(tmp_path, monk
     # the column table's grids count on these registers a thread
     blocks[kcol.hist_columns] = 65536 // kcol.COLUMN_REGISTERS
     blocks[kcol.hist_owned] = 2048
+    blocks[kcol.hist_private] = 65536 // kcol.PRIVATE_REGISTERS
     for kernel, sig in _ptx_signatures():
         if kernel not in blocks:
             continue

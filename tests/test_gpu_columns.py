@@ -54,10 +54,35 @@ def test_one_candidate_a_lane_counts_what_a_plain_scatter_counts(simulated, case
     assert ("hist_columns" in plans[2]["kernels"]) == wider
 
 
+@pytest.mark.parametrize("case", COUNT_CASES)
+def test_one_histogram_a_thread_counts_what_a_plain_scatter_counts(simulated, case):
+    """``hist_private`` (thread ``t`` of a block counts into its own column of the
+    shared histograms, plain adds) counts what ``np.add.at`` counts: two 16-bit or
+    one 32-bit count a word, one or two waves of blocks (the grid's equal spans of
+    the candidates' words end inside a candidate), ``Z`` made or given; where one
+    histogram a thread does not fit (128 bytes), ``hist_columns`` counts (and only
+    there; the narrower passes still count one histogram a thread)."""
+    plans = simulated["counts"][case]["private"]
+    for plan in plans:
+        assert plan["same"]
+    assert all("hist_private" in p["kernels"] and "z_words" in p["kernels"] for p in plans[:2])
+    threads = 8  # the simulator's threads a block
+    wider = 4 * threads * ((plans[2]["largest_cells"] + 1) // 2) > 128
+    assert ("hist_columns" in plans[2]["kernels"]) == wider
+    assert "hist_private" in plans[2]["kernels"]  # the narrower passes
+
+
+def test_one_histogram_a_thread_flushes_before_a_count_overflows(simulated):
+    """With a flush every two words a thread, a candidate's rows are added in many
+    flushes (one cell taking every row: the 16-bit halves carried correctly): the
+    counts are still the scatter's."""
+    assert simulated["flush"] == {"half": True, "full": True}
+
+
 FIT_CASES = ["JMI-odd", "CMIM-lut", "CMI", "DISR-wide", "JMIM-bool", "MIM-50-classes"]
 
 
-@pytest.mark.parametrize("variant", ["columns", "owned"])
+@pytest.mark.parametrize("variant", ["columns", "owned", "private"])
 @pytest.mark.parametrize("case", FIT_CASES)
 def test_fits_on_the_column_table_are_the_cpu_fits(simulated, case, variant):
     """Picks and relevance bit for bit (the same integer counts), scores to rounding

@@ -331,6 +331,126 @@ def hist_owned(cols, n, K, z64, nz, cells, n_sub, hist):
             cuda.atomic.add(hist, (g0 + c - cell * OWNED_LANES, cell), tot)
 
 
+#: threads of a block of :func:`hist_private`: the stride of its threads' histograms
+#: in shared memory, a multiple of 32 so that all of thread ``t``'s words sit in bank
+#: ``t % 32`` (eight under the simulator, whose blocks are small)
+PRIVATE_THREADS = 8 if _SIM else 128
+_PRIVATE_MASK = np.uint32(PRIVATE_THREADS - 1)
+_PRIVATE_SHIFT = np.uint32(PRIVATE_THREADS.bit_length() - 1)  # t * PRIVATE_THREADS
+#: 8-row words a thread of :func:`hist_private` counts between two flushes of its
+#: histogram: 8 x 8,191 = 65,528 rows, so a 16-bit count cannot overflow
+PRIVATE_FLUSH_WORDS = 8191
+#: registers a thread of :func:`hist_private` takes (ptxas, CUDA 13, sm_90; its grid
+#: counts the blocks a multiprocessor holds with them; tests/test_gpu.py checks)
+PRIVATE_REGISTERS = 32
+_U32 = np.dtype(np.uint32) if _SIM else np.uint32
+_LOW16 = np.uint32(0xFFFF)
+
+
+@cuda.jit(device=True, inline=True)
+def _private_word(sh, t, word, zq, nz, valid, hs):
+    """Add the first ``valid`` of the eight rows of one candidate's 8-byte ``word``
+    (``Z`` bytes in ``zq``) to thread ``t``'s own histogram: cell ``c = x * nz + z``
+    is shared word ``((c >> hs) << log2 PRIVATE_THREADS) + t``, to which ``1 << ((c &
+    hs) << 4)`` is added (``hs`` 1: two 16-bit counts a word; 0: one 32-bit count).
+    No other thread writes that word: a plain add, no atomic. ``t``, ``nz`` and
+    ``hs`` are ``uint32``."""
+    lo = np.uint32(word & np.uint64(0xFFFFFFFF))
+    hi = np.uint32(word >> np.uint64(32))
+    zl = np.uint32(zq & np.uint64(0xFFFFFFFF))
+    zh = np.uint32(zq >> np.uint64(32))
+    for i in range(8):  # every step cast back to 32 bits: numba widens to 64
+        if i < valid:
+            s = np.uint32(8 * (i % 4))
+            xb = np.uint32(((lo if i < 4 else hi) >> s) & np.uint32(0xFF))
+            zb = np.uint32(((zl if i < 4 else zh) >> s) & np.uint32(0xFF))
+            c = np.uint32(xb * nz + zb)
+            a = np.uint32(np.uint32((c >> hs) << _PRIVATE_SHIFT) + t)
+            inc = np.uint32(np.uint32(1) << np.uint32(np.uint32(c & hs) << np.uint32(4)))
+            sh[a] = np.uint32(sh[a] + inc)
+
+
+@cuda.jit(cache=True)
+def hist_private(cols, n, K, z64, nz, cells, hs, hist):
+    """Joint histograms of ``(Xk, Z)`` from feature-major codes, one histogram a
+    thread, counted without atomics.
+
+    ``hist[k, x * nz + Z[r]] += #{r < n : X[r, k] = x}`` for every candidate ``k``,
+    ``Z`` given one byte a row in the ``uint64`` words ``z64`` (:func:`z_words`, or
+    CMI's joint), ``cols`` as in :func:`hist_columns`; a block has
+    :data:`PRIVATE_THREADS` threads.
+
+    The grid splits the words of every candidate, taken candidate after candidate,
+    into equal spans, one a block (every block the same work, whatever the number of
+    candidates). Thread ``t`` of a block owns a column of its shared memory: cell
+    ``c`` of its histogram is word ``(c >> hs) * PRIVATE_THREADS + t`` (``hs`` 1: two
+    16-bit counts a word), so its adds are plain read-modify-writes, and the 32
+    lanes of a warp always touch 32 different banks. The threads take consecutive
+    8-row words of a candidate (coalesced), four loads in flight. At the end of a
+    candidate, and every :data:`PRIVATE_FLUSH_WORDS` words a thread (below 2**16 rows,
+    so no 16-bit count overflows), the block adds its threads' histograms into
+    ``hist``, each thread summing cells across the columns in a rotated order (no
+    bank conflict), zeroing them, with one global atomic add per non-empty cell.
+    """
+    sh = cuda.shared.array(0, _U32)
+    t = cuda.threadIdx.x
+    ut = np.uint32(t)
+    unz = np.uint32(nz)
+    uhs = np.uint32(hs)
+    per = ((cells - 1) >> hs) + 1  # words of one thread's histogram
+    for q in range(per):
+        sh[(q << _PRIVATE_SHIFT) + t] = 0
+    n_words = (n + 7) // 8
+    total = K * n_words
+    pos = total * cuda.blockIdx.x // cuda.gridDim.x
+    end = total * (cuda.blockIdx.x + 1) // cuda.gridDim.x
+    T = PRIVATE_THREADS
+    while pos < end:
+        k = pos // n_words
+        w0 = pos - k * n_words
+        span = end - pos  # to the block's end, the candidate's, or a flush
+        if span > n_words - w0:
+            span = n_words - w0
+        if span > T * PRIVATE_FLUSH_WORDS:
+            span = T * PRIVATE_FLUSH_WORDS
+        stop = w0 + span
+        w = w0 + t
+        while w + 3 * T < stop and 8 * (w + 3 * T) + 8 <= n:  # four whole words
+            a = cols[k, w]
+            b = cols[k, w + T]
+            c = cols[k, w + 2 * T]
+            d = cols[k, w + 3 * T]
+            _private_word(sh, ut, a, z64[w], unz, 8, uhs)
+            _private_word(sh, ut, b, z64[w + T], unz, 8, uhs)
+            _private_word(sh, ut, c, z64[w + 2 * T], unz, 8, uhs)
+            _private_word(sh, ut, d, z64[w + 3 * T], unz, 8, uhs)
+            w += 4 * T
+        while w < stop:
+            _private_word(sh, ut, cols[k, w], z64[w], unz, n - 8 * w, uhs)
+            w += T
+        cuda.syncthreads()
+        for q in range(t, per, T):
+            base = q << _PRIVATE_SHIFT
+            first = np.int64(0)
+            second = np.int64(0)
+            for i in range(T):
+                at = base + ((np.uint32(i) + ut) & _PRIVATE_MASK)
+                v = sh[at]
+                sh[at] = 0
+                if hs:
+                    first += v & _LOW16
+                    second += v >> np.uint32(16)
+                else:
+                    first += v
+            c0 = q << hs
+            if first:
+                cuda.atomic.add(hist, (k, c0), first)
+            if second and c0 + 1 < cells:
+                cuda.atomic.add(hist, (k, c0 + 1), second)
+        cuda.syncthreads()
+        pos += span
+
+
 @cuda.jit(cache=True)
 def pad_bytes(src, n, out):
     """``out[r] = src[r]`` for ``r < n``, 0 for the rest of ``out``: the labels padded

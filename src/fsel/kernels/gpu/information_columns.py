@@ -14,7 +14,11 @@ With ``owned`` (``tables._VARIANT = "owned"``) the steps count with
 :func:`~fsel.kernels.gpu._cuda_columns.hist_owned` instead where its plan fits
 (:func:`owned_plan`): the step's ``Z`` is first written as words of eight rows, and
 lane ``l`` of a warp counts candidate ``g0 + l`` into its own column of the shared
-histograms, so no two lanes of an atomic add share a bank.
+histograms, so no two lanes of an atomic add share a bank. With ``private``
+(``tables._VARIANT = "private"``) they count with
+:func:`~fsel.kernels.gpu._cuda_columns.hist_private` where :func:`private_plan` fits:
+each thread adds its rows to a histogram of its own in shared memory, two 16-bit
+counts a word, with plain adds instead of atomics.
 
 CMI's conditioning joint is counted from the copy too while its ``Z`` (given on the
 GPU) fits a byte. Histograms whose ``Z`` does not (the joint after a few picks, wide
@@ -57,6 +61,13 @@ COLUMN_OWNED = False
 OWNED_SHARED_BYTES = 47 * 1024
 OWNED_WARPS = 2 if SIMULATOR else 8
 OWNED_COPIES = 1
+#: whether the steps count with ``hist_private`` (one histogram a thread, no atomics)
+#: where its plan fits; and its plan: shared memory a block at most (above 48 KiB the
+#: driver's opt-in), and whether a shared word holds two 16-bit counts (else one
+#: 32-bit count)
+COLUMN_PRIVATE = False
+PRIVATE_SHARED_BYTES = 100 * 1024
+PRIVATE_HALF = True
 
 
 def column_plan(
@@ -121,6 +132,31 @@ def owned_plan(
     return -(-n_features // lanes), n_sub, per * n_sub
 
 
+def private_plan(
+    cells: int,
+    threads: int,
+    shared_bytes: int = PRIVATE_SHARED_BYTES,
+    half: bool = PRIVATE_HALF,
+) -> Any:
+    """How ``hist_private`` holds its histograms: ``(hs, shared)`` (``hs`` 1 for two
+    16-bit counts a shared word, 0 for one 32-bit count; bytes of shared memory a
+    block of ``threads`` threads, one histogram of ``cells`` counts a thread), or
+    None when they do not fit ``shared_bytes``.
+
+    Examples
+    --------
+    >>> private_plan(200, 128)  # JMI's step: 10 levels x (10 levels x 2 classes)
+    (1, 51200)
+    >>> private_plan(200, 128, half=False)
+    (0, 102400)
+    >>> private_plan(512, 128) is None  # the relevance pass: 256 codes x 2 classes
+    True
+    """
+    hs = 1 if half else 0
+    shared = 4 * threads * (((max(cells, 1) - 1) >> hs) + 1)
+    return None if shared > shared_bytes else (hs, shared)
+
+
 def padded_bytes(src: Any, n: int, width: int, out: Any = None) -> Any:
     """The first ``n`` bytes of ``src`` (``uint8`` on the GPU) padded with zeros to
     ``width`` bytes (a multiple of 8), in ``out`` when given, as ``uint64`` words."""
@@ -174,6 +210,10 @@ class GpuColumnTable(GpuRowTable):
     owned : bool, optional
         Count with ``hist_owned`` (one candidate a lane) where :func:`owned_plan`
         fits, with the module's ``OWNED_*`` plan (None: :data:`COLUMN_OWNED`).
+    private : bool, optional
+        Count with ``hist_private`` (one histogram a thread, no atomics) where
+        :func:`private_plan` fits, with the module's ``PRIVATE_*`` plan (None:
+        :data:`COLUMN_PRIVATE`); before ``owned``.
 
     Attributes
     ----------
@@ -182,6 +222,9 @@ class GpuColumnTable(GpuRowTable):
         (may be set between passes: the next count uses it).
     owned_plan : tuple or None
         ``(shared_bytes, warps, copies)`` of ``hist_owned``, None when it is not used
+        (may be set between passes too).
+    private_plan : tuple or None
+        ``(shared_bytes, half, waves)`` of ``hist_private``, None when it is not used
         (may be set between passes too).
     column_seconds : float
         Seconds spent making the feature-major copy (0 when it did not fit).
@@ -199,6 +242,7 @@ class GpuColumnTable(GpuRowTable):
         waves: int | None = None,
         wide: bool | None = None,
         owned: bool | None = None,
+        private: bool | None = None,
         **row_table: Any,
     ) -> None:
         from numba import cuda
@@ -213,6 +257,8 @@ class GpuColumnTable(GpuRowTable):
         )
         use_owned = COLUMN_OWNED if owned is None else bool(owned)
         self.owned_plan = (OWNED_SHARED_BYTES, OWNED_WARPS, OWNED_COPIES) if use_owned else None
+        use_private = COLUMN_PRIVATE if private is None else bool(private)
+        self.private_plan = (PRIVATE_SHARED_BYTES, PRIVATE_HALF, 1) if use_private else None
         self._zbuf: Any = None
         self._cols = self._y64 = None
         self.column_seconds = 0.0
@@ -253,7 +299,9 @@ class GpuColumnTable(GpuRowTable):
             hist = self._hist = cuda.device_array((K, cells), dtype=np.int32)
         zb = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-K * cells // 256)))
         _launch(ckern.zero_cells, zb, COLUMN_THREADS, hist)
-        if not self._count_owned(hist, nz, cells, given, z64, (j, mult, has_z, use_lut)):
+        row = (j, mult, has_z, use_lut)
+        done = self._count_private(hist, nz, cells, given, z64, row)
+        if not done and not self._count_owned(hist, nz, cells, given, z64, row):
             group, _n_groups, n_sub, shared = plan
             args = (self._cols, n, K, group, j, mult, self._y64, bool(has_z), use_lut)
             args = (*args, self._lut_dev, z64, given, nz, cells, n_sub, wide, hist)
@@ -295,6 +343,41 @@ class GpuColumnTable(GpuRowTable):
         gx = min(gx, max(1, -(-chunks // int(warps))))
         grid = (min(gx, 2) if SIMULATOR else gx), n_groups
         _launch(kern.hist_owned, grid, threads, *args, shared=shared)
+        return True
+
+    def _count_private(
+        self, hist: Any, nz: int, cells: int, given: bool, z64: Any, row: tuple
+    ) -> bool:
+        """Count into ``hist`` with ``hist_private`` (``Z`` given, else made first by
+        ``z_words`` from ``row = (j, mult, has_z, use_lut)``) where
+        :attr:`private_plan` is set and fits; False where it does not (nothing
+        done). The grid: the blocks resident on every multiprocessor (by threads,
+        shared memory and registers) times the plan's waves."""
+        from fsel.kernels.gpu import _cuda_columns as kern
+
+        if self.private_plan is None:
+            return False
+        shared_bytes, half, waves = self.private_plan
+        threads = kern.PRIVATE_THREADS
+        plan = private_plan(cells, threads, shared_bytes, half)
+        if plan is None:
+            return False
+        hs, shared = plan
+        K, n = self.codes.shape
+        args = (self._cols, n, K, z64, nz, cells, hs, hist)
+        if not allow_shared(kern.hist_private, args, shared):
+            return False
+        if not given:
+            z64 = self._z_words(*row)
+            args = (self._cols, n, K, z64, nz, cells, hs, hist)
+        resident = min(
+            2048 // threads,
+            SM_SHARED_BYTES // (shared + BLOCK_SHARED_EXTRA),
+            REGISTERS_PER_SM // (kern.PRIVATE_REGISTERS * threads),
+        )
+        blocks = max(1, resident) * _n_sm() * max(1, int(waves))
+        blocks = min(blocks, max(1, K * -(-self._cols.shape[1] // threads)))
+        _launch(kern.hist_private, 3 if SIMULATOR else blocks, threads, *args, shared=shared)
         return True
 
     def _z_words(self, j: int, mult: int, has_z: bool, use_lut: bool) -> Any:

@@ -39,7 +39,8 @@ __all__ = ["device_table", "host_table"]
 #: default, :class:`~fsel.kernels.gpu.information_columns.GpuColumnTable`: a
 #: feature-major copy made on the GPU at set-up, the steps counted from it),
 #: ``"owned"`` (that table counting the steps one candidate a lane, ``hist_owned``,
-#: where its plan fits), ``"lanes"``
+#: where its plan fits), ``"private"`` (that table counting the steps one histogram
+#: a thread without atomics, ``hist_private``, where its plan fits), ``"lanes"``
 #: (:class:`GpuRowTable`
 #: counting with :func:`~fsel.kernels.gpu._cuda_information.hist_lanes` where its
 #: histograms fit, up to :data:`LANE_OPT_IN_BYTES` of shared memory a block),
@@ -60,22 +61,23 @@ def variant_lane_budget() -> int:
         "lanes48": LANE_PLAIN_BYTES,
         "columns": LANE_OPT_IN_BYTES,
         "owned": LANE_OPT_IN_BYTES,
+        "private": LANE_OPT_IN_BYTES,
     }
     return budgets.get(_VARIANT, LANE_OPT_IN_BYTES if _VARIANT == "lane_words" else 0)
 
 
 def variant_table() -> Any:
-    """The table class of :data:`_VARIANT`: ``"columns"`` and ``"owned"``
+    """The table class of :data:`_VARIANT`: ``"columns"``, ``"owned"`` and ``"private"``
     (:class:`~fsel.kernels.gpu.information_columns.GpuColumnTable`), else
     :class:`GpuRowTable`."""
-    return GpuColumnTable if _VARIANT in ("columns", "owned") else GpuRowTable
+    return GpuColumnTable if _VARIANT in ("columns", "owned", "private") else GpuRowTable
 
 
 def _variant_table(rows: Any, labels: Any, estimator: str, memory_budget: int | None) -> Any:
     """The table of :data:`_VARIANT` over row-major codes on the GPU and their labels
     (:func:`variant_table`, its options as the variant names them)."""
     cls = variant_table()
-    extra = {"owned": True} if _VARIANT == "owned" else {}  # "columns": its default
+    extra = {_VARIANT: True} if _VARIANT in ("owned", "private") else {}  # "columns": its default
     return cls(
         rows,
         labels,
