@@ -207,6 +207,39 @@ def fit_cases(variant: str) -> dict[str, object]:
     return out
 
 
+def sums_cases() -> dict[str, object]:
+    """``device_sums`` against the host's ``sums_from_counts``: histograms with counts
+    below the table's end, some beyond it (those rows summed on the host), empty
+    rows, one and two classes; whether every number is the host's bit for bit and
+    which rows went back."""
+    from fsel.kernels.gpu.information import NlognTable, sums_from_counts
+    from fsel.kernels.gpu.sums import device_sums
+
+    rng = np.random.default_rng(11)
+    table = NlognTable()
+    small = cuda.to_device(table.small())
+    out: dict[str, object] = {}
+    for name, K, cells, group, top in [
+        ("two-classes", 9, 40, 2, 3000),
+        ("one-class", 5, 12, 1, 70_000),
+        ("beyond", 6, 30, 3, 200_000),
+    ]:
+        hist = rng.integers(0, top, size=(K, cells)).astype(np.int32)
+        hist[rng.random((K, cells)) < 0.3] = 0
+        hist[1] = 0  # an empty row
+        want = sums_from_counts(hist.astype(np.int64), group, table)
+        got = device_sums(cuda.to_device(hist), group, table, small)
+        same = all(
+            np.array_equal(g, w) and g.dtype == w.dtype for g, w in zip(got, want, strict=True)
+        )
+        big = (hist >= NlognTable.SMALL).any(axis=1) | (
+            hist.reshape(K, -1, group).sum(axis=2) >= NlognTable.SMALL
+        ).any(axis=1)
+        out[name] = {"same": bool(same), "rows_beyond": int(big.sum())}
+    return out
+
+
 if __name__ == "__main__":
     fits = {variant: fit_cases(variant) for variant in ("columns", "owned", "private")}
-    print(json.dumps({"counts": count_cases(), "fits": fits, "flush": flush_cases()}))
+    found = {"counts": count_cases(), "fits": fits, "flush": flush_cases(), "sums": sums_cases()}
+    print(json.dumps(found))

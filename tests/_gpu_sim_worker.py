@@ -89,8 +89,8 @@ def row_table_cases() -> dict[str, object]:
     counted = information_rows.GpuRowTable._counts_global
     chunks: list[int] = []
 
-    def counts_global(self, cells, nz, zargs):  # records the candidates of each launch
-        out = counted(self, cells, nz, zargs)
+    def counts_global(self, cells, nz, zargs, group=None):  # records each launch's candidates
+        out = counted(self, cells, nz, zargs, group)
         chunks.append(max(1, min(self.n_features, (self._budget // 4) // (cells * 4))))
         return out
 

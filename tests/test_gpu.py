@@ -242,6 +242,7 @@ def _ptx_signatures():
     from fsel.kernels.gpu import _cuda_conditional as kc
     from fsel.kernels.gpu import _cuda_information as ki
     from fsel.kernels.gpu import _cuda_relief as kr
+    from fsel.kernels.gpu import _cuda_sums as ks
 
     def a(dt, nd):
         return t.Array(dt, nd, "C")
@@ -257,6 +258,7 @@ def _ptx_signatures():
         (kcol.hist_owned, (cols, i64, i64, u64, i64, i64, i64, hist)),
         (kcol.hist_private, (cols, i64, i64, u64, i64, i64, i64, hist)),
         (kcol.pad_bytes, (u8, i64, u8)),
+        (ks.nlogn_rows, (hist, i64, a(f64, 1), a(f64, 1), a(f64, 1), a(i64, 1), a(i64, 1), u8)),
         (kc.mark_states, (u8, i64, i64, i64, i32, i64, u8)),
         (kc.count_present, (u8, i64, i32)),
         (kc.rank_present, (u8, i64, i32, i32)),

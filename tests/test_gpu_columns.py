@@ -79,6 +79,20 @@ def test_one_histogram_a_thread_flushes_before_a_count_overflows(simulated):
     assert simulated["flush"] == {"half": True, "full": True}
 
 
+@pytest.mark.parametrize("case", ["two-classes", "one-class", "beyond"])
+def test_sums_made_on_the_gpu_are_the_hosts_bit_for_bit(simulated, case):
+    """``device_sums`` (one thread a candidate adding the host's tabulated ``c log2
+    c`` in cell order) gives ``sums_from_counts``' four arrays exactly, dtypes
+    included; rows holding a count beyond the table go back to the host (the
+    ``beyond`` case has such rows, the others none or some)."""
+    r = simulated["sums"][case]
+    assert r["same"]
+    if case == "beyond":
+        assert r["rows_beyond"] > 0
+    if case == "two-classes":
+        assert r["rows_beyond"] == 0
+
+
 FIT_CASES = ["JMI-odd", "CMIM-lut", "CMI", "DISR-wide", "JMIM-bool", "MIM-50-classes"]
 
 

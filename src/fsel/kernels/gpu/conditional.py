@@ -37,7 +37,6 @@ from fsel.kernels.gpu.information import (
     SHARED_CELLS,
     _launch,
     _n_sm,
-    sums_from_counts,
 )
 from fsel.kernels.value_ranks import value_ranks
 
@@ -221,18 +220,18 @@ def _device_z(table: Any, s: GpuJointCodes, nz: int, sort: bool) -> tuple[Any, A
     return z, (perm, zs), zc
 
 
-def _counts_sorted(table: Any, order: tuple, zc: np.ndarray, nz: int) -> np.ndarray:
-    """The joint histograms ``(K, levels * nz)`` of every candidate against ``Z`` from
-    the rows sorted by ``Z`` (:func:`~fsel.kernels.gpu._cuda_conditional.hist_sorted`),
-    the candidates in chunks that fit the memory budget (the table's
-    ``chunked_counts``)."""
+def _counts_sorted(table: Any, order: tuple, zc: np.ndarray, nz: int, group: int) -> tuple:
+    """The sums (coarse cells ``z // group``) of the joint histograms ``(K, levels *
+    nz)`` of every candidate against ``Z``, counted from the rows sorted by ``Z``
+    (:func:`~fsel.kernels.gpu._cuda_conditional.hist_sorted`), the candidates in
+    chunks that fit the memory budget (the table's ``chunked_counts``)."""
     from numba import cuda
 
     from fsel.kernels.gpu import _cuda_conditional as kern
 
     K = table.n_features
     a = int(table.n_levels.max())
-    group, span = sorted_plan(K, a, SORTED_CELLS)
+    per_block, span = sorted_plan(K, a, SORTED_CELLS)
     offsets = np.concatenate([[0], np.cumsum(zc)])
     tiles = sorted_tiles(offsets, span, TILE_ROWS)
     z0, p0, p1 = (cuda.to_device(v.astype(np.int32)) for v in tiles)
@@ -240,11 +239,12 @@ def _counts_sorted(table: Any, order: tuple, zc: np.ndarray, nz: int) -> np.ndar
 
     def count(hist: Any, k0: int, kc: int) -> None:
         if z0.size:
-            grid = (z0.size, -(-kc // group))
-            args = (table.codes.flat, K, perm, zs, z0, p0, p1, k0, kc, group, span, nz, hist)
-            _launch(kern.hist_sorted, grid, THREADS, *args, shared=4 * group * a * span)
+            grid = (z0.size, -(-kc // per_block))
+            args = (table.codes.flat, K, perm, zs, z0, p0, p1, k0, kc, per_block, span, nz)
+            shared = 4 * per_block * a * span
+            _launch(kern.hist_sorted, grid, THREADS, *args, hist, shared=shared)
 
-    return table.chunked_counts(a * nz, count)
+    return table.chunked_counts(a * nz, count, group)
 
 
 def _fits_shared(table: Any, cells: int) -> bool:
@@ -265,14 +265,13 @@ def conditional_relevance(table: Any, s: GpuJointCodes) -> np.ndarray:
     z, order, zc = _device_z(table, s, nz, sort=not shared)
     step_time(table, "z_s" if shared else "z_sort_s", t0)
     t1 = time.perf_counter()
-    if shared:
-        full = table._counts(nz, z=z)  # the table's shared-memory kernels
+    if shared:  # the table's shared-memory kernels
+        s_ksy, s_ks, m_ksy, m_ks = table._sums(nz, ny, z=z)
     else:
-        full = _counts_sorted(table, order, zc, nz)
+        s_ksy, s_ks, m_ksy, m_ks = _counts_sorted(table, order, zc, nz, ny)
         table.count_seconds += time.perf_counter() - t0
-    step_time(table, "conditional_count_s", t1)
+    step_time(table, "conditional_count_s", t1)  # the sums made where they are counted
     t1 = time.perf_counter()
-    s_ksy, s_ks, m_ksy, m_ks = sums_from_counts(full, ny, table._table, table.n_jobs)
     h_sy, h_s = table.conditioning_entropies(zc)
     out = table._cmi_from_sums(h_sy, h_s, s_ksy, s_ks, m_ksy, m_ks)
     step_time(table, "conditional_sums_s", t1)

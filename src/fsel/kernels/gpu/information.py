@@ -580,7 +580,14 @@ class GpuInformationTable(InformationTable):
         """:func:`~fsel.kernels._counting.grouped_nlogn`'s sums, counted on the GPU."""
         if nz % group:
             raise ValueError("nz must be a multiple of group")
-        full = self._counts(nz, z=np.asarray(z))
+        return self._sums(nz, group, z=np.asarray(z))
+
+    def _sums(
+        self, nz: int, group: int, z: Any = None, row: tuple | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:func:`sums_from_counts` of :meth:`_counts`' histograms (``Z`` as there),
+        the coarse cells ``z // group``."""
+        full = self._counts(nz, z=z, row=row)
         return sums_from_counts(full, group, self._table, self.n_jobs)
 
     def pair_terms(self, j: int) -> PairTerms:
@@ -588,15 +595,13 @@ class GpuInformationTable(InformationTable):
         |Y| + Y`` is made on the GPU (no host pass over the rows)."""
         ny = self.n_classes
         nz = int(self.n_levels[j]) * ny
-        full = self._counts(nz, row=(j, ny, True))
-        return self._terms_from_sums(j, *sums_from_counts(full, ny, self._table, self.n_jobs))
+        return self._terms_from_sums(j, *self._sums(nz, ny, row=(j, ny, True)))
 
     def pair_mi(self, j: int) -> np.ndarray:
         """``I(Xk;Xj)`` of every candidate from the ``(Xk, Xj)`` histograms alone (the
         same values as ``pair_terms(j).mi``)."""
         aj = int(self.n_levels[j])
-        full = self._counts(aj, row=(j, 1, False))
-        s_kj, _, m_kj, _ = sums_from_counts(full, 1, self._table, self.n_jobs)
+        s_kj, _, m_kj, _ = self._sums(aj, 1, row=(j, 1, False))
         h_k = self.feature_entropy
         return np.maximum(0.0, h_k + h_k[j] - self._h(s_kj, m_kj))
 

@@ -270,10 +270,16 @@ class GpuColumnTable(GpuRowTable):
             self.column_seconds = time.perf_counter() - t0
         super().__init__(codes, labels, memory_budget=memory_budget, **row_table)
 
-    def _counts(self, nz: int, z: np.ndarray | None = None, row: tuple | None = None):
-        """The row table's joint histograms, counted from the feature-major copy
-        where ``Z`` fits a byte: made from a feature and the labels, or given on the
-        GPU as ``uint8`` (CMI's conditioning joint)."""
+    def _counts(
+        self,
+        nz: int,
+        z: np.ndarray | None = None,
+        row: tuple | None = None,
+        group: int | None = None,
+    ):
+        """The row table's joint histograms (or their sums, with ``group``), counted
+        from the feature-major copy where ``Z`` fits a byte: made from a feature and
+        the labels, or given on the GPU as ``uint8`` (CMI's conditioning joint)."""
         K, n = self.codes.shape
         a = int(self.n_levels.max()) if self.n_levels.size else 1
         cells = a * nz
@@ -282,7 +288,7 @@ class GpuColumnTable(GpuRowTable):
         given = row is None
         bytes_z = given and is_device_array(z) and np.dtype(z.dtype) == np.uint8
         if self._cols is None or nz > 256 or plan is None or (given and not bytes_z):
-            return super()._counts(nz, z=z, row=row)
+            return super()._counts(nz, z=z, row=row, group=group)
         from numba import cuda
 
         from fsel.kernels.gpu import _cuda_columns as kern
@@ -302,11 +308,11 @@ class GpuColumnTable(GpuRowTable):
         row = (j, mult, has_z, use_lut)
         done = self._count_private(hist, nz, cells, given, z64, row)
         if not done and not self._count_owned(hist, nz, cells, given, z64, row):
-            group, _n_groups, n_sub, shared = plan
-            args = (self._cols, n, K, group, j, mult, self._y64, bool(has_z), use_lut)
+            per_block, _n_groups, n_sub, shared = plan
+            args = (self._cols, n, K, per_block, j, mult, self._y64, bool(has_z), use_lut)
             args = (*args, self._lut_dev, z64, given, nz, cells, n_sub, wide, hist)
             _launch(kern.hist_columns, self.grid(plan), COLUMN_THREADS, *args, shared=shared)
-        out = hist.copy_to_host().astype(np.int64)
+        out = self._result(hist, group)
         self.count_seconds += time.perf_counter() - t0
         return out
 

@@ -63,6 +63,7 @@ from fsel.kernels.gpu.lanes import (
     lane_word_blocks,
     lane_word_plan,
 )
+from fsel.kernels.gpu.sums import device_sums, pays
 from fsel.kernels.information import miller_madow_per_cell
 
 __all__ = [
@@ -421,6 +422,7 @@ class GpuRowTable(GpuInformationTable):
         self.estimator = estimator
         self.n_jobs = 1
         self._table = NlognTable()
+        self._small_dev: Any = None  # the table's small values on the GPU (device sums)
         self._log2n = float(np.log2(self.n_samples))
         self._mm = miller_madow_per_cell(estimator, self.n_samples)
         self._s_y = float(self._table[labels.counts].sum())
@@ -493,10 +495,39 @@ class GpuRowTable(GpuInformationTable):
         _launch(kern.column_range, grid, 32, self.codes.dev, rows_per, lo, hi)
         return hi.copy_to_host().astype(np.int64)
 
-    def _counts(self, nz: int, z: np.ndarray | None = None, row: tuple | None = None):
+    def _sums(
+        self, nz: int, group: int, z: Any = None, row: tuple | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The sums of :meth:`_counts`' histograms (coarse cells ``z // group``), made
+        on the GPU where :func:`~fsel.kernels.gpu.sums.pays` (:meth:`_result`)."""
+        return self._counts(nz, z=z, row=row, group=group)
+
+    def _result(self, hist: Any, group: int | None) -> Any:
+        """The histograms ``hist`` (``int32`` on the GPU) copied to the host as
+        ``int64`` (``group`` None), or their sums
+        (:func:`~fsel.kernels.gpu.information.sums_from_counts`' four arrays), made on
+        the GPU where it pays, else on the host: the same numbers either way."""
+        cells = hist.shape[1]
+        if group is not None and pays(self.n_samples, cells // group):
+            if self._small_dev is None:
+                from numba import cuda
+
+                self._small_dev = cuda.to_device(self._table.small())
+            return device_sums(hist, group, self._table, self._small_dev, self.n_jobs)
+        out = hist.copy_to_host().astype(np.int64)
+        return out if group is None else sums_from_counts(out, group, self._table, self.n_jobs)
+
+    def _counts(
+        self,
+        nz: int,
+        z: np.ndarray | None = None,
+        row: tuple | None = None,
+        group: int | None = None,
+    ):
         """Joint histograms ``(K, a * nz)`` of every candidate against ``Z``: given on
         the host (``z``), or made in the kernel from a feature and the labels (``row =
-        (j, mult, with_y)``: ``Z = Xj * mult + Y``; ``j = -1``: ``Y`` alone)."""
+        (j, mult, with_y)``: ``Z = Xj * mult + Y``; ``j = -1``: ``Y`` alone); with
+        ``group``, their sums instead (:meth:`_result`)."""
         from numba import cuda
 
         from fsel.kernels.gpu import _cuda_information as kern
@@ -521,7 +552,7 @@ class GpuRowTable(GpuInformationTable):
         plan = row_groups(K, cells, half=half)
         cd = self.codes
         if plan is None and n and K:
-            out = self._counts_global(cells, nz, (j, mult, zsrc, has_z, use_lut))
+            out = self._counts_global(cells, nz, (j, mult, zsrc, has_z, use_lut), group)
             self.count_seconds += time.perf_counter() - t0
             return out
         hist = self._hist
@@ -533,16 +564,16 @@ class GpuRowTable(GpuInformationTable):
         if self._lane_budget and n and K and self._count_lanes(cells, nz, zargs, hist):
             pass
         elif plan is not None and n and K:
-            group, n_groups, wpr, n_sub = plan
+            per_block, n_groups, wpr, n_sub = plan
             tile = max(1, ROW_THREADS // wpr)
             tiles = -(-n // tile)
-            shared = 4 * n_sub * -(-group * cells // (2 if half else 1))
+            shared = 4 * n_sub * -(-per_block * cells // (2 if half else 1))
             gx = max(1, min(tiles, resident_blocks(shared) * _n_sm() // n_groups))
             if SIMULATOR:  # two blocks: the grid stride and the merge are exercised
                 gx = min(gx, 2)
             if half:  # no block counts more than HALF_MAX_ROWS rows
                 gx = max(gx, -(-tiles // max(1, HALF_MAX_ROWS // tile)))
-            args = (cd.words, cd.flat, n, K, group, wpr, j, mult, zsrc, has_z, use_lut)
+            args = (cd.words, cd.flat, n, K, per_block, wpr, j, mult, zsrc, has_z, use_lut)
             _launch(
                 kern.hist_rows,
                 (gx, n_groups),
@@ -551,7 +582,7 @@ class GpuRowTable(GpuInformationTable):
                 *(self._lut_dev, nz, cells, n_sub, half, hist),
                 shared=shared,
             )
-        out = hist.copy_to_host().astype(np.int64)
+        out = self._result(hist, group)
         self.count_seconds += time.perf_counter() - t0
         return out
 
@@ -604,9 +635,10 @@ class GpuRowTable(GpuInformationTable):
         _launch(kernel, (gx, n_groups), threads, *args, shared=shared)
         return True
 
-    def _counts_global(self, cells: int, nz: int, zargs: tuple) -> np.ndarray:
-        """The histograms of :meth:`_counts` too large for shared memory, counted in
-        global memory, one atomic add a row and candidate (:meth:`chunked_counts`)."""
+    def _counts_global(self, cells: int, nz: int, zargs: tuple, group: int | None = None) -> Any:
+        """The histograms of :meth:`_counts` too large for shared memory (or their
+        sums, with ``group``), counted in global memory, one atomic add a row and
+        candidate (:meth:`chunked_counts`)."""
         from fsel.kernels.gpu import _cuda_information as kern
 
         K, n = self.codes.shape
@@ -618,13 +650,15 @@ class GpuRowTable(GpuInformationTable):
             args = (flat, n, K, k0, kc, j, mult, zsrc, has_z, use_lut, self._lut_dev, nz, hist)
             _launch(kern.hist_rows_global, blocks, 8 if SIMULATOR else 256, *args)
 
-        return self.chunked_counts(cells, count)
+        return self.chunked_counts(cells, count, group)
 
-    def chunked_counts(self, cells: int, count: Any) -> np.ndarray:
+    def chunked_counts(self, cells: int, count: Any, group: int | None = None) -> Any:
         """Histograms of ``cells`` cells for every candidate, in global memory: the
         candidates in groups whose ``int32`` counts take at most a quarter of the
         memory budget (the feature-major table's rule); ``count(hist, k0, kc)`` adds
-        the counts of candidates ``k0 .. k0 + kc - 1`` to the zeroed ``hist``."""
+        the counts of candidates ``k0 .. k0 + kc - 1`` to the zeroed ``hist``. With
+        ``group``, the histograms' sums instead (:meth:`_result`, a group at a
+        time)."""
         from numba import cuda
 
         from fsel.kernels.gpu import _cuda_information as kern
@@ -633,12 +667,14 @@ class GpuRowTable(GpuInformationTable):
         if not self._budget:
             self._budget = _device_budget(self._memory_budget)
         chunk = max(1, min(K, (self._budget // 4) // max(cells * 4, 1)))
-        out = np.empty((K, cells), dtype=np.int64)
+        parts = []
         for k0 in range(0, K, chunk):
             kc = min(K, k0 + chunk) - k0
             hist = cuda.device_array((kc, cells), dtype=np.int32)
             zb = 1 if SIMULATOR else max(1, min(32 * _n_sm(), -(-kc * cells // 256)))
             _launch(kern.zero_cells, zb, 8 if SIMULATOR else 256, hist)
             count(hist, k0, kc)
-            out[k0 : k0 + kc] = hist.copy_to_host()
-        return out
+            parts.append(self._result(hist, group))
+        if group is None:
+            return np.concatenate(parts) if parts else np.empty((0, cells), dtype=np.int64)
+        return tuple(np.concatenate(p) for p in zip(*parts, strict=True))
