@@ -60,8 +60,24 @@ def test_sparse_quantile_edges_equal_those_of_the_expanded_column(stored, n_zero
     if vals.size + n_zeros == 0:
         return
     dense = np.concatenate([vals, np.zeros(n_zeros)])
-    want = np.unique(np.quantile(dense, quantile_fractions(n_bins)))
-    np.testing.assert_array_equal(sparse_quantile_edges(vals, n_zeros, n_bins), want)
+    np.testing.assert_array_equal(
+        sparse_quantile_edges(vals, n_zeros, n_bins), plain_quantile_edges(dense, n_bins)
+    )
+
+
+def plain_quantile_edges(col: np.ndarray, n_bins: int) -> np.ndarray:
+    """The documented rule written out plainly: the distinct quantiles at ``1/B ..
+    (B-1)/B``; a value two of them equal, or the column's minimum where it is an edge,
+    also gets an edge at the smallest value above it (if any); an edge at the minimum
+    (it separates nothing) is dropped."""
+    qs = np.quantile(col, quantile_fractions(n_bins)).tolist()
+    low = float(np.min(col))
+    tied = {v for v in qs if qs.count(v) > 1} | ({low} & set(qs))
+    edges = set(qs)
+    for v in tied:
+        higher = [u for u in col.tolist() if u > v]
+        edges |= {min(higher)} if higher else set()
+    return np.asarray(sorted(edges - {low}), dtype=np.float64)
 
 
 def test_sparse_quantile_codes_equal_dense_codes_with_zero_in_its_bin():
@@ -472,3 +488,71 @@ def test_holes_in_some_columns_code_as_each_column_alone(seed, n, holed, strateg
         np.testing.assert_array_equal(codes[j], c1[0])
         assert levels[j] == l1[0]
         assert edges[j].tolist() == e1[0].tolist()
+
+
+def _zero_inflated(seed: int, n: int = 2000, zero_share: float = 0.97):
+    """20 noise columns; column 19 an amount that is zero in ``zero_share`` of the
+    rows, and whose presence moves ``P(y = 1)`` from 0.3 to 0.9."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 20))
+    present = rng.random(n) > zero_share
+    X[:, 19] = np.where(present, rng.lognormal(1.0, 1.0, n), 0.0)
+    y = (rng.random(n) < np.where(present, 0.9, 0.3)).astype(np.int8)
+    return X, y, present
+
+
+@pytest.mark.parametrize("zero_share", [0.5, 0.855, 0.974])
+def test_a_tied_smallest_value_is_a_bin_of_its_own(zero_share):
+    """A zero-inflated amount (its zeros a share of the rows above ``1/n_bins``) keeps
+    its zeros apart from the amounts above them: its relevance is that of the 0/1
+    presence indicator or more, never 0, and MIM picks it first (it is the only
+    relevant column). Before, every quantile edge of the 97% column was 0, which
+    separates nothing: one bin, relevance exactly 0."""
+    X, y, present = _zero_inflated(1, zero_share=zero_share)
+    sel = fsel.MIM(1).fit(X, y)
+    flag = fsel.MIM(1, discretize=None).fit(present[:, None].astype(np.int8), y)
+    assert sel.bin_edges_[19][0] == X[present, 19].min()  # zeros | the amounts
+    assert sel.relevance_[19] >= flag.relevance_[0] - 1e-12 > 0
+    assert sel.selection_order_.tolist() == [19]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    low=st.sampled_from([-2.5, 0.0, 3.0]),
+    ties=st.integers(0, 60),
+    mode=st.integers(0, 60),
+    rest=st.lists(st.floats(-10, 10, allow_nan=False, width=32), min_size=1, max_size=30),
+    n_bins=st.integers(2, 8),
+)
+def test_dense_quantile_edges_follow_the_plain_rule(low, ties, mode, rest, n_bins):
+    """The dense edges (:func:`discretize`, NaN rows left out) are the plain rule's on
+    columns with a tied smallest value and a tied value inside the range (a mode)."""
+    above = [v for v in rest if v > low]
+    inner = [above[0]] * mode if above else []
+    vals = np.asarray(above + inner + [low] * (ties + 1), dtype=np.float64)
+    if np.unique(vals).size <= n_bins:
+        return
+    col = np.concatenate([vals, [np.nan, np.nan]])
+    _codes, _levels, edges = discretize(col[:, None], None, n_bins, "quantile")
+    np.testing.assert_array_equal(edges[0], plain_quantile_edges(vals, n_bins))
+
+
+def test_zero_inflated_columns_bin_alike_dense_sparse_and_dask():
+    """The same edges, codes and picks from a dense array, a CSR matrix (the zeros
+    implicit) and Dask chunks (an extra pass finds the values above the tied ones)."""
+    da = pytest.importorskip("dask.array")
+    X, y, _ = _zero_inflated(4, n=3000)
+    X[:, 3] = np.where(X[:, 3] > 1.2, X[:, 3], 0.0)  # ~89% zeros, negative values none
+    X[:, 5] = np.where(X[:, 5] < -1.0, X[:, 5], 0.0)  # the minimum negative, zeros above
+    X[:, 7] = np.where(np.abs(X[:, 7]) < 0.6, 0.5, X[:, 7])  # a mode inside the range
+    dense = fsel.JMI(4).fit(X, y)
+    sparse = fsel.JMI(4).fit(sp.csr_matrix(X), y)
+    lazy = fsel.JMI(4).fit(da.from_array(X, chunks=(700, 20)), y)
+    assert dense.selection_order_[0] == 19
+    for other in (sparse, lazy):
+        assert other.selection_order_.tolist() == dense.selection_order_.tolist()
+        for a, b in zip(dense.bin_edges_, other.bin_edges_, strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert dense.bin_edges_[3][0] == X[X[:, 3] > 0, 3].min()
+    assert dense.bin_edges_[5][-1] == 0.0  # the zeros above every negative: the top bin
+    assert 0.5 in dense.bin_edges_[7] and X[X[:, 7] > 0.5, 7].min() in dense.bin_edges_[7]

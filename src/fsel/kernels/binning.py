@@ -40,8 +40,13 @@ __all__ = [
     "auto_n_bins",
     "check_n_bins",
     "crowded_columns",
+    "dask_edges",
     "dask_quantiles",
+    "edge_fractions",
+    "lift_edges",
+    "quantile_edges",
     "quantile_fractions",
+    "smallest_above",
     "sparse_quantile_edges",
     "sparse_quantiles",
 ]
@@ -83,6 +88,66 @@ def quantile_fractions(n_bins: int) -> np.ndarray:
     return np.linspace(0, 1, n_bins + 1)[1:-1]
 
 
+def edge_fractions(n_bins: int) -> np.ndarray:
+    """The quantile levels :func:`quantile_edges` reads: ``0`` (the column's smallest
+    value) then the inner levels of ``n_bins`` equal-frequency bins."""
+    return np.concatenate([[0.0], quantile_fractions(n_bins)])
+
+
+def quantile_edges(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The equal-frequency inner edges of a column from its quantiles ``q`` at
+    :func:`edge_fractions` (``q[0]`` its smallest value), and the tied values that
+    need the next value above them (:func:`lift_edges`).
+
+    The edges are the distinct inner quantiles. A value that two or more of them
+    equal holds at least a ``1/n_bins`` share of the rows (the zeros of a
+    zero-inflated column: amounts, counts, term frequencies; a sentinel; a mode): it
+    gets a bin of its own, closed by an edge at the next value above it. A value is
+    coded by the number of edges at or below it, so an edge at the column's smallest
+    value separates nothing: that edge is replaced by the next value too. Without
+    this rule a column of more than ``1 - 1/n_bins`` zeros would be one bin, its
+    information lost.
+
+    Examples
+    --------
+    >>> x = np.array([0.0, 0, 0, 0, 0, 0, 0, 2, 5, 9])  # 70% zeros, 3 bins
+    >>> edges, ties = quantile_edges(np.quantile(x, edge_fractions(3)))
+    >>> edges.tolist(), ties.tolist()
+    ([0.0], [0.0])
+    >>> lift_edges(edges, ties, [2.0], low=0.0).tolist()  # zeros | the rest
+    [2.0]
+    >>> quantile_edges(np.quantile(np.arange(9.0), edge_fractions(3)))[0].tolist()
+    [2.6666666666666665, 5.333333333333333]
+    """
+    q = np.asarray(q, dtype=np.float64)
+    inner = np.sort(q[1:])
+    edges = np.unique(inner)
+    repeated = inner[1:][inner[1:] == inner[:-1]]
+    ties = np.unique(np.concatenate([repeated, edges[:1][edges[:1] == q[0]]]))
+    return edges, ties
+
+
+def lift_edges(edges: np.ndarray, ties: Any, above: Any, low: float) -> np.ndarray:
+    """``edges`` with an edge added at ``above[i]``, the next value above ``ties[i]``
+    (NaN or None: there is none), and the edge at the column's smallest value
+    ``low`` dropped (it separates nothing): every tied value a bin of its own."""
+    extra = [float(a) for a in np.asarray(above, dtype=np.float64).tolist() if not np.isnan(a)]
+    out = np.unique(np.concatenate([np.asarray(edges, dtype=np.float64), extra]))
+    return out[out != low]
+
+
+def smallest_above(col: np.ndarray, low: float) -> float:
+    """The smallest value of ``col`` above ``low`` (NaN skipped; NaN if none).
+
+    Examples
+    --------
+    >>> smallest_above(np.array([0.0, np.nan, 3, 0, 1]), 0.0)
+    1.0
+    """
+    above = col[col > low]
+    return float(above.min()) if above.size else float("nan")
+
+
 def sparse_quantiles(stored: np.ndarray, n_zeros: int, qs: Any) -> np.ndarray:
     """``np.quantile`` (linear rule) of a sparse column at levels ``qs``, from its
     stored (observed, not NaN) values and its number of implicit zeros, in
@@ -113,20 +178,32 @@ def sparse_quantiles(stored: np.ndarray, n_zeros: int, qs: Any) -> np.ndarray:
 
 
 def sparse_quantile_edges(stored: np.ndarray, n_zeros: int, n_bins: int) -> np.ndarray:
-    """Equal-frequency inner edges of a sparse column: the same numbers as
-    ``np.unique(np.quantile(dense, levels))`` of the expanded column
-    (:func:`sparse_quantiles` at :func:`quantile_fractions`).
+    """Equal-frequency inner edges of a sparse column: the edges of
+    :func:`quantile_edges` of the expanded column (:func:`sparse_quantiles` at
+    :func:`edge_fractions`), the column never expanded.
 
     Examples
     --------
     >>> dense = np.array([0, 0, 5.0, -1, 0, 2, 0, 9])
     >>> stored = dense[dense != 0]
-    >>> levels = quantile_fractions(3)
-    >>> bool(np.array_equal(sparse_quantile_edges(stored, 4, 3),
-    ...                     np.unique(np.quantile(dense, levels))))
+    >>> q = np.quantile(dense, edge_fractions(3))
+    >>> bool(np.array_equal(sparse_quantile_edges(stored, 4, 3), quantile_edges(q)[0]))
     True
+    >>> sparse_quantile_edges(np.array([3.0, 7.0]), 8, 3).tolist()  # 80% zeros
+    [3.0]
     """
-    return np.unique(sparse_quantiles(stored, n_zeros, quantile_fractions(n_bins)))
+    q = sparse_quantiles(stored, n_zeros, edge_fractions(n_bins))
+    edges, ties = quantile_edges(q)
+    if not ties.size:
+        return edges
+    s = np.asarray(stored, dtype=np.float64)
+    above = []
+    for v in ties.tolist():
+        a = smallest_above(s, v)
+        if n_zeros and v < 0.0 and not a <= 0.0:  # the implicit zeros lie above
+            a = 0.0
+        above.append(a)
+    return lift_edges(edges, ties, above, q[0])
 
 
 # ---------------------------------------------------------------------------- Dask
@@ -210,6 +287,47 @@ def _grid(a: float, b: float, g: int) -> np.ndarray:
     e = a + (b - a) * (np.arange(g + 1, dtype=np.float64) / g)
     e[0], e[-1] = a, b
     return np.unique(e)
+
+
+def _smallest_above_chunk(x: Any, cols: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """Per pair ``(cols[i], low[i])`` of a chunk: the smallest observed value of that
+    column above ``low[i]`` (inf if none)."""
+    V = np.asarray(x)[:, cols].astype(np.float64, copy=False)
+    with np.errstate(invalid="ignore"):
+        W = np.where(V > low[None, :], V, np.inf)
+    return W.min(axis=0) if W.shape[0] else np.full(cols.size, np.inf)
+
+
+def _least(*parts: np.ndarray) -> np.ndarray:
+    return np.minimum.reduce(list(parts))
+
+
+def dask_edges(blocks: list[Any], cols: np.ndarray, n_bins: int) -> list[np.ndarray]:
+    """The :func:`quantile_edges` of columns ``cols`` of Dask row chunks, equal to the
+    in-memory edges: exact quantiles (:func:`dask_quantiles` at
+    :func:`edge_fractions`), then one more pass over the chunks, only where an edge
+    lies at a column's smallest value, for the smallest value above it."""
+    import dask
+
+    from fsel.kernels._dask import tree_reduce
+
+    cols = np.asarray(cols, dtype=np.int64)
+    found = dask_quantiles(blocks, cols, edge_fractions(n_bins))
+    out, tied = [], []
+    for i, q in enumerate(found):
+        edges, ties = quantile_edges(q) if q.size else (np.zeros(0), np.zeros(0))
+        out.append(edges)
+        tied += [(i, v) for v in ties.tolist()]
+    if tied:
+        at = np.asarray([cols[i] for i, _ in tied], dtype=np.int64)
+        low = np.array([v for _, v in tied])
+        parts = [dask.delayed(_smallest_above_chunk)(x, at, low) for x in blocks]
+        got = tree_reduce(parts, _least).compute()
+        above = np.where(np.isinf(got), np.nan, got)
+        for i in sorted({i for i, _ in tied}):
+            mine = [r for r, (c, _) in enumerate(tied) if c == i]
+            out[i] = lift_edges(out[i], low[mine], above[mine], found[i][0])
+    return out
 
 
 def dask_quantiles(blocks: list[Any], cols: np.ndarray, qs: np.ndarray) -> list[np.ndarray]:

@@ -27,7 +27,13 @@ from __future__ import annotations
 import numpy as np
 
 from fsel.kernels._counting import SMALL_TABLE_CELLS
-from fsel.kernels.binning import check_n_bins, quantile_fractions
+from fsel.kernels.binning import (
+    check_n_bins,
+    edge_fractions,
+    lift_edges,
+    quantile_edges,
+    smallest_above,
+)
 from fsel.kernels.quantiles import column_quantiles
 from fsel.utils.parallel import n_threads_for, numba_available, spans, thread_map
 
@@ -299,16 +305,28 @@ def _quantile_edges(values: np.ndarray, cols: np.ndarray, n_bins: int, n_jobs: i
     """The inner edges of ``n_bins`` equal-frequency bins of the columns ``cols``: each
     column's distinct quantiles at ``1/n_bins, 2/n_bins, ...`` of its observed values
     (numpy's linear rule on float64 values; :func:`fsel.kernels.quantiles.
-    column_quantiles`, compiled for a large float table, in ``n_jobs`` threads).
+    column_quantiles`, compiled for a large float table, in ``n_jobs`` threads), an
+    value holding a ``1/n_bins`` share of the rows a bin of its own
+    (:func:`fsel.kernels.binning.quantile_edges`).
 
     Examples
     --------
     >>> X = np.array([[0.0, 0], [1, np.nan], [2, 1], [3, 1], [4, 1]])
     >>> [e.tolist() for e in _quantile_edges(X, np.array([0, 1]), 2, 1)]
     [[2.0], [1.0]]
+    >>> Z = np.array([[0.0], [0], [0], [0], [0], [0], [0], [3], [1], [np.nan]])
+    >>> [e.tolist() for e in _quantile_edges(Z, np.array([0]), 3, 1)]  # zeros | the rest
+    [[1.0]]
     """
-    found = column_quantiles(values, cols, quantile_fractions(n_bins), n_jobs)
-    return [np.unique(q) for q in found]
+    found = column_quantiles(values, cols, edge_fractions(n_bins), n_jobs)
+    out = []
+    for j, q in zip(np.asarray(cols).tolist(), found, strict=True):
+        edges, ties = quantile_edges(q)
+        if ties.size:
+            above = [smallest_above(values[:, j], v) for v in ties.tolist()]
+            edges = lift_edges(edges, ties, above, q[0])
+        out.append(edges)
+    return out
 
 
 def _observed_edges(

@@ -86,8 +86,7 @@ from fsel.kernels.binning import (
     AUTO_MAX_BINS,
     auto_n_bins,
     check_n_bins,
-    dask_quantiles,
-    quantile_fractions,
+    dask_edges,
 )
 from fsel.kernels.discretize import smallest_code_dtype, uniform_edges
 from fsel.kernels.information import _ESTIMATORS, InformationTable, PairTerms, miller_madow_per_cell
@@ -716,7 +715,7 @@ def dask_information_table(
             y_edges = uniform_edges(np.array([st["y_lo"]]), np.array([st["y_hi"]]), n_bins)[0]
         else:
             yb = [dask.delayed(_target_column)(y) for y in y_blocks]  # exact quantiles
-            y_edges = np.unique(dask_quantiles(yb, np.array([0]), quantile_fractions(n_bins))[0])
+            y_edges = dask_edges(yb, np.array([0]), n_bins)[0]
     elif classes is None:
         raise ValueError(
             f"{estimator_name}: y has more than {MAX_CODE_LEVELS} distinct labels on Dask input"
@@ -751,9 +750,9 @@ def dask_information_table(
             edges[j] = inner[i]
     elif binned.size:
         # exact quantiles of the observed values, as in memory
-        inner = dask_quantiles(blocks, binned, quantile_fractions(n_bins))
+        inner = dask_edges(blocks, binned, n_bins)
         for i, j in enumerate(binned.tolist()):
-            edges[j] = np.unique(inner[i])
+            edges[j] = inner[i]
     for j in binned.tolist():
         width[j] = edges[j].size + 1
     width += holes  # the missing level of a column with holes: its last code
