@@ -258,6 +258,17 @@ def test_resampling_one_message_format(data, make, message):
     _raises(make(), *data, ValueError, message)
 
 
+@pytest.mark.parametrize("name", ["resample_indices", "resample_plan"])
+def test_resampling_functions_share_the_message(name):
+    from fsel.meta import resampling
+
+    with pytest.raises(
+        ValueError,
+        match=r"^resampling must be one of \('bootstrap', 'subsample', 'kfold'\), got 'bogus'$",
+    ):
+        getattr(resampling, name)(10, 3, resampling="bogus")
+
+
 # ------------------------------------------------------------------ F5: categorical
 @pytest.mark.parametrize("value", ["f1", "bogus"])
 def test_knockoffs_refuse_a_bare_string_categorical(data, value):

@@ -43,7 +43,7 @@ from scipy.stats import binom
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from fsel.meta.resampling import check_meta_input, selection_matrix
+from fsel.meta.resampling import RESAMPLING, check_meta_input, selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
 from fsel.utils.params import check_fraction, validate_params
@@ -544,7 +544,7 @@ class NPFS(BaseSelector):
         "correction": _CORRECTIONS,
         "n_jobs": "n_jobs",
         "random_state": "random_state",
-        "resampling": ("bootstrap", "subsample", "kfold"),
+        "resampling": RESAMPLING,
         "alpha": "fraction_open",
         "null": ("binomial", "permutation"),
         "n_permutations": "positive_int",
