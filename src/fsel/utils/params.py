@@ -34,6 +34,7 @@ __all__ = [
     "PARAMETER_KINDS",
     "check_bool",
     "check_categorical",
+    "check_finite_real",
     "check_fraction",
     "check_memory_budget",
     "check_n_features_to_select_param",
