@@ -625,7 +625,6 @@ def test_pandas_input_and_feature_names():
     [
         (ReliefF(metric="cosine"), "metric"),
         (ReliefF(n_neighbors=0), "n_neighbors"),
-        (ReliefF(n_neighbors=2.5), "n_neighbors"),
         (PRelief(sigma=-1.0), "sigma"),
         (PRelief(sigma="wide"), "sigma"),
         (PRelief(sigma=[0.1, 0.2]), "sigma"),
@@ -643,6 +642,13 @@ def test_bad_parameters(est, match):
     y = np.arange(20) % 2
     with pytest.raises(ValueError, match=match):
         est.fit(X, y)
+
+
+def test_bad_parameter_types():
+    X = np.random.default_rng(0).random((20, 3))
+    y = np.arange(20) % 2
+    with pytest.raises(TypeError, match=r"^ReliefF: n_neighbors must be an int, got 2\.5$"):
+        ReliefF(n_neighbors=2.5).fit(X, y)
 
 
 def test_bad_input():

@@ -364,8 +364,8 @@ def chi2_index(
     [8.0]
     """
     X, y = _as_tables(X, y)
-    sx = resolve_slices(n_bins_x, X.shape[0], kind="table")
-    sy = resolve_slices(n_bins_y, X.shape[0], kind="table")
+    sx = resolve_slices(n_bins_x, X.shape[0], kind="table", name="n_bins_x")
+    sy = resolve_slices(n_bins_y, X.shape[0], kind="table", name="n_bins_y")
     return _scores(X, y, ("chi2",), n_slices=10, n_bins_x=sx, n_bins_y=sy)["chi2"]
 
 
@@ -399,8 +399,8 @@ def mi_index(
     [1.0]
     """
     X, y = _as_tables(X, y)
-    sx = resolve_slices(n_bins_x, X.shape[0], kind="table")
-    sy = resolve_slices(n_bins_y, X.shape[0], kind="table")
+    sx = resolve_slices(n_bins_x, X.shape[0], kind="table", name="n_bins_x")
+    sy = resolve_slices(n_bins_y, X.shape[0], kind="table", name="n_bins_y")
     return _scores(X, y, ("mi",), n_slices=10, n_bins_x=sx, n_bins_y=sy)["mi"]
 
 
@@ -621,8 +621,8 @@ def _resolve_params(
 ) -> dict[str, int]:
     return {
         "n_slices": resolve_slices(n_slices, n, kind="ks"),
-        "n_bins_x": resolve_slices(n_bins_x, n, kind="table"),
-        "n_bins_y": resolve_slices(n_bins_y, n, kind="table"),
+        "n_bins_x": resolve_slices(n_bins_x, n, kind="table", name="n_bins_x"),
+        "n_bins_y": resolve_slices(n_bins_y, n, kind="table", name="n_bins_y"),
     }
 
 

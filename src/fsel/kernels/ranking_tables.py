@@ -17,7 +17,9 @@ from fsel.utils.parallel import is_sparse as _is_sparse
 _BLOCK_ELEMENTS = 1 << 20
 
 
-def resolve_slices(value: Any, n_samples: int, *, kind: str) -> int:
+def resolve_slices(
+    value: Any, n_samples: int, *, kind: str, name: str | None = None, owner: str = ""
+) -> int:
     """The number of slices: ``value`` itself, or the ``"auto"`` rule.
 
     Parameters
@@ -26,6 +28,11 @@ def resolve_slices(value: Any, n_samples: int, *, kind: str) -> int:
     n_samples : int
     kind : {"ks", "table"}
         ``"ks"``: ``clip(n // 20, 2, 10)``; ``"table"``: ``clip(floor(sqrt(n/5)), 2, 10)``.
+    name : str, optional
+        The parameter named in the error messages (default ``"n_slices"`` for ``"ks"``,
+        ``"n_bins"`` for ``"table"``).
+    owner : str, optional
+        The estimator or function that opens the error messages.
 
     Examples
     --------
@@ -33,18 +40,22 @@ def resolve_slices(value: Any, n_samples: int, *, kind: str) -> int:
     (10, 6)
     >>> resolve_slices(4, 200, kind="ks")
     4
+    >>> resolve_slices(1, 200, kind="table", name="n_bins_y", owner="RankingIndex")
+    Traceback (most recent call last):
+    ...
+    ValueError: RankingIndex: n_bins_y must be an int of at least 2 or 'auto', got 1
     """
+    from fsel.utils.params import check_slice_count
+
+    if name is None:
+        name = "n_slices" if kind == "ks" else "n_bins"
+    # one slice (or one bin) compares nothing: every index would be 0
+    value = check_slice_count(value, name, owner)
     if isinstance(value, str):
-        if value != "auto":
-            raise ValueError(f"a slice count must be an int >= 2 or 'auto', got {value!r}")
         if kind == "ks":
             return int(np.clip(n_samples // 20, 2, 10))
         return int(np.clip(int(np.sqrt(n_samples / 5.0)), 2, 10))
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"a slice count must be an int or 'auto', got {value!r}")
-    if value < 2:  # one slice (or one bin) compares nothing: every index would be 0
-        raise ValueError(f"a slice or bin count must be at least 2, got {value}")
-    return int(value)
+    return value
 
 
 @dataclass

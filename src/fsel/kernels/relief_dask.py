@@ -212,7 +212,8 @@ def relieff_margin_dask(
         e.g. drawn with a seeded generator), or a function of the number of rows
         ``N`` (known after the first pass) returning them, None meaning every row.
     n_neighbors : int
-        ``k`` nearest hits and ``k`` nearest misses per other class.
+        ``k`` nearest hits and ``k`` nearest misses per other class; a class with
+        fewer rows gives all of them (``k`` is clipped to the largest class).
     metric : {"manhattan", "euclidean"}
         In the min-max scaled feature space.
     memory_budget : int
@@ -276,6 +277,9 @@ def relieff_margin_dask(
     classes = np.asarray(sorted(st["labels"]))
     counts = np.asarray([st["labels"][c] for c in classes.tolist()], dtype=np.float64)
     priors = counts / n
+    # no class offers more neighbours than its rows: a larger k takes them all, as in
+    # memory, and is clipped before any list is sized by it
+    k = max(1, min(k, int(counts.max())))
     lo, hi = st["lo"], st["hi"]
     ptp = hi - lo
     constant = ptp == 0

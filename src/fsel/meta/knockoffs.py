@@ -15,8 +15,7 @@ in finite samples, whatever the statistic and the law of ``y`` given ``X``.
 from __future__ import annotations
 
 import math
-import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -35,6 +34,7 @@ from fsel.meta.resampling import replicate_seeds, run_replicates
 from fsel.selectors._base import BaseSelector
 from fsel.selectors._core import rfe_ranking
 from fsel.utils.compat import check_feature_names as _check_feature_names
+from fsel.utils.parallel import effective_n_jobs
 from fsel.utils.targets import check_target
 from fsel.utils.validation import check_table
 
@@ -184,7 +184,9 @@ def _with_threads(selector: Any, n_jobs: int | None) -> Any:
         return selector
     from sklearn.base import clone
 
-    return clone(selector).set_params(n_jobs=n_jobs)
+    # never more workers than cores: joblib refuses a huge n_jobs (10**6) outright
+    workers = min(effective_n_jobs(n_jobs), effective_n_jobs(-1))
+    return clone(selector).set_params(n_jobs=workers)
 
 
 def _check_finite_knockoffs(Xk: np.ndarray, what: str) -> None:
@@ -389,36 +391,38 @@ class KnockoffFilter(BaseSelector):
         self.keep_knockoffs = keep_knockoffs
 
     # ------------------------------------------------------------------ validation
-    def _check_params(self) -> None:
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        "fdr": "fraction_open",
+        "n_draws": "positive_int",
+        "random_state": "random_state",
+        "n_jobs": "n_jobs",
+        "s_method": S_METHODS,
+        "statistic": _STATISTICS,
+        "categorical": "categorical",
+        "offset": (1, 0),
+        "keep_knockoffs": "flag",
+    }
+
+    def _check_params(self) -> dict[str, Any]:
         from fsel.utils.params import validate_params
 
-        validate_params(self, {"n_jobs": "n_jobs", "random_state": "random_state"})
-        q = self.fdr
-        if isinstance(q, bool) or not isinstance(q, numbers.Real) or not 0 < q < 1:
-            raise ValueError(f"fdr must be a number in (0, 1), got {q!r}")
-        nd = self.n_draws
-        if isinstance(nd, bool) or not isinstance(nd, numbers.Integral) or nd < 1:
-            raise ValueError(f"n_draws must be a positive int, got {nd!r}")
-        if self.s_method not in S_METHODS:
-            raise ValueError(f"s_method must be one of {S_METHODS}, got {self.s_method!r}")
-        if self.statistic not in _STATISTICS:
-            raise ValueError(f"statistic must be one of {_STATISTICS}, got {self.statistic!r}")
-        if self.offset not in (0, 1) or isinstance(self.offset, bool):
-            raise ValueError(f"offset must be 1 (knockoff+) or 0 (knockoff), got {self.offset!r}")
+        params = validate_params(self, self._param_kinds)
+        name = type(self).__name__
         k = self.knockoffs
         if not (
             isinstance(k, np.ndarray) or callable(k) or (isinstance(k, str) and k == "gaussian")
         ):
             raise ValueError(
-                f"knockoffs must be 'gaussian', an array of knockoffs or a callable (X, rng) -> "
-                f"X~, got {k!r}"
+                f"{name}: knockoffs must be 'gaussian', an array of knockoffs or a callable "
+                f"(X, rng) -> X~, got {k!r}"
             )
         sel = self.selector
         if sel is not None and (isinstance(sel, str) or not (hasattr(sel, "fit") or callable(sel))):
             raise TypeError(
-                "selector must be None, an fsel selector, an estimator with coef_ or "
+                f"{name}: selector must be None, an fsel selector, an estimator with coef_ or "
                 f"feature_importances_, or a callable (X, y) -> importances; got {sel!r}"
             )
+        return params
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any) -> KnockoffFilter:
@@ -435,13 +439,13 @@ class KnockoffFilter(BaseSelector):
         -------
         self
         """
-        self._check_params()
+        params = self._check_params()
         name = type(self).__name__
         # which columns are categorical: the library's one rule
         # (fsel.utils.column_types.column_types; a list or a mask overrides it)
         table = check_table(
             X,
-            categorical=self.categorical,
+            categorical=params["categorical"],
             min_samples=3,
             estimator_name=name,
             allow_missing=True,
@@ -522,7 +526,7 @@ class KnockoffFilter(BaseSelector):
             s=s,
             selector=selector,
             statistic=self.statistic,
-            keep=bool(self.keep_knockoffs),
+            keep=params["keep_knockoffs"],
         )
         if given is None:
             out = run_replicates(
@@ -539,7 +543,7 @@ class KnockoffFilter(BaseSelector):
         self.thresholds_ = thresholds
         self.selection_frequencies_ = np.mean(Wd >= thresholds[:, None], axis=0)
         self.s_ = s
-        if self.keep_knockoffs:
+        if params["keep_knockoffs"]:
             ks = [x for _, x in out]
             self.knockoffs_ = ks[0] if n_draws == 1 else np.stack(ks)
         if n_draws == 1:

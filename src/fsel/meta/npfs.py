@@ -43,10 +43,10 @@ from scipy.stats import binom
 from sklearn.utils import get_tags
 from sklearn.utils.validation import check_is_fitted
 
-from fsel.meta.resampling import check_meta_input, selection_matrix
+from fsel.meta.resampling import RESAMPLING, check_meta_input, selection_matrix
 from fsel.meta.stability import StabilityReport, stability_report
 from fsel.selectors._base import BaseSelector
-from fsel.utils.params import validate_params
+from fsel.utils.params import check_fraction, validate_params
 
 __all__ = [
     "NPFS",
@@ -98,10 +98,10 @@ def _zeta(cdf: np.ndarray, alpha: float) -> int:
     return int(ok[0]) if ok.size else cdf.size - 1
 
 
-def _check_alpha(alpha: Any) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 < alpha < 1:
-        raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
-    return float(alpha)
+def _check_alpha(alpha: Any, owner: str = "") -> float:
+    """``alpha``: the shared rule of a level in (0, 1)
+    (:func:`fsel.utils.params.check_fraction`)."""
+    return check_fraction(alpha, "alpha", owner)
 
 
 def _check_nkK(n: Any, k: Any, K: Any) -> tuple[int, int, int]:
@@ -544,7 +544,11 @@ class NPFS(BaseSelector):
         "correction": _CORRECTIONS,
         "n_jobs": "n_jobs",
         "random_state": "random_state",
-        "resampling": ("bootstrap", "subsample", "kfold"),
+        "resampling": RESAMPLING,
+        "alpha": "fraction_open",
+        "null": ("binomial", "permutation"),
+        "n_permutations": "positive_int",
+        "verbose": "verbose",
     }
 
     def __init__(
@@ -571,25 +575,20 @@ class NPFS(BaseSelector):
         self.null = null
         self.n_permutations = n_permutations
 
-    def _check_params(self) -> None:
+    def _check_params(self) -> dict[str, Any]:
         sel = self.selector
         if sel is None or isinstance(sel, str) or not (hasattr(sel, "fit") or callable(sel)):
             raise TypeError(
-                "selector must be a feature selector with fit/get_support (an fsel "
-                "selector, SelectKBest, RFE, ...) or a callable (X, y) -> indices, got "
-                f"{sel!r}"
+                f"{type(self).__name__}: selector must be a feature selector with "
+                "fit/get_support (an fsel selector, SelectKBest, RFE, ...) or a callable "
+                f"(X, y) -> indices, got {sel!r}"
             )
         if hasattr(sel, "fit") and not hasattr(sel, "get_support"):
             raise TypeError(
-                f"selector {type(sel).__name__} has no get_support(); it must be a feature selector"
+                f"{type(self).__name__}: selector {type(sel).__name__} has no get_support(); "
+                "it must be a feature selector"
             )
-        validate_params(self, self._param_kinds)
-        _check_alpha(self.alpha)
-        if self.null not in ("binomial", "permutation"):
-            raise ValueError(f"null must be 'binomial' or 'permutation', got {self.null!r}")
-        npm = self.n_permutations
-        if isinstance(npm, bool) or not isinstance(npm, numbers.Integral) or npm < 1:
-            raise ValueError(f"n_permutations must be a positive int, got {npm!r}")
+        return validate_params(self, self._param_kinds)
 
     def fit(self, X: Any, y: Any) -> NPFS:
         """Run the base selector on the resamples and test every feature.
@@ -605,7 +604,7 @@ class NPFS(BaseSelector):
         -------
         self
         """
-        self._check_params()
+        verbose = self._check_params()["verbose"]
         name = type(self).__name__
         Xw, yw, n_samples, _ = check_meta_input(self, X, y, min_samples=2, accept_sparse=True)
         if self.resampling == "kfold" and not 2 <= self.n_resamples <= n_samples:
@@ -628,9 +627,9 @@ class NPFS(BaseSelector):
             resampling=self.resampling,
             n_jobs=self.n_jobs,
             random_state=self.random_state,
-            verbose=max(0, int(self.verbose) - 1),
+            verbose=max(0, verbose - 1),
         )
-        if self.verbose and self.verbose > 0:
+        if verbose > 0:
             from fsel.utils.progress import Progress
 
             with Progress(int(self.n_resamples), desc="NPFS resamples") as bar:

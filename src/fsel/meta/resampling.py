@@ -40,10 +40,15 @@ from joblib import Parallel, delayed
 
 from fsel.meta.column_order import column_order, reorder_categorical, take_columns
 from fsel.utils.compat import joblib_memmap_threshold_is_set, joblib_runs_in_processes
-from fsel.utils.params import seed_sequence
+from fsel.utils.params import check_option, seed_sequence
 from fsel.utils.validation import is_sparse
 
+#: the row resampling schemes of the functions here and of NPFS (the vocabulary page
+#: says which estimator takes which)
+RESAMPLING = ("bootstrap", "subsample", "kfold")
+
 __all__ = [
+    "RESAMPLING",
     "Resample",
     "bootstrap_indices",
     "check_meta_input",
@@ -122,14 +127,13 @@ def resample_indices(
     """
     if n_resamples < 1:
         raise ValueError(f"the number of replicates must be at least 1, got {n_resamples}")
+    check_option(resampling, RESAMPLING, "resampling")
     if resampling == "kfold":
         return kfold_indices(n_samples, n_resamples, random_state)
     seeds = replicate_seeds(random_state, n_resamples)
     if resampling == "bootstrap":
         return [bootstrap_indices(n_samples, s) for s in seeds]
-    if resampling == "subsample":
-        return [subsample_indices(n_samples, s, fraction) for s in seeds]
-    raise ValueError(f"resampling must be 'bootstrap', 'subsample' or 'kfold', got {resampling!r}")
+    return [subsample_indices(n_samples, s, fraction) for s in seeds]
 
 
 def _mappable(value: Any) -> bool:
@@ -359,9 +363,7 @@ def resample_plan(
             Resample("kfold", n_samples, seed=s, rows=f) for s, f in zip(seeds, folds, strict=True)
         ]
     if resampling not in ("bootstrap", "subsample"):
-        raise ValueError(
-            f"resampling must be 'bootstrap', 'subsample' or 'kfold', got {resampling!r}"
-        )
+        check_option(resampling, RESAMPLING, "resampling")
     if resampling == "subsample" and not 0 < fraction <= 1:
         raise ValueError(f"fraction must be in (0, 1], got {fraction}")
     return [

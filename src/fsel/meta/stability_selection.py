@@ -40,8 +40,7 @@ look at stability selection. JRSS-B 75(1), 55-80.
 from __future__ import annotations
 
 import math
-import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -240,24 +239,25 @@ class StabilitySelection(BaseSelector):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        "threshold": "fraction",
+        "n_resamples": "n_resamples",
+        "resampling": _RESAMPLING,
+        "n_jobs": "n_jobs",
+        "random_state": "random_state",
+    }
+
     def _check_params(self) -> None:
+        from fsel.utils.params import validate_params
+
         sel = self.selector
         if sel is None or isinstance(sel, str) or not (hasattr(sel, "fit") or callable(sel)):
             raise TypeError(
-                "selector must be a feature selector with fit/get_support (an fsel selector, "
-                f"SelectKBest, RFE, ...) or a callable (X, y) -> indices, got {sel!r}"
+                f"{type(self).__name__}: selector must be a feature selector with "
+                "fit/get_support (an fsel selector, SelectKBest, RFE, ...) or a callable "
+                f"(X, y) -> indices, got {sel!r}"
             )
-        t = self.threshold
-        if isinstance(t, bool) or not isinstance(t, numbers.Real) or not 0 < t <= 1:
-            raise ValueError(f"threshold must be a number in (0, 1], got {t!r}")
-        nr = self.n_resamples
-        if isinstance(nr, bool) or not isinstance(nr, numbers.Integral) or nr < 1:
-            raise ValueError(f"n_resamples must be a positive int, got {nr!r}")
-        if self.resampling not in _RESAMPLING:
-            raise ValueError(f"resampling must be one of {_RESAMPLING}, got {self.resampling!r}")
-        from fsel.utils.params import validate_params
-
-        validate_params(self, {"n_jobs": "n_jobs", "random_state": "random_state"})
+        validate_params(self, self._param_kinds)
 
     def _plan(self, n_samples: int, y: Any) -> list[np.ndarray]:
         """The row sets of every fit: a pair (or resample) that leaves a single class

@@ -440,7 +440,7 @@ def report(
     quick: bool = False,
     task: str = "auto",
     feature_names: Any = None,
-    categorical: Any = None,
+    categorical: Any = "auto",
     random_state: int = 0,
     cache_dir: str | Path | None = None,
     progress: bool | None = None,
@@ -485,15 +485,20 @@ def report(
         20 distinct values, else classification.
     feature_names : list of str, optional
         Names of the columns (default: the DataFrame's, else ``x0, x1, ...``).
-    categorical : list of int or str, optional
-        Columns holding category codes.
+    categorical : "auto", list of int or str, default="auto"
+        Columns holding category codes, beside those the library's rule takes as
+        categorical (``"auto"``, the default everywhere: text, ``category`` and boolean
+        columns). None means the same as ``"auto"`` (kept for compatibility); a bare
+        string other than ``"auto"`` is refused, as by every estimator.
     random_state : int
         Seeds the bootstraps, the folds and randomised methods; a fixed value gives
         the same report.
     cache_dir : path, optional
         Cache every unit of work there, so an interrupted report resumes.
     progress : bool or None
-        A progress bar on stderr; None draws it only when stderr is a terminal.
+        A progress bar on stderr; None draws it only when stderr is a terminal. (The
+        estimators call this ``verbose``; the report's name is kept, see the
+        vocabulary.)
     n_jobs : int or None
         joblib workers for the bootstrap replicates (the results do not depend on it).
     fdr : float or None
@@ -543,9 +548,12 @@ def report(
         raise ValueError(
             f"fsel.report: fdr must be a number in (0, 1), got {fdr!r} (None: no knockoffs)"
         )
-    from fsel.utils.params import check_n_jobs
+    from fsel.utils.params import check_categorical, check_n_jobs
 
-    check_n_jobs(n_jobs)
+    check_n_jobs(n_jobs, owner="fsel.report")
+    check_categorical(categorical, owner="fsel.report")
+    if isinstance(categorical, str):  # "auto": the rule alone, as None has always meant
+        categorical = None
     seed = _check_int("random_state", random_state, 0)
     X_sel, values, y_arr, summary, cat = prepare(X, y, feature_names, categorical, task)
     task = summary.task

@@ -32,13 +32,21 @@ import numpy as np
 
 __all__ = [
     "PARAMETER_KINDS",
+    "check_bool",
     "check_categorical",
+    "check_finite_real",
+    "check_fraction",
     "check_memory_budget",
     "check_n_features_to_select_param",
     "check_n_jobs",
     "check_n_resamples",
+    "check_non_negative_real",
     "check_option",
+    "check_positive_int",
+    "check_positive_real",
     "check_random_state_param",
+    "check_slice_count",
+    "check_verbose",
     "copy_seed_sequence",
     "default_n_features",
     "seed_sequence",
@@ -188,8 +196,33 @@ def check_n_features_to_select_param(
     return float(value)
 
 
+def check_positive_int(value: Any, name: str = "value", owner: str = "") -> int:
+    """A count that must be at least 1: ``n_neighbors``, ``n_resamples``, ``n_draws``,
+    ``n_permutations``, ``max_iter``. A non-int (a float such as 2.0, a bool, a string)
+    is a ``TypeError``, an int below 1 a ``ValueError``. The upper bound, where there is
+    one, depends on the data and on what the count means (the rule of each use is on
+    the vocabulary page: ``n_neighbors`` is clipped to the rows the Relief family has,
+    refused above them by the nearest-neighbour information estimator).
+
+    Examples
+    --------
+    >>> check_positive_int(3, "n_neighbors")
+    3
+    >>> check_positive_int(2.0, "n_neighbors", "ReliefF")
+    Traceback (most recent call last):
+    ...
+    TypeError: ReliefF: n_neighbors must be an int, got 2.0
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
+        raise TypeError(f"{_who(owner)}{name} must be an int, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{_who(owner)}{name} must be at least 1, got {value}")
+    return int(value)
+
+
 def check_n_resamples(value: Any, name: str = "n_resamples", owner: str = "") -> int:
-    """``n_resamples``: a positive int (the number of resamples a meta-method draws).
+    """``n_resamples``: a positive int (the number of resamples a meta-method draws);
+    :func:`check_positive_int`'s rule and messages.
 
     Examples
     --------
@@ -198,10 +231,133 @@ def check_n_resamples(value: Any, name: str = "n_resamples", owner: str = "") ->
     ...
     ValueError: n_resamples must be at least 1, got 0
     """
+    return check_positive_int(value, name, owner)
+
+
+def _check_real(value: Any, name: str, owner: str) -> float:
+    """A real number (not a bool): its float, else a ``TypeError``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, Real):
+        raise TypeError(f"{_who(owner)}{name} must be a real number, got {value!r}")
+    return float(value)
+
+
+def check_positive_real(value: Any, name: str = "value", owner: str = "") -> float:
+    """A finite real number above 0 (a kernel width such as IRelief's ``sigma``, a
+    convergence threshold such as its ``theta``).
+
+    Examples
+    --------
+    >>> check_positive_real(0, "sigma", "IRelief")
+    Traceback (most recent call last):
+    ...
+    ValueError: IRelief: sigma must be a finite number above 0, got 0
+    """
+    v = _check_real(value, name, owner)
+    if not (np.isfinite(v) and v > 0):
+        raise ValueError(f"{_who(owner)}{name} must be a finite number above 0, got {value!r}")
+    return v
+
+
+def check_non_negative_real(value: Any, name: str = "value", owner: str = "") -> float:
+    """A finite real number >= 0 (a tolerance such as CMI's ``tol``, in bits).
+
+    Examples
+    --------
+    >>> check_non_negative_real(1e-10, "tol")
+    1e-10
+    >>> check_non_negative_real(float("inf"), "tol", "CMI")
+    Traceback (most recent call last):
+    ...
+    ValueError: CMI: tol must be a finite number >= 0, got inf
+    """
+    v = _check_real(value, name, owner)
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"{_who(owner)}{name} must be a finite number >= 0, got {value!r}")
+    return v
+
+
+def check_fraction(
+    value: Any, name: str = "value", owner: str = "", *, include_one: bool = False
+) -> float:
+    """A level or a share: a real number in (0, 1), or (0, 1] with ``include_one``
+    (NPFS's ``alpha``, the knockoff filter's ``fdr``: open; stability selection's
+    ``threshold``: 1 included).
+
+    Examples
+    --------
+    >>> check_fraction(0.1, "fdr")
+    0.1
+    >>> check_fraction(1.0, "fdr", "KnockoffFilter")
+    Traceback (most recent call last):
+    ...
+    ValueError: KnockoffFilter: fdr must be a number in (0, 1), got 1.0
+    """
+    v = _check_real(value, name, owner)
+    if not (0 < v < 1 or (include_one and v == 1)):
+        span = "(0, 1]" if include_one else "(0, 1)"
+        raise ValueError(f"{_who(owner)}{name} must be a number in {span}, got {value!r}")
+    return v
+
+
+def check_bool(value: Any, name: str = "value", owner: str = "") -> bool:
+    """A flag: ``True`` or ``False`` (a numpy bool too); anything else, even a value
+    with a truth value such as ``"no"`` or ``[0]``, is a ``TypeError``.
+
+    Examples
+    --------
+    >>> check_bool("no", "keep_knockoffs", "KnockoffFilter")
+    Traceback (most recent call last):
+    ...
+    TypeError: KnockoffFilter: keep_knockoffs must be True or False, got 'no'
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{_who(owner)}{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_verbose(value: Any, name: str = "verbose", owner: str = "") -> int:
+    """``verbose``: a bool or an int >= 0 (0 or False: quiet). A float, a string or a
+    list is a ``TypeError``, a negative int a ``ValueError``.
+
+    Examples
+    --------
+    >>> check_verbose(True), check_verbose(2)
+    (1, 2)
+    >>> check_verbose("bogus", owner="NPFS")
+    Traceback (most recent call last):
+    ...
+    TypeError: NPFS: verbose must be a bool or an int >= 0, got 'bogus'
+    """
+    if not isinstance(value, (bool, np.bool_, Integral)):
+        raise TypeError(f"{_who(owner)}{name} must be a bool or an int >= 0, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{_who(owner)}{name} must be a bool or an int >= 0, got {value!r}")
+    return int(value)
+
+
+def check_slice_count(value: Any, name: str = "n_slices", owner: str = "") -> Any:
+    """A ranking index's number of slices or bins (``n_slices``, ``n_bins_x``,
+    ``n_bins_y``): an int >= 2 (one slice compares nothing), or ``"auto"``.
+
+    Examples
+    --------
+    >>> check_slice_count("auto"), check_slice_count(4)
+    ('auto', 4)
+    >>> check_slice_count(1, "n_bins_x", "RankingIndex")
+    Traceback (most recent call last):
+    ...
+    ValueError: RankingIndex: n_bins_x must be an int of at least 2 or 'auto', got 1
+    """
+    if isinstance(value, str):
+        if value == "auto":
+            return value
+        raise ValueError(
+            f"{_who(owner)}{name} must be an int of at least 2 or 'auto', got {value!r}"
+        )
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral):
-        raise TypeError(f"{_who(owner)}{name} must be an int, got {value!r}")
-    if value < 1:
-        raise ValueError(f"{_who(owner)}{name} must be at least 1, got {value}")
+        raise TypeError(f"{_who(owner)}{name} must be an int or 'auto', got {value!r}")
+    if value < 2:
+        raise ValueError(f"{_who(owner)}{name} must be an int of at least 2 or 'auto', got {value}")
     return int(value)
 
 
@@ -292,7 +448,15 @@ PARAMETER_KINDS: dict[str, Callable[..., Any]] = {
     ),
     "categorical": check_categorical,
     "n_resamples": check_n_resamples,
+    "positive_int": check_positive_int,
     "finite_real": check_finite_real,
+    "positive_real": check_positive_real,
+    "non_negative_real": check_non_negative_real,
+    "fraction_open": check_fraction,
+    "fraction": lambda v, name, owner: check_fraction(v, name, owner, include_one=True),
+    "flag": check_bool,
+    "verbose": check_verbose,
+    "slice_count": check_slice_count,
 }
 
 

@@ -252,6 +252,7 @@ class Classifiability(SelectorCore):
         "n_jobs": "n_jobs",
         "memory_budget": "memory_budget",
         "missing": MISSING_RULES,
+        "verbose": "verbose",
     }
 
     def __init__(

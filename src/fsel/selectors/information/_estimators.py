@@ -309,11 +309,14 @@ class CMI(InformationSelector, _fit.CMI):
     __doc__ = _doc(
         "Conditional mutual information with the joint of all selected features; stops "
         "early when no candidate adds information (best score not above ``tol``), so it "
-        "may select fewer than ``n_features_to_select``.",
+        'may select fewer than ``n_features_to_select``. ``n_features_to_select="auto"`` '
+        "sets no cap: that rule alone decides the count (the default, None, caps it at "
+        "half of the features).",
         r"J(X_k) = I(X_k;Y|X_S)",
         """
     tol : float, default=1e-10
-        Stop when the best ``I(Xk;Y|S)`` is not above this many bits.
+        Stop when the best ``I(Xk;Y|S)`` is not above this many bits (a finite
+        number >= 0).
 """,
         example="CMI",
     )

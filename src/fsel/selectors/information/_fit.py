@@ -120,9 +120,20 @@ class InformationSelector(SelectorCore):
         "discretize": ("uniform", "quantile", None),
         "categorical": "categorical",
         "mi_estimator": ("plugin", "miller_madow", "knn"),
+        # checked whatever mi_estimator (only "knn" reads it): one rule for the value
+        "n_neighbors": "positive_int",
         "missing": ("level", "available", "error"),
         "n_jobs": "n_jobs",
+        "verbose": "verbose",
     }
+
+    def _n_to_select(self, n_features: int) -> int:
+        """The number of features to select among ``n_features`` (``"auto"``, which
+        only CMI takes, is every feature: its stopping rule decides)."""
+        k = self.n_features_to_select
+        if isinstance(k, str) and k == "auto":
+            return int(n_features)
+        return check_n_features_to_select(k, n_features)
 
     def _n_threads(self) -> int:
         return effective_n_jobs(self.n_jobs)
@@ -249,7 +260,7 @@ class InformationSelector(SelectorCore):
     ) -> tuple[Any, int]:
         """The information table of a validated in-memory (dense or sparse) table and
         the number of features to select; sets the fitted input attributes."""
-        k = check_n_features_to_select(self.n_features_to_select, table.values.shape[1])
+        k = self._n_to_select(table.values.shape[1])
         y_codes, classes, self.y_bin_edges_ = self._bin_continuous_target(y_codes, classes)
         if self.device_ == "cuda" and self._codes_as_given(table, classes):
             return self._host_codes_on_gpu(table.values, y_codes, classes), k
@@ -420,7 +431,7 @@ class InformationSelector(SelectorCore):
         info, classes = device_table(X, y, estimator=self.mi_estimator, name=name)
         info.n_jobs = self._n_threads()
         n_levels = info.n_levels
-        k = check_n_features_to_select(self.n_features_to_select, int(n_levels.size))
+        k = self._n_to_select(int(n_levels.size))
         self.n_features_in_ = int(n_levels.size)
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
@@ -438,7 +449,7 @@ class InformationSelector(SelectorCore):
         name = type(self).__name__
         data = check_dask_table(X, y, categorical=self.categorical, estimator_name=name)
         n_features = data.discrete.size
-        k = check_n_features_to_select(self.n_features_to_select, n_features)
+        k = self._n_to_select(n_features)
         self.n_features_in_ = n_features
         self.feature_types_ = [
             "categorical" if c else ("integer" if k else "numeric")
@@ -703,3 +714,9 @@ class CMI(InformationSelector):
             device=device,
         )
         self.tol = tol
+
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        **InformationSelector._param_kinds,
+        "n_features_to_select": "n_features_to_select_or_auto",
+        "tol": "non_negative_real",
+    }

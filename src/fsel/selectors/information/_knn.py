@@ -25,18 +25,16 @@ from typing import Any
 import numpy as np
 
 from fsel.utils.dask_table import is_dask
-from fsel.utils.validation import check_n_features_to_select
 
 __all__ = ["check_knn_input", "check_n_neighbors", "knn_information_table", "knn_table"]
 
 
 def check_n_neighbors(n_neighbors: Any, name: str) -> int:
-    """``n_neighbors`` as an int >= 1 (``TypeError``/``ValueError`` otherwise)."""
-    if isinstance(n_neighbors, bool) or not isinstance(n_neighbors, (int, np.integer)):
-        raise TypeError(f"{name}: n_neighbors must be an int, got {type(n_neighbors).__name__}")
-    if n_neighbors < 1:
-        raise ValueError(f"{name}: n_neighbors must be >= 1, got {n_neighbors}")
-    return int(n_neighbors)
+    """``n_neighbors`` as an int >= 1 (``TypeError``/``ValueError`` otherwise): the
+    shared rule, :func:`fsel.utils.params.check_positive_int`."""
+    from fsel.utils.params import check_positive_int
+
+    return check_positive_int(n_neighbors, "n_neighbors", name)
 
 
 def knn_table(selector: Any, X: Any, y: Any, missing: str) -> tuple[Any, int]:
@@ -100,7 +98,7 @@ def knn_information_table(
             "where its columns are observed) or fill the missing values"
         )
     n_samples, n_features = table.values.shape
-    k = check_n_features_to_select(selector.n_features_to_select, n_features)
+    k = selector._n_to_select(n_features)
     if n_samples <= k_nn:
         raise ValueError(
             f"{name}: mi_estimator='knn' needs more than n_neighbors={k_nn} samples, got "

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fsel.kernels.ranking_indices import MISSING_RULES, get_index, ranking_scores, resolve_slices
+from fsel.kernels.ranking_indices import MISSING_RULES, get_index, ranking_scores
 from fsel.selectors._core import SelectorCore
 from fsel.utils.validation import check_n_features_to_select
 
@@ -52,6 +52,9 @@ def order_by_score(scores: np.ndarray, higher_is_better: bool) -> np.ndarray:
 RANKING_PARAM_KINDS: dict[str, Any] = {
     "n_features_to_select": "n_features_to_select",
     "missing": MISSING_RULES,
+    "n_slices": "slice_count",
+    "n_bins_x": "slice_count",
+    "n_bins_y": "slice_count",
 }
 
 
@@ -98,19 +101,17 @@ def check_ranking_inputs(name: str, spec: Any, table: Any, y: np.ndarray) -> Non
 
 def _ranking_setup(est: Any, table: Any) -> tuple[Any, Any, dict[str, Any], int]:
     """Shared part of the ranking selectors' ``_fit``: the index spec, the slice counts
-    (checked; ``"auto"`` kept, the kernels resolve it with the rows each column is
-    scored on) and the number of features to select. The table holds NaN for a missing
-    value unless ``missing="error"`` (a scipy.sparse CSC matrix for sparse input); the
-    target was validated with ``check_target(kind="numeric")``: a numeric target keeps
-    its values, which the difference indices need, other labels (strings, ...) became
-    class codes ``0..c-1``."""
+    (checked by the parameter table, ``RANKING_PARAM_KINDS``; ``"auto"`` kept, the
+    kernels resolve it with the rows each column is scored on) and the number of
+    features to select. The table holds NaN for a missing value unless
+    ``missing="error"`` (a scipy.sparse CSC matrix for sparse input); the target was
+    validated with ``check_target(kind="numeric")``: a numeric target keeps its values,
+    which the difference indices need, other labels (strings, ...) became class codes
+    ``0..c-1``."""
     spec = get_index(est.index)
-    n, d = table.values.shape
+    d = table.values.shape[1]
     k = check_n_features_to_select(est.n_features_to_select, d)
     params = {"n_slices": est.n_slices, "n_bins_x": est.n_bins_x, "n_bins_y": est.n_bins_y}
-    resolve_slices(est.n_slices, n, kind="ks")
-    resolve_slices(est.n_bins_x, n, kind="table")
-    resolve_slices(est.n_bins_y, n, kind="table")
     return table.values, spec, params, k
 
 

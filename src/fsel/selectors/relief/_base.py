@@ -258,15 +258,6 @@ class BaseRelief(SelectorCore):
         "categorical": "categorical",
     }
 
-    @staticmethod
-    def _check_positive(name: str, value: Any, *, integer: bool = False) -> None:
-        kind = Integral if integer else Real
-        if isinstance(value, bool) or not isinstance(value, kind) or not value > 0:
-            what = "a positive int" if integer else "a positive number"
-            raise ValueError(f"{name} must be {what}, got {value!r}")
-        if not integer and not np.isfinite(value):
-            raise ValueError(f"{name} must be finite, got {value!r}")
-
     # ------------------------------------------------------------------------- fit
     def fit(self, X: Any, y: Any) -> BaseRelief:
         """Compute the feature weights from ``X`` and the class labels ``y``.

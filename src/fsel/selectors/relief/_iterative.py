@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -149,10 +149,14 @@ class IRelief(BaseRelief):
         self.theta = theta
         self.max_iter = max_iter
 
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        **BaseRelief._param_kinds,
+        "sigma": "positive_real",
+        "theta": "positive_real",
+        "max_iter": "positive_int",
+    }
+
     def _mean_margin(self, Z, y, priors, nominal=None):
-        self._check_positive("sigma", self.sigma)
-        self._check_positive("theta", self.theta)
-        self._check_positive("max_iter", self.max_iter, integer=True)
         n, d = Z.shape
         sigma = float(self.sigma)
         # samples sorted by class (the margin is a sum over samples): each class is a

@@ -223,10 +223,17 @@ class ReliefF(_Sampled):
         )
         self.n_neighbors = n_neighbors
 
+    _param_kinds: ClassVar[dict[str, Any]] = {
+        **_Sampled._param_kinds,
+        "n_neighbors": "positive_int",
+    }
+
     def _mean_margin(self, Z, y, priors, nominal=None):
-        self._check_positive("n_neighbors", self.n_neighbors, integer=True)
-        k = int(self.n_neighbors)
         n, C = y.size, priors.size
+        # k nearest hits and misses, all of them where a class has fewer: no class
+        # offers more than n - 1 neighbours, so a larger k is clipped here, before
+        # anything is sized by it (the margins are those of k = n - 1)
+        k = max(1, min(int(self.n_neighbors), n - 1))
         # the mean margin is a sum over samples: group them by class for the neighbour
         # kernel (a stable order keeps the index tie-break within every class)
         if getattr(self, "_y_target", None) is not None:
@@ -248,7 +255,7 @@ class ReliefF(_Sampled):
         # sparse (often wide): the per-row margins are not kept, only chunk sums
         spans = self._spans(n_ref, C * k_eff + (Z.shape[1] // 6 if sparse else 0))
         if rows is None and ed is None and len(spans) == 1 and not sparse:
-            idx = self._knn(Z, y, k, C)[0]
+            idx = self._knn(Z, y, k_eff, C)[0]
             margins = self._margins(Z, y, priors, idx, None, None, budget)
             return margins.sum(axis=0) / n
         if rows is None and len(spans) == 1 and not sparse:
@@ -307,7 +314,6 @@ class ReliefF(_Sampled):
                 "memory (every sample a reference, O(N^2)); set sample_size (e.g. 1000) to "
                 "run it on Dask, or call X.compute() first if it fits"
             )
-        self._check_positive("n_neighbors", self.n_neighbors, integer=True)
         if self.missing not in ("expected", "error"):
             raise ValueError(
                 f"{name}: missing={self.missing!r} is not supported on Dask input; impute "

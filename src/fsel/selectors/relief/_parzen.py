@@ -194,6 +194,7 @@ class PRelief(BaseRelief):
     def _sigmas(self, Z: np.ndarray, holes: np.ndarray | None = None) -> np.ndarray:
         s = self.sigma
         d = Z.shape[1]
+        name = type(self).__name__
         if isinstance(s, str):
             if s == "silverman":
                 if holes is None:
@@ -206,14 +207,23 @@ class PRelief(BaseRelief):
             if s == "paper":
                 return np.full(d, PAPER_SIGMA)
             raise ValueError(
-                f"sigma must be a positive number, an array or one of {SIGMA_RULES}, got {s!r}"
+                f"{name}: sigma must be a positive number, an array or one of {SIGMA_RULES}, "
+                f"got {s!r}"
             )
-        arr = np.asarray(s, dtype=np.float64) if not isinstance(s, bool) else np.array(np.nan)
+        try:
+            if isinstance(s, (bool, np.bool_)):
+                raise TypeError
+            arr = np.asarray(s, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"{name}: sigma must be a positive number, an array or one of {SIGMA_RULES}, "
+                f"got {s!r}"
+            ) from None
         if arr.ndim == 0:
             arr = np.full(d, float(arr))
         if arr.shape != (d,) or not np.all(np.isfinite(arr)) or not np.all(arr > 0):
             raise ValueError(
-                f"sigma must be positive and finite (a number or {d} values), got {s!r}"
+                f"{name}: sigma must be positive and finite (a number or {d} values), got {s!r}"
             )
         return arr
 
@@ -273,7 +283,8 @@ class PRelief(BaseRelief):
             S[j] = expected_pair_sums(K, np.bincount(y[obs], minlength=C), counts)
         nominal = nominal | hole_cols  # the columns with holes are done
         cont = np.flatnonzero(~nominal)
-        workers = effective_n_jobs(self.n_jobs)
+        # never more workers than chunks of columns (joblib refuses a huge n_jobs)
+        workers = max(1, min(effective_n_jobs(self.n_jobs), cont.size))
         if cont.size:
             chunks = np.array_split(cont, min(cont.size, 4 * workers)) if workers > 1 else [cont]
             if workers > 1:
