@@ -358,3 +358,68 @@ def test_default_statistic_needs_ten_rows_and_takes_mixed_labels():
     mixed = np.array([1 if v else "b" for v in y], dtype=object)  # numpy cannot sort it
     est = KnockoffFilter(random_state=0).fit(X, mixed)
     assert est.scores_.shape == (5,)
+
+
+# ----------------------------------------------------------------- set-up reuse
+def _per_draw_knockoffs(X, mu, sigma, s, rng):
+    """The construction as it was before the set-up was shared: everything per draw."""
+    S = np.diag(s)
+    sinv_s = np.linalg.solve(sigma, S)
+    A = np.eye(sigma.shape[0]) - sinv_s
+    V = 2.0 * S - S @ sinv_s
+    V = (V + V.T) / 2.0
+    lam, U = np.linalg.eigh(V)
+    L = U * np.sqrt(np.clip(lam, 0.0, None))
+    E = rng.standard_normal(X.shape)
+    return mu + (X - mu) @ A + E @ L.T
+
+
+@pytest.mark.parametrize("method", ["equicorrelated", "asdp"])
+def test_shared_set_up_gives_the_per_draw_knockoffs_bit_for_bit(method):
+    from fsel.meta._knockoff_construction import shrinkage_covariance
+    from fsel.meta.resampling import replicate_seeds
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(90, 30)) @ rng.normal(size=(30, 30)) * 0.3 + rng.normal(size=(90, 30))
+    y = (X[:, :4].sum(axis=1) > 0).astype(int)
+    mu, sigma = shrinkage_covariance(X)
+    s = solve_s(sigma, method)
+    for seed in (0, 1):
+        old = _per_draw_knockoffs(X, mu, sigma, s, np.random.default_rng(seed))
+        np.testing.assert_array_equal(
+            gaussian_knockoffs(X, mu, sigma, s, np.random.default_rng(seed)), old
+        )
+    _, V = knockoff_conditional(sigma, s)
+    S = np.diag(s)
+    V_dense = 2.0 * S - S @ np.linalg.solve(sigma, S)
+    np.testing.assert_array_equal(V, (V_dense + V_dense.T) / 2.0)
+    # the filter's draws: one seed each, drawn as before
+    stat = lambda X2, y: np.abs(X2[:20].sum(axis=0))  # noqa: E731
+    kf = KnockoffFilter(stat, s_method=method, n_draws=3, random_state=5, keep_knockoffs=True).fit(
+        X, y
+    )
+    for seed, got in zip(replicate_seeds(5, 3), kf.knockoffs_, strict=True):
+        old = _per_draw_knockoffs(X, mu, sigma, kf.s_, np.random.default_rng(seed))
+        np.testing.assert_array_equal(got, old)
+
+
+def test_set_up_is_computed_once_per_fit(monkeypatch):
+    from fsel.meta import _knockoff_construction as kc
+
+    calls = []
+    real = kc._psd_sqrt
+    monkeypatch.setattr(kc, "_psd_sqrt", lambda V: calls.append(1) or real(V))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 10))
+    y = (X[:, 0] > 0).astype(int)
+    stat = lambda X2, y: np.abs(X2[:20].sum(axis=0))  # noqa: E731
+    KnockoffFilter(stat, n_draws=4, random_state=0).fit(X, y)
+    assert len(calls) == 1
+    # a covariance changed in place is set up anew
+    mu, sigma = kc.shrinkage_covariance(X)
+    s = solve_s(sigma, "equicorrelated")
+    a = gaussian_knockoffs(X, mu, sigma, s, np.random.default_rng(0))
+    sigma *= 2.0
+    b = gaussian_knockoffs(X, mu, sigma, s, np.random.default_rng(0))
+    assert len(calls) == 3 and not np.array_equal(a, b)
+    np.testing.assert_array_equal(b, _per_draw_knockoffs(X, mu, sigma, s, np.random.default_rng(0)))

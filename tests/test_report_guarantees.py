@@ -32,3 +32,30 @@ def test_report_adds_knockoffs_and_stability_selection():
             X, y, methods="mim", n_features_to_select=4, quick=True, progress=False, fdr=None
         ).to_dict()
     )
+
+
+def test_report_skips_the_knockoffs_on_a_wide_table_and_says_why():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 200))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    with pytest.warns(UserWarning, match="knockoff filter skipped: n = 60 rows"):
+        rep = fsel.report(
+            X, y, methods="mim", n_features_to_select=4, quick=True, progress=False, fdr=0.2
+        )
+    ko = rep.to_dict()["knockoffs"]
+    assert set(ko) == {"skipped"} and "n >= 2p" in ko["skipped"]
+    assert "stability_selection" in rep.to_dict()  # runs either way
+    assert "Knockoff filter on mim: skipped (n = 60 rows is fewer than 2" in rep.html()
+
+
+def test_knockoff_skip_reason_bounds():
+    from fsel.experiments.report_guarantees import (
+        KNOCKOFF_MAX_FEATURES,
+        KNOCKOFF_MIN_ROWS_PER_FEATURE,
+        knockoff_skip_reason,
+    )
+
+    p = KNOCKOFF_MAX_FEATURES
+    assert knockoff_skip_reason(KNOCKOFF_MIN_ROWS_PER_FEATURE * p, p) is None
+    assert "n >= 2p" in knockoff_skip_reason(KNOCKOFF_MIN_ROWS_PER_FEATURE * p - 1, p)
+    assert "O(p^3)" in knockoff_skip_reason(10**6, p + 1)

@@ -6,21 +6,74 @@ knockoff statistic, with a quarter of the ``2p`` columns picked; it is the stabi
 selector as it is); :func:`guarantees_section` draws the HTML. A method that cannot run
 (e.g. knockoffs on categorical columns or missing values) is reported with its one-line
 error instead.
+
+The Gaussian knockoffs are sound only with ``n`` comfortably above ``p`` (the covariance
+they copy is estimated from the rows), and their construction costs :math:`O(p^3)` time
+and about ten ``p x p`` matrices. The report therefore runs the knockoff filter only
+where :func:`knockoff_skip_reason` finds nothing against it: at least
+:data:`KNOCKOFF_MIN_ROWS_PER_FEATURE` rows per feature and at most
+:data:`KNOCKOFF_MAX_FEATURES` features. Otherwise the knockoff entry is
+``{"skipped": reason}``, the page says why, and a warning is issued; stability
+selection runs either way.
 """
 
 from __future__ import annotations
 
 import html
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 
-__all__ = ["guarantees", "guarantees_section"]
+__all__ = [
+    "KNOCKOFF_MAX_FEATURES",
+    "KNOCKOFF_MIN_ROWS_PER_FEATURE",
+    "guarantees",
+    "guarantees_section",
+    "knockoff_skip_reason",
+]
+
+#: The report's knockoff filter needs at least this many rows per feature (``n >= 2p``):
+#: below it the estimated covariance, hence the knockoffs, are too rough for the false
+#: discovery rate to mean much.
+KNOCKOFF_MIN_ROWS_PER_FEATURE = 2
+
+#: The report runs the knockoff filter on at most this many features: the construction
+#: is :math:`O(p^3)` with about ten ``p x p`` float64 matrices (20 s and 0.6 GB at
+#: ``p = 2000`` on one core; ``p = 20000`` would need about 32 GB).
+KNOCKOFF_MAX_FEATURES = 2000
 
 
 def _finite(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
+
+
+def knockoff_skip_reason(n_samples: int, n_features: int) -> str | None:
+    """Why the report skips the knockoff filter on an ``n_samples x n_features`` table.
+
+    Returns None when the filter runs (``n >= 2p`` and ``p`` at most
+    :data:`KNOCKOFF_MAX_FEATURES`), else a one-line reason.
+
+    Examples
+    --------
+    >>> knockoff_skip_reason(300, 16) is None
+    True
+    >>> knockoff_skip_reason(60, 200)
+    'n = 60 rows is fewer than 2 per feature (p = 200); Gaussian knockoffs need n >= 2p'
+    """
+    if n_features > KNOCKOFF_MAX_FEATURES:
+        return (
+            f"p = {n_features} features is more than {KNOCKOFF_MAX_FEATURES}; the Gaussian "
+            "knockoff construction costs O(p^3) time and about ten p x p matrices"
+        )
+    if n_samples < KNOCKOFF_MIN_ROWS_PER_FEATURE * n_features:
+        return (
+            f"n = {n_samples} rows is fewer than {KNOCKOFF_MIN_ROWS_PER_FEATURE} per feature "
+            f"(p = {n_features}); Gaussian knockoffs need n >= "
+            f"{KNOCKOFF_MIN_ROWS_PER_FEATURE}p"
+        )
+    return None
 
 
 def guarantees(
@@ -38,7 +91,9 @@ def guarantees(
     """The knockoff selection at ``fdr`` and stability selection of ``selector``.
 
     Returns a JSON-ready dictionary with ``"knockoffs"`` and ``"stability_selection"``
-    entries (each either the result or ``{"error": message}``).
+    entries (each either the result or ``{"error": message}``). The knockoff entry is
+    ``{"skipped": reason}``, with a warning, where :func:`knockoff_skip_reason` gives
+    one (too few rows per feature, or too many features).
 
     Examples
     --------
@@ -51,25 +106,16 @@ def guarantees(
     >>> ss["relevant"][0], round(ss["error_bound"], 6)   # 2 ** 2 / ((2 * 0.6 - 1) * 8)
     ('x0', 2.5)
     """
-    from sklearn.base import clone
-
-    from fsel.meta.knockoffs import KnockoffFilter
     from fsel.meta.stability_selection import StabilitySelection
 
     out: dict[str, Any] = {}
-    try:
-        stat = clone(selector)
-        if "n_features_to_select" in stat.get_params():
-            stat.set_params(n_features_to_select=0.25)
-        kf = KnockoffFilter(stat, fdr=fdr, random_state=random_state, n_jobs=n_jobs).fit(X, y)
-        out["knockoffs"] = {
-            "fdr": fdr,
-            "threshold": _finite(kf.threshold_),
-            "relevant": [names[j] for j in kf.relevant_features_],
-            "W": [float(w) for w in kf.W_],
-        }
-    except (ValueError, TypeError) as exc:
-        out["knockoffs"] = {"error": str(exc).splitlines()[0]}
+    n_samples, n_features = np.shape(X)[:2]
+    skip = knockoff_skip_reason(n_samples, n_features)
+    if skip is not None:
+        warnings.warn(f"fsel.report: knockoff filter skipped: {skip}", UserWarning, stacklevel=2)
+        out["knockoffs"] = {"skipped": skip}
+    else:
+        out["knockoffs"] = _knockoffs(selector, X, y, names, fdr, random_state, n_jobs)
     try:
         ss = StabilitySelection(
             selector,
@@ -91,6 +137,35 @@ def guarantees(
     return out
 
 
+def _knockoffs(
+    selector: Any,
+    X: Any,
+    y: Any,
+    names: list[str],
+    fdr: float,
+    random_state: int,
+    n_jobs: int | None,
+) -> dict[str, Any]:
+    """The knockoff filter's entry: its selection, or ``{"error": message}``."""
+    from sklearn.base import clone
+
+    from fsel.meta.knockoffs import KnockoffFilter
+
+    try:
+        stat = clone(selector)
+        if "n_features_to_select" in stat.get_params():
+            stat.set_params(n_features_to_select=0.25)
+        kf = KnockoffFilter(stat, fdr=fdr, random_state=random_state, n_jobs=n_jobs).fit(X, y)
+        return {
+            "fdr": fdr,
+            "threshold": _finite(kf.threshold_),
+            "relevant": [names[j] for j in kf.relevant_features_],
+            "W": [float(w) for w in kf.W_],
+        }
+    except (ValueError, TypeError) as exc:
+        return {"error": str(exc).splitlines()[0]}
+
+
 def guarantees_section(g: dict[str, Any] | None, method: str, names: list[str]) -> str:
     """The HTML section of :func:`guarantees`' result (empty when there is none).
 
@@ -105,7 +180,9 @@ def guarantees_section(g: dict[str, Any] | None, method: str, names: list[str]) 
     m = html.escape(method)
     parts = ["<h2>How sure, with a guarantee: knockoffs and stability selection</h2>"]
     ko = g.get("knockoffs", {})
-    if "error" in ko:
+    if "skipped" in ko:
+        parts.append(f"<p>Knockoff filter on {m}: skipped ({html.escape(ko['skipped'])}).</p>")
+    elif "error" in ko:
         parts.append(f"<p>Knockoff filter on {m}: not run ({html.escape(ko['error'])}).</p>")
     else:
         kept = ko["relevant"]

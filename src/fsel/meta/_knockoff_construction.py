@@ -57,7 +57,9 @@ discovery rate control. JRSS-B 86(1), 122-154.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import weakref
 from typing import Any
 
 import numpy as np
@@ -70,6 +72,7 @@ __all__ = [
     "gaussian_knockoffs",
     "knockoff_conditional",
     "knockoff_evalues",
+    "knockoff_sampler",
     "knockoff_threshold",
     "knockoff_w",
     "max_feasible_scale",
@@ -310,7 +313,9 @@ def knockoff_conditional(sigma: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, 
     S = np.diag(s)
     sinv_s = np.linalg.solve(sigma, S)  # Sigma^{-1} S
     A = np.eye(sigma.shape[0]) - sinv_s
-    V = 2.0 * S - S @ sinv_s
+    # S @ sinv_s with S diagonal: row i scaled by s_i (the same numbers as the dense
+    # product, whose other terms are exact zeros, in O(p^2) instead of O(p^3))
+    V = 2.0 * S - s[:, None] * sinv_s
     V = (V + V.T) / 2.0
     return A, V
 
@@ -322,6 +327,63 @@ def _psd_sqrt(V: np.ndarray) -> np.ndarray:
     return U * np.sqrt(np.clip(lam, 0.0, None))
 
 
+#: The last set-up of :func:`knockoff_sampler`: ``(key, A, L)``, kept while the ``sigma``
+#: it was computed from is alive (a weak reference drops it with that array).
+_SAMPLER_CACHE: list[Any] = []
+
+
+def _sampler_key(sigma: np.ndarray, s: np.ndarray) -> tuple[Any, ...]:
+    """The values of ``sigma`` and ``s`` as a key (a digest: O(p^2), no copy kept)."""
+    h = hashlib.blake2b(digest_size=20)
+    for a in (sigma, s):
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        h.update(str(a.shape).encode())
+        h.update(memoryview(a).cast("B"))
+    return (id(sigma), h.digest())
+
+
+def _drop_sampler(key: tuple[Any, ...]) -> None:
+    if _SAMPLER_CACHE and _SAMPLER_CACHE[0][0] == key:
+        _SAMPLER_CACHE.clear()
+
+
+def knockoff_sampler(sigma: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    r"""The draw-independent part of the Gaussian knockoffs: ``A`` of
+    :func:`knockoff_conditional` and ``L`` with :math:`LL^\top = V` (from
+    :math:`V`'s eigendecomposition, rounding's negative eigenvalues set to 0).
+
+    Both cost :math:`O(p^3)` and depend on ``sigma`` and ``s`` only, so the last result
+    is kept, for as long as the ``sigma`` array it came from lives, and returned again
+    for a call with that array and the same values of ``sigma`` and ``s`` (checked by a
+    digest of them, so an array changed in place is set up anew). The arrays returned
+    are shared: do not modify them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sigma = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> A, L = knockoff_sampler(sigma, np.array([0.5, 0.5]))
+    >>> A2, L2 = knockoff_sampler(sigma, np.array([0.5, 0.5]))
+    >>> A2 is A and L2 is L
+    True
+    >>> np.allclose(L @ L.T, knockoff_conditional(sigma, np.array([0.5, 0.5]))[1])
+    True
+    """
+    key = _sampler_key(sigma, s)
+    if _SAMPLER_CACHE and _SAMPLER_CACHE[0][0] == key:
+        return _SAMPLER_CACHE[0][1], _SAMPLER_CACHE[0][2]
+    A, V = knockoff_conditional(sigma, s)
+    L = _psd_sqrt(V)
+    del V
+    _SAMPLER_CACHE.clear()
+    try:
+        weakref.finalize(sigma, _drop_sampler, key)
+    except TypeError:  # an object without weak references: not kept
+        return A, L
+    _SAMPLER_CACHE.append((key, A, L))
+    return A, L
+
+
 def gaussian_knockoffs(
     X: np.ndarray,
     mu: np.ndarray,
@@ -330,8 +392,13 @@ def gaussian_knockoffs(
     rng: np.random.Generator,
 ) -> np.ndarray:
     r"""Draw second-order Gaussian knockoffs of the rows of ``X``:
-    :math:`\tilde X = \mu + (X - \mu)A + E L^\top` with ``A, V`` from
-    :func:`knockoff_conditional`, :math:`LL^\top = V` and ``E`` standard normal.
+    :math:`\tilde X = \mu + (X - \mu)A + E L^\top` with ``A, L`` from
+    :func:`knockoff_sampler` (:math:`LL^\top = V`) and ``E`` standard normal.
+
+    The :math:`O(p^3)` set-up ``A, L`` depends on ``sigma`` and ``s`` only; it is
+    computed once and reused by every draw with the same ``sigma`` object and values
+    (the draws of one :class:`~fsel.meta.knockoffs.KnockoffFilter` fit), so ``n_draws``
+    draws cost one set-up and ``n_draws`` samplings.
 
     Examples
     --------
@@ -342,8 +409,7 @@ def gaussian_knockoffs(
     >>> Xk.shape
     (5, 2)
     """
-    A, V = knockoff_conditional(sigma, s)
-    L = _psd_sqrt(V)
+    A, L = knockoff_sampler(sigma, s)
     E = rng.standard_normal(X.shape)
     return mu + (X - mu) @ A + E @ L.T
 
