@@ -7,6 +7,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fsel
 
@@ -151,3 +153,27 @@ def test_integers_beyond_2_53_in_sparse_or_dask_input_are_refused():
     ddf = dd.from_pandas(pd.DataFrame({"noise": noise, "id": ids, "t": y}), npartitions=2)
     with pytest.raises(ValueError, match="integer column 'id' spans"):
         fsel.MIM(1).fit(ddf[["noise", "id"]], ddf["t"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.text(max_size=3), st.integers(-3, 3), st.booleans(), st.floats(-2, 2)),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_object_codes_by_hashing_equal_numpys_sorted_codes(cells):
+    """Text columns are coded by hashing (``_object_codes``), not by sorting every cell:
+    the codes are numpy's sorted-label codes wherever numpy can sort the labels (ints,
+    floats and bools compare as numbers, 1 == 1.0 == True), and the mixed-type rule
+    (labels as text) where it cannot."""
+    from fsel.utils.column_types import _codes
+
+    col = np.empty(len(cells), dtype=object)
+    col[:] = cells
+    try:
+        want = np.unique(col, return_inverse=True)[1]
+    except TypeError:
+        want = np.unique(col.astype(str), return_inverse=True)[1]
+    np.testing.assert_array_equal(_codes(col), want.reshape(-1).astype(np.float64))

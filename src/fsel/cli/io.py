@@ -423,10 +423,13 @@ def _parse_dates(col: np.ndarray) -> np.ndarray:
     date); any other column unchanged. The unit is pandas' own (pandas 3: microseconds,
     years 1 to 9999), never a cast to nanoseconds, which wraps dates outside 1677-2262
     around."""
-    cells = [v for v in col.tolist() if isinstance(v, str) and v.strip() != ""]
-    if not cells or any(not isinstance(v, str) for v in col.tolist() if not _is_hole(v)):
+    values = col.tolist()
+    cells = [v for v in values if isinstance(v, str) and v.strip() != ""]
+    if not cells or not all(map(_date_like, cells[:64])):  # most text columns stop here
         return col
-    if not all(any(ch in v for ch in "-/:") and any(ch.isdigit() for ch in v) for v in cells):
+    if any(not isinstance(v, str) for v in values if not _is_hole(v)):
+        return col
+    if not all(map(_date_like, cells)):
         return col
     import warnings
 
@@ -445,6 +448,11 @@ def _parse_dates(col: np.ndarray) -> np.ndarray:
     except (ValueError, TypeError, OverflowError):
         return col
     return parsed.dt.tz_localize(None).to_numpy()
+
+
+def _date_like(v: str) -> bool:
+    """Whether a cell could be a date: a separator (``-``, ``/`` or ``:``) and a digit."""
+    return any(ch in v for ch in "-/:") and any(ch.isdigit() for ch in v)
 
 
 def _parse_iso_dates(col: np.ndarray) -> np.ndarray:

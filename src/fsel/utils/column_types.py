@@ -91,12 +91,43 @@ def _codes(values: np.ndarray, missing: np.ndarray | None = None) -> np.ndarray:
     out = np.full(values.shape[0], np.nan)
     keep = slice(None) if missing is None else ~missing
     vals = values[keep]
-    try:
-        _, inv = np.unique(vals, return_inverse=True)
-    except TypeError:  # mixed types such as str and int
-        _, inv = np.unique(vals.astype(str), return_inverse=True)
+    inv = _object_codes(vals) if vals.dtype == object else None
+    if inv is None:
+        try:
+            _, inv = np.unique(vals, return_inverse=True)
+        except TypeError:  # mixed types such as str and int
+            _, inv = np.unique(vals.astype(str), return_inverse=True)
     out[keep] = inv.reshape(-1)
     return out
+
+
+def _object_codes(vals: np.ndarray) -> np.ndarray | None:
+    """``np.unique(vals, return_inverse=True)[1]`` for an object column, by hashing:
+    each cell's first-seen index in a dict, then the few distinct labels sorted and
+    the indices mapped to their ranks (``np.unique`` sorts every cell with Python
+    comparisons: several times slower on a long text column). None where the labels
+    cannot be hashed or sorted together (mixed types): the caller's rule then.
+
+    Examples
+    --------
+    >>> _object_codes(np.array(["b", "a", "b", "c"], dtype=object)).tolist()
+    [1, 0, 1, 2]
+    >>> _object_codes(np.array(["b", 1], dtype=object)) is None
+    True
+    """
+    seen: dict[Any, int] = {}
+    try:
+        first = np.fromiter(
+            (seen.setdefault(v, len(seen)) for v in vals.tolist()), dtype=np.int64, count=vals.size
+        )
+        labels = np.empty(len(seen), dtype=object)
+        labels[:] = list(seen)
+        order = np.argsort(labels, kind="stable")
+    except TypeError:
+        return None
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    return rank[first]
 
 
 def float_frame_values(X: Any, categorical: Any) -> np.ndarray | None:
@@ -371,8 +402,15 @@ def _looks_like_identifier(col: np.ndarray, miss: np.ndarray) -> bool:
         return False
     if obs.dtype.kind in "iu" and int(obs.max()) - int(obs.min()) + 1 < _ID_SHARE * n:
         return False  # too narrow a range for that many distinct values
-    try:
-        distinct = np.unique(obs).size
-    except TypeError:
-        distinct = np.unique(obs.astype(str)).size
+    distinct = None
+    if obs.dtype == object:  # a set hashes the cells: no sort of Python objects
+        try:
+            distinct = len(set(obs.tolist()))
+        except TypeError:
+            distinct = None
+    if distinct is None:
+        try:
+            distinct = np.unique(obs).size
+        except TypeError:
+            distinct = np.unique(obs.astype(str)).size
     return distinct >= _ID_SHARE * n
