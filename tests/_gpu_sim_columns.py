@@ -97,26 +97,17 @@ def count_cases() -> dict[str, object]:
             )  # fmt: skip
             ok = same_counts(table, X, codes, ny, zg)
             out[name]["plans"].append({"same": ok, "kernels": sorted(set(launched))})
-        out[name]["owned"] = []
-        for plan in OWNED_PLANS:
-            launched.clear()
-            table = information_columns.GpuColumnTable(dX, labels, owned=True)
-            table.owned_plan = plan
-            ok = same_counts(table, X, codes, ny, zg)
-            largest = int(table.n_levels.max()) * max(int(table.n_levels.max()) * ny, 7)
-            out[name]["owned"].append(
-                {"same": ok, "kernels": sorted(set(launched)), "largest_cells": largest}
-            )
-        out[name]["private"] = []
-        for plan in PRIVATE_PLANS:
-            launched.clear()
-            table = information_columns.GpuColumnTable(dX, labels, private=True)
-            table.private_plan = plan
-            ok = same_counts(table, X, codes, ny, zg)
-            largest = int(table.n_levels.max()) * max(int(table.n_levels.max()) * ny, 7)
-            out[name]["private"].append(
-                {"same": ok, "kernels": sorted(set(launched)), "largest_cells": largest}
-            )
+        for way, plans in (("owned", OWNED_PLANS), ("private", PRIVATE_PLANS)):
+            out[name][way] = []
+            for plan in plans:
+                launched.clear()
+                table = information_columns.GpuColumnTable(dX, labels, **{way: True})
+                setattr(table, f"{way}_plan", plan)
+                ok = same_counts(table, X, codes, ny, zg)
+                largest = int(table.n_levels.max()) * max(int(table.n_levels.max()) * ny, 7)
+                out[name][way].append(
+                    {"same": ok, "kernels": sorted(set(launched)), "largest_cells": largest}
+                )
     information_columns._launch = real
     return out
 
