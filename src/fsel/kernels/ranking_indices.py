@@ -108,6 +108,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.kernels.ranking_sparse import SPARSE_RANK_INDICES, sparse_rank_scores
 from fsel.kernels.ranking_tables import (
     _as_tables,
     _blocks,
@@ -470,6 +471,16 @@ def _scores(
     want_ks = any(INDICES[nm].family == "ks" for nm in names)
     want_table = any(INDICES[nm].family == "table" for nm in names)
     out = {nm: np.empty(d) for nm in names}
+    if is_sparse(X):
+        # the rank indices in O(stored values) (ranking_sparse); the difference
+        # indices on dense blocks of the sorted columns
+        ranked = tuple(nm for nm in names if nm in SPARSE_RANK_INDICES)
+        if ranked:
+            params = {"n_slices": n_slices, "n_bins_x": n_bins_x, "n_bins_y": n_bins_y}
+            out.update(sparse_rank_scores(X, y, ranked, **params))
+        if not diff:
+            return out
+        names, want_ks, want_table = tuple(diff), False, False
     blocks = _sparse_blocks(X, y) if is_sparse(X) else _blocks(X, y)
     for cols, XT, YT, groups in blocks:
         found: dict[str, np.ndarray] = {}
