@@ -108,7 +108,7 @@ from typing import Any
 
 import numpy as np
 
-from fsel.kernels.ranking_sparse import SPARSE_RANK_INDICES, sparse_rank_scores
+from fsel.kernels.ranking_sparse import sparse_scores
 from fsel.kernels.ranking_tables import (
     _as_tables,
     _blocks,
@@ -120,8 +120,7 @@ from fsel.kernels.ranking_tables import (
     _runs,
     _slice_codes,
     _sort,
-    _sort_sparse,
-    _sparse_blocks,
+    difference_terms,
     ks_from_slices,
     ks_numerators,
     refuse_sparse_missing,
@@ -167,14 +166,10 @@ def _difference_block(
     coefs: Sequence[np.ndarray],
     scales: list[float],
 ) -> list[np.ndarray]:
-    n = order.shape[1]
     conc = _gather(YT, groups, order)
     out = []
     for coef, scale in zip(coefs, scales, strict=True):
-        m = coef.size - 1
-        z = coef[0] * conc[:, : n - m]
-        for j in range(1, m + 1):
-            z += coef[j] * conc[:, j : n - m + j]
+        z = difference_terms(conc, coef)
         out.append(np.einsum("ij,ij->i", z, z) * scale)
     return out
 
@@ -471,25 +466,15 @@ def _scores(
     want_ks = any(INDICES[nm].family == "ks" for nm in names)
     want_table = any(INDICES[nm].family == "table" for nm in names)
     out = {nm: np.empty(d) for nm in names}
-    if is_sparse(X):
-        # the rank indices in O(stored values) (ranking_sparse); the difference
-        # indices on dense blocks of the sorted columns
-        ranked = tuple(nm for nm in names if nm in SPARSE_RANK_INDICES)
-        if ranked:
-            params = {"n_slices": n_slices, "n_bins_x": n_bins_x, "n_bins_y": n_bins_y}
-            out.update(sparse_rank_scores(X, y, ranked, **params))
-        if not diff:
-            return out
-        names, want_ks, want_table = tuple(diff), False, False
-    blocks = _sparse_blocks(X, y) if is_sparse(X) else _blocks(X, y)
-    for cols, XT, YT, groups in blocks:
+    if is_sparse(X):  # stored values and counts of zeros only (ranking_sparse)
+        params = {"n_slices": n_slices, "n_bins_x": n_bins_x, "n_bins_y": n_bins_y}
+        differences = {nm: (c, sc) for nm, c, sc in zip(diff, coefs, scales, strict=True)}
+        return sparse_scores(X, y, names, differences=differences, **params)
+    for cols, XT, YT, groups in _blocks(X, y):
         found: dict[str, np.ndarray] = {}
         # one sort of every column serves all the indices (stable among tied x when a
-        # difference index needs it; the rank indices do not depend on the tie order);
-        # a sparse block sorts its stored values only
-        sort = _sort_sparse(XT) if is_sparse(XT) else _sort(XT, stable_ties=bool(diff))
-        if is_sparse(XT):
-            XT = np.broadcast_to(np.float64(0), (XT.shape[1], XT.shape[0]))  # shape only
+        # difference index needs it; the rank indices do not depend on the tie order)
+        sort = _sort(XT, stable_ties=bool(diff))
         if diff:
             values = _difference_block(sort[0], YT, groups, coefs, scales)
             found.update(zip(diff, values, strict=True))

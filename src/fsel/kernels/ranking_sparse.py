@@ -28,6 +28,7 @@ import numpy as np
 from fsel.kernels.ranking_tables import (
     _ranks,
     _slice_codes,
+    difference_terms,
     ks_from_slices,
     ks_numerators,
     slice_code_pair,
@@ -35,7 +36,7 @@ from fsel.kernels.ranking_tables import (
     table_scores,
 )
 
-__all__ = ["SPARSE_RANK_INDICES", "sparse_rank_scores"]
+__all__ = ["SPARSE_RANK_INDICES", "sparse_scores"]
 
 #: The indices this module computes (the difference indices are not rank-based).
 SPARSE_RANK_INDICES = ("K1", "K2", "K3", "chi2", "mi")
@@ -55,6 +56,9 @@ class _Columns:
     """
 
     n: int
+    indptr: np.ndarray  # (m + 1,) from 0
+    order: np.ndarray  # (e,) stable sort of the entries by column, then value
+    n_neg: np.ndarray  # (m,) negative stored values
     col: np.ndarray  # (e,) column of every stored entry, 0..m-1
     rows: np.ndarray  # (e,)
     data: np.ndarray  # (e,)
@@ -101,6 +105,9 @@ def _columns(X: Any, lo: int, hi: int) -> _Columns:
     neg_groups = np.bincount(c[first][v[first] < 0], minlength=m)
     return _Columns(
         n=n,
+        indptr=indptr,
+        order=srt,
+        n_neg=n_neg,
         col=col,
         rows=rows,
         data=data,
@@ -213,6 +220,131 @@ def _table_sparse(
     return table_scores(counts4, cols.n)
 
 
+def _reduced_rows(cols: _Columns, col: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The row of the ``q``-th (0-based, in row order) implicit zero of column ``col``.
+
+    With ``s_i`` the column's stored rows in order, ``t_i = s_i - i`` zeros precede
+    ``s_i``, so the ``q``-th zero is row ``q + #{i : t_i <= q}`` (one ``searchsorted``
+    over all the columns, keyed by column).
+    """
+    n = cols.n
+    e = cols.col.size
+    within = np.arange(e, dtype=np.int64) - cols.indptr[cols.col]
+    key = cols.col * (n + 1) + (cols.rows - within)  # non-decreasing in CSC order
+    before = np.searchsorted(key, col * (n + 1) + q, side="right") - cols.indptr[col]
+    return q + before
+
+
+def _dyadic_levels(terms: np.ndarray) -> list[np.ndarray]:
+    """Sums of aligned blocks of ``1, 2, 4, ...`` terms (a bottom-up segment tree)."""
+    levels = [terms]
+    while levels[-1].size > 1:
+        prev = levels[-1]
+        if prev.size % 2:
+            prev = np.append(prev, 0.0)
+        levels.append(prev[0::2] + prev[1::2])
+    return levels
+
+
+def _range_sums(levels: list[np.ndarray], a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``terms[a:b].sum()`` for every pair, from at most two blocks per level: the
+    error is relative to each range's own sum (no difference of long prefix sums)."""
+    a, b = a.copy(), b.copy()
+    total = np.zeros(a.size)
+    for level in levels:
+        take = (a < b) & (a % 2 == 1)
+        total[take] += level[a[take]]
+        a += take
+        take = (a < b) & (b % 2 == 1)
+        b -= take
+        total[take] += level[b[take]]
+        a //= 2
+        b //= 2
+    return total
+
+
+def _touching_windows(cols: _Columns, y: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """Per column, ``sum t_i^2`` over the windows of the ``x`` order that hold a stored
+    value, and over all windows of a column with at most ``2m`` zeros.
+
+    The ``x`` order of a column is its negative values, its zeros in row order, its
+    positive values. Each column is written out with only its first ``m`` and last
+    ``m`` zeros (all of them when they are at most ``2m``); the ``m`` windows that
+    span the cut between the two are skipped.
+    """
+    m = coef.size - 1
+    n_cols = cols.n_zero.size
+    z = cols.n_zero
+    nnz = np.diff(cols.indptr)
+    kept = np.minimum(z, 2 * m)
+    length = nnz + kept
+    start = np.cumsum(length) - length
+    seq = np.empty(int(length.sum()))
+    srt = cols.order
+    c = cols.col[srt]
+    rank = np.arange(srt.size, dtype=np.int64) - cols.indptr[c]
+    seq[start[c] + rank + np.where(cols.data[srt] > 0, kept[c], 0)] = y[cols.rows[srt]]
+    zc = np.repeat(np.arange(n_cols, dtype=np.int64), kept)
+    local = np.arange(zc.size, dtype=np.int64) - np.repeat(np.cumsum(kept) - kept, kept)
+    q = np.where((local < m) | (z[zc] <= 2 * m), local, local + z[zc] - 2 * m)
+    seq[start[zc] + cols.n_neg[zc] + local] = y[_reduced_rows(cols, zc, q)]
+    if seq.size <= m:
+        return np.zeros(n_cols)
+    terms = difference_terms(seq, coef)
+    wc = np.repeat(np.arange(n_cols, dtype=np.int64), length)[: terms.size]
+    at = np.arange(terms.size, dtype=np.int64) - start[wc]
+    valid = at < length[wc] - m
+    valid &= ~((z[wc] > 2 * m) & (at >= cols.n_neg[wc]) & (at < cols.n_neg[wc] + m))
+    return np.bincount(wc[valid], weights=terms[valid] ** 2, minlength=n_cols).astype(np.float64)
+
+
+def _zero_windows(
+    cols: _Columns, y: np.ndarray, coef: np.ndarray, levels: list[np.ndarray]
+) -> np.ndarray:
+    """Per column with more than ``2m`` zeros, ``sum t_i^2`` over the windows of its
+    zeros (``y`` of the zero rows in row order).
+
+    A window of consecutive rows (no stored row inside) is a window of ``y`` in row
+    order: those are range sums over the maximal runs of zero rows (``levels``: the
+    :func:`_dyadic_levels` of the row-order ``t_i^2``). The others end within ``m``
+    zeros after a stored row: at most ``m`` per stored value, computed one by one.
+    """
+    m = coef.size - 1
+    n, n_cols = cols.n, cols.n_zero.size
+    z = cols.n_zero
+    nnz = np.diff(cols.indptr)
+    big = z > 2 * m
+    s, c = cols.rows, cols.col
+    within = np.arange(s.size, dtype=np.int64) - cols.indptr[c]
+    # maximal runs of zero rows: before every stored row, and after the last one
+    prev = np.empty_like(s)
+    prev[:1] = -1
+    prev[1:] = s[:-1]
+    prev[within == 0] = -1
+    last = np.full(n_cols, -1, dtype=np.int64)
+    last[nnz > 0] = s[cols.indptr[1:][nnz > 0] - 1]
+    run_a = np.concatenate((prev + 1, last + 1))
+    run_b = np.concatenate((s, np.full(n_cols, n, dtype=np.int64)))  # one past the end
+    run_c = np.concatenate((c, np.arange(n_cols, dtype=np.int64)))
+    keep = big[run_c] & (run_b - run_a > m)
+    intact = _range_sums(levels, run_a[keep], run_b[keep] - m)
+    out = np.bincount(run_c[keep], weights=intact, minlength=n_cols).astype(np.float64)
+    # windows of the zeros that span a stored row: start q with t - m <= q < t, where
+    # t = s_i - i zeros precede the stored row s_i (0 < t < z)
+    t = s - within
+    inner = big[c] & (t > 0) & (t < z[c])
+    if inner.any():
+        q = (t[inner][:, None] - 1 - np.arange(m)).ravel()
+        qc = np.repeat(c[inner], m)
+        ok = (q >= 0) & (q < z[qc] - m)
+        key = np.unique(qc[ok] * n + q[ok])
+        qc, q = key // n, key % n
+        conc = np.stack([y[_reduced_rows(cols, qc, q + j)] for j in range(m + 1)], axis=1)
+        terms = difference_terms(conc, coef)[:, 0]
+        out += np.bincount(qc, weights=terms**2, minlength=n_cols)
+    return out
+
+
 def _column_ranges(indptr: np.ndarray, per_column: int):  # type: ignore[no-untyped-def]
     """Column ranges of at most :data:`_BLOCK_ENTRIES` stored values and
     ``_BLOCK_ENTRIES / per_column`` columns (at least one column each)."""
@@ -226,7 +358,7 @@ def _column_ranges(indptr: np.ndarray, per_column: int):  # type: ignore[no-unty
         lo = hi
 
 
-def sparse_rank_scores(
+def sparse_scores(
     X: Any,
     y: np.ndarray,
     names: tuple[str, ...],
@@ -234,9 +366,11 @@ def sparse_rank_scores(
     n_slices: int,
     n_bins_x: int,
     n_bins_y: int,
+    differences: dict[str, tuple[np.ndarray, float]] | None = None,
 ) -> dict[str, np.ndarray]:
-    """The rank-based indices ``names`` (of :data:`SPARSE_RANK_INDICES`) of every column
-    of a sparse ``X``, equal to the dense path's.
+    """The ranking indices ``names`` of every column of a sparse ``X``, equal to the
+    dense path's (exactly for :data:`SPARSE_RANK_INDICES`, to rounding for the
+    difference indices).
 
     Parameters
     ----------
@@ -246,8 +380,12 @@ def sparse_rank_scores(
     y : ndarray of shape (n_samples, 1)
         A target that varies.
     names : tuple of str
+        Names of :data:`SPARSE_RANK_INDICES` and of ``differences``.
     n_slices, n_bins_x, n_bins_y : int
         Resolved slice counts (see :func:`fsel.kernels.ranking_indices.ranking_scores`).
+    differences : dict of name to (coefficients, scale), optional
+        The difference indices among ``names``: ``scale * sum_i t_i^2``
+        (:func:`difference_terms`).
 
     Returns
     -------
@@ -259,14 +397,15 @@ def sparse_rank_scores(
     >>> from fsel.kernels.ranking_indices import ranking_scores
     >>> dense = np.array([[0.0, 2.0], [-1.0, 0.0], [0.0, 2.0], [3.0, 0.0], [1.0, -5.0]])
     >>> y = np.array([[0.0], [1.0], [2.0], [3.0], [4.0]])
-    >>> s = sparse_rank_scores(sp.csc_matrix(dense), y, ("K3", "chi2"),
-    ...                        n_slices=2, n_bins_x=2, n_bins_y=2)
+    >>> s = sparse_scores(sp.csc_matrix(dense), y, ("K3", "chi2"),
+    ...                   n_slices=2, n_bins_x=2, n_bins_y=2)
     >>> d = ranking_scores(dense, y[:, 0], ("K3", "chi2"), n_slices=2, n_bins_x=2,
     ...                    n_bins_y=2)
     >>> all(np.array_equal(s[k], d[k]) for k in s)
     True
     """
     d = X.shape[1]
+    differences = {nm: differences[nm] for nm in names if differences and nm in differences}
     want_ks = any(nm in ("K1", "K2", "K3") for nm in names)
     want_table = any(nm in ("chi2", "mi") for nm in names)
     ry = _ranks(np.ascontiguousarray(y.T[:1]))  # y ranked and sliced once
@@ -279,6 +418,11 @@ def sparse_rank_scores(
         ylo_s, yhi_s = _slice_codes(ry, n_bins_y)
         ylo, yhi = ry.to_rows(ylo_s)[0], ry.to_rows(yhi_s)[0]
         per_column = max(per_column, n_bins_x * n_bins_y)
+    yv = np.ascontiguousarray(y[:, 0])
+    levels = {}  # the row-order window terms of y, once per difference index
+    for nm, (coef, _) in differences.items():
+        levels[nm] = _dyadic_levels(difference_terms(yv, coef) ** 2)
+        per_column = max(per_column, 2 * coef.size)
     out = {nm: np.empty(d) for nm in names}
     for lo, hi in _column_ranges(X.indptr, per_column):
         cols = _columns(X, lo, hi)
@@ -288,6 +432,9 @@ def sparse_rank_scores(
         if want_table:
             values = _table_sparse(cols, ylo, yhi, n_bins_x, n_bins_y)
             found.update(zip(("chi2", "mi"), values, strict=True))
+        for nm, (coef, scale) in differences.items():
+            total = _touching_windows(cols, yv, coef) + _zero_windows(cols, yv, coef, levels[nm])
+            found[nm] = total * scale
         for nm in names:
             out[nm][lo:hi] = found[nm]
     return out

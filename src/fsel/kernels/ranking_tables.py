@@ -1,7 +1,8 @@
 """The tables behind the nonparametric ranking indices
 (:mod:`fsel.kernels.ranking_indices`): validated feature and target tables, column
-blocks under a size bound, the sort of every column and the ranks with ties (dense and
-sparse), the slices of the Kolmogorov-Smirnov indices.
+blocks under a size bound, the sort of every column and the ranks with ties, the
+slices of the Kolmogorov-Smirnov indices, and the formulas that the dense path and the
+sparse one (:mod:`fsel.kernels.ranking_sparse`) share.
 """
 
 from __future__ import annotations
@@ -118,39 +119,6 @@ def _sort(M: np.ndarray, *, stable_ties: bool = False) -> tuple[np.ndarray, np.n
         if tied_rows.size:
             order[tied_rows] = np.argsort(M[tied_rows], axis=1, kind="stable")
     return order, tie
-
-
-def _sort_sparse(B: Any) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_sort` (with ``stable_ties``) of the columns of a sparse CSC block, as rows.
-
-    Only the stored values are sorted: the implicit zeros of a column form one tied
-    block, in row order, between its negative and its positive values. The result is
-    the stable argsort of the dense column, so every index is identical to the dense
-    path's.
-    """
-    n, m = B.shape
-    indptr = B.indptr.astype(np.int64)
-    counts = np.diff(indptr)
-    col = np.repeat(np.arange(m, dtype=np.int64), counts)
-    data = np.asarray(B.data, dtype=np.float64)
-    rows = B.indices.astype(np.int64)
-    srt = np.lexsort((data, col))  # stable: ties keep their row order
-    # rank of every stored entry among the stored entries of its column
-    rank = np.empty(data.size, dtype=np.int64)
-    rank[srt] = np.arange(data.size) - indptr[col[srt]]
-    n_neg = np.bincount(col[data < 0], minlength=m)
-    n_zero = n - counts
-    pos = rank + np.where(data > 0, n_zero[col], 0)
-    order = np.empty((m, n), dtype=np.int64)
-    values = np.zeros((m, n))
-    order[col, pos] = rows
-    values[col, pos] = data
-    stored = np.zeros((m, n), dtype=bool)
-    stored[col, rows] = True
-    zc, zr = np.nonzero(~stored)  # implicit zeros, row order within each column
-    zfirst = np.concatenate(([0], np.cumsum(n_zero)[:-1]))
-    order[zc, n_neg[zc] + np.arange(zc.size) - zfirst[zc]] = zr
-    return order, values[:, 1:] == values[:, :-1]
 
 
 def _ranks(M: np.ndarray, sort: tuple[np.ndarray, np.ndarray] | None = None) -> _Ranks:
@@ -316,6 +284,40 @@ def ks_from_slices(
     return k1 / counts, slice_max.max(axis=1), k3 / counts
 
 
+def difference_terms(conc: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """The differences ``sum_j d_j y_(i+j)`` of every window of ``m + 1`` consecutive
+    concomitants (along the last axis).
+
+    .. math::
+
+        t_i = \\sum_{j=0}^{m} d_j\\, y_{(i+j)}, \\qquad i = 0, \\dots, n - m - 1
+
+    The terms are added in the order ``j = 0, 1, ..., m``, so a window gives the same
+    number wherever its concomitants come from (a dense column or the stored values
+    and zeros of a sparse one). The difference indices are ``scale * sum_i t_i^2``.
+
+    Parameters
+    ----------
+    conc : ndarray of shape (..., n)
+    coef : ndarray of shape (m + 1,)
+
+    Returns
+    -------
+    ndarray of shape (..., n - m)
+
+    Examples
+    --------
+    >>> difference_terms(np.array([0.0, 1.0, 3.0]), np.array([-1.0, 1.0])).tolist()
+    [1.0, 2.0]
+    """
+    n = conc.shape[-1]
+    m = coef.size - 1
+    z = coef[0] * conc[..., : n - m]
+    for j in range(1, m + 1):
+        z += coef[j] * conc[..., j : n - m + j]
+    return z
+
+
 def table_scores(counts4: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Pearson chi-square and mutual information (bits) of contingency tables.
 
@@ -400,15 +402,6 @@ def _as_tables(X: Any, y: Any, *, allow_nan: bool = False) -> tuple[Any, np.ndar
     y = y[:, None] if y.ndim == 1 else y
     _check_not_constant(y)
     return X, y
-
-
-def _sparse_blocks(X: Any, Y: np.ndarray):  # type: ignore[no-untyped-def]
-    """:func:`_blocks` for a sparse ``X`` (one target column): CSC column blocks."""
-    n, d = X.shape
-    step = max(1, _BLOCK_ELEMENTS // n)
-    for lo in range(0, d, step):
-        hi = min(d, lo + step)
-        yield slice(lo, hi), X[:, lo:hi], Y.T, hi - lo
 
 
 def refuse_sparse_missing(X: Any) -> None:
