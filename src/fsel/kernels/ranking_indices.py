@@ -108,6 +108,7 @@ from typing import Any
 
 import numpy as np
 
+from fsel.kernels.ranking_sparse import sparse_scores
 from fsel.kernels.ranking_tables import (
     _as_tables,
     _blocks,
@@ -119,10 +120,13 @@ from fsel.kernels.ranking_tables import (
     _runs,
     _slice_codes,
     _sort,
-    _sort_sparse,
-    _sparse_blocks,
+    difference_terms,
+    ks_from_slices,
+    ks_numerators,
     refuse_sparse_missing,
     resolve_slices,
+    split_numerators,
+    table_scores,
 )
 from fsel.utils.parallel import is_sparse
 
@@ -162,14 +166,10 @@ def _difference_block(
     coefs: Sequence[np.ndarray],
     scales: list[float],
 ) -> list[np.ndarray]:
-    n = order.shape[1]
     conc = _gather(YT, groups, order)
     out = []
     for coef, scale in zip(coefs, scales, strict=True):
-        m = coef.size - 1
-        z = coef[0] * conc[:, : n - m]
-        for j in range(1, m + 1):
-            z += coef[j] * conc[:, j : n - m + j]
+        z = difference_terms(conc, coef)
         out.append(np.einsum("ij,ij->i", z, z) * scale)
     return out
 
@@ -222,16 +222,14 @@ def _ks_block(
     s_xord = _gather(ycode.astype(code_type), groups, rx.order)
     perm = np.argsort(s_xord, axis=1, kind="stable")
     g_s = np.take_along_axis(s_xord, perm, axis=1)
-    if rx.all_distinct:  # sorted position == rank: no gathers needed
-        xs = (perm + 0.5) / n  # global scaled rank x'
-    else:
-        xs = (np.take_along_axis(rx.mid, perm, axis=1) + 0.5) / n
+    # global 0-based mid rank of every element (sorted position == rank without ties)
+    mid_perm = None if rx.all_distinct else np.take_along_axis(rx.mid, perm, axis=1)
     new_slice = np.empty((m_rows, n), dtype=bool)
     new_slice[:, 0] = True
     np.not_equal(g_s[:, 1:], g_s[:, :-1], out=new_slice[:, 1:])
     slices = _runs(new_slice)
     first = slices.first - (slices.first // n) * n
-    size = (slices.last - slices.first + 1).astype(np.float64)
+    size = slices.last - slices.first + 1
     # mid rank of every element inside its slice (ties in x share their mean position)
     if rx.all_distinct:
         inner = np.arange(n) - first[slices.index]
@@ -240,16 +238,19 @@ def _ks_block(
         new_tie = new_slice.copy()
         new_tie[:, 1:] |= g_x[:, 1:] != g_x[:, :-1]
         inner = _runs(new_tie).mid(n) - first[slices.index]
-    dev = np.abs((inner + 0.5) / size[slices.index] - xs)
+    # integer deviation numerators (ks_numerators): exact per-slice maxima and sums
+    two_mid = (2 * perm + 1) if rx.all_distinct else (2.0 * mid_perm + 1.0).astype(np.int64)
+    num = ks_numerators((2.0 * inner + 1.0).astype(np.int64), two_mid, size[slices.index], n)
     starts = slices.first
     col = starts // n
-    counts = np.bincount(col, minlength=m_rows)
-    seg_max = np.maximum.reduceat(dev.ravel(), starts)
-    seg_mean = np.add.reduceat(dev.ravel(), starts) / size
-    k1 = np.bincount(col, weights=seg_max, minlength=m_rows) / counts
-    k2 = dev.max(axis=1)
-    k3 = np.bincount(col, weights=seg_mean, minlength=m_rows) / counts
-    return k1, k2, k3
+    hi, lo = split_numerators(num.ravel())
+    table = np.zeros((4, m_rows, n_slices), dtype=np.int64)
+    where = (col, g_s.ravel()[starts])
+    table[0][where] = np.maximum.reduceat(num.ravel(), starts)
+    table[1][where] = np.add.reduceat(hi, starts)
+    table[2][where] = np.add.reduceat(lo, starts)
+    table[3][where] = slices.last - slices.first + 1
+    return ks_from_slices(table[0], table[1], table[2], table[3], n)
 
 
 def ks_indices(X: Any, y: Any, n_slices: int | str = "auto") -> dict[str, np.ndarray]:
@@ -322,14 +323,7 @@ def _table_block(
         base = (flat // n) * cells
         for xc, yc, weight in ((xl, yl, -3), (xl, yh, 1), (xh, yl, 1), (xh, yh, 1)):
             counts4 += weight * np.bincount(base + xc * n_bins_y + yc, minlength=size)
-    counts = (counts4 / 4.0).reshape(m_rows, n_bins_x, n_bins_y)
-    row = counts.sum(axis=2, keepdims=True)
-    colm = counts.sum(axis=1, keepdims=True)
-    expected = row * colm / n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        chi = np.where(expected > 0, (counts - expected) ** 2 / expected, 0.0)
-        mi = np.where(counts > 0, counts * np.log2(counts * n / (row * colm)), 0.0)
-    return chi.sum(axis=(1, 2)), np.maximum(mi.sum(axis=(1, 2)) / n, 0.0)
+    return table_scores(counts4.reshape(m_rows, n_bins_x, n_bins_y), n)
 
 
 def chi2_index(
@@ -472,15 +466,15 @@ def _scores(
     want_ks = any(INDICES[nm].family == "ks" for nm in names)
     want_table = any(INDICES[nm].family == "table" for nm in names)
     out = {nm: np.empty(d) for nm in names}
-    blocks = _sparse_blocks(X, y) if is_sparse(X) else _blocks(X, y)
-    for cols, XT, YT, groups in blocks:
+    if is_sparse(X):  # stored values and counts of zeros only (ranking_sparse)
+        params = {"n_slices": n_slices, "n_bins_x": n_bins_x, "n_bins_y": n_bins_y}
+        differences = {nm: (c, sc) for nm, c, sc in zip(diff, coefs, scales, strict=True)}
+        return sparse_scores(X, y, names, differences=differences, **params)
+    for cols, XT, YT, groups in _blocks(X, y):
         found: dict[str, np.ndarray] = {}
         # one sort of every column serves all the indices (stable among tied x when a
-        # difference index needs it; the rank indices do not depend on the tie order);
-        # a sparse block sorts its stored values only
-        sort = _sort_sparse(XT) if is_sparse(XT) else _sort(XT, stable_ties=bool(diff))
-        if is_sparse(XT):
-            XT = np.broadcast_to(np.float64(0), (XT.shape[1], XT.shape[0]))  # shape only
+        # difference index needs it; the rank indices do not depend on the tie order)
+        sort = _sort(XT, stable_ties=bool(diff))
         if diff:
             values = _difference_block(sort[0], YT, groups, coefs, scales)
             found.update(zip(diff, values, strict=True))
@@ -571,8 +565,10 @@ def ranking_scores(
     ----------
     X : array or scipy.sparse matrix of shape (n_samples, n_features)
         A sparse ``X`` (with one target ``y`` for all columns) is never densified: each
-        column sorts only its stored values, its zeros being one tied block; the scores
-        equal the dense ones. It must not store NaN (``ValueError``, whatever
+        column sorts only its stored values, its zeros being one tied block placed by
+        counts, in O(nnz log nnz + slices) per column (:mod:`fsel.kernels.ranking_sparse`);
+        the scores equal the dense ones (``K1``-``K3``, ``chi2``, ``mi`` exactly, the
+        difference indices to rounding). It must not store NaN (``ValueError``, whatever
         ``missing``).
     y : array of shape (n_samples,) or (n_samples, n_features)
         A numeric target shared by every column, or one target per column.

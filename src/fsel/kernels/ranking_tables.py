@@ -1,7 +1,8 @@
 """The tables behind the nonparametric ranking indices
 (:mod:`fsel.kernels.ranking_indices`): validated feature and target tables, column
-blocks under a size bound, the sort of every column and the ranks with ties (dense and
-sparse), the slices of the Kolmogorov-Smirnov indices.
+blocks under a size bound, the sort of every column and the ranks with ties, the
+slices of the Kolmogorov-Smirnov indices, and the formulas that the dense path and the
+sparse one (:mod:`fsel.kernels.ranking_sparse`) share.
 """
 
 from __future__ import annotations
@@ -120,39 +121,6 @@ def _sort(M: np.ndarray, *, stable_ties: bool = False) -> tuple[np.ndarray, np.n
     return order, tie
 
 
-def _sort_sparse(B: Any) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_sort` (with ``stable_ties``) of the columns of a sparse CSC block, as rows.
-
-    Only the stored values are sorted: the implicit zeros of a column form one tied
-    block, in row order, between its negative and its positive values. The result is
-    the stable argsort of the dense column, so every index is identical to the dense
-    path's.
-    """
-    n, m = B.shape
-    indptr = B.indptr.astype(np.int64)
-    counts = np.diff(indptr)
-    col = np.repeat(np.arange(m, dtype=np.int64), counts)
-    data = np.asarray(B.data, dtype=np.float64)
-    rows = B.indices.astype(np.int64)
-    srt = np.lexsort((data, col))  # stable: ties keep their row order
-    # rank of every stored entry among the stored entries of its column
-    rank = np.empty(data.size, dtype=np.int64)
-    rank[srt] = np.arange(data.size) - indptr[col[srt]]
-    n_neg = np.bincount(col[data < 0], minlength=m)
-    n_zero = n - counts
-    pos = rank + np.where(data > 0, n_zero[col], 0)
-    order = np.empty((m, n), dtype=np.int64)
-    values = np.zeros((m, n))
-    order[col, pos] = rows
-    values[col, pos] = data
-    stored = np.zeros((m, n), dtype=bool)
-    stored[col, rows] = True
-    zc, zr = np.nonzero(~stored)  # implicit zeros, row order within each column
-    zfirst = np.concatenate(([0], np.cumsum(n_zero)[:-1]))
-    order[zc, n_neg[zc] + np.arange(zc.size) - zfirst[zc]] = zr
-    return order, values[:, 1:] == values[:, :-1]
-
-
 def _ranks(M: np.ndarray, sort: tuple[np.ndarray, np.ndarray] | None = None) -> _Ranks:
     """Mid ranks and tie groups of every row (``sort``: a ready ``_sort(M)`` result)."""
     m, n = M.shape
@@ -168,26 +136,236 @@ def _ranks(M: np.ndarray, sort: tuple[np.ndarray, np.ndarray] | None = None) -> 
     return _Ranks(order, runs.mid(n), dense, dense[:, -1] + 1)
 
 
-def _slice_codes(r: _Ranks, n_slices: int) -> tuple[np.ndarray, np.ndarray]:
-    """Equal-count slices in *sorted* order: the lower and the upper slice of every item.
+def slice_code_pair(
+    two_p_plus_1: np.ndarray, n: int, n_slices: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The lower and the upper equal-count slice of items with mid position ``p``.
 
-    They differ only for an item centred exactly on a slice boundary, which is shared
-    between the two (see the module rules). With ``u = (2p + 1) H / (2n)``,
-    ``upper = floor(u)`` and ``lower = ceil(u) - 1``, both in exact integer arithmetic.
+    .. math::
+
+        u = \\frac{(2p + 1) H}{2n}, \\qquad
+        \\mathrm{upper} = \\lfloor u \\rfloor, \\qquad
+        \\mathrm{lower} = \\lceil u \\rceil - 1
+
+    in exact integer arithmetic on ``(2p + 1) H`` and ``2n``. They differ only for an
+    item centred exactly on a slice boundary (shared between the two slices; see the
+    rules in :mod:`fsel.kernels.ranking_indices`).
+
+    Parameters
+    ----------
+    two_p_plus_1 : int ndarray
+        ``2p + 1`` of every item (``first + last + 1`` of its 0-based sorted positions).
+    n : int
+        The number of rows.
+    n_slices : int
+        ``H``.
+
+    Returns
+    -------
+    lower, upper : int64 ndarrays of the shape of ``two_p_plus_1``
+
+    Examples
+    --------
+    >>> lo, up = slice_code_pair(np.array([1, 3, 5]), 3, 2)  # the median is shared
+    >>> lo.tolist(), up.tolist()
+    ([0, 0, 1], [0, 1, 1])
     """
+    num = np.asarray(two_p_plus_1, dtype=np.int64) * n_slices
+    den = 2 * n
+    return (num - 1) // den, num // den
+
+
+def _slice_codes(r: _Ranks, n_slices: int) -> tuple[np.ndarray, np.ndarray]:
+    """Equal-count slices in *sorted* order: the lower and the upper slice of every item
+    (:func:`slice_code_pair`; one slice per distinct value when there are no more
+    distinct values than slices)."""
     m, n = r.order.shape
     mid = r.mid[:1] if r.all_distinct else r.mid  # no ties: the same in every row
     two_p_plus_1 = (2.0 * mid + 1.0).astype(np.int64)  # mid is a multiple of 1/2
-    num = two_p_plus_1 * n_slices
-    den = 2 * n
-    upper = num // den
-    lower = (num - 1) // den
+    lower, upper = slice_code_pair(two_p_plus_1, n, n_slices)
     by_value = r.n_distinct <= n_slices
     if by_value.any():
         dense = np.broadcast_to(r.dense, (m, n))
         upper = np.where(by_value[:, None], dense, upper)
         lower = np.where(by_value[:, None], dense, lower)
     return np.broadcast_to(lower, (m, n)), np.broadcast_to(upper, (m, n))
+
+
+#: Bits of the low part when an integer deviation is split for exact sums.
+_SPLIT_BITS = 31
+_SPLIT_MASK = (1 << _SPLIT_BITS) - 1
+
+
+def ks_numerators(two_inner_plus_1: Any, two_mid_plus_1: Any, size: Any, n: int) -> Any:
+    """Integer numerators of the K-S deviations ``|rnk_h(x'_i) - x'_i|``.
+
+    .. math::
+
+        |\\mathrm{rnk}_h(x'_i) - x'_i|
+        = \\Big|\\frac{r_{hi} + 1/2}{n_h} - \\frac{r_i + 1/2}{n}\\Big|
+        = \\frac{|(2 r_{hi} + 1)\\, n - (2 r_i + 1)\\, n_h|}{2 n\\, n_h}
+
+    with ``r_hi`` the 0-based mid rank of ``x_i`` among the ``n_h`` members of its slice
+    and ``r_i`` its 0-based mid rank among all ``n`` rows (both multiples of 1/2, so the
+    numerator is an integer). The indices are computed from integer maxima and sums of
+    these numerators (:func:`ks_from_slices`), so they do not depend on the order of
+    the rows nor on how the rows of a tie group are summed (one tied run of ``c`` rows
+    adds ``c`` times its numerator, exactly).
+
+    Parameters
+    ----------
+    two_inner_plus_1, two_mid_plus_1 : int64 arrays
+        ``2 r_hi + 1`` and ``2 r_i + 1``.
+    size : int64 array
+        ``n_h``, broadcast against the others.
+    n : int
+
+    Returns
+    -------
+    int64 array
+
+    Examples
+    --------
+    >>> int(ks_numerators(np.int64(1), np.int64(5), np.int64(2), 4))  # |1/4 - 5/8| = 3/8
+    6
+    """
+    return np.abs(two_inner_plus_1 * np.int64(n) - two_mid_plus_1 * size)
+
+
+def split_numerators(num: Any) -> tuple[Any, Any]:
+    """``num`` as high and low parts (``num = hi 2^31 + lo``) whose sums stay exact in
+    int64 for any realistic number of rows (a sum of ``|num| <= 2 n^2`` over ``n`` rows
+    would overflow int64 above about 1.6 million rows)."""
+    return num >> _SPLIT_BITS, num & _SPLIT_MASK
+
+
+def ks_from_slices(
+    num_max: np.ndarray, sum_hi: np.ndarray, sum_lo: np.ndarray, size: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``K1``, ``K2``, ``K3`` from the per-slice integer maxima and sums of the
+    deviation numerators (:func:`ks_numerators`).
+
+    .. math::
+
+        M_h = \\frac{\\max_{i \\in h} \\mathrm{num}_i}{2 n\\, n_h},\\qquad
+        A_h = \\frac{\\sum_{i \\in h} \\mathrm{num}_i}{2 n\\, n_h\\, n_h},\\qquad
+        K^1 = \\operatorname{avg}_h M_h,\\quad K^2 = \\max_h M_h,\\quad
+        K^3 = \\operatorname{avg}_h A_h
+
+    over the non-empty slices ``h`` (``n_h > 0``). The averages add the slices in
+    increasing order one after the other, so a column's value does not depend on the
+    other columns scored with it.
+
+    Parameters
+    ----------
+    num_max, sum_hi, sum_lo : int64 arrays of shape (m, H)
+        Per column and slice: the largest numerator and the sums of the high and the
+        low parts (:func:`split_numerators`) of the numerators.
+    size : int64 array of shape (m, H)
+        ``n_h`` (0 for an empty slice).
+    n : int
+
+    Returns
+    -------
+    k1, k2, k3 : ndarrays of shape (m,)
+    """
+    m, n_slices = size.shape
+    nonempty = size > 0
+    scale = 2.0 * n * np.where(nonempty, size, 1)
+    total = sum_hi * float(1 << _SPLIT_BITS) + sum_lo
+    slice_max = np.where(nonempty, num_max / scale, 0.0)
+    slice_mean = np.where(nonempty, total / scale / np.where(nonempty, size, 1), 0.0)
+    k1 = np.zeros(m)
+    k3 = np.zeros(m)
+    for h in range(n_slices):  # in order: the same sums for any set of columns
+        k1 += slice_max[:, h]
+        k3 += slice_mean[:, h]
+    counts = nonempty.sum(axis=1)
+    return k1 / counts, slice_max.max(axis=1), k3 / counts
+
+
+def difference_terms(conc: np.ndarray, coef: np.ndarray) -> np.ndarray:
+    """The differences ``sum_j d_j y_(i+j)`` of every window of ``m + 1`` consecutive
+    concomitants (along the last axis).
+
+    .. math::
+
+        t_i = \\sum_{j=0}^{m} d_j\\, y_{(i+j)}, \\qquad i = 0, \\dots, n - m - 1
+
+    The terms are added in the order ``j = 0, 1, ..., m``, so a window gives the same
+    number wherever its concomitants come from (a dense column or the stored values
+    and zeros of a sparse one). The difference indices are ``scale * sum_i t_i^2``.
+
+    Parameters
+    ----------
+    conc : ndarray of shape (..., n)
+    coef : ndarray of shape (m + 1,)
+
+    Returns
+    -------
+    ndarray of shape (..., n - m)
+
+    Examples
+    --------
+    >>> difference_terms(np.array([0.0, 1.0, 3.0]), np.array([-1.0, 1.0])).tolist()
+    [1.0, 2.0]
+    """
+    n = conc.shape[-1]
+    m = coef.size - 1
+    z = coef[0] * conc[..., : n - m]
+    for j in range(1, m + 1):
+        z += coef[j] * conc[..., j : n - m + j]
+    return z
+
+
+def table_scores(counts4: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pearson chi-square and mutual information (bits) of contingency tables.
+
+    .. math::
+
+        \\chi^2 = \\sum_{s,t} \\frac{(N_{st} - E_{st})^2}{E_{st}},\\quad
+        E_{st} = \\frac{N_{s\\cdot} N_{\\cdot t}}{N},\\qquad
+        I = \\sum_{s,t} \\frac{N_{st}}{N}
+        \\log_2 \\frac{N_{st} N}{N_{s\\cdot} N_{\\cdot t}}
+
+    Cells of an empty row or column add nothing. The cells are added one after the
+    other in row-major order, so a table's value does not depend on the other tables
+    scored with it (the dense and the sparse paths give the same numbers).
+
+    Parameters
+    ----------
+    counts4 : int64 array of shape (m, S, T)
+        Four times the counts (a row shared between two slices counts one half, or one
+        quarter in each of four cells, so these are integers).
+    n : int
+        ``N``.
+
+    Returns
+    -------
+    chi2, mi : ndarrays of shape (m,)
+
+    Examples
+    --------
+    >>> c, i = table_scores(4 * np.array([[[2, 0], [0, 2]]]), 4)
+    >>> c.tolist(), i.tolist()
+    ([4.0], [1.0])
+    """
+    m = counts4.shape[0]
+    counts = counts4 / 4.0
+    row = counts.sum(axis=2, keepdims=True)
+    colm = counts.sum(axis=1, keepdims=True)
+    expected = row * colm / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        chi = np.where(expected > 0, (counts - expected) ** 2 / expected, 0.0)
+        mi = np.where(counts > 0, counts * np.log2(counts * n / (row * colm)), 0.0)
+    chi = chi.reshape(m, -1)
+    mi = mi.reshape(m, -1)
+    chi_sum = np.zeros(m)
+    mi_sum = np.zeros(m)
+    for c in range(chi.shape[1]):  # in order: the same sums for any set of tables
+        chi_sum += chi[:, c]
+        mi_sum += mi[:, c]
+    return chi_sum, np.maximum(mi_sum / n, 0.0)
 
 
 def _gather(YT: np.ndarray, groups: int, order: np.ndarray) -> np.ndarray:
@@ -224,15 +402,6 @@ def _as_tables(X: Any, y: Any, *, allow_nan: bool = False) -> tuple[Any, np.ndar
     y = y[:, None] if y.ndim == 1 else y
     _check_not_constant(y)
     return X, y
-
-
-def _sparse_blocks(X: Any, Y: np.ndarray):  # type: ignore[no-untyped-def]
-    """:func:`_blocks` for a sparse ``X`` (one target column): CSC column blocks."""
-    n, d = X.shape
-    step = max(1, _BLOCK_ELEMENTS // n)
-    for lo in range(0, d, step):
-        hi = min(d, lo + step)
-        yield slice(lo, hi), X[:, lo:hi], Y.T, hi - lo
 
 
 def refuse_sparse_missing(X: Any) -> None:
