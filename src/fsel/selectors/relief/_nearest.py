@@ -353,7 +353,7 @@ class ReliefF(_Sampled):
         self.margin_ = out["margin"]
         w = positive_unit(self.margin_)
         self.feature_importances_ = w
-        self._set_selection(np.argsort(-w, kind="stable")[:k], w)
+        self._select_by_weight(w, k)
         return self
 
     def _rrelieff(self, Z, k):
