@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,10 @@ def guarantees(
         stat = clone(selector)
         if "n_features_to_select" in stat.get_params():
             stat.set_params(n_features_to_select=0.25)
-        kf = KnockoffFilter(stat, fdr=fdr, random_state=random_state, n_jobs=n_jobs).fit(X, y)
+        with warnings.catch_warnings():  # an empty selection is shown in the report
+            warnings.filterwarnings("ignore", message="KnockoffFilter: no feature passed")
+            kf = KnockoffFilter(stat, fdr=fdr, random_state=random_state, n_jobs=n_jobs)
+            kf.fit(X, y)
         out["knockoffs"] = {
             "fdr": fdr,
             "threshold": _finite(kf.threshold_),
