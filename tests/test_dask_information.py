@@ -225,6 +225,9 @@ def _holes(seed: int = 6) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
+@pytest.mark.filterwarnings(
+    "ignore:.*take a single value on the training rows:UserWarning"
+)  # a column all holes
 @pytest.mark.parametrize("name", ["MIM", "MRMR", "JMI", "CMIM", "CMI"])
 def test_a_hole_is_one_more_level_as_in_memory(name):
     X, y = _holes()
@@ -239,6 +242,9 @@ def test_a_hole_is_one_more_level_as_in_memory(name):
             np.testing.assert_array_equal(e_mem, e_dask)  # learned on the observed values
 
 
+@pytest.mark.filterwarnings(
+    "ignore:.*take a single value on the training rows:UserWarning"
+)  # a column all holes
 def test_holes_with_codes_quantile_bins_and_a_dataframe():
     dd = pytest.importorskip("dask.dataframe")
     pd = pytest.importorskip("pandas")

@@ -14,6 +14,14 @@ import fsel
 from fsel.utils.column_types import float_frame_values
 from fsel.utils.validation import check_table
 
+# the frames hold a constant column (f2) on purpose: its warning is tested in
+# test_information_constant.py; and the Relief selectors find few positive weights in
+# these random frames (tested in test_relief_ties.py)
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:.*take a single value on the training rows:UserWarning"),
+    pytest.mark.filterwarnings("ignore:.*features have a positive weight:UserWarning"),
+]
+
 
 def _frame(rng: np.random.Generator, n: int, dtype: type, holes: bool) -> pd.DataFrame:
     X = rng.standard_t(2, (n, 6)).astype(dtype)

@@ -411,10 +411,13 @@ def test_pandas_nullable_and_categorical_holes_are_levels():
 def test_all_missing_column_scores_zero_under_available():
     X, y = _mcar_problem(4, 0.1)
     X[:, 5] = np.nan
-    sel = fsel.JMI(16, missing="available").fit(X, y)
+    with pytest.warns(UserWarning, match="column.s. 5 take a single value"):
+        sel = fsel.JMI(16, missing="available").fit(X, y)
     assert sel.relevance_[5] == 0.0
     assert sel.n_levels_[5] == 1
-    lev = fsel.JMI(16, missing="level").fit(X, y)
+    assert sel.selection_order_[-1] == 5  # after every other column
+    with pytest.warns(UserWarning, match="column.s. 5 take a single value"):
+        lev = fsel.JMI(16, missing="level").fit(X, y)
     assert lev.relevance_[5] == 0.0
 
 

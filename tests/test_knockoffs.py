@@ -5,6 +5,7 @@ false-discovery-rate control on generated data, input handling."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -349,6 +350,7 @@ def test_gaussian_knockoffs_need_a_finite_positive_spread(transform, pattern):
         KnockoffFilter(random_state=0).fit(transform(X), y)
 
 
+@pytest.mark.filterwarnings("ignore:KnockoffFilter. no feature passed:UserWarning")  # 5 columns
 def test_default_statistic_needs_ten_rows_and_takes_mixed_labels():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 5))
@@ -423,3 +425,31 @@ def test_set_up_is_computed_once_per_fit(monkeypatch):
     b = gaussian_knockoffs(X, mu, sigma, s, np.random.default_rng(0))
     assert len(calls) == 3 and not np.array_equal(a, b)
     np.testing.assert_array_equal(b, _per_draw_knockoffs(X, mu, sigma, s, np.random.default_rng(0)))
+
+
+def _three_strong(seed=9, n=600):
+    """The audit's case: 3 strong relevant features among 30 (f_classif p < 1e-27)."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, 30))
+    y = ((Z[:, 0] + Z[:, 1] + Z[:, 2] + 0.5 * rng.normal(size=n)) > 0).astype(int)
+    return Z, y
+
+
+def test_an_empty_selection_warns_once():
+    """Fewer relevant features than knockoff+ needs at this fdr (about 1/fdr = 10):
+    nothing passes, and fit says why in one warning."""
+    Z, y = _three_strong()
+    with pytest.warns(UserWarning, match="no feature passed at fdr=0.1") as record:
+        kf = KnockoffFilter(random_state=0).fit(Z, y)
+    msgs = [str(w.message) for w in record if "no feature passed" in str(w.message)]
+    assert len(msgs) == 1
+    assert "1/fdr = 10" in msgs[0] and "offset=0" in msgs[0] and "NPFS" in msgs[0]
+    assert kf.relevant_features_.size == 0 and math.isinf(kf.threshold_)
+
+
+def test_a_non_empty_selection_does_not_warn():
+    Z, y = _three_strong()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kf = KnockoffFilter(fdr=0.5, offset=0, random_state=0).fit(Z, y)
+    assert kf.relevant_features_.size > 0

@@ -14,6 +14,7 @@ from fsel.meta._knockoff_construction import knockoff_evalues
 from fsel.meta.npfs import NPFSPowerWarning, npfs_permutation_test
 
 
+@pytest.mark.filterwarnings("ignore:KnockoffFilter. no feature passed:UserWarning")  # e-BH: none
 def test_knockoff_evalues_are_finite_whatever_the_offset():
     # e_j = p 1{W_j >= T} / (1 + #{W_k <= -T}): no negative W beyond T divides by 1
     assert knockoff_evalues([3.0, 2.0, 1.0], 1.0).tolist() == [3.0, 3.0, 3.0]

@@ -12,6 +12,7 @@ Every one of these fits must find the neighbours of the exact computation
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -24,6 +25,10 @@ import fsel
 from fsel.kernels.neighbors import knn_by_class, tie_order, tie_tolerance
 from fsel.kernels.scaling import ROBUST_QUANTILES, scale_dense, scale_sparse
 from fsel.utils.parallel import numba_available
+
+# most tests here check weights on tiny tables, where fewer weights than the count to
+# select are often positive; the warning about that is tested at the end of this file
+pytestmark = pytest.mark.filterwarnings("ignore:.*features have a positive weight:UserWarning")
 
 ESTIMATORS = {
     "Relief": lambda **kw: fsel.Relief(1, **kw),
@@ -280,3 +285,54 @@ def test_surf_radius_takes_a_distance_equal_to_it_as_outside(X, scaling):
         for fit_on in (data, sp.csr_matrix(data)):
             got = fsel.SURF(1, scaling=scaling).fit(fit_on, y).margin_[back]
             np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+def _lung_like(seed=0):
+    """Pure noise with many classes and few rows (as lung_discrete: 73 x 325, 7
+    classes): almost no mean margin is positive."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 3, size=(70, 60)).astype(float)
+    y = np.repeat(np.arange(7), 10)
+    return X, y
+
+
+@pytest.mark.parametrize("name", ["MRelief", "MultiSURF"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_zero_weight_fill_warns(name, sparse):
+    """Fewer positive weights than the count to select: the rest of the selection is
+    weight-0 ties taken in column order, and fit says so in one warning."""
+    X, y = _lung_like()
+    k = 50
+    est = getattr(fsel, name)(k)
+    with pytest.warns(UserWarning, match="features have a positive weight") as record:
+        est.fit(sp.csr_matrix(X) if sparse else X, y)
+    messages = [str(w.message) for w in record if "positive weight" in str(w.message)]
+    assert len(messages) == 1
+    n_positive = int(np.count_nonzero(est.scores_ > 0))
+    assert n_positive < k
+    assert messages[0].startswith(f"{name}: only {n_positive} of 60 features")
+    assert "column order" in messages[0] and "\n" not in messages[0]
+    # the fill: after the positive weights, the lowest column indices of weight 0
+    zero = np.flatnonzero(est.scores_ == 0)
+    np.testing.assert_array_equal(est.selection_order_[n_positive:], zero[: k - n_positive])
+
+
+def test_zero_weight_fill_warns_on_dask():
+    da = pytest.importorskip("dask.array")
+    X, y = _lung_like()
+    est = fsel.ReliefF(30, sample_size=70, random_state=0)
+    with pytest.warns(UserWarning, match="ReliefF: only .* positive weight"):
+        est.fit(da.from_array(X, chunks=(35, 60)), da.from_array(y, chunks=35))
+
+
+@pytest.mark.parametrize("name", ["Relief", "MRelief", "ReliefF", "SURF", "MultiSURF"])
+def test_enough_positive_weights_do_not_warn(name):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 8))
+    y = (X[:, 0] + X[:, 1] + X[:, 2] > 0).astype(int)
+    est = getattr(fsel, name)(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.fit(X, y)
+    assert np.count_nonzero(est.scores_ > 0) >= 3
+    assert sorted(est.selection_order_.tolist()) == [0, 1, 2]

@@ -314,6 +314,7 @@ def test_no_more_workers_than_replicates(monkeypatch):
     np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.filterwarnings("ignore:.*features have a positive weight:UserWarning")  # the case
 def test_zero_weight_ties_are_no_evidence_for_npfs_and_stability_selection():
     # MultiSURF(5) with two positive weights fills three slots with zero-weight
     # columns, by index the same ones (a constant column first) on every resample;
@@ -331,6 +332,7 @@ def test_zero_weight_ties_are_no_evidence_for_npfs_and_stability_selection():
     assert ss.relevant_features_.tolist() == [1, 2]
 
 
+@pytest.mark.filterwarnings("ignore:.*take a single value on the training rows:UserWarning")
 def test_greedy_ties_fall_at_random_and_the_real_pick_stays():
     # three constant columns and one perfect predictor: JMI picks the predictor, then
     # a constant column by index (all three add nothing, a tie); NPFS and stability

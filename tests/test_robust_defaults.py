@@ -96,3 +96,74 @@ def test_quick_study_runs_under_two_minutes_and_proposes_rules(tmp_path):
     for rule in ("uniform/5", "quantile/5", "quantile/auto", "range", "robust", "rank"):
         assert f"| {rule} |" in rep.ours
     assert (tmp_path / "robust_generated_units.csv").exists()
+
+
+# ----------------------------------------------- RReliefF: the target's scale
+def _cauchy_target(seed):
+    """The audit's heavy-tailed target: y = x0 + x1 + x2 + 0.5 Cauchy, 1,000 x 20."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(1000, 20))
+    return Z, Z[:, 0] + Z[:, 1] + Z[:, 2] + 0.5 * rng.standard_cauchy(1000)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_rrelieff_finds_the_features_of_a_heavy_tailed_target_by_default(seed):
+    """The target's differences follow the features' scaling (robust by default): a
+    few Cauchy rows no longer set the scale (with the range, seeds 0 and 3 found none
+    of the three relevant features)."""
+    X, y = _cauchy_target(seed)
+    est = fsel.ReliefF(3).fit(X, y)
+    assert est.scaling == "robust"
+    assert sorted(est.selection_order_.tolist()) == [0, 1, 2]
+
+
+def _small_cauchy_case():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(150, 6))
+    return X, X[:, 0] + X[:, 1] + 0.5 * rng.standard_cauchy(150)
+
+
+@pytest.mark.filterwarnings("ignore:.*features have a positive weight:UserWarning")
+def test_rrelieff_range_keeps_the_papers_numbers():
+    """``scaling="range"``: the target's range, as before (margins recorded with the
+    earlier code, bit for bit)."""
+    X, y = _small_cauchy_case()
+    want = {
+        None: [
+            0.0012090175508504136,
+            0.001291515888860728,
+            0.007134669860595688,
+            6.250701640096723e-05,
+            0.0028751972293292183,
+            -0.005682965211198848,
+        ],
+        60: [
+            0.0034537120346511824,
+            -0.0029542168739856295,
+            0.01845577822723718,
+            0.01208961424022463,
+            0.005838270681219768,
+            -0.01648701794659624,
+        ],
+    }
+    for size, margin in want.items():
+        est = fsel.ReliefF(3, scaling="range", sample_size=size, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(est.margin_, margin)
+
+
+@pytest.mark.filterwarnings("ignore:.*features have a positive weight:UserWarning")
+@pytest.mark.parametrize("scaling", ["robust", "rank"])
+def test_rrelieff_target_follows_the_scaling_rule(scaling):
+    """Under ``"robust"`` and ``"rank"`` the target is scaled as a feature column
+    would be: moving the values beyond the order statistics that set y's 95% quantile
+    further out (winsorised away; the same ranks) leaves the margins as they are,
+    where the range would shrink every other difference a millionfold."""
+    X, y = _small_cauchy_case()
+    est = fsel.ReliefF(3, scaling=scaling).fit(X, y)
+    top = np.sort(y)[int(np.ceil(0.95 * (y.size - 1)))]
+    y2 = np.where(y > top, top + (y - top) * 1e6, y)
+    np.testing.assert_allclose(
+        fsel.ReliefF(3, scaling=scaling).fit(X, y2).margin_, est.margin_, rtol=1e-12
+    )
+    rng = fsel.ReliefF(3, scaling="range")
+    assert not np.allclose(rng.fit(X, y2).margin_, rng.fit(X, y).margin_)

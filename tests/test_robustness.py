@@ -45,6 +45,7 @@ def _unique_codes(X: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------- big integer codes
+@pytest.mark.filterwarnings("ignore:.*features have a positive weight:UserWarning")  # tiny tables
 @pytest.mark.parametrize("name", ALL)
 @pytest.mark.parametrize("offset", [2**62, -(2**62), 2**53 + 1])
 def test_big_integer_ids_give_the_result_of_the_shifted_table(name, offset):

@@ -61,6 +61,7 @@ def test_sparse_scaling_gives_the_dense_differences(X, rule):
     assert Z.nnz <= sp.csc_matrix(X).nnz  # the zeros stay implicit
 
 
+@pytest.mark.filterwarnings("ignore:.*features have a positive weight:UserWarning")  # small table
 @pytest.mark.parametrize("rule", ["range", "robust", "rank"])
 def test_relieff_sparse_equals_dense(rule):
     rng = np.random.default_rng(0)

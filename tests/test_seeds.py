@@ -75,6 +75,7 @@ def _differs(a, b):
     return any(not np.array_equal(a[k], b[k], equal_nan=True) for k in a)
 
 
+@pytest.mark.filterwarnings("ignore:.*features have a positive weight:UserWarning")  # tiny tables
 @pytest.mark.parametrize(("name", "make"), _seeded_estimators())
 def test_int_and_seed_sequence_repeat(name, make):
     X, y = _data(regression=name == "bootstrap-ranking")
@@ -87,6 +88,7 @@ def test_int_and_seed_sequence_repeat(name, make):
     assert (seq.entropy, seq.spawn_key, seq.n_children_spawned) == before
 
 
+@pytest.mark.filterwarnings("ignore:.*features have a positive weight:UserWarning")  # tiny tables
 @pytest.mark.parametrize(("name", "make"), _seeded_estimators())
 def test_generator_is_consumed(name, make):
     X, y = _data(regression=name == "bootstrap-ranking")

@@ -353,6 +353,9 @@ def test_both_backends_select_the_relevant_terms(numba_off, monkeypatch):
     assert sp.issparse(sel.transform(X))
 
 
+@pytest.mark.filterwarnings(
+    "ignore:.*take a single value on the training rows:UserWarning"
+)  # all-zero columns
 def test_sparse_array_and_matrix_classes_and_miller_madow():
     X, dense = random_sparse(5, 50, 6, 0.3, np.int8, "csr")
     y = (dense[:, 2] > 0).astype(int)
@@ -363,6 +366,9 @@ def test_sparse_array_and_matrix_classes_and_miller_madow():
         np.testing.assert_allclose(got.scores_, ref.scores_, atol=1e-9)
 
 
+@pytest.mark.filterwarnings(
+    "ignore:.*take a single value on the training rows:UserWarning"
+)  # all-zero columns
 def test_dorothea_sparse_equals_dense(shared_datasets):
     d = np.load(shared_datasets / "dorothea_train_only.npz")
     X, y = d["X_train"][:, :20000], d["y_train"]
@@ -385,6 +391,9 @@ def test_validation_keeps_sparse_integer_dtype_and_copies():
 # --------------------------------------------------- memory: blocks, no copy of the input
 
 
+@pytest.mark.filterwarnings(
+    "ignore:.*take a single value on the training rows:UserWarning"
+)  # all-zero columns
 def test_blocked_table_gives_the_unblocked_numbers_bit_for_bit(monkeypatch):
     """Counting block by block (and asking only some terms) changes no number: each
     feature's sums do not depend on the blocks."""
@@ -500,6 +509,9 @@ def test_sparse_fit_allocates_less_than_twice_the_input():
     np.testing.assert_array_equal(est.selection_order_, ref.selection_order_)
 
 
+@pytest.mark.filterwarnings(
+    "ignore:.*take a single value on the training rows:UserWarning"
+)  # all-zero columns
 def test_ranking_of_exact_ties_is_by_index_sparse_and_dense():
     """Duplicates of picked columns, a zero column and a scaled copy score 0 for
     ICAP, CIFE and CondRed in exact arithmetic; the two tables' sums can differ by

@@ -72,6 +72,9 @@ def test_stored_nan_takes_the_last_code_of_its_column():
             assert (row[~np.isnan(col)] < levels[k] - 1).all()
 
 
+@pytest.mark.filterwarnings(
+    "ignore:.*take a single value on the training rows:UserWarning"
+)  # all-zero columns
 def test_information_available_rule_refuses_stored_nan():
     X, dense, y = _data()
     with pytest.raises(ValueError, match="missing='available' is not supported for sparse"):
@@ -133,6 +136,9 @@ def test_ranking_indices_sparse_without_nan_under_available():
     np.testing.assert_allclose(c.resample_scores_, e.resample_scores_, atol=1e-12)
 
 
+@pytest.mark.filterwarnings(
+    "ignore:.*take a single value on the training rows:UserWarning"
+)  # all-zero columns
 def test_npfs_passes_stored_nan_to_the_wrapped_rule():
     X, dense, y = _data()
     a = fsel.NPFS(fsel.JMI(3), n_resamples=8, random_state=0).fit(X, y)
@@ -152,6 +158,9 @@ def test_npfs_tags_follow_the_wrapped_selector():
     assert tags.sparse and tags.allow_nan
 
 
+@pytest.mark.filterwarnings(
+    "ignore:.*take a single value on the training rows:UserWarning"
+)  # all-zero columns
 def test_select_api_on_sparse_with_missing_values():
     X, dense, y = _data()
     a = fsel.select(X, y, method="jmi", n_features_to_select=4, missing="level")

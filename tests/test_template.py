@@ -47,6 +47,8 @@ def _classes():
     return out
 
 
+@pytest.mark.filterwarnings("ignore:.*features have a positive weight:UserWarning")  # tiny table
+@pytest.mark.filterwarnings("ignore:.*take a single value on the training rows:UserWarning")
 @pytest.mark.parametrize(("method", "logic"), _classes())
 def test_fit_goes_through_the_parameter_table(method, logic, monkeypatch):
     cls = method.load_logic() if logic else method.load()
@@ -94,6 +96,7 @@ def test_one_rule_per_kind_of_parameter(method):
             fit(missing="drop")
 
 
+@pytest.mark.filterwarnings("ignore:.*features have a positive weight:UserWarning")  # tiny table
 @pytest.mark.parametrize("method", list(METHODS.values()), ids=list(METHODS))
 def test_default_transform_keeps_fewer_columns(method):
     X, y = _data(regression=method.target != "classification")

@@ -33,6 +33,7 @@ JMLR 7:1-30.
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -69,7 +70,11 @@ def fit_subset(selector: Any, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     The features come in selection order when the selector records one
     (``selection_order_``), otherwise in index order.
     """
-    est = clone(selector).fit(X, y)
+    with warnings.catch_warnings():
+        # resampled rows often leave a column constant; the engine takes it last, and
+        # the protocols fit many resamples: one warning per fit would be noise
+        warnings.filterwarnings("ignore", message=".*take a single value on the training rows")
+        est = clone(selector).fit(X, y)
     support = np.asarray(est.get_support(), dtype=bool)
     order = getattr(est, "selection_order_", None)
     if order is not None:

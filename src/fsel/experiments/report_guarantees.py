@@ -155,7 +155,10 @@ def _knockoffs(
         stat = clone(selector)
         if "n_features_to_select" in stat.get_params():
             stat.set_params(n_features_to_select=0.25)
-        kf = KnockoffFilter(stat, fdr=fdr, random_state=random_state, n_jobs=n_jobs).fit(X, y)
+        with warnings.catch_warnings():  # an empty selection is shown in the report
+            warnings.filterwarnings("ignore", message="KnockoffFilter: no feature passed")
+            kf = KnockoffFilter(stat, fdr=fdr, random_state=random_state, n_jobs=n_jobs)
+            kf.fit(X, y)
         return {
             "fdr": fdr,
             "threshold": _finite(kf.threshold_),

@@ -88,6 +88,8 @@ def _fit_quiet(est: Any, X: np.ndarray, y: np.ndarray) -> Any:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NPFSPowerWarning)
+        # constant columns of the folds (taken last by the engine)
+        warnings.filterwarnings("ignore", message=".*take a single value on the training rows")
         return est.fit(X, y)
 
 
@@ -338,15 +340,17 @@ def _npfs_relevant(
     from fsel.meta.npfs import npfs_test
     from fsel.meta.resampling import selection_matrix
 
-    M = selection_matrix(
-        _jmi(k),
-        Xtr,
-        ytr,
-        n_boot,
-        random_state=seed,
-        n_jobs=reproduction_n_jobs(n_jobs),
-        progress=progress,
-    )
+    with warnings.catch_warnings():  # constant columns of the folds (taken last)
+        warnings.filterwarnings("ignore", message=".*take a single value on the training rows")
+        M = selection_matrix(
+            _jmi(k),
+            Xtr,
+            ytr,
+            n_boot,
+            random_state=seed,
+            n_jobs=reproduction_n_jobs(n_jobs),
+            progress=progress,
+        )
     return npfs_test(M, alpha=0.01).relevant
 
 
@@ -373,7 +377,7 @@ def _fold_errors(
     test = np.ones(n, dtype=bool)
     test[train] = False
     Xtr, ytr, Xte, yte = X[train], y[train], X[test], y[test]
-    jmi = _jmi(k).fit(Xtr, ytr).selection_order_
+    jmi = _fit_quiet(_jmi(k), Xtr, ytr).selection_order_
     npfs = _npfs_relevant(Xtr, ytr, k, n_boot, seed, n_jobs, progress)
     out["n_npfs"] = float(npfs.size)
     for cname, model in (

@@ -45,6 +45,7 @@ from fsel.kernels.value_ranks import joint_ranks, joint_target, value_ranks
 from fsel.utils.parallel import spans, thread_map
 
 __all__ = [
+    "ZERO_ENTROPY",
     "InformationTable",
     "PairTerms",
     "conditional_mutual_information",
@@ -59,6 +60,11 @@ __all__ = [
 
 
 _ESTIMATORS = ("plugin", "miller_madow")
+
+#: bits: a feature whose entropy is not above this takes a single level on the rows
+#: (a constant column; rounding leaves ~1e-15 where the exact value is 0, while one row
+#: out of N at another level gives about log2(N) / N bits, far above it)
+ZERO_ENTROPY = 1e-10
 _TERMS = ("mi", "cmi_given_y", "joint_mi", "joint_entropy", "cmi_given_j")
 
 
@@ -397,6 +403,12 @@ class InformationTable:
     def n_features(self) -> int:
         return self.codes.shape[0]
 
+    @property
+    def constant_features(self) -> np.ndarray:
+        """Mask of the features with zero entropy (a single level on the rows that
+        count): the greedy engine takes them after every other feature."""
+        return np.asarray(self.feature_entropy) <= ZERO_ENTROPY
+
     def _prepare_codes(self, codes: np.ndarray) -> np.ndarray:
         if isinstance(codes, PairCodes):  # already packed (packed_integer_codes)
             return codes
@@ -640,7 +652,7 @@ class InformationTable:
             self._mm,
             self.n_jobs,
         )
-        return lazy_cmim_search(self.relevance, k, tol, refresh)
+        return lazy_cmim_search(self.relevance, k, tol, refresh, last=self.constant_features)
 
     #: the most candidates :meth:`_lazy_cmim_available` refreshes together
     LAZY_BATCH = MAX_BATCH
@@ -681,7 +693,9 @@ class InformationTable:
                 score[mask] = np.minimum(score[mask], cmi)
             return score
 
-        return lazy_cmim_search(self.relevance, k, tol, refresh, self.LAZY_BATCH)
+        return lazy_cmim_search(
+            self.relevance, k, tol, refresh, self.LAZY_BATCH, last=self.constant_features
+        )
 
     def joint_codes(self, s: np.ndarray | None, j: int) -> np.ndarray:
         """Codes ``0..ns-1`` of the joint of the conditioning variable ``s`` and feature

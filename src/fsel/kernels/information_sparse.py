@@ -110,9 +110,19 @@ class SparseInformationTable(InformationTable):
         self._h_ky: np.ndarray | None = None
         ny = self.n_classes
         rel = np.empty(self.n_features)
-        for sl, (s_ky, s_k, m_ky, _m_k) in self._blocks(self.y, ny, ny):
-            rel[sl] = self._relevance(self._h(s_k, _m_k), s_ky, m_ky)
+        cells = np.empty(self.n_features, dtype=np.int64)
+        for sl, (s_ky, s_k, m_ky, m_k) in self._blocks(self.y, ny, ny):
+            rel[sl] = self._relevance(self._h(s_k, m_k), s_ky, m_ky)
+            cells[sl] = m_k
         self.relevance = rel
+        self._cells = cells  # the levels each feature takes on the rows
+
+    @property
+    def constant_features(self) -> np.ndarray:  # type: ignore[override]
+        """Mask of the features with a single level on the rows (zero entropy), from
+        the relevance pass (no second count)."""
+        cells = getattr(self, "_cells", None)
+        return super().constant_features if cells is None else cells <= 1
 
     def _marginals(self) -> tuple[np.ndarray, np.ndarray]:
         if self._h_k is None:

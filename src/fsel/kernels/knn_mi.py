@@ -56,6 +56,7 @@ discrete-continuous mixtures. NeurIPS 2017.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -433,6 +434,15 @@ class KNNInformationTable:
     def n_features(self) -> int:
         return self.values.shape[1]
 
+    @property
+    def constant_features(self) -> np.ndarray:
+        """Mask of the features with one observed value (none observed counts too):
+        the greedy engine takes them after every other feature."""
+        with np.errstate(invalid="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-missing column
+            lo, hi = np.nanmin(self.values, axis=0), np.nanmax(self.values, axis=0)
+        return ~(hi > lo)
+
     def term(self, x: list[int], y: list[int], z: tuple[int, ...] | list[int] = ()) -> float:
         """``I(X;Y|Z)`` in bits for lists of column indices (``TARGET`` is the
         target), on the rows where every named column is observed."""
@@ -522,7 +532,7 @@ class KNNInformationTable:
                 out[i] = min(out[i], v)
             return out
 
-        return lazy_cmim_search(self.relevance, k, tol, refresh)
+        return lazy_cmim_search(self.relevance, k, tol, refresh, last=self.constant_features)
 
     def joint_codes(self, s: tuple[int, ...] | None, j: int) -> tuple[int, ...]:
         """CMI's conditioning set: here the tuple of selected columns."""

@@ -68,7 +68,13 @@ def best_first(cand: np.ndarray, score: np.ndarray, b: int) -> np.ndarray:
 
 
 def lazy_cmim_search(
-    relevance: np.ndarray, k: int, tol: float, refresh: Refresh, max_batch: int = MAX_BATCH
+    relevance: np.ndarray,
+    k: int,
+    tol: float,
+    refresh: Refresh,
+    max_batch: int = MAX_BATCH,
+    *,
+    last: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Fleuret's lazy CMIM search over any table of terms.
 
@@ -78,7 +84,8 @@ def lazy_cmim_search(
     engine does, so the picks and step scores are the engine's. ``refresh(top, seen,
     order, t)`` returns, for the candidates ``top`` (which have folded in the first
     ``seen`` picks of ``order``), ``min_j I(Xk;Y|Xj)`` over the picks ``order[seen:t]``
-    (``inf`` where there are none).
+    (``inf`` where there are none). The candidates flagged in ``last`` (constant
+    features) are taken only after every other one, in index order, as the engine does.
 
     Returns
     -------
@@ -101,21 +108,30 @@ def lazy_cmim_search(
     score = np.array(relevance, dtype=np.float64, copy=True)
     seen = np.zeros(K, dtype=np.int64)  # picks folded into ``score``
     alive = np.ones(K, dtype=bool)
+    held = np.zeros(K, dtype=bool) if last is None else np.asarray(last, dtype=bool)
     order: list[int] = []
     steps: list[float] = []
     for t in range(min(k, K)):
-        i = 0
-        while True:
-            fresh = alive & (seen == t)
-            best = float(score[fresh].max()) if fresh.any() else -np.inf
-            need = np.flatnonzero(alive & (seen < t) & (score >= best - tol))
-            if need.size == 0:
-                break
-            top = best_first(need, score, batch_size(i, max_batch))
-            score[top] = np.minimum(score[top], refresh(top, seen[top], order, t))
-            seen[top] = t
-            i += 1
-        pick = int(np.argmax(alive & (score >= best - tol)))
+        pool = alive & ~held
+        if not pool.any():  # only held (constant) features left: in index order
+            pick = int(np.argmax(alive))
+            if seen[pick] < t:  # its score, fresh
+                term = refresh(np.array([pick]), seen[pick : pick + 1], order, t)[0]
+                score[pick] = min(score[pick], term)
+                seen[pick] = t
+        else:
+            i = 0
+            while True:
+                fresh = pool & (seen == t)
+                best = float(score[fresh].max()) if fresh.any() else -np.inf
+                need = np.flatnonzero(pool & (seen < t) & (score >= best - tol))
+                if need.size == 0:
+                    break
+                top = best_first(need, score, batch_size(i, max_batch))
+                score[top] = np.minimum(score[top], refresh(top, seen[top], order, t))
+                seen[top] = t
+                i += 1
+            pick = int(np.argmax(pool & (score >= best - tol)))
         order.append(pick)
         steps.append(float(score[pick]))
         alive[pick] = False

@@ -15,6 +15,7 @@ in finite samples, whatever the statistic and the law of ``y`` given ``X``.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -563,6 +564,8 @@ class KnockoffFilter(BaseSelector):
             self.evalues_ = e
             W = Wd.mean(axis=0)
             scores = e
+        if not support.any():
+            self._warn_empty()
         idx = np.flatnonzero(support)
         order = idx[np.lexsort((idx, -scores[idx]))].astype(np.intp)
         self.W_ = W
@@ -573,6 +576,22 @@ class KnockoffFilter(BaseSelector):
         self.scores_ = np.asarray(scores, dtype=np.float64)
         self.ranking_ = rfe_ranking(support, self.scores_)
         return self
+
+    def _warn_empty(self) -> None:
+        """One warning for an empty selection (an infinite threshold)."""
+        if self.offset == 1:
+            why = (
+                f"knockoff+ needs roughly 1/fdr = {1 / self.fdr:.0f} relevant features to "
+                "select any; try offset=0, a larger fdr, or NPFS"
+            )
+        else:
+            why = "try a larger fdr, or NPFS"
+        warnings.warn(
+            f"KnockoffFilter: no feature passed at fdr={self.fdr:g} (threshold_ is "
+            f"infinite): {why}",
+            UserWarning,
+            stacklevel=3,
+        )
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()

@@ -8,6 +8,13 @@ Rules, the same for every criterion:
   1e-10 bits of the maximum count as tied, so that rounding noise between equal
   quantities computed along different paths cannot break a tie);
 * a selected feature is never a candidate again (its score is ``-inf``);
+* **constant features come last**: a feature with zero entropy on the rows (one value,
+  or one bin once binned) tells nothing about anything, yet some criteria score it
+  above informative features (DISR's normaliser ``H(Xk,Xj,Y)`` is smallest for it;
+  mRMR and MIFS subtract no redundancy for it). Such a feature is a candidate only
+  once every other feature is selected; then the constant features are taken in
+  column order, each with the score its criterion gives it at its step (CMI, which
+  stops when nothing adds information, never reaches them);
 * **"no candidate adds anything"**: every criterion except CMI still returns exactly
   ``k`` features — when all remaining scores are equal (for instance all zero) the
   tie rule picks the lowest indices, which is deterministic and never repeats a
@@ -23,10 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fsel.kernels.information import InformationTable, PairTerms
+from fsel.kernels.information import ZERO_ENTROPY, InformationTable, PairTerms
 from fsel.selectors.information._criteria import CRITERIA
 
-__all__ = ["DEFAULT_CMI_TOL", "GreedyResult", "greedy_select"]
+__all__ = ["DEFAULT_CMI_TOL", "GreedyResult", "constant_features", "greedy_select"]
 
 DEFAULT_CMI_TOL = 1e-10
 
@@ -71,6 +78,29 @@ def _argmax_unselected(scores: np.ndarray, selected: np.ndarray) -> int:
     raise AssertionError("unreachable: the best score is among the chunks")
 
 
+def constant_features(table: InformationTable) -> np.ndarray:
+    """Mask of the table's features with zero entropy (constant on its rows).
+
+    A table that knows it says so (``constant_features``); otherwise the features
+    whose ``feature_entropy`` is not above :data:`fsel.kernels.information.ZERO_ENTROPY`.
+    """
+    mask = getattr(table, "constant_features", None)
+    if mask is None:
+        mask = np.asarray(table.feature_entropy) <= ZERO_ENTROPY
+    return np.asarray(mask, dtype=bool)
+
+
+def _next_pick(scores: np.ndarray, selected: np.ndarray, held: np.ndarray | None) -> int:
+    """The best unselected candidate; the ``held`` (constant) features only once no
+    other is left, and then the first of them in column order."""
+    if held is None:
+        return _argmax_unselected(scores, selected)
+    blocked = selected | held
+    if not blocked.all():
+        return _argmax_unselected(scores, blocked)
+    return int(np.argmax(~selected))
+
+
 def greedy_select(
     table: InformationTable,
     criterion: str,
@@ -100,7 +130,11 @@ def greedy_select(
     K = table.n_features
     rel = table.relevance
     selected = np.zeros(K, dtype=bool)
-    first = _argmax_unselected(rel, selected)
+    # constant features: out of the running while another candidate is left
+    held = constant_features(table)
+    if not held.any():
+        held = None
+    first = _argmax_unselected(rel, selected if held is None else held)
     order = [first]
     step_scores = [float(rel[first])]
     selected[first] = True
@@ -114,6 +148,8 @@ def greedy_select(
         # leaves ties in index order)
         key = rel / TIE_TOL
         np.negative(np.round(key, out=key), out=key)
+        if held is not None:
+            key[held] = np.inf  # after every other feature, in column order
         ranked = np.argsort(key, kind="stable")[:k].copy()
         del key
         if progress is not None:
@@ -146,7 +182,7 @@ def greedy_select(
         else:
             rule.update(table.pair_terms(newest))
         last = rule.score()
-        newest = _argmax_unselected(last, selected)
+        newest = _next_pick(last, selected, held)
         order.append(newest)
         step_scores.append(float(last[newest]))
         selected[newest] = True

@@ -26,7 +26,12 @@ from fsel.kernels.information import InformationTable
 from fsel.kernels.information_sparse import SparseInformationTable
 from fsel.selectors._core import SelectorCore
 from fsel.selectors.information import _knn
-from fsel.selectors.information._engine import DEFAULT_CMI_TOL, TIE_TOL, greedy_select
+from fsel.selectors.information._engine import (
+    DEFAULT_CMI_TOL,
+    TIE_TOL,
+    constant_features,
+    greedy_select,
+)
 from fsel.utils.column_types import code_columns
 from fsel.utils.dask_table import check_dask_table, is_dask
 from fsel.utils.parallel import effective_n_jobs
@@ -222,6 +227,7 @@ class InformationSelector(SelectorCore):
         first: a fit's peak memory is its table's, not the table's plus them)."""
         t_setup = params.get("_t_setup", time.perf_counter())
         self.relevance_ = info.relevance
+        self._warn_constant(np.flatnonzero(constant_features(info)).tolist())
         t_setup = time.perf_counter() - t_setup
         t_select = time.perf_counter()
         with Progress(k, type(self).__name__, enabled=None if self.verbose else False) as bar:
@@ -497,6 +503,22 @@ class InformationSelector(SelectorCore):
             f"of their rows in one of their {self.discretize!r} bins although those rows "
             f"hold many distinct values ({why}): the information in them is mostly lost; "
             f"{fix}.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+    def _warn_constant(self, cols: list[int]) -> None:
+        """One warning naming the columns of zero entropy on the training rows, which
+        the search takes after every other column (:mod:`._engine`)."""
+        if not cols:
+            return
+        names = getattr(self, "feature_names_in_", None)
+        shown = [str(names[j]) if names is not None else str(j) for j in cols[:10]]
+        more = f" and {len(cols) - 10} more" if len(cols) > 10 else ""
+        warnings.warn(
+            f"{type(self).__name__}: column(s) {', '.join(shown)}{more} take a single value "
+            "on the training rows (after binning, where binned): they carry no information "
+            "and are selected only after every other column.",
             UserWarning,
             stacklevel=4,
         )

@@ -22,6 +22,7 @@ Every estimator of :mod:`fsel.selectors.relief` follows the same steps in ``fit`
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 from typing import Any, ClassVar
 
@@ -49,7 +50,7 @@ from fsel.utils.validation import (
     is_sparse,
 )
 
-__all__ = ["MISSING_POLICIES", "BaseRelief", "positive_unit"]
+__all__ = ["MISSING_POLICIES", "BaseRelief", "positive_unit", "warn_zero_weight_picks"]
 
 METRICS = ("manhattan", "euclidean")
 #: how a numeric difference is scaled unless ``scaling=`` says otherwise
@@ -135,6 +136,36 @@ def positive_unit(mbar: np.ndarray) -> np.ndarray:
     w = np.where(m > MARGIN_TOL, m, 0.0)
     norm = float(np.sqrt(np.sum(w * w)))
     return w / norm if norm > 0 else np.zeros_like(w)
+
+
+def warn_zero_weight_picks(name: str, w: np.ndarray, k: int) -> None:
+    """Warn when fewer than ``k`` weights are positive and ``k`` is below the number
+    of features.
+
+    The selection is then filled with some of the features of weight 0, which tie and
+    are taken in column order: part of the selected set depends on the order of the
+    columns, not on the data. (With ``k`` equal to the number of features every
+    feature is selected whatever the order, and nothing is said.)
+
+    Parameters
+    ----------
+    name : str
+        The estimator's name, for the message.
+    w : ndarray of shape (n_features,)
+        The weights (``positive_unit`` of the mean margins).
+    k : int
+        The number of features to select.
+    """
+    n_positive = int(np.count_nonzero(w > 0))
+    if n_positive < k < w.size:
+        warnings.warn(
+            f"{name}: only {n_positive} of {w.size} features have a positive weight, "
+            f"fewer than the {k} to select; the other {k - n_positive} selected are ties "
+            "at weight 0 taken in column order (select fewer features or use another "
+            "method)",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _impute(X: Any, policy: str) -> Any:
@@ -389,8 +420,7 @@ class BaseRelief(SelectorCore):
         self.margin_ = mbar
         w = positive_unit(mbar)
         self.feature_importances_ = w
-        order = np.argsort(-w, kind="stable")[:k]
-        self._set_selection(order, w)
+        self._select_by_weight(w, k)
         return self
 
     def _fit_dask(self, X: Any, y: Any, params: dict[str, Any]) -> BaseRelief:
@@ -434,8 +464,14 @@ class BaseRelief(SelectorCore):
         self.margin_ = mbar
         w = positive_unit(mbar)
         self.feature_importances_ = w
-        self._set_selection(np.argsort(-w, kind="stable")[:k], w)
+        self._select_by_weight(w, k)
         return self
+
+    def _select_by_weight(self, w: np.ndarray, k: int) -> None:
+        """Select the ``k`` largest weights (ties by column index), warning when fewer
+        than ``k`` are positive (:func:`warn_zero_weight_picks`)."""
+        warn_zero_weight_picks(type(self).__name__, w, k)
+        self._set_selection(np.argsort(-w, kind="stable")[:k], w)
 
     def _expand(
         self, values: np.ndarray, scaled: np.ndarray, nominal: np.ndarray

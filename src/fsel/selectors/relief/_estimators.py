@@ -133,7 +133,10 @@ class ReliefF(BaseRelief, _nearest.ReliefF):
     2003). For every reference ``R_i`` and its ``k`` nearest samples ``I_j`` (any
     target value) with influence
     ``d_ij = exp(-(r_ij/s)^2) / sum_l exp(-(r_il/s)^2)`` (``r_ij`` the rank 1..k of
-    ``I_j``, ``s = k/3``) and ``dtau_ij = |tau_i - tau_j| / (max tau - min tau)``:
+    ``I_j``, ``s = k/3``) and ``dtau_ij = |s(tau_i) - s(tau_j)|``, the target's
+    difference scaled by the features' ``scaling`` rule ``s``: with ``"range"`` the
+    paper's ``|tau_i - tau_j| / (max tau - min tau)``; with ``"robust"`` (the
+    default) or ``"rank"`` a few extreme targets cannot set the scale:
 
     .. math::
 

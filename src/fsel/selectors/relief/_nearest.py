@@ -28,6 +28,7 @@ from fsel.kernels.neighbors import (
     tie_radius,
     tie_tolerance,
 )
+from fsel.kernels.scaling import scale_dense
 from fsel.selectors.relief._base import DEFAULT_SCALING, BaseRelief, positive_unit
 from fsel.utils.dask_table import check_dask_table, is_dask
 from fsel.utils.parallel import effective_n_jobs, take_rows
@@ -359,8 +360,19 @@ class ReliefF(_Sampled):
         self.margin_ = out["margin"]
         w = positive_unit(self.margin_)
         self.feature_importances_ = w
-        self._set_selection(np.argsort(-w, kind="stable")[:k], w)
+        self._select_by_weight(w, k)
         return self
+
+    def _target_scale(self, t: np.ndarray) -> tuple[np.ndarray, float]:
+        """The target as RReliefF compares it and the divisor of its differences: by
+        the ``scaling`` rule of the features (:mod:`fsel.kernels.scaling`), so that
+        ``|t_a - t_b|`` lies in ``[0, 1]`` with the same robustness. ``"range"``: the
+        target itself and its range (the paper's rule, its numbers); the other rules:
+        the scaled target and 1 (a constant target: 0 and 1, every difference 0)."""
+        if self.scaling == "range":
+            return t, float(np.ptp(t))
+        z, _ = scale_dense(t[:, None], self.scaling)
+        return np.ascontiguousarray(z[:, 0]), 1.0
 
     def _rrelieff(self, Z, k):
         """RReliefF's weights for a continuous target (see the class docstring)."""
@@ -374,7 +386,7 @@ class ReliefF(_Sampled):
         k_eff = max(1, min(k, n - 1))
         sig = k_eff / 3.0
         spans = self._spans(ref.size, 2 * k_eff + (d // 6 if is_sparse(Z) else 0))
-        span_t = float(np.ptp(t))
+        tz, span_t = self._target_scale(t)
         n_dc = 0.0
         n_da = np.zeros(d)
         n_dcda = np.zeros(d)
@@ -387,7 +399,7 @@ class ReliefF(_Sampled):
             rank = np.arange(1, k_eff + 1, dtype=np.float64)
             infl = np.where(found, np.exp(-((rank / sig) ** 2))[None, :], 0.0)
             infl /= infl.sum(axis=1, keepdims=True)
-            dt = np.where(found, np.abs(t[r][:, None] - t[np.maximum(idx, 0)]) / span_t, 0.0)
+            dt = np.where(found, np.abs(tz[r][:, None] - tz[np.maximum(idx, 0)]) / span_t, 0.0)
             n_dc += float(np.sum(dt * infl))
             rr = None if rk is None else r
             n_da += absdiff_sparse(
