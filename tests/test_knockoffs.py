@@ -376,6 +376,7 @@ def _per_draw_knockoffs(X, mu, sigma, s, rng):
     return mu + (X - mu) @ A + E @ L.T
 
 
+@pytest.mark.filterwarnings("ignore:KnockoffFilter. no feature passed:UserWarning")
 @pytest.mark.parametrize("method", ["equicorrelated", "asdp"])
 def test_shared_set_up_gives_the_per_draw_knockoffs_bit_for_bit(method):
     from fsel.meta._knockoff_construction import shrinkage_covariance
@@ -405,6 +406,7 @@ def test_shared_set_up_gives_the_per_draw_knockoffs_bit_for_bit(method):
         np.testing.assert_array_equal(got, old)
 
 
+@pytest.mark.filterwarnings("ignore:KnockoffFilter. no feature passed:UserWarning")
 def test_set_up_is_computed_once_per_fit(monkeypatch):
     from fsel.meta import _knockoff_construction as kc
 

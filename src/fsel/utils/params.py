@@ -40,7 +40,6 @@ __all__ = [
     "check_n_features_to_select_param",
     "check_n_jobs",
     "check_n_resamples",
-    "check_non_negative_real",
     "check_option",
     "check_positive_int",
     "check_positive_real",
@@ -258,24 +257,6 @@ def check_positive_real(value: Any, name: str = "value", owner: str = "") -> flo
     return v
 
 
-def check_non_negative_real(value: Any, name: str = "value", owner: str = "") -> float:
-    """A finite real number >= 0 (a tolerance such as CMI's ``tol``, in bits).
-
-    Examples
-    --------
-    >>> check_non_negative_real(1e-10, "tol")
-    1e-10
-    >>> check_non_negative_real(float("inf"), "tol", "CMI")
-    Traceback (most recent call last):
-    ...
-    ValueError: CMI: tol must be a finite number >= 0, got inf
-    """
-    v = _check_real(value, name, owner)
-    if not (np.isfinite(v) and v >= 0):
-        raise ValueError(f"{_who(owner)}{name} must be a finite number >= 0, got {value!r}")
-    return v
-
-
 def check_fraction(
     value: Any, name: str = "value", owner: str = "", *, include_one: bool = False
 ) -> float:
@@ -451,7 +432,6 @@ PARAMETER_KINDS: dict[str, Callable[..., Any]] = {
     "positive_int": check_positive_int,
     "finite_real": check_finite_real,
     "positive_real": check_positive_real,
-    "non_negative_real": check_non_negative_real,
     "fraction_open": check_fraction,
     "fraction": lambda v, name, owner: check_fraction(v, name, owner, include_one=True),
     "flag": check_bool,

@@ -316,7 +316,8 @@ class CMI(InformationSelector, _fit.CMI):
         """
     tol : float, default=1e-10
         Stop when the best ``I(Xk;Y|S)`` is not above this many bits (a finite
-        number >= 0).
+        number; a negative one never stops early: all ``n_features_to_select`` are
+        taken).
 """,
         example="CMI",
     )

@@ -740,5 +740,5 @@ class CMI(InformationSelector):
     _param_kinds: ClassVar[dict[str, Any]] = {
         **InformationSelector._param_kinds,
         "n_features_to_select": "n_features_to_select_or_auto",
-        "tol": "non_negative_real",
+        "tol": "finite_real",
     }
