@@ -147,16 +147,17 @@ def _true_s(key: bytes, p: int) -> np.ndarray:
 
 def _knockoff(selector: Any, true_cov: bool) -> Callable[..., np.ndarray]:
     def run(X, y, cov, seed, quick):
-        from fsel.meta._knockoff_construction import gaussian_knockoffs
+        from fsel.meta._knockoff_construction import gaussian_knockoffs, knockoff_sampler
         from fsel.meta.knockoffs import KnockoffFilter
 
         knockoffs: Any = "gaussian"
         if true_cov:
             s = _true_s(cov.tobytes(), cov.shape[0])
             p = X.shape[1]
+            sampler = knockoff_sampler(cov, s)  # once for the filter's draws
 
             def knockoffs(Z, rng):
-                return gaussian_knockoffs(Z, np.zeros(p), cov, s, rng)
+                return gaussian_knockoffs(Z, np.zeros(p), cov, s, rng, sampler)
 
         sel = selector() if callable(selector) else None
         return KnockoffFilter(sel, fdr=Q, knockoffs=knockoffs, random_state=seed).fit(X, y).support_

@@ -57,9 +57,7 @@ discovery rate control. JRSS-B 86(1), 122-154.
 
 from __future__ import annotations
 
-import hashlib
 import math
-import weakref
 from typing import Any
 
 import numpy as np
@@ -327,61 +325,25 @@ def _psd_sqrt(V: np.ndarray) -> np.ndarray:
     return U * np.sqrt(np.clip(lam, 0.0, None))
 
 
-#: The last set-up of :func:`knockoff_sampler`: ``(key, A, L)``, kept while the ``sigma``
-#: it was computed from is alive (a weak reference drops it with that array).
-_SAMPLER_CACHE: list[Any] = []
-
-
-def _sampler_key(sigma: np.ndarray, s: np.ndarray) -> tuple[Any, ...]:
-    """The values of ``sigma`` and ``s`` as a key (a digest: O(p^2), no copy kept)."""
-    h = hashlib.blake2b(digest_size=20)
-    for a in (sigma, s):
-        a = np.ascontiguousarray(a, dtype=np.float64)
-        h.update(str(a.shape).encode())
-        h.update(memoryview(a).cast("B"))
-    return (id(sigma), h.digest())
-
-
-def _drop_sampler(key: tuple[Any, ...]) -> None:
-    if _SAMPLER_CACHE and _SAMPLER_CACHE[0][0] == key:
-        _SAMPLER_CACHE.clear()
-
-
 def knockoff_sampler(sigma: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""The draw-independent part of the Gaussian knockoffs: ``A`` of
     :func:`knockoff_conditional` and ``L`` with :math:`LL^\top = V` (from
     :math:`V`'s eigendecomposition, rounding's negative eigenvalues set to 0).
 
-    Both cost :math:`O(p^3)` and depend on ``sigma`` and ``s`` only, so the last result
-    is kept, for as long as the ``sigma`` array it came from lives, and returned again
-    for a call with that array and the same values of ``sigma`` and ``s`` (checked by a
-    digest of them, so an array changed in place is set up anew). The arrays returned
-    are shared: do not modify them.
+    Both cost :math:`O(p^3)` and depend on ``sigma`` and ``s`` only: a caller drawing
+    several times computes them once and passes them to :func:`gaussian_knockoffs`
+    (``sampler=``), as :class:`~fsel.meta.knockoffs.KnockoffFilter` does for its draws.
 
     Examples
     --------
     >>> import numpy as np
     >>> sigma = np.array([[1.0, 0.5], [0.5, 1.0]])
     >>> A, L = knockoff_sampler(sigma, np.array([0.5, 0.5]))
-    >>> A2, L2 = knockoff_sampler(sigma, np.array([0.5, 0.5]))
-    >>> A2 is A and L2 is L
-    True
     >>> np.allclose(L @ L.T, knockoff_conditional(sigma, np.array([0.5, 0.5]))[1])
     True
     """
-    key = _sampler_key(sigma, s)
-    if _SAMPLER_CACHE and _SAMPLER_CACHE[0][0] == key:
-        return _SAMPLER_CACHE[0][1], _SAMPLER_CACHE[0][2]
     A, V = knockoff_conditional(sigma, s)
-    L = _psd_sqrt(V)
-    del V
-    _SAMPLER_CACHE.clear()
-    try:
-        weakref.finalize(sigma, _drop_sampler, key)
-    except TypeError:  # an object without weak references: not kept
-        return A, L
-    _SAMPLER_CACHE.append((key, A, L))
-    return A, L
+    return A, _psd_sqrt(V)
 
 
 def gaussian_knockoffs(
@@ -390,15 +352,16 @@ def gaussian_knockoffs(
     sigma: np.ndarray,
     s: np.ndarray,
     rng: np.random.Generator,
+    sampler: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     r"""Draw second-order Gaussian knockoffs of the rows of ``X``:
     :math:`\tilde X = \mu + (X - \mu)A + E L^\top` with ``A, L`` from
     :func:`knockoff_sampler` (:math:`LL^\top = V`) and ``E`` standard normal.
 
-    The :math:`O(p^3)` set-up ``A, L`` depends on ``sigma`` and ``s`` only; it is
-    computed once and reused by every draw with the same ``sigma`` object and values
-    (the draws of one :class:`~fsel.meta.knockoffs.KnockoffFilter` fit), so ``n_draws``
-    draws cost one set-up and ``n_draws`` samplings.
+    The :math:`O(p^3)` set-up ``A, L`` depends on ``sigma`` and ``s`` only: pass it as
+    ``sampler`` (:func:`knockoff_sampler`) to draw several times for one set-up (the
+    draws of one :class:`~fsel.meta.knockoffs.KnockoffFilter` fit); without it, it is
+    computed here.
 
     Examples
     --------
@@ -409,7 +372,7 @@ def gaussian_knockoffs(
     >>> Xk.shape
     (5, 2)
     """
-    A, L = knockoff_sampler(sigma, s)
+    A, L = knockoff_sampler(sigma, s) if sampler is None else sampler
     E = rng.standard_normal(X.shape)
     return mu + (X - mu) @ A + E @ L.T
 

@@ -25,6 +25,7 @@ from fsel.meta._knockoff_construction import (
     ebh_select,
     gaussian_knockoffs,
     knockoff_evalues,
+    knockoff_sampler,
     knockoff_threshold,
     knockoff_w,
     pick_order_importances,
@@ -206,6 +207,7 @@ def _one_draw(
     mu: np.ndarray | None,
     sigma: np.ndarray | None,
     s: np.ndarray | None,
+    sampler: tuple[np.ndarray, np.ndarray] | None,
     selector: Any,
     statistic: str,
     keep: bool,
@@ -223,7 +225,7 @@ def _one_draw(
             )
         _check_finite_knockoffs(Xk, "the knockoffs callable returned")
     else:
-        Xk = gaussian_knockoffs(X, mu, sigma, s, rng)  # type: ignore[arg-type]
+        Xk = gaussian_knockoffs(X, mu, sigma, s, rng, sampler)  # type: ignore[arg-type]
     perm = rng.permutation(2 * p)
     X2 = np.hstack([X, Xk])[:, perm]
     # standardised column by column (the same rule for every column keeps the swap
@@ -486,7 +488,7 @@ class KnockoffFilter(BaseSelector):
 
         k = self.knockoffs
         n_draws = int(self.n_draws)
-        mu = sigma = s = None
+        mu = sigma = s = sampler = None
         given: list[Any] | None = None
         if isinstance(k, str):
             if categorical.any():
@@ -504,6 +506,7 @@ class KnockoffFilter(BaseSelector):
             _check_spread(Xv, names, name)
             mu, sigma = shrinkage_covariance(Xv)
             s = solve_s(sigma, self.s_method)
+            sampler = knockoff_sampler(sigma, s)  # the O(p^3) set-up, once for every draw
         elif isinstance(k, np.ndarray):
             arr = np.asarray(k, dtype=np.float64)
             _check_finite_knockoffs(arr, f"{name}: knockoffs holds")
@@ -525,6 +528,7 @@ class KnockoffFilter(BaseSelector):
             mu=mu,
             sigma=sigma,
             s=s,
+            sampler=sampler,
             selector=selector,
             statistic=self.statistic,
             keep=params["keep_knockoffs"],
